@@ -1,0 +1,8 @@
+"""Recrawl's Qt-free crawl engine."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("recrawl")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0+unknown"

@@ -1,0 +1,362 @@
+"""The ``recrawl`` command line (DESIGN.md §8): everything the GUI does, scriptable.
+
+Errors print one line on stderr and exit non-zero; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, NoReturn
+
+from core import __version__, store
+from core.clock import Clock, parse_iso, to_iso, utcnow
+from core.config import CrawlSettings
+from core.errors import InvalidArgument, NotFound, RecrawlError
+from core.events import Event, LogMessage, RoundFinished
+from core.fetch import decode_body
+from core.models import PageStatus
+from core.project import Project
+from core.urls import canonical
+
+PAGE_COLUMNS = (
+    "url",
+    "status",
+    "first_seen",
+    "last_fetched",
+    "next_fetch",
+    "fetch_interval",
+    "content_changed_at",
+    "segment",
+    "score",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # one clear line instead of argparse's usage block
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="recrawl", description="Crawl manager for web archivists.")
+    parser.add_argument("--version", action="version", version=f"recrawl {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("gui", help="open the desktop app")
+    p.add_argument("dir", nargs="?", help="project folder (default: the default project)")
+
+    p = sub.add_parser("init", help="create a project folder")
+    p.add_argument("dir")
+
+    p = sub.add_parser("inject", help="add seed URLs")
+    p.add_argument("dir")
+    p.add_argument("urls", nargs="*", metavar="URL")
+    p.add_argument("--file", type=Path, help="a file with one URL per line")
+
+    p = sub.add_parser("crawl", help="crawl what is due")
+    p.add_argument("dir")
+    p.add_argument("--rounds", type=_positive_int)
+    p.add_argument("--max-pages", type=_positive_int)
+    p.add_argument("--concurrency", type=_positive_int)
+    p.add_argument("--per-host", type=_positive_int)
+    p.add_argument("--delay", type=_seconds, help="seconds between requests to one host")
+    p.add_argument("--timeout", type=_seconds, help="read timeout in seconds")
+    p.add_argument("--ignore-robots", action="store_true")
+    p.add_argument("--now", help="start the clock at this ISO 8601 instant")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("urls", help="list the pages")
+    p.add_argument("dir")
+    p.add_argument("--status", choices=PageStatus.ALL)
+    p.add_argument("--new-since", help="first seen at or after this ISO 8601 instant")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--csv", action="store_true")
+
+    p = sub.add_parser("history", help="a page's fetch history")
+    p.add_argument("dir")
+    p.add_argument("url")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("show", help="the decoded payload of a page's latest capture")
+    p.add_argument("dir")
+    p.add_argument("url")
+
+    p = sub.add_parser("segments", help="list segments with their liveness")
+    p.add_argument("dir")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except RecrawlError as exc:
+        if args.debug:
+            raise
+        print(f"recrawl: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("recrawl: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command or "gui"
+    if command == "gui":
+        from gui.app import run_app  # Qt only when the GUI is asked for
+
+        return run_app(getattr(args, "dir", None))
+    if command == "init":
+        project = Project.init(args.dir)
+        print(f"initialised {project.path}")
+        return 0
+    project = Project.open(args.dir)
+    try:
+        return COMMANDS[command](project, args)
+    finally:
+        project.close()
+
+
+def _cmd_inject(project: Project, args: argparse.Namespace) -> int:
+    from core.crawl import inject
+
+    urls = list(args.urls)
+    if args.file:
+        try:
+            text = args.file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InvalidArgument(f"cannot read {args.file}: {exc.strerror}") from None
+        urls += [
+            line.strip()
+            for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+    if not urls:
+        raise InvalidArgument("no URLs given (pass URLs or --file)")
+    added, canon = inject(urls, utcnow())
+    print(f"injected {added} new of {len(canon)} URLs")
+    return 0
+
+
+def _cmd_crawl(project: Project, args: argparse.Namespace) -> int:
+    from core.crawl import Crawler
+
+    settings = CrawlSettings(rounds=args.rounds, max_pages=args.max_pages)
+    politeness = settings.politeness
+    if args.concurrency:
+        politeness = replace(politeness, concurrency=args.concurrency)
+    if args.per_host:
+        politeness = replace(politeness, per_host=args.per_host)
+    if args.delay is not None:
+        politeness = replace(politeness, delay=args.delay)
+    if args.ignore_robots:
+        politeness = replace(politeness, obey_robots=False)
+    fetch = settings.fetch
+    if args.timeout:
+        fetch = replace(fetch, read_timeout=args.timeout, connect_timeout=args.timeout)
+    settings = replace(settings, politeness=politeness, fetch=fetch)
+    clock = Clock(parse_iso(args.now) if args.now else None)
+    observer = None if args.json else _print_progress
+    crawler = Crawler(project, settings, observer=observer, clock=clock)
+    summary = _run_interruptible(crawler)
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    else:
+        print(
+            f"{summary.rounds} rounds, {summary.fetched} fetched, {summary.new_urls} new URLs, "
+            f"{summary.errors} errors in {summary.elapsed_s:.1f} s "
+            f"({summary.pages_per_s:.1f} pages/s); segments: {', '.join(summary.segments) or '-'}"
+        )
+    return 0
+
+
+def _run_interruptible(crawler: Any) -> Any:
+    """Run the crawl on a thread so Ctrl-C can ask it to stop cleanly."""
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["summary"] = crawler.run()
+        except BaseException as exc:  # handed back to the main thread below
+            result["error"] = exc
+
+    thread = threading.Thread(target=target, name="crawl")
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        print("recrawl: stopping (Ctrl-C again to kill)", file=sys.stderr)
+        crawler.stop()
+        thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["summary"]
+
+
+def _print_progress(events: Sequence[Event]) -> None:
+    for event in events:
+        if isinstance(event, RoundFinished):
+            print(
+                f"round {event.round} ({event.segment}): {event.fetched} fetched, "
+                f"{event.errors} errors, {event.new_urls} new URLs",
+                file=sys.stderr,
+            )
+        elif isinstance(event, LogMessage) and event.level != "info":
+            print(f"{event.level}: {event.text}", file=sys.stderr)
+
+
+def _json_value(value: Any) -> Any:
+    if hasattr(value, "isoformat"):
+        return to_iso(value)
+    return value
+
+
+def _cmd_urls(project: Project, args: argparse.Namespace) -> int:
+    since = parse_iso(args.new_since) if args.new_since else None
+    rows = (
+        {k: _json_value(row[k]) for k in PAGE_COLUMNS}
+        for row in store.list_pages(args.status, since)
+    )
+    out = sys.stdout
+    if args.json:
+        _write_json_array(out, rows)
+    elif args.csv:
+        writer = csv.DictWriter(out, fieldnames=PAGE_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        for row in rows:
+            out.write(f"{row['status']:<13} {row['first_seen'] or '-':<28} {row['url']}\n")
+    return 0
+
+
+def _write_json_array(out: Any, rows: Iterable[dict[str, Any]]) -> None:
+    """Stream a JSON array, one object per line, without holding all rows."""
+    out.write("[")
+    for index, row in enumerate(rows):
+        out.write(("\n" if index == 0 else ",\n") + json.dumps(row))
+    out.write("\n]\n")
+
+
+def _find_page(url: str) -> Any:
+    candidates = [url]
+    try:
+        candidates.insert(0, canonical(url))
+    except RecrawlError:
+        pass
+    for candidate in candidates:
+        page = store.page_by_url(candidate)
+        if page is not None:
+            return page
+    raise NotFound(f"no page {url} in this project")
+
+
+def _cmd_history(project: Project, args: argparse.Namespace) -> int:
+    page = _find_page(args.url)
+    rows = [
+        {
+            "fetched_at": to_iso(ev.fetched_at),
+            "http_status": ev.http_status,
+            "change": ev.change,
+            "interval_before": ev.interval_before,
+            "interval_after": ev.interval_after,
+            "segment": ev.segment,
+        }
+        for ev in store.history(page)
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(
+                f"{row['fetched_at']}  {row['http_status'] or '-':>4}  {row['change']:<9} "
+                f"{row['interval_before']:.0f}s -> {row['interval_after']:.0f}s  "
+                f"{row['segment'] or '-'}"
+            )
+    return 0
+
+
+def _cmd_show(project: Project, args: argparse.Namespace) -> int:
+    from core.segments import read_payload
+
+    page = _find_page(args.url)
+    if page.payload_file is None:
+        raise NotFound(f"{page.url} has no capture yet (status {page.status})")
+    record = read_payload(project.path, page.payload_file, page.payload_offset)
+    encoding = next((v for k, v in record.http_headers if k.lower() == "content-encoding"), None)
+    body, problem = decode_body(record.body, encoding, 1 << 30)
+    if problem:
+        print(f"recrawl: warning: {problem}", file=sys.stderr)
+    sys.stdout.buffer.write(body)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _cmd_segments(project: Project, args: argparse.Namespace) -> int:
+    rows = [
+        {
+            "name": s["name"],
+            "created_at": to_iso(s["created_at"]),
+            "records": s["records"],
+            "live_records": s["live_records"],
+            "liveness": round(s["liveness"], 4),
+            "bytes": s["bytes"],
+        }
+        for s in store.segment_summaries()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(
+                f"{row['name']}  {row['records']:>7} records  {row['live_records']:>7} live  "
+                f"{row['liveness'] * 100:5.1f}%  {row['bytes']:>12} bytes"
+            )
+    return 0
+
+
+COMMANDS = {
+    "inject": _cmd_inject,
+    "crawl": _cmd_crawl,
+    "urls": _cmd_urls,
+    "history": _cmd_history,
+    "show": _cmd_show,
+    "segments": _cmd_segments,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

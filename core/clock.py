@@ -1,0 +1,72 @@
+"""Time: UTC everywhere inside, ISO 8601 with ``Z`` at the edges.
+
+Stored datetimes are naive UTC (peewee writes them as text that sorts correctly);
+everything that leaves the engine as JSON goes through :func:`to_iso`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+from core.errors import InvalidArgument
+
+
+def utcnow() -> datetime:
+    """The current time as a naive UTC datetime (the storage convention)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def to_iso(value: datetime | None) -> str | None:
+    """``2026-11-30T03:52:12Z``; microseconds only when present."""
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value.isoformat() + "Z"
+
+
+def parse_iso(text: str) -> datetime:
+    """Parse an ISO 8601 instant into naive UTC; a time without offset is taken as UTC."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidArgument(f"not an ISO 8601 time: {text!r}") from None
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """``30d``, ``12h``, ``1800s``, ``90`` (seconds) → seconds."""
+    match = _DURATION.match(text)
+    if not match:
+        raise InvalidArgument(f"not a duration (like 30d, 12h, 1800s): {text!r}")
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def segment_name(instant: datetime) -> str:
+    return instant.strftime("%Y%m%d%H%M%S")
+
+
+class Clock:
+    """Wall time, optionally started at another instant (``crawl --now``).
+
+    The offset clock still advances in real time, so delays and rates stay real while
+    all stored times are shifted: that is what lets a test or demo "come back" a month
+    later without waiting a month.
+    """
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._origin = start
+        self._t0 = time.monotonic()
+
+    def now(self) -> datetime:
+        if self._origin is None:
+            return utcnow()
+        return self._origin + timedelta(seconds=time.monotonic() - self._t0)

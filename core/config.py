@@ -1,0 +1,79 @@
+"""All engine settings, with their defaults documented once.
+
+Settings are frozen, keyword-only dataclasses; the CLI and the GUI build them from
+flags and preferences with :func:`dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core import __version__
+
+DEFAULT_CONTACT_URL = "https://github.com/recrawl/recrawl"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FetchSettings:
+    #: Sent on every request; names Recrawl and how to reach its operator.
+    user_agent: str = f"Recrawl/{__version__} (+{DEFAULT_CONTACT_URL})"
+    #: Seconds to open a TCP/TLS connection.
+    connect_timeout: float = 10.0
+    #: Seconds without a byte from the server before the fetch fails.
+    read_timeout: float = 30.0
+    #: Seconds for a whole fetch, however slowly the bytes trickle in.
+    total_timeout: float = 120.0
+    #: Cap on the body as received *and* on its decompressed size (gzip bombs).
+    max_body_bytes: int = 10 * 1024 * 1024
+    #: Content codings we accept; the body is archived as received, still encoded.
+    accept_encoding: str = "gzip, deflate"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PolitenessSettings:
+    #: Parallel requests over all hosts.
+    concurrency: int = 16
+    #: Parallel connections to one host.
+    per_host: int = 1
+    #: Seconds between two requests to one host (before jitter).
+    delay: float = 1.0
+    #: The delay is drawn uniformly from [delay·(1−jitter), delay·(1+jitter)].
+    jitter: float = 0.5
+    #: Obey robots.txt (RFC 9309).
+    obey_robots: bool = True
+    #: Seconds a host's robots.txt is trusted before it is fetched again.
+    robots_ttl: float = 24 * 3600.0
+    #: ``Crawl-delay`` is honoured up to this many seconds.
+    max_crawl_delay: float = 30.0
+    #: First back-off after a 429/503 without ``Retry-After``; doubles each time.
+    backoff: float = 5.0
+    #: ``Retry-After`` longer than this gives up on the URL for this round.
+    max_retry_after: float = 300.0
+    #: How often one URL is retried within a round after a 429/503.
+    inround_retries: int = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class CrawlSettings:
+    fetch: FetchSettings = field(default_factory=FetchSettings)
+    politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
+    #: Stop after this many rounds (None: until nothing is due).
+    rounds: int | None = None
+    #: Stop after this many fetches in total (None: no limit).
+    max_pages: int | None = None
+    #: Pages taken into one round, best score first.
+    round_size: int = 50_000
+    #: Pages of one host taken into one round (None: no cap).
+    per_host_round_cap: int | None = None
+    #: Follow links marked ``rel=nofollow``.
+    follow_nofollow: bool = False
+    #: Pages are committed to the store in batches of this many fetches...
+    commit_every: int = 200
+    #: ...or after this many seconds, whichever comes first.
+    commit_seconds: float = 1.0
+    #: Progress events are handed to the observer at most this often (seconds).
+    event_interval: float = 0.2
+    #: Failed fetches (network errors, 5xx) before a page is marked gone.
+    max_retries: int = 3
+    #: Seconds before a failed page is tried again.
+    retry_interval: float = 24 * 3600.0

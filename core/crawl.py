@@ -1,0 +1,590 @@
+"""The crawl engine: rounds of generate → fetch → parse → filter → update → segment.
+
+:class:`Crawler` is the synchronous facade the CLI, the GUI worker and the tests call. It
+owns its asyncio loop, so ``run()`` blocks the calling thread; ``pause()``, ``resume()``
+and ``stop()`` may be called from any other thread.
+
+Durability: each fetch's WARC records are written first; every ``commit_every`` fetches
+(or ``commit_seconds``) the WARC is fsynced and then one store transaction records the
+pages, events and links together with the WARC's committed size. A kill at any point
+leaves the store consistent; the next run cuts the WARC back to the committed size, so a
+page is neither lost nor captured twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Sequence
+from datetime import datetime
+
+from core import store
+from core.clock import Clock
+from core.config import CrawlSettings
+from core.events import (
+    CrawlFinished,
+    CrawlSummary,
+    Event,
+    LinkRejected,
+    LogMessage,
+    Observer,
+    PageFetched,
+    RoundFinished,
+    RoundStarted,
+    StatsSnapshot,
+)
+from core.fetch import Fetcher, FetchResult
+from core.filters import Chain, default_chain
+from core.models import Page
+from core.parse import ParseResult, is_html, media_type, parse_html
+from core.politeness import HostSlot
+from core.project import Project
+from core.robots import ALLOW_ALL, MAX_ROBOTS_BYTES, RobotsPolicy, cached_policy, policy_from
+from core.schedule import Change, FetchSchedule, make_schedule
+from core.segments import SegmentWriter, allocate_name, recover_open_segments
+from core.signature import Signature, compare, make_signature
+from core.update import Capture, Outcome, classify, update_page
+from core.urls import canonical, host_of, origin_of
+from core.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, payload_digest
+
+STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
+
+
+def project_schedule() -> FetchSchedule:
+    spec = store.get_setting("schedule", {"name": "fixed", "params": {}})
+    return make_schedule(spec["name"], **spec.get("params", {}))
+
+
+def project_signature() -> Signature:
+    return make_signature(store.get_setting("signature", "md5"))
+
+
+def project_chain() -> Chain:
+    return default_chain(store.get_setting("scope_hosts", []))
+
+
+def inject(urls: Sequence[str], now: datetime) -> tuple[int, list[str]]:
+    """Add seed URLs (canonicalized) and widen the scope to their hosts.
+
+    Returns (new pages, canonical URLs). Raises InvalidUrl before writing anything.
+    """
+    canon = [canonical(u) for u in urls]
+    schedule = project_schedule()
+    pages = [
+        store.NewPage(
+            url=u, host=host_of(u), next_fetch=now, fetch_interval=schedule.initial_interval()
+        )
+        for u in dict.fromkeys(canon)
+    ]
+    added = store.add_pages(pages, now)
+    # re-injecting a known page makes it due now: the user asked for it
+    store.make_due([p.url for p in pages], now)
+    hosts = sorted(set(store.get_setting("scope_hosts", [])) | {p.host for p in pages})
+    store.set_setting("scope_hosts", hosts)
+    return added, canon
+
+
+class Crawler:
+    def __init__(
+        self,
+        project: Project,
+        settings: CrawlSettings | None = None,
+        *,
+        observer: Observer | None = None,
+        clock: Clock | None = None,
+        schedule: FetchSchedule | None = None,
+        signature: Signature | None = None,
+        chain: Chain | None = None,
+    ) -> None:
+        self.project = project
+        self.settings = settings or CrawlSettings()
+        self.observer = observer
+        self.clock = clock or Clock()
+        self.schedule = schedule or project_schedule()
+        self.signature = signature or project_signature()
+        self.chain = chain or project_chain()
+        self._stop = threading.Event()
+        self._pause = threading.Event()
+        self._pending: list[Event] = []
+        self._events_lock = threading.Lock()
+        # counters
+        self.rounds = 0
+        self.fetched = 0
+        self.errors = 0
+        self.new_urls = 0
+        self.segments: list[str] = []
+        self._round_queued = 0
+        self._seen: set[str] = set()
+        self._started = 0.0
+
+    # -- thread-safe controls --------------------------------------------------------
+
+    def pause(self) -> None:
+        self._pause.set()
+
+    def resume(self) -> None:
+        self._pause.clear()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._pause.clear()
+
+    @property
+    def paused(self) -> bool:
+        return self._pause.is_set()
+
+    # -- facade ----------------------------------------------------------------------
+
+    def run(self) -> CrawlSummary:
+        with self.project.locked("crawl"):
+            recovered = recover_open_segments(self.project.path, self.clock.now())
+            for name in recovered:
+                self._emit(
+                    LogMessage("warning", f"recovered segment {name} of an interrupted crawl")
+                )
+            self._started = time.perf_counter()
+            asyncio.run(self._crawl())
+        elapsed = time.perf_counter() - self._started
+        summary = CrawlSummary(
+            rounds=self.rounds,
+            fetched=self.fetched,
+            new_urls=self.new_urls,
+            errors=self.errors,
+            elapsed_s=elapsed,
+            pages_per_s=self.fetched / elapsed if elapsed > 0 else 0.0,
+            segments=list(self.segments),
+            stopped=self._stop.is_set(),
+        )
+        self._emit(CrawlFinished(summary))
+        self._flush_events()
+        return summary
+
+    # -- events ----------------------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        if self.observer is not None:
+            with self._events_lock:
+                self._pending.append(event)
+
+    def _flush_events(self) -> None:
+        if self.observer is None:
+            return
+        with self._events_lock:
+            batch, self._pending = self._pending, []
+        if batch:
+            self.observer(batch)
+
+    def _snapshot(self) -> StatsSnapshot:
+        elapsed = time.perf_counter() - self._started
+        return StatsSnapshot(
+            round=self.rounds,
+            queued=self._round_queued,
+            fetched=self.fetched,
+            errors=self.errors,
+            new_urls=self.new_urls,
+            pages_per_s=self.fetched / elapsed if elapsed > 0 else 0.0,
+            paused=self.paused,
+        )
+
+    async def _ticker(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.event_interval)
+            self._emit(self._snapshot())
+            self._flush_events()
+
+    # -- rounds ----------------------------------------------------------------------
+
+    async def _crawl(self) -> None:
+        politeness = self.settings.politeness
+        self.fetcher = Fetcher(self.settings.fetch, max_connections=max(politeness.concurrency, 1))
+        ticker = asyncio.create_task(self._ticker()) if self.observer else None
+        try:
+            while not self._stop.is_set():
+                if self.settings.rounds is not None and self.rounds >= self.settings.rounds:
+                    break
+                budget = self.settings.round_size
+                if self.settings.max_pages is not None:
+                    budget = min(budget, self.settings.max_pages - self.fetched)
+                if budget <= 0:
+                    break
+                pages = store.due_pages(self.clock.now(), budget, self.settings.per_host_round_cap)
+                if not pages:
+                    break
+                await self._round(pages)
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticker
+            await self.fetcher.aclose()
+
+    async def _round(self, pages: list[Page]) -> None:
+        self.rounds += 1
+        start = self.clock.now()
+        name = allocate_name(start)
+        self.writer = SegmentWriter(
+            self.project.path, name, start, {"operator": self.settings.fetch.user_agent}
+        )
+        self.batch = store.CommitBatch(segment=name)
+        self._last_commit = time.monotonic()
+        self._round_stats = [0, 0, 0]  # fetched, errors, new
+        self._round_queued = len(pages)
+        self._emit(RoundStarted(self.rounds, name, len(pages), start))
+        slots: dict[str, HostSlot] = {}
+        for page in pages:
+            origin = origin_of(page.url)
+            if origin not in slots:
+                slots[origin] = HostSlot(origin, self.settings.politeness)
+            slots[origin].queue.append(page)
+            self._seen.add(page.url)
+        self._semaphore = asyncio.Semaphore(max(1, self.settings.politeness.concurrency))
+        workers = [
+            asyncio.create_task(self._host_worker(slot))
+            for slot in slots.values()
+            for _ in range(max(1, self.settings.politeness.per_host))
+        ]
+        watcher = asyncio.create_task(self._stop_watcher(workers))
+        try:
+            await asyncio.gather(*workers, return_exceptions=True)
+            for task in workers:
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            self._commit()
+            self.writer.close(self.clock.now(), self._committed_bytes)
+        if store.segment_names() & {name}:
+            self.segments.append(name)
+        fetched, errors, new = self._round_stats
+        self._emit(RoundFinished(self.rounds, name, fetched, errors, new))
+
+    async def _stop_watcher(self, workers: list[asyncio.Task]) -> None:
+        while not self._stop.is_set():
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(STOP_GRACE_S)
+        for task in workers:
+            task.cancel()
+
+    # -- per host --------------------------------------------------------------------
+
+    async def _host_worker(self, slot: HostSlot) -> None:
+        politeness = self.settings.politeness
+        while slot.queue and not self._stop.is_set():
+            while self._pause.is_set() and not self._stop.is_set():
+                await asyncio.sleep(0.05)
+            if self._stop.is_set():
+                return
+            policy = await self._robots(slot) if politeness.obey_robots else ALLOW_ALL
+            if not slot.queue:  # another worker of this host took the last page meanwhile
+                return
+            page = slot.queue.popleft()
+            if not policy.allowed(page.url, self.settings.fetch.user_agent):
+                self._robots_denied(page, policy)
+                continue
+            wait = slot.reserve()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            async with self._semaphore:
+                result = await self.fetcher.fetch(
+                    page.url,
+                    self.clock.now(),
+                    etag=page.etag,
+                    last_modified=page.server_last_modified,
+                )
+            slot.finished()
+            outcome = classify(result)
+            if outcome is Outcome.THROTTLED:
+                wait = slot.throttled(result.header("retry-after"))
+                tries = slot.attempts.get(page.id, 0) + 1
+                slot.attempts[page.id] = tries
+                if tries <= politeness.inround_retries and wait <= politeness.max_retry_after:
+                    self._emit(
+                        LogMessage(
+                            "info", f"{page.url}: HTTP {result.status}, retrying in {wait:.0f} s"
+                        )
+                    )
+                    slot.queue.append(page)
+                    continue
+            self._process(page, result, outcome)
+            self._maybe_commit()
+
+    async def _robots(self, slot: HostSlot) -> RobotsPolicy:
+        if slot.robots is not None:
+            return slot.robots
+        async with slot.robots_lock:
+            if slot.robots is not None:
+                return slot.robots
+            now = self.clock.now()
+            policy = cached_policy(slot.origin, now, self.settings.politeness.robots_ttl)
+            if policy is None:
+                wait = slot.reserve()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                async with self._semaphore:
+                    result = await self.fetcher.fetch(
+                        slot.origin + "/robots.txt",
+                        now,
+                        max_bytes=MAX_ROBOTS_BYTES,
+                        follow_redirects=True,
+                    )
+                slot.finished()
+                policy = self._robots_from(slot.origin, result, now)
+            slot.honour_crawl_delay(policy.crawl_delay(self.settings.fetch.user_agent))
+            slot.robots = policy
+            return policy
+
+    def _robots_from(self, origin: str, result: FetchResult, now: datetime) -> RobotsPolicy:
+        body = None
+        if result.decoded is not None:
+            body = result.decoded.decode("utf-8", errors="replace")
+        policy = policy_from(result.status, body, result.error, result.header("content-type"))
+        store.save_robots(origin, now, result.status, body, result.error)
+        if policy.note:
+            self._emit(LogMessage("warning", f"{origin}: {policy.note}"))
+        return policy
+
+    # -- update ----------------------------------------------------------------------
+
+    def _robots_denied(self, page: Page, policy: RobotsPolicy) -> None:
+        now = self.clock.now()
+        note = "denied by robots.txt"
+        update = update_page(page, Outcome.ROBOTS_DENIED, None, now, self.schedule, note=note)
+        if policy.mode == "deny-all" and policy is not ALLOW_ALL:
+            # an unreachable robots.txt is temporary: try again in a day, not a month
+            from datetime import timedelta
+
+            update.fields["next_fetch"] = now + timedelta(seconds=self.settings.retry_interval)
+        self.batch.page_updates.append((page.id, update.fields))
+        self.batch.events.append(update.event)
+        self._emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
+
+    def _process(self, page: Page, result: FetchResult, outcome: Outcome) -> None:
+        now = result.started_at
+        change = Change.UNKNOWN
+        capture = None
+        signature = None
+        note = result.decode_error
+        if result.truncated:
+            note = f"body cut ({result.truncated}) at {len(result.response.body)} bytes"
+        if outcome is Outcome.OK:
+            parsed = self._parse(page, result)
+            body = result.decoded or b""
+            new_sig = self.signature.compute(
+                body,
+                parsed.text if parsed else None,
+                tuple(link.url for link in parsed.links) if parsed else (),
+            )
+            change = compare(self.signature, page.signature, page.signature_kind, new_sig)
+            signature = (new_sig, self.signature.kind)
+            capture = self._write_ok(page, result, now)
+        elif outcome is Outcome.NOT_MODIFIED:
+            change = Change.UNCHANGED
+            capture = self._write_revisit(page, result, now, SERVER_NOT_MODIFIED)
+        elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
+            capture = self._write_response(page, result, now)
+            self._follow_redirect(page, result)
+        elif outcome is Outcome.GONE:
+            capture = self._write_response(page, result, now)
+        update = update_page(
+            page,
+            outcome,
+            result,
+            now,
+            self.schedule,
+            change=change,
+            capture=capture,
+            signature=signature,
+            segment=self.writer.name,
+            max_retries=self.settings.max_retries,
+            retry_interval=self.settings.retry_interval,
+            note=note,
+        )
+        self.batch.page_updates.append((page.id, update.fields))
+        self.batch.events.append(update.event)
+        self.fetched += 1
+        self._round_stats[0] += 1
+        if outcome in (Outcome.FAILED, Outcome.THROTTLED):
+            self.errors += 1
+            self._round_stats[1] += 1
+        self._emit(
+            PageFetched(
+                page.url,
+                update.status,
+                result.status,
+                change.value,
+                len(result.response.body) if result.response else 0,
+                result.elapsed_ms,
+                update.event["error"],
+            )
+        )
+
+    def _parse(self, page: Page, result: FetchResult) -> ParseResult | None:
+        content_type = result.header("content-type")
+        body = result.decoded or b""
+        if not is_html(content_type, body):
+            return None
+        parsed = parse_html(body, page.url, content_type)
+        for link in parsed.links:
+            if link.nofollow and not self.settings.follow_nofollow:
+                continue
+            self._discovered(page, link.url)
+        return parsed
+
+    def _follow_redirect(self, page: Page, result: FetchResult) -> None:
+        location = result.header("location") or ""
+        try:
+            target = canonical(location, page.url)
+        except Exception:
+            self._emit(LogMessage("warning", f"{page.url}: bad redirect Location {location!r}"))
+            return
+        self._discovered(page, target)
+
+    def _discovered(self, page: Page, url: str) -> None:
+        if url == page.url:
+            return
+        if url in self._seen:
+            self.batch.links.append((page.id, url))
+            return
+        self._seen.add(url)
+        verdict = self.chain.check(url)
+        if not verdict.accepted:
+            self.batch.rejected.append((url, verdict.filter_name or "", verdict.line))
+            self._emit(
+                LinkRejected(url, page.url, verdict.filter, verdict.filter_name, verdict.line)
+            )
+            return
+        self.batch.new_pages.append(
+            store.NewPage(
+                url=url,
+                host=host_of(url),
+                next_fetch=self.clock.now(),
+                fetch_interval=self.schedule.initial_interval(),
+                depth=page.depth + 1,
+                discovered_from=page.url,
+            )
+        )
+        self.batch.links.append((page.id, url))
+
+    # -- segment ---------------------------------------------------------------------
+
+    def _capture(
+        self,
+        written_offset: int,
+        written_length: int,
+        *,
+        payload_from_page: Page | None,
+        response_digest: str | None,
+        record_id: str | None,
+        now: datetime,
+    ) -> Capture:
+        name = self.writer.name
+        rel = self.writer.relpath
+        if payload_from_page is not None:
+            p = payload_from_page
+            return Capture(
+                name,
+                rel,
+                written_offset,
+                written_length,
+                p.payload_offset,
+                p.payload_length,
+                p.payload_file,
+                p.payload_segment,
+                p.payload_record_id,
+                p.payload_date,
+                p.payload_digest,
+            )
+        assert response_digest is not None and record_id is not None
+        return Capture(
+            name,
+            rel,
+            written_offset,
+            written_length,
+            written_offset,
+            written_length,
+            rel,
+            name,
+            record_id,
+            now,
+            response_digest,
+        )
+
+    def _write_response(self, page: Page, result: FetchResult, now: datetime) -> Capture:
+        assert result.response is not None and result.request is not None
+        digest = payload_digest(result.response.body)
+        written = self.writer.write_response(
+            page.url,
+            now,
+            result.request,
+            result.response,
+            digest=digest,
+            mime=media_type(result.header("content-type")) or None,
+            truncated=result.truncated,
+            ip=result.ip,
+        )
+        self.batch.records += 1
+        return self._capture(
+            written.offset,
+            written.length,
+            payload_from_page=None,
+            response_digest=digest,
+            record_id=written.record_id,
+            now=now,
+        )
+
+    def _write_ok(self, page: Page, result: FetchResult, now: datetime) -> Capture:
+        assert result.response is not None
+        digest = payload_digest(result.response.body)
+        if page.payload_digest == digest and page.payload_record_id and not result.truncated:
+            return self._write_revisit(page, result, now, IDENTICAL_PAYLOAD)
+        return self._write_response(page, result, now)
+
+    def _write_revisit(
+        self, page: Page, result: FetchResult, now: datetime, profile: str
+    ) -> Capture:
+        assert result.response is not None and result.request is not None
+        if not page.payload_record_id:
+            # nothing to refer to (the earlier capture never happened): store it whole
+            return self._write_response(page, result, now)
+        written = self.writer.write_revisit(
+            page.url,
+            now,
+            result.request,
+            result.response,
+            profile=profile,
+            digest=page.payload_digest,
+            refers_to_uri=page.url,
+            refers_to_date=page.payload_date,
+            refers_to_id=page.payload_record_id,
+        )
+        self.batch.records += 1
+        return self._capture(
+            written.offset,
+            written.length,
+            payload_from_page=page,
+            response_digest=None,
+            record_id=None,
+            now=now,
+        )
+
+    # -- commit ----------------------------------------------------------------------
+
+    def _maybe_commit(self) -> None:
+        if (
+            len(self.batch) >= self.settings.commit_every
+            or time.monotonic() - self._last_commit >= self.settings.commit_seconds
+        ):
+            self._commit()
+
+    def _commit(self) -> None:
+        batch = self.batch
+        batch.committed_bytes = self._committed_bytes = self.writer.flush()
+        added = store.commit_batch(batch, self.clock.now())
+        self.new_urls += added
+        self._round_stats[2] += added
+        self.batch = store.CommitBatch(segment=batch.segment)
+        self._last_commit = time.monotonic()

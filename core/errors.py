@@ -1,0 +1,46 @@
+"""Every error the engine raises on purpose, in one hierarchy.
+
+    RecrawlError
+    ├── ProjectError          the project folder is missing, unreadable or not a project
+    │   └── ProjectLocked     another process holds the project
+    ├── StoreError            the database cannot be opened or migrated
+    ├── InvalidUrl            a URL the user gave is malformed or not http(s)
+    ├── InvalidArgument       a bad value for a command option (a time, a number)
+    ├── NotFound              a URL or capture the user asked for is not in the project
+    └── WarcError             a WARC file is corrupt or missing
+
+The command line prints ``str(error)`` on one line; the GUI shows it in a dialog.
+Failures while fetching one page are never raised: they are recorded on the page.
+"""
+
+
+class RecrawlError(Exception):
+    """Base class: a problem explained to the user in one line."""
+
+
+class ProjectError(RecrawlError):
+    pass
+
+
+class ProjectLocked(ProjectError):
+    pass
+
+
+class StoreError(RecrawlError):
+    pass
+
+
+class InvalidUrl(RecrawlError):
+    pass
+
+
+class InvalidArgument(RecrawlError):
+    pass
+
+
+class NotFound(RecrawlError):
+    pass
+
+
+class WarcError(RecrawlError):
+    pass

@@ -1,0 +1,224 @@
+"""Fetching one URL with httpx: conditional GET, size caps, timeouts, errors as values.
+
+The body is kept exactly as received (Content-Encoding kept) for the WARC, and decoded
+separately under the same size cap, so a gzip bomb stops at the cap instead of filling
+memory. Network problems never raise: they come back in :attr:`FetchResult.error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.utils import format_datetime, parsedate_to_datetime
+from urllib.parse import urlsplit
+
+import httpx
+
+from core.config import FetchSettings
+from core.warc import HttpRequest, HttpResponse
+
+
+@dataclass
+class FetchResult:
+    url: str
+    started_at: datetime
+    request: HttpRequest | None = None
+    response: HttpResponse | None = None
+    #: WARC-Truncated reason when the body was cut ("length" or "time").
+    truncated: str | None = None
+    #: The content-decoded body, capped; None when nothing was received.
+    decoded: bytes | None = None
+    #: Why decoding stopped short, e.g. a gzip bomb or an unknown coding.
+    decode_error: str | None = None
+    #: Network/protocol failure; no response then.
+    error: str | None = None
+    elapsed_ms: float = 0.0
+    ip: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def status(self) -> int | None:
+        return self.response.status if self.response else None
+
+    def header(self, name: str) -> str | None:
+        if not self.response:
+            return None
+        name = name.lower()
+        for key, value in self.response.headers:
+            if key.lower() == name:
+                return value
+        return None
+
+
+def http_date(value: datetime) -> str:
+    from datetime import UTC
+
+    return format_datetime(value.replace(tzinfo=UTC), usegmt=True)
+
+
+def parse_http_date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is not None:
+        from datetime import UTC
+
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed
+
+
+def decode_body(raw: bytes, encoding: str | None, cap: int) -> tuple[bytes, str | None]:
+    """Undo Content-Encoding, stopping at ``cap`` decoded bytes; returns (body, problem)."""
+    codings = [c.strip().lower() for c in (encoding or "").split(",") if c.strip()]
+    body = raw
+    for coding in reversed(codings):
+        if coding in ("identity", ""):
+            continue
+        if coding in ("gzip", "x-gzip"):
+            decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif coding == "deflate":
+            # servers send both zlib-wrapped and raw deflate under this name
+            wbits = zlib.MAX_WBITS if body[:1] == b"\x78" else -zlib.MAX_WBITS
+            decoder = zlib.decompressobj(wbits)
+        else:
+            return body[:cap], f"unsupported Content-Encoding {coding!r}; body kept encoded"
+        try:
+            out = decoder.decompress(body, cap + 1)
+        except zlib.error as exc:
+            return b"", f"cannot decode {coding} body: {exc}"
+        if len(out) > cap:
+            return out[:cap], f"decoded body larger than {cap} bytes (decompression bomb?); cut"
+        body = out
+    return body[:cap], None
+
+
+class Fetcher:
+    """An httpx async client with Recrawl's defaults; one per crawl."""
+
+    def __init__(self, settings: FetchSettings, max_connections: int = 100) -> None:
+        self.settings = settings
+        self.client = httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=httpx.Timeout(
+                settings.read_timeout,
+                connect=settings.connect_timeout,
+                pool=None,
+            ),
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
+            headers={
+                "User-Agent": settings.user_agent,
+                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+                "Accept-Encoding": settings.accept_encoding,
+            },
+            trust_env=False,
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def fetch(
+        self,
+        url: str,
+        started_at: datetime,
+        *,
+        etag: str | None = None,
+        last_modified: datetime | None = None,
+        max_bytes: int | None = None,
+        follow_redirects: bool = False,
+    ) -> FetchResult:
+        result = FetchResult(url=url, started_at=started_at)
+        cap = max_bytes if max_bytes is not None else self.settings.max_body_bytes
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = http_date(last_modified)
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.settings.total_timeout):
+                await self._fetch_into(result, url, headers, cap, follow_redirects)
+        except TimeoutError:
+            if result.response is None:
+                result.error = f"timed out after {self.settings.total_timeout:g} s"
+            else:
+                result.truncated = "time"
+        except httpx.TimeoutException as exc:
+            result.error = f"timeout ({type(exc).__name__})"
+        except httpx.TooManyRedirects:
+            result.error = "too many redirects"
+        except httpx.HTTPError as exc:
+            result.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except (OSError, ValueError, UnicodeError) as exc:
+            result.error = f"{type(exc).__name__}: {exc}"
+        result.elapsed_ms = (time.perf_counter() - t0) * 1000
+        if result.response is not None and result.error is None:
+            result.decoded, result.decode_error = decode_body(
+                result.response.body,
+                result.header("content-encoding"),
+                self.settings.max_body_bytes if max_bytes is None else max_bytes,
+            )
+        return result
+
+    async def _fetch_into(
+        self,
+        result: FetchResult,
+        url: str,
+        headers: dict[str, str],
+        cap: int,
+        follow_redirects: bool,
+    ) -> None:
+        request = self.client.build_request("GET", url, headers=headers)
+        response = await self.client.send(request, stream=True, follow_redirects=follow_redirects)
+        try:
+            sent = response.request
+            parts = urlsplit(str(sent.url))
+            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            result.request = HttpRequest(
+                "GET",
+                target,
+                "HTTP/1.1",
+                [(k.decode("latin-1"), v.decode("latin-1")) for k, v in sent.headers.raw],
+            )
+            if follow_redirects:
+                result.url = str(sent.url)
+            status_headers = [
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw
+            ]
+            chunks: list[bytes] = []
+            size = 0
+            truncated = None
+            try:
+                async for chunk in response.aiter_raw():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > cap:
+                        truncated = "length"
+                        break
+            except httpx.ReadTimeout:
+                if not chunks:
+                    raise
+                truncated = "time"
+            body = b"".join(chunks)[:cap]
+            result.truncated = truncated
+            result.response = HttpResponse(
+                response.http_version or "HTTP/1.1",
+                response.status_code,
+                response.reason_phrase or "",
+                status_headers,
+                body,
+            )
+            stream = response.extensions.get("network_stream")
+            if stream is not None:
+                addr = stream.get_extra_info("server_addr")
+                if addr:
+                    result.ip = str(addr[0])
+        finally:
+            await response.aclose()

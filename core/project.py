@@ -1,0 +1,124 @@
+"""A project: one folder with the store (``recrawl.sqlite``) and ``segments/``.
+
+Opening a project opens and migrates its store and binds it to :data:`core.models.DB`.
+Writers (a crawl, later a compaction) take the project lock first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import platformdirs
+
+from core import store
+from core.errors import ProjectError, ProjectLocked, StoreError
+
+STORE_FILE = "recrawl.sqlite"
+SEGMENTS_DIR = "segments"
+LOCK_FILE = "recrawl.lock"
+
+
+def default_project_dir() -> Path:
+    return Path(platformdirs.user_data_dir("Recrawl", appauthor=False)) / "default"
+
+
+class Project:
+    def __init__(self, path: Path, db_url: str | None = None) -> None:
+        self.path = path
+        self.db_url = db_url or f"sqlite:///{path / STORE_FILE}"
+        self._lock_handle: int | None = None
+
+    @property
+    def segments_dir(self) -> Path:
+        return self.path / SEGMENTS_DIR
+
+    @classmethod
+    def init(cls, path: str | os.PathLike[str], db_url: str | None = None) -> Project:
+        """Create (or re-open) a project folder."""
+        folder = Path(path).expanduser()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
+        project = cls(folder, db_url)
+        project._open_store()
+        return project
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], db_url: str | None = None) -> Project:
+        """Open an existing project; a folder without a store is an error."""
+        folder = Path(path).expanduser()
+        if not folder.is_dir():
+            raise ProjectError(f"no project at {folder} (run `recrawl init {folder}` first)")
+        if db_url is None and not (folder / STORE_FILE).is_file():
+            raise ProjectError(f"{folder} is not a Recrawl project (no {STORE_FILE})")
+        project = cls(folder, db_url)
+        project._open_store()
+        (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
+        return project
+
+    @classmethod
+    def open_or_init_default(cls) -> Project:
+        return cls.init(default_project_dir())
+
+    def _open_store(self) -> None:
+        try:
+            store.open_database(self.db_url)
+        except StoreError:
+            raise
+        except Exception as exc:  # sqlite3.DatabaseError and friends: a corrupt file
+            raise StoreError(f"cannot open the store of {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        store.close_database()
+        self.release_lock()
+
+    # -- the writer lock ---------------------------------------------------------------
+    # An OS file lock: it dies with the process, so a killed crawl never leaves a stale lock.
+
+    def acquire_lock(self, purpose: str) -> None:
+        if self._lock_handle is not None:
+            return
+        fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            _lock_fd(fd)
+        except OSError:
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
+            os.close(fd)
+            raise ProjectLocked(
+                f"the project {self.path} is busy ({holder or 'another process'}); "
+                "wait for it to finish"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{purpose}, pid {os.getpid()}".encode())
+        self._lock_handle = fd
+
+    def release_lock(self) -> None:
+        if self._lock_handle is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._lock_handle, 0)
+            os.close(self._lock_handle)
+            self._lock_handle = None
+
+    @contextlib.contextmanager
+    def locked(self, purpose: str) -> Iterator[None]:
+        self.acquire_lock(purpose)
+        try:
+            yield
+        finally:
+            self.release_lock()
+
+
+def _lock_fd(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,0 +1,332 @@
+"""Every query the engine runs, in one place (DESIGN.md §2).
+
+Writes are batched: :func:`commit_batch` applies one batch of crawl results in a single
+transaction. Callers get model instances only on the thread that asked for them; what
+crosses threads is plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from peewee import SQL, Database
+from playhouse.db_url import connect
+
+from core.errors import StoreError
+from core.migrations import migrate
+from core.models import (
+    DB,
+    FetchEvent,
+    Link,
+    Page,
+    PageStatus,
+    RejectedLink,
+    Robots,
+    Segment,
+    Setting,
+)
+
+SQLITE_PRAGMAS = {
+    "journal_mode": "wal",  # readers never block the crawl; a kill loses nothing committed
+    "foreign_keys": 1,
+    "busy_timeout": 10_000,
+    "synchronous": 1,  # NORMAL: durable across process kills in WAL mode
+    "cache_size": -32_000,
+}
+_CHUNK = 500  # stays well under SQLite's bound-variable limit
+
+
+def open_database(url: str) -> Database:
+    try:
+        kwargs: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            kwargs["pragmas"] = SQLITE_PRAGMAS
+        db = connect(url, **kwargs)
+        DB.initialize(db)
+        db.connect(reuse_if_open=True)
+        migrate(db)
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"cannot open the store ({exc})") from None
+    return db
+
+
+def close_database() -> None:
+    if DB.obj is not None and not DB.is_closed():
+        DB.close()
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+# -- settings --------------------------------------------------------------------------
+
+
+def get_setting(key: str, default: Any = None) -> Any:
+    row = Setting.get_or_none(Setting.key == key)
+    return default if row is None else row.value
+
+
+def set_setting(key: str, value: Any) -> None:
+    Setting.replace(key=key, value=value).execute()
+
+
+# -- pages -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewPage:
+    url: str
+    host: str
+    next_fetch: datetime
+    fetch_interval: float
+    depth: int = 0
+    discovered_from: str | None = None
+
+
+def add_pages(pages: Sequence[NewPage], now: datetime) -> int:
+    """Insert pages that are not yet known; ``first_seen`` is set once, never overwritten."""
+    if not pages:
+        return 0
+    with DB.atomic():
+        return _insert_pages(pages, now)
+
+
+def _insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
+    rows = [
+        {
+            "url": p.url,
+            "host": p.host,
+            "status": PageStatus.UNFETCHED,
+            "first_seen": now,
+            "next_fetch": p.next_fetch,
+            "fetch_interval": p.fetch_interval,
+            "depth": p.depth,
+            "discovered_from": p.discovered_from,
+            "metadata": {},
+        }
+        for p in pages
+    ]
+    added = 0
+    for chunk in _chunks(rows, 100):
+        added += Page.insert_many(chunk).on_conflict_ignore().as_rowcount().execute()
+    return added
+
+
+def make_due(urls: Sequence[str], now: datetime) -> None:
+    for chunk in _chunks(urls):
+        Page.update(next_fetch=now).where(Page.url.in_(chunk), Page.next_fetch > now).execute()
+
+
+def page_ids(urls: Iterable[str]) -> dict[str, int]:
+    wanted = list(dict.fromkeys(urls))
+    found: dict[str, int] = {}
+    for chunk in _chunks(wanted):
+        found.update(Page.select(Page.url, Page.id).where(Page.url.in_(chunk)).tuples())
+    return found
+
+
+def page_by_url(url: str) -> Page | None:
+    return Page.get_or_none(Page.url == url)
+
+
+def due_pages(now: datetime, limit: int, per_host_cap: int | None = None) -> list[Page]:
+    """The pages a round fetches: due now, best score first, oldest due first."""
+    query = (
+        Page.select()
+        .where(Page.next_fetch <= now)
+        .order_by(Page.score.desc(), Page.next_fetch, Page.id)
+    )
+    if per_host_cap is None:
+        return list(query.limit(limit))
+    taken: dict[str, int] = {}
+    chosen: list[Page] = []
+    for page in query.iterator():
+        if taken.get(page.host, 0) >= per_host_cap:
+            continue
+        taken[page.host] = taken.get(page.host, 0) + 1
+        chosen.append(page)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def count_due(now: datetime) -> int:
+    return Page.select().where(Page.next_fetch <= now).count()
+
+
+def list_pages(
+    status: str | None = None, new_since: datetime | None = None
+) -> Iterator[dict[str, Any]]:
+    query = Page.select(
+        Page.url,
+        Page.status,
+        Page.first_seen,
+        Page.last_fetched,
+        Page.next_fetch,
+        Page.fetch_interval,
+        Page.content_changed_at,
+        Page.segment,
+        Page.score,
+    )
+    if status:
+        query = query.where(Page.status == status)
+    if new_since:
+        query = query.where(Page.first_seen >= new_since)
+    return query.order_by(Page.first_seen, Page.id).dicts().iterator()
+
+
+def history(page: Page) -> list[FetchEvent]:
+    return list(
+        FetchEvent.select()
+        .where(FetchEvent.page == page)
+        .order_by(FetchEvent.fetched_at, FetchEvent.id)
+    )
+
+
+def page_count() -> int:
+    return Page.select().count()
+
+
+def fetched_urls() -> set[str]:
+    return {
+        url for (url,) in Page.select(Page.url).where(Page.last_fetched.is_null(False)).tuples()
+    }
+
+
+# -- crawl results ---------------------------------------------------------------------
+
+
+@dataclass
+class CommitBatch:
+    """What one slice of a round changes; applied atomically by :func:`commit_batch`."""
+
+    segment: str
+    committed_bytes: int = 0
+    records: int = 0
+    page_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # keyed by page id
+    new_pages: list[NewPage] = field(default_factory=list)
+    links: list[tuple[int, str]] = field(default_factory=list)  # (source page id, target url)
+    rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.page_updates)
+
+
+def commit_batch(batch: CommitBatch, now: datetime) -> int:
+    """Apply a batch in one transaction; returns how many new pages it added."""
+    with DB.atomic():
+        added = _insert_pages(batch.new_pages, now) if batch.new_pages else 0
+        for page_id, fields in batch.page_updates:
+            Page.update(fields).where(Page.id == page_id).execute()
+        for chunk in _chunks(batch.events, 100):
+            FetchEvent.insert_many(chunk).execute()
+        if batch.links:
+            ids = page_ids(target for _, target in batch.links)
+            rows = [
+                {"source": source, "target": ids[target], "first_seen": now}
+                for source, target in dict.fromkeys(batch.links)
+                if target in ids
+            ]
+            for chunk in _chunks(rows, 300):
+                Link.insert_many(chunk).on_conflict_ignore().execute()
+        if batch.rejected:
+            rows = [
+                {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
+                for url, name, line in batch.rejected
+            ]
+            for chunk in _chunks(rows, 200):
+                RejectedLink.insert_many(chunk).on_conflict(
+                    conflict_target=[RejectedLink.url],
+                    update={RejectedLink.count: RejectedLink.count + 1},
+                ).execute()
+        Segment.update(
+            committed_bytes=batch.committed_bytes,
+            bytes=batch.committed_bytes,
+            records=Segment.records + batch.records,
+        ).where(Segment.name == batch.segment).execute()
+    return added
+
+
+# -- segments --------------------------------------------------------------------------
+
+
+def create_segment(name: str, created_at: datetime, warc_file: str) -> Segment:
+    return Segment.create(name=name, created_at=created_at, warc_file=warc_file, state="open")
+
+
+def segment_names() -> set[str]:
+    return {name for (name,) in Segment.select(Segment.name).tuples()}
+
+
+def open_segments() -> list[Segment]:
+    return list(Segment.select().where(Segment.state == "open").order_by(Segment.name))
+
+
+def close_segment(name: str, records: int, size: int, closed_at: datetime) -> None:
+    Segment.update(
+        state="closed", records=records, bytes=size, committed_bytes=size, closed_at=closed_at
+    ).where(Segment.name == name).execute()
+
+
+def delete_segment(name: str) -> None:
+    Segment.delete().where(Segment.name == name).execute()
+
+
+def segment_summaries() -> list[dict[str, Any]]:
+    """Per segment: records, live records (DESIGN.md §7), liveness, bytes.
+
+    A record is live when it is a page's latest capture or the response that a page's
+    latest revisit refers to; the UNION counts a record once however many pages use it.
+    """
+    live_sql = SQL(
+        "SELECT seg, COUNT(*) AS n FROM ("
+        " SELECT segment AS seg, capture_file AS f, capture_offset AS o FROM page"
+        "  WHERE segment IS NOT NULL"
+        " UNION"
+        " SELECT payload_segment, payload_file, payload_offset FROM page"
+        "  WHERE payload_segment IS NOT NULL"
+        ") GROUP BY seg"
+    )
+    live = dict(DB.execute_sql(live_sql.sql).fetchall())
+    out = []
+    for seg in Segment.select().order_by(Segment.name):
+        live_records = int(live.get(seg.name, 0))
+        out.append(
+            {
+                "name": seg.name,
+                "created_at": seg.created_at,
+                "records": seg.records,
+                "live_records": live_records,
+                "liveness": (live_records / seg.records) if seg.records else 0.0,
+                "bytes": seg.bytes,
+                "state": seg.state,
+            }
+        )
+    return out
+
+
+# -- robots.txt cache ------------------------------------------------------------------
+
+
+def robots_entry(origin: str) -> Robots | None:
+    return Robots.get_or_none(Robots.origin == origin)
+
+
+def save_robots(
+    origin: str, fetched_at: datetime, status: int | None, body: str | None, error: str | None
+) -> None:
+    Robots.replace(
+        origin=origin, fetched_at=fetched_at, http_status=status, body=body, error=error
+    ).execute()
+
+
+def rejected_links() -> list[RejectedLink]:
+    return list(RejectedLink.select().order_by(RejectedLink.first_seen))

@@ -1,0 +1,63 @@
+"""URL canonicalization and validation: the only way a URL enters the store."""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+from w3lib.url import canonicalize_url, safe_url_string
+
+from core.errors import InvalidUrl
+
+ALLOWED_SCHEMES = ("http", "https")
+MAX_URL_LENGTH = 4096
+
+
+def canonical(url: str, base: str | None = None) -> str:
+    """Resolve ``url`` against ``base`` and canonicalize it; raise :class:`InvalidUrl`.
+
+    Canonical form (w3lib): percent-encoding normalised, query arguments sorted,
+    fragment dropped, scheme and host lower-cased, default port removed.
+    """
+    text = url.strip()
+    if not text:
+        raise InvalidUrl("empty URL")
+    try:
+        if base is not None:
+            text = urljoin(base, text)
+        parts = urlsplit(text)
+    except ValueError as exc:
+        raise InvalidUrl(f"malformed URL {url!r}: {exc}") from None
+    if parts.scheme.lower() not in ALLOWED_SCHEMES:
+        raise InvalidUrl(f"not an http(s) URL: {url!r}")
+    try:
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise InvalidUrl(f"malformed URL {url!r}: {exc}") from None
+    if not host:
+        raise InvalidUrl(f"URL has no host: {url!r}")
+    if any(ch in host for ch in ' <>"{}|\\^`') or ".." in host:
+        raise InvalidUrl(f"malformed host in URL {url!r}")
+    try:
+        result = canonicalize_url(safe_url_string(text))
+    except (ValueError, UnicodeError) as exc:
+        raise InvalidUrl(f"malformed URL {url!r}: {exc}") from None
+    if len(result) > MAX_URL_LENGTH:
+        raise InvalidUrl(f"URL longer than {MAX_URL_LENGTH} characters")
+    # canonicalize_url keeps an explicit default port; drop it so one page has one URL
+    parts = urlsplit(result)
+    default = {"http": 80, "https": 443}[parts.scheme]
+    if parts.port == default:
+        result = parts._replace(netloc=parts.netloc.rsplit(":", 1)[0]).geturl()
+    return result
+
+
+def host_of(url: str) -> str:
+    """The host (lower case, no port) of a canonical URL."""
+    return urlsplit(url).hostname or ""
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]``: the unit of politeness and robots.txt."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

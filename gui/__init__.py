@@ -1,0 +1,1 @@
+"""Recrawl's PySide6 desktop app: a thin skin over :mod:`core`."""

@@ -1,0 +1,25 @@
+"""Start the desktop app on a project (the default one unless a folder is given)."""
+
+from __future__ import annotations
+
+import sys
+
+from core.project import Project
+
+
+def run_app(project_dir: str | None = None) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from gui.main_window import MainWindow
+    from gui.resources import stylesheet
+
+    project = Project.init(project_dir) if project_dir else Project.open_or_init_default()
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setApplicationName("Recrawl")
+    app.setStyleSheet(stylesheet())
+    window = MainWindow(str(project.path))
+    window.show()
+    try:
+        return app.exec()
+    finally:
+        project.close()
