@@ -6,6 +6,7 @@ Errors print one line on stderr and exit non-zero; ``--debug`` adds the tracebac
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import sys
@@ -273,10 +274,8 @@ def _write_json_array(out: Any, rows: Iterable[dict[str, Any]]) -> None:
 
 def _find_page(url: str) -> Any:
     candidates = [url]
-    try:
+    with contextlib.suppress(RecrawlError):
         candidates.insert(0, canonical(url))
-    except RecrawlError:
-        pass
     for candidate in candidates:
         page = store.page_by_url(candidate)
         if page is not None:
