@@ -25,6 +25,12 @@ class Reply:
     hang: bool = False
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        # clients that hang up (timeouts, killed crawls) are part of the tests
+        pass
+
+
 Route = Reply | Callable[[BaseHTTPRequestHandler], Reply]
 
 
@@ -32,8 +38,10 @@ class TestServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.hits: list[tuple[str, dict[str, str]]] = []
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.closing = threading.Event()
+        #: Seconds each answer waits first: a slow server, so a crawl can be caught mid-round.
+        self.latency = 0.0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -45,6 +53,9 @@ class TestServer:
             def do_GET(self) -> None:
                 with server.lock:
                     server.hits.append((self.path, dict(self.headers.items())))
+                    server.lock.notify_all()
+                if server.latency:
+                    server.closing.wait(server.latency)
                 route = server.routes.get(self.path)
                 if route is None:
                     reply = Reply(404, b"<html><body>not found</body></html>")
@@ -67,7 +78,7 @@ class TestServer:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(reply.body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -87,6 +98,11 @@ class TestServer:
     def hits_for(self, path: str) -> int:
         with self.lock:
             return sum(1 for p, _ in self.hits if p == path)
+
+    def wait_hits(self, count: int, timeout: float = 30.0) -> bool:
+        """Block until the server has answered ``count`` requests in all."""
+        with self.lock:
+            return self.lock.wait_for(lambda: len(self.hits) >= count, timeout)
 
     def start(self) -> TestServer:
         self.thread.start()
