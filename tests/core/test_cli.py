@@ -1,0 +1,141 @@
+"""The command line contract of DESIGN.md §8: exact JSON keys, clear one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+
+CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
+URL_KEYS = {
+    "url", "status", "first_seen", "last_fetched", "next_fetch", "fetch_interval",
+    "content_changed_at", "segment", "score",
+}
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def site(server):
+    server.html("/", '<a href="/a">a</a> <a href="/b.html">b</a>')
+    server.html("/a", "<p>alpha</p>")
+    server.html("/b.html", "<p>beta café</p>")
+    return server
+
+
+def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
+    d = tmp_path / "p"
+    assert run(capsys, "init", d)[0] == 0
+    assert run(capsys, "inject", d, site.url("/"))[0] == 0
+    code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--per-host", "2", "--json",
+                       "--now", "2027-01-01T00:00:00Z")
+    assert code == 0
+    summary = json.loads(out)
+    assert set(summary) == CRAWL_KEYS
+    assert summary["fetched"] == 3 and summary["new_urls"] == 2 and summary["errors"] == 0
+    assert summary["segments"][0].startswith("202701010000")
+
+    code, out, _ = run(capsys, "urls", d, "--json")
+    rows = json.loads(out)
+    assert {r["url"] for r in rows} == {site.url("/"), site.url("/a"), site.url("/b.html")}
+    assert all(set(r) == URL_KEYS for r in rows)
+    assert all(r["last_fetched"].startswith("2027-01-01T00:00") and r["last_fetched"].endswith("Z")
+               for r in rows)
+
+    code, out, _ = run(capsys, "urls", d, "--csv", "--status", "fetched")
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert len(table) == 3 and set(table[0]) == URL_KEYS
+
+    code, out, _ = run(capsys, "urls", d, "--json", "--new-since", "2999-01-01T00:00:00Z")
+    assert json.loads(out) == []
+
+    code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
+    (event,) = json.loads(out)
+    assert set(event) == {"fetched_at", "http_status", "change", "interval_before",
+                          "interval_after", "segment"}
+    assert event["http_status"] == 200 and event["segment"] in summary["segments"]
+
+    capsys.readouterr()
+    assert main(["show", str(d), site.url("/b.html")]) == 0
+    assert "beta café" in capsys.readouterr().out
+
+    code, out, _ = run(capsys, "segments", d, "--json")
+    segments = json.loads(out)
+    assert [s["name"] for s in segments] == summary["segments"]
+    assert all(set(s) == {"name", "created_at", "records", "live_records", "liveness", "bytes"}
+               for s in segments)
+    assert sum(s["records"] for s in segments) == 3
+    assert all(s["liveness"] == 1.0 for s in segments)
+
+
+def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site):
+    d = tmp_path / "p"
+    run(capsys, "init", d)
+    run(capsys, "inject", d, site.url("/"))
+    run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-01T00:00:00Z")
+    code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-10T00:00:00Z")
+    assert json.loads(out)["fetched"] == 0  # nothing due yet (30-day interval)
+    code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-15T00:00:00Z")
+    assert json.loads(out)["fetched"] == 3
+    code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
+    assert len(json.loads(out)) == 2
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "core.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("crawl", "/nonexistent/project"), "no project at"),
+        (("urls", "{tmp}"), "not a Recrawl project"),
+        (("inject", "{proj}", "http://exa mple.com/"), "malformed"),
+        (("inject", "{proj}", "ftp://example.com/"), "not an http(s) URL"),
+        (("crawl", "{proj}", "--bogus"), "unrecognized arguments: --bogus"),
+        (("crawl", "{proj}", "--rounds", "zero"), "not a whole number"),
+        (("crawl", "{proj}", "--now", "yesterday"), "not an ISO 8601 time"),
+        (("history", "{proj}", "http://example.com/none"), "no page"),
+        (("show", "{proj}", "http://example.com/none"), "no page"),
+    ],
+)
+def test_bad_input_gets_one_clear_line(tmp_path, args, needle):
+    proj = tmp_path / "proj"
+    assert _cli("init", proj).returncode == 0
+    args = tuple(a.format(tmp=tmp_path, proj=proj) for a in args)
+    result = _cli(*args)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert needle in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_corrupt_store_is_reported_not_crashed(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "recrawl.sqlite").write_bytes(b"this is not a database" * 100)
+    result = _cli("urls", proj)
+    assert result.returncode == 1
+    assert "cannot open the store" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_malformed_url_leaves_project_untouched(tmp_path, capsys):
+    d = tmp_path / "p"
+    run(capsys, "init", d)
+    code, _, err = run(capsys, "inject", d, "http://ok.example/", "http://[bad")
+    assert code == 1 and "malformed" in err
+    code, out, _ = run(capsys, "urls", d, "--json")
+    assert json.loads(out) == []  # nothing half-injected
