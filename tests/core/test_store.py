@@ -1,0 +1,78 @@
+"""The store: WAL SQLite from a database URL, numbered migrations, batched writes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core import store
+from core.clock import utcnow
+from core.errors import ProjectLocked, StoreError
+from core.migrations import SCHEMA_VERSION, current_version
+from core.models import DB, Page, Setting
+from core.project import Project
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def test_new_store_is_wal_with_foreign_keys(project):
+    assert DB.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert DB.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert current_version(DB.obj) == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("version", [1])
+def test_stored_database_of_each_schema_version_opens_and_migrates(tmp_path, version):
+    folder = tmp_path / "old"
+    folder.mkdir()
+    shutil.copy(DATA / f"schema-{version}.sqlite", folder / "recrawl.sqlite")
+    project = Project.open(folder)
+    try:
+        assert current_version(DB.obj) == SCHEMA_VERSION
+        assert Page.select().count() > 0  # data written by that version survives
+        assert all(p.first_seen is not None for p in Page.select())
+    finally:
+        project.close()
+
+
+def test_store_from_a_newer_recrawl_is_refused(tmp_path):
+    project = Project.init(tmp_path / "p")
+    Setting.replace(key="schema_version", value=SCHEMA_VERSION + 5).execute()
+    project.close()
+    with pytest.raises(StoreError, match="newer Recrawl"):
+        Project.open(tmp_path / "p")
+
+
+def test_database_url_opens_the_same_store(tmp_path):
+    project = Project.init(tmp_path / "p")
+    store.add_pages([store.NewPage("http://a.example/", "a.example", utcnow(), 10.0)], utcnow())
+    project.close()
+    again = Project(tmp_path / "p", f"sqlite:///{tmp_path / 'p' / 'recrawl.sqlite'}")
+    again._open_store()
+    try:
+        assert [p.url for p in Page.select()] == ["http://a.example/"]
+    finally:
+        again.close()
+
+
+def test_first_seen_is_never_overwritten(project):
+    t0 = utcnow()
+    page = store.NewPage("http://a.example/", "a.example", t0, 10.0)
+    assert store.add_pages([page], t0) == 1
+    later = t0.replace(year=t0.year + 1)
+    assert store.add_pages([page], later) == 0
+    assert Page.get().first_seen == t0
+
+
+def test_project_lock_is_exclusive_and_dies_with_its_holder(tmp_path):
+    first = Project.init(tmp_path / "p")
+    first.acquire_lock("crawl")
+    second = Project(tmp_path / "p")
+    with pytest.raises(ProjectLocked, match="busy"):
+        second.acquire_lock("crawl")
+    first.release_lock()
+    second.acquire_lock("crawl")  # released locks (and dead processes') are taken over
+    second.release_lock()
+    first.close()
