@@ -81,12 +81,13 @@ def generate_site(root: Path, pages: int, seed: int = SEED) -> tuple[int, int]:
         links = iter(targets)
         pending_links = len(targets)
         while length + len(closing) < size or pending_links:
-            sentences = [_sentence(rng) for _ in range(rng.randint(2, 5))]
+            sentences = [_sentence(rng) for _ in range(rng.randint(1, 3))]
             if pending_links:
                 j = next(links)
                 pending_links -= 1
                 k = rng.randrange(len(sentences) + 1)
-                sentences.insert(k, f'See <a href="{page_path(j)}">{_sentence(rng)[:-1]}</a>.')
+                anchor = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 5)))
+                sentences.insert(k, f'See <a href="{page_path(j)}">{anchor}</a>.')
             para = "<p>" + " ".join(sentences) + "</p>\n"
             parts.append(para)
             length += len(para)
