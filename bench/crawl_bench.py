@@ -36,14 +36,15 @@ LINKS_PER_PAGE = 20
 SPEEDUP_TARGET = 2.0
 MEMORY_TARGET_MB = 300
 
-WORDS = (
+_WORD_TEXT = (
     "archive crawl harvest web page link segment record capture revisit host politeness "
     "robots sitemap frontier queue schedule interval signature digest payload header "
     "status redirect canonical fragment query anchor document collection curator library "
     "memory preservation snapshot mirror index search replay browser server request response "
     "network protocol latency bandwidth storage format metadata provenance timestamp change "
     "the of and to in is that for on with as by at from it this be are was or an"
-).split()
+)
+WORDS = _WORD_TEXT.split()
 
 
 # -- site -------------------------------------------------------------------------------
@@ -382,9 +383,7 @@ def main(argv: list[str] | None = None) -> int:
                 warnings.append("scrapy stderr: " + sc["stderr"][-2000:])
             ratio = rate(rc["pages"], rc["wall_s"]) / max(rate(sc["pages"], sc["wall_s"]), 1e-9)
             verdict = "ok" if ratio >= SPEEDUP_TARGET else "below target"
-            print(
-                f"ratio recrawl/scrapy: {ratio:.2f}x (target >= {SPEEDUP_TARGET:g}x): {verdict}"
-            )
+            print(f"ratio recrawl/scrapy: {ratio:.2f}x (target >= {SPEEDUP_TARGET:g}x): {verdict}")
         mem_ok = "ok" if rc["rss_mb"] < MEMORY_TARGET_MB else "over target"
         print(f"peak memory target < {MEMORY_TARGET_MB} MB: {mem_ok} ({rc['rss_mb']:.0f} MB)")
         for warning in warnings:

@@ -20,9 +20,18 @@ class SiteSpider(scrapy.Spider):
 
     def __init__(self, start_url: str, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.start_urls = [start_url]
+        self.start_url = start_url
         self.netloc = urlsplit(start_url).netloc
         self.parsed = 0
+
+    # the start request goes through the dupe filter too (start_urls would bypass it and
+    # fetch /index.html twice); start() for Scrapy >= 2.13, start_requests() before that
+    async def start(self):  # type: ignore[override]
+        for request in self.start_requests():
+            yield request
+
+    def start_requests(self):  # type: ignore[override]
+        yield scrapy.Request(self.start_url, callback=self.parse)
 
     def parse(self, response):  # type: ignore[override]
         self.parsed += 1
@@ -43,7 +52,6 @@ def main() -> None:
         "CONCURRENT_REQUESTS": args.concurrency,
         "CONCURRENT_REQUESTS_PER_DOMAIN": args.concurrency,
         "DOWNLOAD_DELAY": 0,
-        "RANDOMIZE_DOWNLOAD_DELAY": False,
         "AUTOTHROTTLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,
         "LOG_LEVEL": "WARNING",

@@ -15,8 +15,15 @@ from core.cli import main
 
 CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
 URL_KEYS = {
-    "url", "status", "first_seen", "last_fetched", "next_fetch", "fetch_interval",
-    "content_changed_at", "segment", "score",
+    "url",
+    "status",
+    "first_seen",
+    "last_fetched",
+    "next_fetch",
+    "fetch_interval",
+    "content_changed_at",
+    "segment",
+    "score",
 }
 
 
@@ -38,8 +45,18 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
     d = tmp_path / "p"
     assert run(capsys, "init", d)[0] == 0
     assert run(capsys, "inject", d, site.url("/"))[0] == 0
-    code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--per-host", "2", "--json",
-                       "--now", "2027-01-01T00:00:00Z")
+    code, out, _ = run(
+        capsys,
+        "crawl",
+        d,
+        "--delay",
+        "0",
+        "--per-host",
+        "2",
+        "--json",
+        "--now",
+        "2027-01-01T00:00:00Z",
+    )
     assert code == 0
     summary = json.loads(out)
     assert set(summary) == CRAWL_KEYS
@@ -50,8 +67,10 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
     rows = json.loads(out)
     assert {r["url"] for r in rows} == {site.url("/"), site.url("/a"), site.url("/b.html")}
     assert all(set(r) == URL_KEYS for r in rows)
-    assert all(r["last_fetched"].startswith("2027-01-01T00:00") and r["last_fetched"].endswith("Z")
-               for r in rows)
+    assert all(
+        r["last_fetched"].startswith("2027-01-01T00:00") and r["last_fetched"].endswith("Z")
+        for r in rows
+    )
 
     code, out, _ = run(capsys, "urls", d, "--csv", "--status", "fetched")
     table = list(csv.DictReader(io.StringIO(out)))
@@ -62,8 +81,14 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
 
     code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
     (event,) = json.loads(out)
-    assert set(event) == {"fetched_at", "http_status", "change", "interval_before",
-                          "interval_after", "segment"}
+    assert set(event) == {
+        "fetched_at",
+        "http_status",
+        "change",
+        "interval_before",
+        "interval_after",
+        "segment",
+    }
     assert event["http_status"] == 200 and event["segment"] in summary["segments"]
 
     capsys.readouterr()
@@ -73,8 +98,10 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
     code, out, _ = run(capsys, "segments", d, "--json")
     segments = json.loads(out)
     assert [s["name"] for s in segments] == summary["segments"]
-    assert all(set(s) == {"name", "created_at", "records", "live_records", "liveness", "bytes"}
-               for s in segments)
+    assert all(
+        set(s) == {"name", "created_at", "records", "live_records", "liveness", "bytes"}
+        for s in segments
+    )
     assert sum(s["records"] for s in segments) == 3
     assert all(s["liveness"] == 1.0 for s in segments)
 
@@ -84,17 +111,25 @@ def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site):
     run(capsys, "init", d)
     run(capsys, "inject", d, site.url("/"))
     run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-01T00:00:00Z")
-    code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-10T00:00:00Z")
+    code, out, _ = run(
+        capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-10T00:00:00Z"
+    )
     assert json.loads(out)["fetched"] == 0  # nothing due yet (30-day interval)
-    code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-15T00:00:00Z")
+    code, out, _ = run(
+        capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-15T00:00:00Z"
+    )
     assert json.loads(out)["fetched"] == 3
     code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
     assert len(json.loads(out)) == 2
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "core.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+    return subprocess.run(
+        [sys.executable, "-m", "core.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
 
 
 @pytest.mark.parametrize(

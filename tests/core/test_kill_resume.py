@@ -88,4 +88,6 @@ def test_sigkill_mid_round_then_resume(project, server):
     assert not list((project.path / "segments").glob("*/*.open"))
     warcio = Path(sys.executable).parent / "warcio"
     for path in (project.path / "segments").glob("*/*.warc.gz"):
-        assert subprocess.run([str(warcio), "check", str(path)], capture_output=True).returncode == 0
+        assert (
+            subprocess.run([str(warcio), "check", str(path)], capture_output=True).returncode == 0
+        )

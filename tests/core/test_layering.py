@@ -22,6 +22,8 @@ def test_core_never_imports_qt():
         "    __import__(module)\n"
         "assert not any(m.startswith(('PySide6', 'pyqtgraph')) and sys.modules[m] for m in sys.modules)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert len(modules) > 10

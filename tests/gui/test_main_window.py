@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from gui.main_window import MainWindow  # noqa: E402
+from gui.main_window import MainWindow
 
 
 @pytest.mark.gui
