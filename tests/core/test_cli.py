@@ -119,7 +119,7 @@ def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site):
         capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-15T00:00:00Z"
     )
     assert json.loads(out)["fetched"] == 3
-    code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
+    _code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
     assert len(json.loads(out)) == 2
 
 
