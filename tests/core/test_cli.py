@@ -114,11 +114,11 @@ def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site):
     code, out, _ = run(
         capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-10T00:00:00Z"
     )
-    assert json.loads(out)["fetched"] == 0  # nothing due yet (30-day interval)
+    assert code == 0 and json.loads(out)["fetched"] == 0  # nothing due yet (30-day interval)
     code, out, _ = run(
         capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-15T00:00:00Z"
     )
-    assert json.loads(out)["fetched"] == 3
+    assert code == 0 and json.loads(out)["fetched"] == 3
     _code, out, _ = run(capsys, "history", d, site.url("/a"), "--json")
     assert len(json.loads(out)) == 2
 
