@@ -1,6 +1,6 @@
 """Crawl benchmark: Recrawl against Scrapy on a generated static site served on loopback.
 
-    python bench/crawl_bench.py [--pages 5000] [--keep] [--skip-scrapy]
+    python bench/crawl_bench.py [--pages 5000] [--keep] [--skip-scrapy] [--server auto]
 
 Generates a deterministic site (every page 4–8 KB of HTML with ~20 same-site links, all
 pages reachable from /index.html within a few hops), serves it with nginx if it is on
@@ -171,11 +171,18 @@ class Server:
                 self.proc.wait()
 
 
-def start_server(site: Path, tmp: Path) -> Server:
-    port = free_port()
-    nginx = shutil.which("nginx") or next(
+def find_nginx() -> str | None:
+    # /usr/sbin is often not on a normal user's PATH
+    return shutil.which("nginx") or next(
         (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None
     )
+
+
+def start_server(site: Path, tmp: Path, kind: str = "auto") -> Server:
+    port = free_port()
+    nginx = find_nginx() if kind != "python" else None
+    if kind == "nginx" and not nginx:
+        raise RuntimeError("--server nginx: nginx not found (apt-get install nginx)")
     if nginx:
         version = subprocess.run([nginx, "-v"], capture_output=True, text=True)
         name = (version.stderr or version.stdout).strip().rsplit("/", 1)[-1]
@@ -321,6 +328,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=5000, help="pages in the site (5000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     parser.add_argument("--skip-scrapy", action="store_true", help="crawl with Recrawl only")
+    parser.add_argument(
+        "--server",
+        choices=("auto", "nginx", "python"),
+        default="auto",
+        help="auto: nginx if installed, else a threaded Python server",
+    )
     args = parser.parse_args(argv)
     if args.pages < 1:
         parser.error("--pages must be at least 1")
@@ -345,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
             f" {links / args.pages:.0f} links/page), generated in "
             f"{time.perf_counter() - started:.1f} s"
         )
-        server = start_server(site, tmp)
+        server = start_server(site, tmp, args.server)
         print(f"server: {server.name} on 127.0.0.1:{server.port}")
         sys.stdout.flush()
 
