@@ -19,6 +19,7 @@ from core.errors import StoreError
 from core.migrations import migrate
 from core.models import (
     DB,
+    BaseModel,
     FetchEvent,
     Link,
     Page,
@@ -224,19 +225,17 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
     """Apply a batch in one transaction; returns how many new pages it added."""
     with DB.atomic():
         added = _insert_pages(batch.new_pages, now) if batch.new_pages else 0
-        for page_id, fields in batch.page_updates:
-            Page.update(fields).where(Page.id == page_id).execute()
-        for chunk in _chunks(batch.events, 100):
-            FetchEvent.insert_many(chunk).execute()
+        _update_pages(batch.page_updates)
+        if batch.events:
+            _insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
         if batch.links:
             ids = page_ids(target for _, target in batch.links)
             rows = [
-                {"source": source, "target": ids[target], "first_seen": now}
+                [source, ids[target], now]
                 for source, target in dict.fromkeys(batch.links)
                 if target in ids
             ]
-            for chunk in _chunks(rows, 300):
-                Link.insert_many(chunk).on_conflict_ignore().execute()
+            _insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
         if batch.rejected:
             rows = [
                 {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
@@ -253,6 +252,45 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
             records=Segment.records + batch.records,
         ).where(Segment.name == batch.segment).execute()
     return added
+
+
+# Building SQL in peewee costs more than running it; batches of same-shaped rows have
+# peewee write the statement once and the driver run it for every row (executemany).
+
+
+def _insert_rows(
+    model: type[BaseModel], names: list[str], rows: list[list[Any]], ignore: bool = False
+) -> None:
+    if not rows:
+        return
+    fields = [model._meta.fields[name] for name in names]
+    query = model.insert_many([rows[0]], fields=fields)
+    if ignore:
+        query = query.on_conflict_ignore()
+    params = [[f.db_value(v) for f, v in zip(fields, row, strict=True)] for row in rows]
+    _executemany(query, params)
+
+
+def _update_pages(updates: Sequence[tuple[int, dict[str, Any]]]) -> None:
+    groups: dict[frozenset[str], list[tuple[int, dict[str, Any]]]] = {}
+    for page_id, values in updates:
+        groups.setdefault(frozenset(values), []).append((page_id, values))
+    for names, members in groups.items():
+        # peewee writes SET columns in the model's field order; so do the parameters
+        fields = [f for f in Page._meta.sorted_fields if f.name in names]
+        sample_id, sample = members[0]
+        query = Page.update({f: sample[f.name] for f in fields}).where(Page.id == sample_id)
+        params = [
+            [f.db_value(values[f.name]) for f in fields] + [page_id] for page_id, values in members
+        ]
+        _executemany(query, params)
+
+
+def _executemany(query: Any, params: list[list[Any]]) -> None:
+    sql, sample = query.sql()
+    if list(sample) != params[0]:  # the statement's parameter order is not ours: go slowly
+        raise StoreError(f"internal: parameter order mismatch in {sql}")
+    DB.cursor().executemany(sql, params)
 
 
 # -- segments --------------------------------------------------------------------------

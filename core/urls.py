@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
 from w3lib.url import canonicalize_url, safe_url_string
@@ -21,9 +22,20 @@ def canonical(url: str, base: str | None = None) -> str:
     text = url.strip()
     if not text:
         raise InvalidUrl("empty URL")
-    try:
-        if base is not None:
+    if base is not None:
+        try:
             text = urljoin(base, text)
+        except ValueError as exc:
+            raise InvalidUrl(f"malformed URL {url!r}: {exc}") from None
+    return _canonical_absolute(text)
+
+
+@lru_cache(maxsize=100_000)
+def _canonical_absolute(text: str) -> str:
+    # Pages of one site link to the same URLs over and over: canonicalizing each
+    # distinct URL once is most of a crawl's URL work saved.
+    url = text
+    try:
         parts = urlsplit(text)
     except ValueError as exc:
         raise InvalidUrl(f"malformed URL {url!r}: {exc}") from None
