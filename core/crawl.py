@@ -35,7 +35,7 @@ from core.events import (
     RoundStarted,
     StatsSnapshot,
 )
-from core.fetch import Fetcher, FetchResult
+from core.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from core.filters import Chain, default_chain
 from core.models import Page
 from core.parse import ParseResult, is_html, media_type, parse_html
@@ -240,10 +240,11 @@ class Crawler:
             slots[origin].queue.append(page)
             self._seen.add(page.url)
         self._semaphore = asyncio.Semaphore(max(1, self.settings.politeness.concurrency))
+        # a host's workers share few client lanes, so connections get reused (fetch.py)
         workers = [
-            asyncio.create_task(self._host_worker(slot))
-            for slot in slots.values()
-            for _ in range(max(1, self.settings.politeness.per_host))
+            asyncio.create_task(self._host_worker(slot, index + worker // CONNECTIONS_PER_LANE))
+            for index, slot in enumerate(slots.values())
+            for worker in range(max(1, self.settings.politeness.per_host))
         ]
         watcher = asyncio.create_task(self._stop_watcher(workers))
         try:
@@ -271,14 +272,14 @@ class Crawler:
 
     # -- per host --------------------------------------------------------------------
 
-    async def _host_worker(self, slot: HostSlot) -> None:
+    async def _host_worker(self, slot: HostSlot, lane: int) -> None:
         politeness = self.settings.politeness
         while slot.queue and not self._stop.is_set():
             while self._pause.is_set() and not self._stop.is_set():
                 await asyncio.sleep(0.05)
             if self._stop.is_set():
                 return
-            policy = await self._robots(slot) if politeness.obey_robots else ALLOW_ALL
+            policy = await self._robots(slot, lane) if politeness.obey_robots else ALLOW_ALL
             if not slot.queue:  # another worker of this host took the last page meanwhile
                 return
             page = slot.queue.popleft()
@@ -294,6 +295,7 @@ class Crawler:
                     self.clock.now(),
                     etag=page.etag,
                     last_modified=page.server_last_modified,
+                    lane=lane,
                 )
             slot.finished()
             outcome = classify(result)
@@ -312,7 +314,7 @@ class Crawler:
             self._process(page, result, outcome)
             self._maybe_commit()
 
-    async def _robots(self, slot: HostSlot) -> RobotsPolicy:
+    async def _robots(self, slot: HostSlot, lane: int) -> RobotsPolicy:
         if slot.robots is not None:
             return slot.robots
         async with slot.robots_lock:
@@ -330,6 +332,7 @@ class Crawler:
                         now,
                         max_bytes=MAX_ROBOTS_BYTES,
                         follow_redirects=True,
+                        lane=lane,
                     )
                 slot.finished()
                 policy = self._robots_from(slot.origin, result, now)

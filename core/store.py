@@ -227,7 +227,9 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
         added = _insert_pages(batch.new_pages, now) if batch.new_pages else 0
         _update_pages(batch.page_updates)
         if batch.events:
-            _insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
+            _insert_rows(
+                FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events]
+            )
         if batch.links:
             ids = page_ids(target for _, target in batch.links)
             rows = [
