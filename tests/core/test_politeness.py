@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 from hypothesis import given
@@ -14,7 +15,7 @@ def test_jittered_delay_stays_within_its_band(delay, jitter):
     slot = HostSlot("http://h", replace(PolitenessSettings(), delay=delay, jitter=jitter))
     assert slot.reserve() == 0  # the first request may start at once
     waits = [slot.reserve() for _ in range(5)]  # each later one waits a jittered delay more
-    spacing = [b - a for a, b in zip(waits, waits[1:], strict=False)]
+    spacing = [b - a for a, b in itertools.pairwise(waits)]
     for step in spacing:
         assert delay * (1 - jitter) - 0.05 <= step <= delay * (1 + jitter) + 0.05
 
