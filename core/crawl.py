@@ -18,7 +18,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from core import store
 from core.clock import Clock
@@ -311,8 +311,25 @@ class Crawler:
                     )
                     slot.queue.append(page)
                     continue
+                if wait > politeness.max_retry_after:
+                    self._defer_host(slot, wait)
             self._process(page, result, outcome)
             self._maybe_commit()
+
+    def _defer_host(self, slot: HostSlot, wait: float) -> None:
+        """The host asked for a long pause: its other pages wait for a later round."""
+        resume_at = self.clock.now() + timedelta(seconds=wait)
+        for page in slot.queue:
+            self.batch.page_updates.append((page.id, {"next_fetch": resume_at}))
+        if slot.queue:
+            self._emit(
+                LogMessage(
+                    "warning",
+                    f"{slot.origin} asked to wait {wait:.0f} s; "
+                    f"{len(slot.queue)} of its pages are put off until then",
+                )
+            )
+        slot.queue.clear()
 
     async def _robots(self, slot: HostSlot, lane: int) -> RobotsPolicy:
         if slot.robots is not None:
@@ -343,7 +360,7 @@ class Crawler:
     def _robots_from(self, origin: str, result: FetchResult, now: datetime) -> RobotsPolicy:
         body = None
         if result.decoded is not None:
-            body = result.decoded.decode("utf-8", errors="replace")
+            body = result.decoded.decode("utf-8-sig", errors="replace")
         policy = policy_from(result.status, body, result.error, result.header("content-type"))
         store.save_robots(origin, now, result.status, body, result.error)
         if policy.note:
@@ -358,8 +375,6 @@ class Crawler:
         update = update_page(page, Outcome.ROBOTS_DENIED, None, now, self.schedule, note=note)
         if policy.mode == "deny-all" and policy is not ALLOW_ALL:
             # an unreachable robots.txt is temporary: try again in a day, not a month
-            from datetime import timedelta
-
             update.fields["next_fetch"] = now + timedelta(seconds=self.settings.retry_interval)
         self.batch.page_updates.append((page.id, update.fields))
         self.batch.events.append(update.event)

@@ -99,6 +99,9 @@ def decode_body(raw: bytes, encoding: str | None, cap: int) -> tuple[bytes, str 
 
 
 CONNECTIONS_PER_LANE = 4
+#: Hops followed where redirects are followed at all (robots.txt; RFC 9309 §2.3.1.2).
+MAX_REDIRECTS = 5
+TOO_MANY_REDIRECTS = "too many redirects"
 
 
 class Fetcher:
@@ -112,18 +115,27 @@ class Fetcher:
     def __init__(self, settings: FetchSettings, max_connections: int = 16) -> None:
         self.settings = settings
         lanes = max(1, -(-max_connections // CONNECTIONS_PER_LANE))
-        self.clients = [self._client(CONNECTIONS_PER_LANE) for _ in range(lanes)]
+        self.transports = [
+            httpx.AsyncHTTPTransport(
+                limits=httpx.Limits(
+                    max_connections=None, max_keepalive_connections=CONNECTIONS_PER_LANE
+                )
+            )
+            for _ in range(lanes)
+        ]
+        self.clients = [self._client(transport) for transport in self.transports]
 
-    def _client(self, connections: int) -> httpx.AsyncClient:
+    def _client(self, transport: httpx.AsyncHTTPTransport) -> httpx.AsyncClient:
         settings = self.settings
         return httpx.AsyncClient(
+            transport=transport,
             follow_redirects=False,
+            max_redirects=MAX_REDIRECTS,
             timeout=httpx.Timeout(
                 settings.read_timeout,
                 connect=settings.connect_timeout,
                 pool=None,
             ),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=connections),
             headers={
                 "User-Agent": settings.user_agent,
                 "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
@@ -148,7 +160,8 @@ class Fetcher:
         lane: int = 0,
     ) -> FetchResult:
         """Fetch ``url``; ``lane`` picks the client (keep one host's requests on few lanes)."""
-        client = self.clients[lane % len(self.clients)]
+        lane %= len(self.clients)
+        client, transport = self.clients[lane], self.transports[lane]
         result = FetchResult(url=url, started_at=started_at)
         cap = max_bytes if max_bytes is not None else self.settings.max_body_bytes
         headers = {}
@@ -159,7 +172,9 @@ class Fetcher:
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(self.settings.total_timeout):
-                await self._fetch_into(client, result, url, headers, cap, follow_redirects)
+                await self._fetch_into(
+                    client, transport, result, url, headers, cap, follow_redirects
+                )
         except TimeoutError:
             if result.response is None:
                 result.error = f"timed out after {self.settings.total_timeout:g} s"
@@ -168,7 +183,9 @@ class Fetcher:
         except httpx.TimeoutException as exc:
             result.error = f"timeout ({type(exc).__name__})"
         except httpx.TooManyRedirects:
-            result.error = "too many redirects"
+            result.error = TOO_MANY_REDIRECTS
+        except httpx.InvalidURL as exc:  # a redirect (robots.txt) to a URL httpx can't use
+            result.error = f"bad redirect target: {exc}"
         except httpx.HTTPError as exc:
             result.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except (OSError, ValueError, UnicodeError) as exc:
@@ -185,6 +202,7 @@ class Fetcher:
     async def _fetch_into(
         self,
         client: httpx.AsyncClient,
+        transport: httpx.AsyncHTTPTransport,
         result: FetchResult,
         url: str,
         headers: dict[str, str],
@@ -192,7 +210,14 @@ class Fetcher:
         follow_redirects: bool,
     ) -> None:
         request = client.build_request("GET", url, headers=headers)
-        response = await client.send(request, stream=True, follow_redirects=follow_redirects)
+        if follow_redirects:
+            response = await client.send(request, stream=True, follow_redirects=True)
+        else:
+            # Straight to the transport: httpx's client would parse every Location, even
+            # when not following it, and fail on one it can't use (javascript:, mailto:)
+            # before we could archive the redirect.
+            response = await transport.handle_async_request(request)
+            response.request = request
         try:
             sent = response.request
             parts = urlsplit(str(sent.url))

@@ -80,7 +80,8 @@ def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
     for node in tree.css('meta[name="robots" i]'):
         if "nofollow" in (node.attributes.get("content") or "").lower():
             result.nofollow_all = True
-    seen: set[str] = set()
+    # one entry per target; followable if any link to it is followable
+    merged: dict[str, bool] = {}
     for href, nofollow in raw_links:
         if href.lstrip().lower().startswith(("javascript:", "mailto:", "tel:", "data:", "#")):
             continue
@@ -89,10 +90,8 @@ def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
         except InvalidUrl:
             result.malformed += 1
             continue
-        if link in seen:
-            continue
-        seen.add(link)
-        result.links.append(Outlink(link, nofollow or result.nofollow_all))
+        merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
+    result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
     body_node = tree.body
     result.text = body_node.text(separator=" ") if body_node is not None else ""
     return result

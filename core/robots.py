@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from protego import Protego
 
 from core import store
+from core.fetch import TOO_MANY_REDIRECTS
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB
 #: Retry an unreachable robots.txt sooner than a good one.
@@ -47,6 +48,8 @@ ALLOW_ALL = RobotsPolicy("allow-all")
 def policy_from(
     status: int | None, body: str | None, error: str | None, content_type: str | None = None
 ) -> RobotsPolicy:
+    if error == TOO_MANY_REDIRECTS:
+        return RobotsPolicy("allow-all", note="robots.txt redirects too often: allow all")
     if error is not None or status is None:
         return RobotsPolicy("deny-all", note=f"robots.txt unreachable ({error}): disallow all")
     if status >= 500:
@@ -55,7 +58,7 @@ def policy_from(
         return RobotsPolicy("allow-all", note=f"robots.txt answered {status}: allow all")
     if status >= 300:
         return RobotsPolicy("allow-all", note="robots.txt redirects too often: allow all")
-    text = body or ""
+    text = (body or "").lstrip("\ufeff")  # a byte-order mark would hide the first line
     note = None
     if _looks_like_html(text, content_type):
         # Servers that answer every path with an HTML page: no rule applies (RFC 9309 §2.2).

@@ -1,0 +1,326 @@
+"""robots.txt handling (DESIGN.md §3, RFC 9309) against a real HTTP server."""
+
+from __future__ import annotations
+
+import socket
+import time
+from datetime import timedelta
+
+import pytest
+
+from core.config import FetchSettings, PolitenessSettings
+from core.crawl import inject
+from core.models import PageStatus, Robots
+from core.politeness import HostSlot
+from core.robots import policy_from
+from tests.conftest import crawl
+from tests.core.warcutil import (
+    DAY,
+    T0,
+    Events,
+    clock_at,
+    events_of,
+    page,
+    records_for,
+    settings,
+)
+from tests.httpserver import Reply
+
+UA = FetchSettings().user_agent
+
+
+def serve_robots(server, text: str, status: int = 200, ctype: str = "text/plain") -> None:
+    server.routes["/robots.txt"] = Reply(status, text.encode("utf-8"), {"Content-Type": ctype})
+
+
+def site(server) -> None:
+    server.html("/", '<a href="/private/x">p</a> <a href="/public">q</a>')
+    server.html("/private/x", "<p>secret</p>")
+    server.html("/public", "<p>public</p>")
+
+
+def test_disallowed_path_is_denied_and_never_requested(project, server):
+    serve_robots(server, "User-agent: *\nDisallow: /private\n")
+    site(server)
+    inject([server.url("/")], T0)
+    summary = crawl(project, settings(), clock=clock_at())
+
+    denied = page(server.url("/private/x"))
+    assert denied.status == PageStatus.ROBOTS_DENIED
+    assert server.hits_for("/private/x") == 0
+    assert records_for(project.path, denied.url) == []
+    assert [e.error for e in events_of(denied.url)] == ["denied by robots.txt"]
+    assert page(server.url("/public")).status == PageStatus.FETCHED
+    assert page(server.url("/")).status == PageStatus.FETCHED
+    assert server.hits_for("/robots.txt") == 1
+    assert summary.fetched == 2
+
+
+def test_group_naming_our_product_token_applies(project, server):
+    serve_robots(
+        server,
+        "User-agent: *\nAllow: /\n\nUser-agent: recrawl\nDisallow: /private\n",
+    )
+    site(server)
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert page(server.url("/private/x")).status == PageStatus.ROBOTS_DENIED
+    assert server.hits_for("/private/x") == 0
+    assert page(server.url("/public")).status == PageStatus.FETCHED
+
+
+def test_disallowed_seed_is_not_requested(project, server):
+    serve_robots(server, "User-agent: *\nDisallow: /\n")
+    site(server)
+    inject([server.url("/")], T0)
+    summary = crawl(project, settings(), clock=clock_at())
+    assert page(server.url("/")).status == PageStatus.ROBOTS_DENIED
+    assert [path for path, _ in server.hits] == ["/robots.txt"]
+    assert summary.fetched == 0
+
+
+@pytest.mark.parametrize("status", [500, 503])
+def test_5xx_robots_disallows_everything_and_retries_in_a_day(project, server, status):
+    serve_robots(server, "oops", status=status)
+    site(server)
+    inject([server.url("/"), server.url("/public")], T0)
+    events = Events()
+    crawl(project, settings(), clock=clock_at(), observer=events)
+
+    for path in ("/", "/public"):
+        p = page(server.url(path))
+        assert p.status == PageStatus.ROBOTS_DENIED
+        assert server.hits_for(path) == 0
+        # a server error is temporary: try again in a day, not a month
+        assert timedelta(hours=23) < p.next_fetch - T0 < timedelta(hours=25)
+    assert any(str(status) in e.text for e in events.logs("warning"))
+
+
+def test_hanging_robots_disallows_everything(project, server):
+    server.routes["/robots.txt"] = Reply(hang=True)
+    site(server)
+    inject([server.url("/")], T0)
+    events = Events()
+    started = time.monotonic()
+    crawl(project, settings(read_timeout=0.3), clock=clock_at(), observer=events)
+
+    assert time.monotonic() - started < 2.0
+    assert page(server.url("/")).status == PageStatus.ROBOTS_DENIED
+    assert server.hits_for("/") == 0
+    assert any("robots.txt unreachable" in e.text for e in events.logs("warning"))
+    entry = Robots.get(Robots.origin == server.origin)
+    assert entry.error is not None and entry.http_status is None
+
+
+def _dead_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_robots_disallows_that_origin_only(project, server):
+    dead = f"http://127.0.0.1:{_dead_port()}"
+    site(server)
+    inject([dead + "/", server.url("/public")], T0)
+    crawl(project, settings(), clock=clock_at())
+
+    assert page(dead + "/").status == PageStatus.ROBOTS_DENIED
+    assert page(server.url("/public")).status == PageStatus.FETCHED
+
+
+@pytest.mark.parametrize("ctype", ["text/html; charset=utf-8", "text/plain"])
+def test_html_robots_allows_everything_with_a_warning(project, server, ctype):
+    serve_robots(
+        server,
+        "<!DOCTYPE html>\n<html><head><title>Welcome to our shop</title></head>\n"
+        "<body><h1>Page moved</h1>\n<p>Try the <a href='/'>home page</a>.</p>\n</body></html>\n",
+        ctype=ctype,
+    )
+    site(server)
+    inject([server.url("/")], T0)
+    events = Events()
+    crawl(project, settings(), clock=clock_at(), observer=events)
+
+    assert page(server.url("/private/x")).status == PageStatus.FETCHED
+    assert server.hits_for("/private/x") == 1
+    warnings = [e.text for e in events.logs("warning")]
+    assert any("HTML" in text for text in warnings), warnings
+
+
+@pytest.mark.parametrize("status", [404, 403, 410])
+def test_4xx_robots_allows_everything(project, server, status):
+    if status != 404:
+        serve_robots(server, "User-agent: *\nDisallow: /\n", status=status)
+    site(server)
+    inject([server.url("/")], T0)
+    summary = crawl(project, settings(), clock=clock_at())
+    assert summary.fetched == 3
+    assert {p: page(server.url(p)).status for p in ("/", "/public", "/private/x")} == {
+        "/": PageStatus.FETCHED,
+        "/public": PageStatus.FETCHED,
+        "/private/x": PageStatus.FETCHED,
+    }
+
+
+def test_robots_is_cached_for_24_hours(project, server):
+    serve_robots(server, "User-agent: *\nDisallow: /private\n")
+    site(server)
+    server.html("/two", "<p>two</p>")
+    server.html("/three", "<p>three</p>")
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert server.hits_for("/robots.txt") == 1
+
+    # the rules change on the server; within 24 h the cached rules still apply
+    serve_robots(server, "User-agent: *\nDisallow: /two\nDisallow: /three\n")
+    inject([server.url("/two")], T0 + timedelta(hours=12))
+    crawl(project, settings(), clock=clock_at(timedelta(hours=12)))
+    assert server.hits_for("/robots.txt") == 1
+    assert page(server.url("/two")).status == PageStatus.FETCHED
+    assert server.hits_for("/two") == 1
+
+    # after 24 h robots.txt is fetched again and its new rules apply
+    inject([server.url("/three")], T0 + timedelta(hours=25))
+    crawl(project, settings(), clock=clock_at(timedelta(hours=25)))
+    assert server.hits_for("/robots.txt") == 2
+    assert page(server.url("/three")).status == PageStatus.ROBOTS_DENIED
+    assert server.hits_for("/three") == 0
+    entry = Robots.get(Robots.origin == server.origin)
+    assert entry.fetched_at >= T0 + timedelta(hours=25)
+
+
+def test_failed_robots_is_retried_sooner_than_a_day(project, server):
+    serve_robots(server, "down", status=500)
+    site(server)
+    inject([server.url("/public")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert page(server.url("/public")).status == PageStatus.ROBOTS_DENIED
+
+    serve_robots(server, "User-agent: *\nDisallow: /private\n")
+    inject([server.url("/public")], T0 + timedelta(hours=2))
+    crawl(project, settings(), clock=clock_at(timedelta(hours=2)))
+    assert server.hits_for("/robots.txt") == 2
+    assert page(server.url("/public")).status == PageStatus.FETCHED
+    assert server.hits_for("/public") == 1
+
+
+def test_ignore_robots(project, server):
+    serve_robots(server, "User-agent: *\nDisallow: /\n")
+    site(server)
+    inject([server.url("/")], T0)
+    summary = crawl(project, settings(politeness={"obey_robots": False}), clock=clock_at())
+    assert summary.fetched == 3
+    assert server.hits_for("/robots.txt") == 0
+    assert page(server.url("/private/x")).status == PageStatus.FETCHED
+
+
+def test_robots_with_utf8_bom_is_obeyed(project, server):
+    # Notepad and many CMSes save robots.txt with a byte order mark; the rules still count
+    server.routes["/robots.txt"] = Reply(
+        200, b"\xef\xbb\xbfUser-agent: *\nDisallow: /private\n", {"Content-Type": "text/plain"}
+    )
+    site(server)
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert page(server.url("/private/x")).status == PageStatus.ROBOTS_DENIED
+    assert server.hits_for("/private/x") == 0
+
+
+def test_robots_redirect_is_followed(project, server):
+    server.routes["/robots.txt"] = Reply(301, b"", {"Location": "/static/robots.txt"})
+    server.routes["/static/robots.txt"] = Reply(
+        200, b"User-agent: *\nDisallow: /private\n", {"Content-Type": "text/plain"}
+    )
+    site(server)
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert server.hits_for("/static/robots.txt") == 1
+    assert page(server.url("/private/x")).status == PageStatus.ROBOTS_DENIED
+    assert page(server.url("/public")).status == PageStatus.FETCHED
+
+
+def test_robots_redirect_loop_counts_as_unavailable(project, server):
+    # RFC 9309 §2.3.1.2: after five redirects robots.txt may be taken as unavailable,
+    # which (§2.3.1.3, like a 4xx) allows everything; core/robots.py says the same.
+    server.routes["/robots.txt"] = Reply(302, b"", {"Location": "/r/1"})
+    for i in range(1, 40):
+        server.routes[f"/r/{i}"] = Reply(302, b"", {"Location": f"/r/{i + 1}"})
+    site(server)
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert page(server.url("/")).status == PageStatus.FETCHED
+    redirects = sum(1 for path, _ in server.hits if path.startswith("/r/"))
+    assert redirects <= 5
+
+
+def test_robots_redirect_to_a_malformed_location_does_not_abort_the_crawl(project, server):
+    server.routes["/robots.txt"] = Reply(301, b"", {"Location": "javascript:void(0)"})
+    site(server)
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    # either way robots.txt could not be read; the crawl must finish and record the page
+    assert page(server.url("/")).status in (PageStatus.FETCHED, PageStatus.ROBOTS_DENIED)
+
+
+# -- Crawl-delay -----------------------------------------------------------------------
+
+
+def test_crawl_delay_is_parsed_for_our_agent():
+    policy = policy_from(200, "User-agent: *\nCrawl-delay: 7\nDisallow: /x\n", None)
+    assert policy.crawl_delay(UA) == 7.0
+    assert policy_from(200, "User-agent: *\nDisallow: /x\n", None).crawl_delay(UA) is None
+    assert policy_from(404, None, None).crawl_delay(UA) is None
+
+
+def test_host_slot_caps_crawl_delay_at_30_s():
+    slot = HostSlot("http://example.com", PolitenessSettings(delay=1.0, jitter=0.0))
+    slot.honour_crawl_delay(120.0)
+    assert slot.delay == 30.0
+    assert slot.reserve() == 0.0
+    assert slot.reserve() == pytest.approx(30.0, abs=0.05)
+
+
+def test_host_slot_crawl_delay_never_lowers_the_configured_delay():
+    slot = HostSlot("http://example.com", PolitenessSettings(delay=2.0))
+    slot.honour_crawl_delay(0.5)
+    assert slot.delay == 2.0
+    slot.honour_crawl_delay(None)
+    assert slot.delay == 2.0
+    slot.honour_crawl_delay(0)
+    assert slot.delay == 2.0
+    slot.honour_crawl_delay(5)
+    assert slot.delay == 5.0
+
+
+def test_crawl_delay_spaces_requests_in_a_crawl(project, server):
+    serve_robots(server, "User-agent: *\nCrawl-delay: 0.4\n")
+    starts: dict[str, float] = {}
+
+    def timed(path: str, body: str):
+        def route(handler):
+            starts[path] = time.monotonic()
+            return Reply(200, body.encode(), {"Content-Type": "text/html"})
+
+        return route
+
+    server.routes["/a"] = timed("/a", "<p>a</p>")
+    server.routes["/b"] = timed("/b", "<p>b</p>")
+    inject([server.url("/a"), server.url("/b")], T0)
+    crawl(project, settings(politeness={"jitter": 0.0}), clock=clock_at())
+    assert set(starts) == {"/a", "/b"}
+    assert abs(starts["/a"] - starts["/b"]) >= 0.35
+
+
+def test_robots_denied_event_reported(project, server):
+    serve_robots(server, "User-agent: *\nDisallow: /public\n")
+    site(server)
+    inject([server.url("/public")], T0)
+    events = Events()
+    crawl(project, settings(), clock=clock_at(), observer=events)
+    (fetched,) = events.fetched(server.url("/public"))
+    assert fetched.status == PageStatus.ROBOTS_DENIED
+    assert fetched.http_status is None
+    p = page(server.url("/public"))
+    # a robots denial is not a fetch
+    assert p.last_fetched is None and p.first_fetched is None
+    assert p.next_fetch - T0 > DAY

@@ -1,0 +1,194 @@
+"""Segment files after crawls with a mix of real-world responses (DESIGN.md §7):
+every WARC passes `warcio check`, and every CDXJ is sorted and points at captures."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.crawl import inject
+from core.models import Page, PageStatus, Segment
+from tests.conftest import crawl
+from tests.core.warcutil import (
+    DAY,
+    T0,
+    cdxj_lines,
+    clock_at,
+    page,
+    read_warc,
+    record_at,
+    records_for,
+    settings,
+    warc_files,
+    warcio_check,
+)
+from tests.httpserver import Reply
+
+MiB = 1024 * 1024
+HOME = b"""<html><body>
+<a href="/gz">gz</a> <a href="/big">big</a> <a href="/nolen">nolen</a>
+<a href="/redir">redir</a> <a href="/missing">missing</a> <a href="/err">err</a>
+<a href="/chunked">chunked</a> <a href="/logo.png">png</a> <a href="/cond">cond</a>
+<a href="/latin">latin</a>
+</body></html>"""
+CHUNKED_HTML = b"<html><body><p>sent in chunks</p></body></html>"
+
+
+def _chunked(data: bytes, size: int = 16) -> bytes:
+    out = b""
+    for i in range(0, len(data), size):
+        part = data[i : i + size]
+        out += f"{len(part):x}\r\n".encode() + part + b"\r\n"
+    return out + b"0\r\n\r\n"
+
+
+def _cond(handler) -> Reply:
+    if handler.headers.get("If-None-Match") == '"c1"':
+        return Reply(304, b"", {"ETag": '"c1"'})
+    return Reply(200, b"<p>conditional</p>", {"Content-Type": "text/html", "ETag": '"c1"'})
+
+
+def mixed_site(server) -> None:
+    server.routes["/"] = Reply(200, HOME, {"Content-Type": "text/html"})
+    server.routes["/gz"] = Reply(
+        200,
+        gzip.compress(b"<p>zipped</p>" * 100, mtime=0),
+        {"Content-Type": "text/html", "Content-Encoding": "gzip"},
+    )
+    server.routes["/big"] = Reply(200, b"<p>" + b"y" * (3 * MiB), {"Content-Type": "text/html"})
+    server.routes["/nolen"] = Reply(
+        200, b"<p>no length</p>" * 100, {"Content-Type": "text/html"}, no_length=True
+    )
+    server.routes["/redir"] = Reply(301, b"moved", {"Location": "/target"})
+    server.html("/target", "<p>target</p>")
+    server.routes["/err"] = Reply(500, b"boom")
+    server.routes["/chunked"] = Reply(
+        200,
+        _chunked(CHUNKED_HTML),
+        {"Content-Type": "text/html", "Transfer-Encoding": "chunked"},
+        no_length=True,
+    )
+    server.routes["/logo.png"] = Reply(
+        200, b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, {"Content-Type": "image/png"}
+    )
+    server.routes["/cond"] = _cond
+    server.routes["/latin"] = Reply(
+        200,
+        "<p>caf\u00e9</p>".encode("latin-1"),
+        {
+            "Content-Type": "text/html; charset=iso-8859-1",
+            "Content-Disposition": 'inline; filename="caf\u00e9.html"',
+        },
+    )
+
+
+@pytest.fixture
+def crawled(project, server):
+    """Two crawls a month apart over the mixed site: responses, revisits, truncations."""
+    mixed_site(server)
+    inject([server.url("/")], T0)
+    crawl(project, settings(max_body_bytes=MiB), clock=clock_at())
+    crawl(project, settings(max_body_bytes=MiB), clock=clock_at(31 * DAY))
+    return project
+
+
+def test_mixed_crawl_produced_the_expected_record_kinds(crawled, server):
+    path = crawled.path
+    assert page(server.url("/cond")).status == PageStatus.NOTMODIFIED
+    assert records_for(path, server.url("/cond"), "revisit")
+    assert records_for(path, server.url("/"), "revisit")  # identical payload
+    (big, big2) = records_for(path, server.url("/big"), "response")
+    assert big.warc.get("WARC-Truncated") == "length"
+    assert big2.warc.get("WARC-Truncated") == "length"
+    (chunked,) = records_for(path, server.url("/chunked"), "response")
+    # stored de-chunked, so the Transfer-Encoding header is renamed to stay truthful
+    assert chunked.payload == CHUNKED_HTML
+    assert chunked.header("Transfer-Encoding") is None
+    assert chunked.header("X-Recrawl-Transfer-Encoding") == "chunked"
+    assert page(server.url("/err")).status == PageStatus.RETRY
+
+
+def test_every_warc_passes_warcio_check(crawled):
+    files = warc_files(crawled.path)
+    assert len(files) >= 3  # two rounds in the first crawl, one in the second
+    for path in files:
+        result = warcio_check(path)
+        assert result.returncode == 0, f"{path.name}:\n{result.stdout}{result.stderr}"
+
+
+def test_every_warc_is_indexable_by_warcio(crawled):
+    exe = Path(sys.executable).parent / "warcio"
+    for path in warc_files(crawled.path):
+        result = subprocess.run(
+            [str(exe), "index", str(path)], capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.count("\n") == len(read_warc(path))
+
+
+def test_segment_folders_hold_a_closed_warc_and_a_sorted_cdxj(crawled):
+    segments = sorted(p for p in (crawled.path / "segments").iterdir())
+    assert segments
+    assert {p.name for p in segments} == {s.name for s in Segment.select()}
+    for folder in segments:
+        names = sorted(p.name for p in folder.iterdir())
+        assert names == [f"{folder.name}.cdxj", f"{folder.name}.warc.gz"], names
+        assert Segment.get(Segment.name == folder.name).state == "closed"
+        raw = (folder / f"{folder.name}.cdxj").read_bytes()
+        lines = raw.splitlines()
+        assert lines and raw.endswith(b"\n")
+        assert lines == sorted(lines)
+
+
+def test_cdxj_lines_point_at_their_captures(crawled):
+    for folder in sorted((crawled.path / "segments").iterdir()):
+        warc = folder / f"{folder.name}.warc.gz"
+        records = read_warc(warc)
+        assert records[0].type == "warcinfo"
+        captures = {r.offset: r for r in records if r.type in ("response", "revisit")}
+        indexed = set()
+        for key, stamp, fields in cdxj_lines(folder / f"{folder.name}.cdxj"):
+            rec = record_at(warc, fields["offset"])
+            assert rec.type in ("response", "revisit")
+            assert fields["filename"] == warc.name
+            assert fields["length"] == rec.length
+            assert fields["url"] == rec.url
+            assert str(rec.http_status) == fields["status"]
+            assert (
+                rec.warc["WARC-Date"].replace("-", "").replace("T", "").replace(":", "")[:14]
+                == stamp
+            )
+            path = rec.url.split("/", 3)[3]
+            assert key.startswith("1,0,0,127:") and key.endswith(")/" + path.lower())
+            if rec.type == "revisit":
+                assert fields["mime"] == "warc/revisit"
+            indexed.add(fields["offset"])
+        assert indexed == set(captures), "every capture is indexed exactly once"
+
+
+def test_every_capture_has_its_request_record(crawled):
+    for path in warc_files(crawled.path):
+        records = read_warc(path)
+        ids = {r.warc["WARC-Record-ID"]: r for r in records}
+        requests = [r for r in records if r.type == "request"]
+        captures = [r for r in records if r.type in ("response", "revisit")]
+        assert len(requests) == len(captures)
+        for req in requests:
+            target = ids[req.warc["WARC-Concurrent-To"]]
+            assert target.type in ("response", "revisit") and target.url == req.url
+
+
+def test_page_pointers_resolve_to_their_records(crawled):
+    for p in Page.select().where(Page.capture_file.is_null(False)):
+        capture = record_at(crawled.path / p.capture_file, p.capture_offset)
+        assert capture.url == p.url and capture.type in ("response", "revisit")
+        assert capture.length == p.capture_length
+        payload = record_at(crawled.path / p.payload_file, p.payload_offset)
+        assert payload.type == "response" and payload.url == p.url
+        assert payload.warc["WARC-Record-ID"] == p.payload_record_id
+        if capture.type == "revisit":
+            assert capture.warc["WARC-Refers-To"] == p.payload_record_id
