@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from core import store
 from core.clock import Clock
 from core.config import CrawlSettings
+from core.errors import InvalidUrl
 from core.events import (
     CrawlFinished,
     CrawlSummary,
@@ -47,7 +48,7 @@ from core.segments import SegmentWriter, allocate_name, recover_open_segments
 from core.signature import Signature, compare, make_signature
 from core.update import Capture, Outcome, classify, update_page
 from core.urls import canonical, host_of, origin_of
-from core.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, payload_digest
+from core.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, Written, payload_digest
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 
@@ -78,11 +79,12 @@ def inject(urls: Sequence[str], now: datetime) -> tuple[int, list[str]]:
         )
         for u in dict.fromkeys(canon)
     ]
-    added = store.add_pages(pages, now)
-    # re-injecting a known page makes it due now: the user asked for it
-    store.make_due([p.url for p in pages], now)
-    hosts = sorted(set(store.get_setting("scope_hosts", [])) | {p.host for p in pages})
-    store.set_setting("scope_hosts", hosts)
+    with store.transaction():
+        added = store.add_pages(pages, now)
+        # re-injecting a known page makes it due now: the user asked for it
+        store.make_due([p.url for p in pages], now)
+        hosts = sorted(set(store.get_setting("scope_hosts", [])) | {p.host for p in pages})
+        store.set_setting("scope_hosts", hosts)
     return added, canon
 
 
@@ -456,7 +458,7 @@ class Crawler:
         location = result.header("location") or ""
         try:
             target = canonical(location, page.url)
-        except Exception:
+        except InvalidUrl:
             self._emit(LogMessage("warning", f"{page.url}: bad redirect Location {location!r}"))
             return
         self._discovered(page, target)
@@ -489,47 +491,21 @@ class Crawler:
 
     # -- segment ---------------------------------------------------------------------
 
-    def _capture(
-        self,
-        written_offset: int,
-        written_length: int,
-        *,
-        payload_from_page: Page | None,
-        response_digest: str | None,
-        record_id: str | None,
-        now: datetime,
-    ) -> Capture:
-        name = self.writer.name
-        rel = self.writer.relpath
-        if payload_from_page is not None:
-            p = payload_from_page
-            return Capture(
-                name,
-                rel,
-                written_offset,
-                written_length,
-                p.payload_offset,
-                p.payload_length,
-                p.payload_file,
-                p.payload_segment,
-                p.payload_record_id,
-                p.payload_date,
-                p.payload_digest,
-            )
-        assert response_digest is not None and record_id is not None
+    def _response_capture(self, written: Written, digest: str, now: datetime) -> Capture:
+        """A new response: it is both the capture and the payload."""
+        seg, rel = self.writer.name, self.writer.relpath
         return Capture(
-            name,
-            rel,
-            written_offset,
-            written_length,
-            written_offset,
-            written_length,
-            rel,
-            name,
-            record_id,
-            now,
-            response_digest,
-        )
+            seg, rel, written.offset, written.length,
+            written.offset, written.length, rel, seg, written.record_id, now, digest,
+        )  # fmt: skip
+
+    def _revisit_capture(self, written: Written, page: Page) -> Capture:
+        """A revisit: the payload stays the response the page's revisit refers to."""
+        return Capture(
+            self.writer.name, self.writer.relpath, written.offset, written.length,
+            page.payload_offset, page.payload_length, page.payload_file, page.payload_segment,
+            page.payload_record_id, page.payload_date, page.payload_digest,
+        )  # fmt: skip
 
     def _write_response(self, page: Page, result: FetchResult, now: datetime) -> Capture:
         assert result.response is not None and result.request is not None
@@ -545,14 +521,7 @@ class Crawler:
             ip=result.ip,
         )
         self.batch.records += 1
-        return self._capture(
-            written.offset,
-            written.length,
-            payload_from_page=None,
-            response_digest=digest,
-            record_id=written.record_id,
-            now=now,
-        )
+        return self._response_capture(written, digest, now)
 
     def _write_ok(self, page: Page, result: FetchResult, now: datetime) -> Capture:
         assert result.response is not None
@@ -580,14 +549,7 @@ class Crawler:
             refers_to_id=page.payload_record_id,
         )
         self.batch.records += 1
-        return self._capture(
-            written.offset,
-            written.length,
-            payload_from_page=page,
-            response_digest=None,
-            record_id=None,
-            now=now,
-        )
+        return self._revisit_capture(written, page)
 
     # -- commit ----------------------------------------------------------------------
 

@@ -61,6 +61,11 @@ def close_database() -> None:
         DB.close()
 
 
+def transaction() -> Any:
+    """One transaction around several store calls (nested calls join it)."""
+    return DB.atomic()
+
+
 def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
