@@ -11,7 +11,7 @@ import asyncio
 import time
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import urlsplit
 
@@ -54,8 +54,6 @@ class FetchResult:
 
 
 def http_date(value: datetime) -> str:
-    from datetime import UTC
-
     return format_datetime(value.replace(tzinfo=UTC), usegmt=True)
 
 
@@ -67,8 +65,6 @@ def parse_http_date(value: str | None) -> datetime | None:
     except (TypeError, ValueError, IndexError):
         return None
     if parsed.tzinfo is not None:
-        from datetime import UTC
-
         parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     return parsed
 

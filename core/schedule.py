@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.errors import InvalidArgument
+
 DAY = 86400.0
 
 
@@ -87,8 +89,6 @@ SCHEDULES: dict[str, type] = {"fixed": FixedSchedule}
 
 
 def make_schedule(name: str = "fixed", **params: Any) -> FetchSchedule:
-    from core.errors import InvalidArgument
-
     try:
         cls = SCHEDULES[name]
     except KeyError:

@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Protocol
 
+from core.errors import InvalidArgument
 from core.schedule import Change
 
 
@@ -38,8 +39,6 @@ SIGNATURES: dict[str, type] = {"md5": Md5Signature}
 
 
 def make_signature(kind: str = "md5") -> Signature:
-    from core.errors import InvalidArgument
-
     try:
         return SIGNATURES[kind]()
     except KeyError:

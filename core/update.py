@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
-from core.fetch import FetchResult
+from core.fetch import FetchResult, parse_http_date
 from core.models import Page, PageStatus
 from core.schedule import Change, FetchSchedule, ScheduleInput, next_fetch_time
 
@@ -151,8 +151,6 @@ def update_page(
             if etag or outcome is Outcome.OK:
                 fields["etag"] = etag
             if last_modified or outcome is Outcome.OK:
-                from core.fetch import parse_http_date
-
                 fields["server_last_modified"] = parse_http_date(last_modified)
         if outcome is not Outcome.NOT_MODIFIED:
             fields["content_type"] = result.header("content-type")

@@ -174,3 +174,17 @@ def test_malformed_url_leaves_project_untouched(tmp_path, capsys):
     assert code == 1 and "malformed" in err
     code, out, _ = run(capsys, "urls", d, "--json")
     assert json.loads(out) == []  # nothing half-injected
+
+
+def test_corrupt_warc_gets_a_clear_error(tmp_path, capsys, site):
+    d = tmp_path / "p"
+    run(capsys, "init", d)
+    run(capsys, "inject", d, site.url("/"))
+    run(capsys, "crawl", d, "--delay", "0", "--json")
+    for warc in d.glob("segments/*/*.warc.gz"):
+        data = bytearray(warc.read_bytes())
+        data[len(data) // 3 :] = b"\x00garbage" * (len(data) // 12)
+        warc.write_bytes(bytes(data[: len(data)]))
+    code, _, err = run(capsys, "show", d, site.url("/b.html"))
+    assert code == 1
+    assert "corrupt WARC record" in err and err.count("\n") == 1
