@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from core import __version__, store
+from core import __version__, policy, store
 from core.clock import Clock, parse_iso, to_iso, utcnow
 from core.config import CrawlSettings
 from core.errors import InvalidArgument, NotFound, RecrawlError
@@ -24,6 +24,8 @@ from core.events import Event, LogMessage, RoundFinished
 from core.fetch import decode_body
 from core.models import PageStatus
 from core.project import Project
+from core.schedule import schedule_names
+from core.signature import SIGNATURES
 from core.urls import canonical
 
 PAGE_COLUMNS = (
@@ -110,6 +112,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="the decoded payload of a page's latest capture")
     p.add_argument("dir")
     p.add_argument("url")
+
+    p = sub.add_parser("schedule", help="show or choose the project's fetch schedule")
+    p.add_argument("dir")
+    p.add_argument("--set", metavar="NAME", help="schedule: " + ", ".join(schedule_names()))
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="a parameter (durations like 30d, 12h, 1800s); min@HOST=V per host",
+    )
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("signature", help="show or choose how content changes are detected")
+    p.add_argument("dir")
+    p.add_argument("--set", metavar="KIND", help="signature: " + ", ".join(SIGNATURES))
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("segments", help="list segments with their liveness")
     p.add_argument("dir")
@@ -347,7 +366,36 @@ def _cmd_segments(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_schedule(project: Project, args: argparse.Namespace) -> int:
+    if args.set or args.param:
+        schedule = policy.set_schedule(args.set, args.param)
+    else:
+        schedule = policy.project_schedule()
+    description = policy.describe_schedule(schedule)
+    if args.json:
+        print(json.dumps(description))
+    else:
+        print(_describe_line(description))
+    return 0
+
+
+def _describe_line(description: dict[str, Any]) -> str:
+    parts = [f"{k}={v}" for k, v in description.items() if k not in ("name", "base")]
+    line = f"{description['name']}: {', '.join(parts)}"
+    if "base" in description:
+        line += f"; base {_describe_line(description['base'])}"
+    return line
+
+
+def _cmd_signature(project: Project, args: argparse.Namespace) -> int:
+    signature = policy.set_signature(args.set) if args.set else policy.project_signature()
+    print(json.dumps({"signature": signature.kind}) if args.json else signature.kind)
+    return 0
+
+
 COMMANDS = {
+    "schedule": _cmd_schedule,
+    "signature": _cmd_signature,
     "inject": _cmd_inject,
     "crawl": _cmd_crawl,
     "urls": _cmd_urls,

@@ -73,7 +73,6 @@ class CrawlSettings:
     commit_seconds: float = 1.0
     #: Progress events are handed to the observer at most this often (seconds).
     event_interval: float = 0.2
-    #: Failed fetches (network errors, 5xx) before a page is marked gone.
+    #: Failed fetches (network errors, 5xx) before a page is marked gone; when a failed
+    #: page is tried again is the schedule's call (``retry_interval``, one day).
     max_retries: int = 3
-    #: Seconds before a failed page is tried again.
-    retry_interval: float = 24 * 3600.0

@@ -20,6 +20,8 @@ import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from core import store
 from core.clock import Clock
 from core.config import CrawlSettings
@@ -37,33 +39,22 @@ from core.events import (
     StatsSnapshot,
 )
 from core.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
-from core.filters import Chain, default_chain
+from core.filters import Chain
 from core.models import Page
 from core.parse import ParseResult, is_html, media_type, parse_html
+from core.policy import project_chain, project_schedule, project_scoring, project_signature
 from core.politeness import HostSlot
 from core.project import Project
 from core.robots import ALLOW_ALL, MAX_ROBOTS_BYTES, RobotsPolicy, cached_policy, policy_from
-from core.schedule import Change, FetchSchedule, make_schedule
+from core.schedule import Change, Corpus, FetchSchedule
+from core.scoring import Scoring
 from core.segments import SegmentWriter, allocate_name, recover_open_segments
-from core.signature import Signature, compare, make_signature
+from core.signature import Signature, compare
 from core.update import Capture, Outcome, classify, update_page
 from core.urls import canonical, host_of, origin_of
 from core.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, Written, payload_digest
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
-
-
-def project_schedule() -> FetchSchedule:
-    spec = store.get_setting("schedule", {"name": "fixed", "params": {}})
-    return make_schedule(spec["name"], **spec.get("params", {}))
-
-
-def project_signature() -> Signature:
-    return make_signature(store.get_setting("signature", "md5"))
-
-
-def project_chain() -> Chain:
-    return default_chain(store.get_setting("scope_hosts", []))
 
 
 def inject(urls: Sequence[str], now: datetime) -> tuple[int, list[str]]:
@@ -73,9 +64,14 @@ def inject(urls: Sequence[str], now: datetime) -> tuple[int, list[str]]:
     """
     canon = [canonical(u) for u in urls]
     schedule = project_schedule()
+    seed = project_scoring().seed_fields()
     pages = [
         store.NewPage(
-            url=u, host=host_of(u), next_fetch=now, fetch_interval=schedule.initial_interval()
+            url=u,
+            host=host_of(u),
+            next_fetch=now,
+            fetch_interval=schedule.initial_interval(),
+            **seed,
         )
         for u in dict.fromkeys(canon)
     ]
@@ -99,6 +95,7 @@ class Crawler:
         schedule: FetchSchedule | None = None,
         signature: Signature | None = None,
         chain: Chain | None = None,
+        scoring: Scoring | None = None,
     ) -> None:
         self.project = project
         self.settings = settings or CrawlSettings()
@@ -107,6 +104,7 @@ class Crawler:
         self.schedule = schedule or project_schedule()
         self.signature = signature or project_signature()
         self.chain = chain or project_chain()
+        self.scoring = scoring or project_scoring()
         self._stop = threading.Event()
         self._pause = threading.Event()
         self._pending: list[Event] = []
@@ -119,6 +117,7 @@ class Crawler:
         self.segments: list[str] = []
         self._round_queued = 0
         self._seen: set[str] = set()
+        self._rejected: set[str] = set()
         self._started = 0.0
 
     # -- thread-safe controls --------------------------------------------------------
@@ -224,6 +223,9 @@ class Crawler:
 
     async def _round(self, pages: list[Page]) -> None:
         self.rounds += 1
+        if getattr(self.schedule, "needs_corpus", False):
+            rates, scores = store.corpus_figures()
+            self.schedule.prepare(Corpus(np.array(rates, dtype=float), np.array(scores)))
         start = self.clock.now()
         name = allocate_name(start)
         self.writer = SegmentWriter(
@@ -377,7 +379,7 @@ class Crawler:
         update = update_page(page, Outcome.ROBOTS_DENIED, None, now, self.schedule, note=note)
         if policy.mode == "deny-all" and policy is not ALLOW_ALL:
             # an unreachable robots.txt is temporary: try again in a day, not a month
-            update.fields["next_fetch"] = now + timedelta(seconds=self.settings.retry_interval)
+            update.fields["next_fetch"] = now + timedelta(seconds=self.schedule.retry_interval)
         self.batch.page_updates.append((page.id, update.fields))
         self.batch.events.append(update.event)
         self._emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
@@ -390,8 +392,9 @@ class Crawler:
         note = result.decode_error
         if result.truncated:
             note = f"body cut ({result.truncated}) at {len(result.response.body)} bytes"
+        targets: list[str] = []
         if outcome is Outcome.OK:
-            parsed = self._parse(page, result)
+            parsed = self._parse(page, result, targets)
             body = result.decoded or b""
             new_sig = self.signature.compute(
                 body,
@@ -406,7 +409,7 @@ class Crawler:
             capture = self._write_revisit(page, result, now, SERVER_NOT_MODIFIED)
         elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
             capture = self._write_response(page, result, now)
-            self._follow_redirect(page, result)
+            self._follow_redirect(page, result, targets)
         elif outcome is Outcome.GONE:
             capture = self._write_response(page, result, now)
         update = update_page(
@@ -420,9 +423,10 @@ class Crawler:
             signature=signature,
             segment=self.writer.name,
             max_retries=self.settings.max_retries,
-            retry_interval=self.settings.retry_interval,
             note=note,
         )
+        if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
+            update.fields.update(self.scoring.on_fetched(page, targets, self.batch))
         self.batch.page_updates.append((page.id, update.fields))
         self.batch.events.append(update.event)
         self.fetched += 1
@@ -442,7 +446,7 @@ class Crawler:
             )
         )
 
-    def _parse(self, page: Page, result: FetchResult) -> ParseResult | None:
+    def _parse(self, page: Page, result: FetchResult, targets: list[str]) -> ParseResult | None:
         content_type = result.header("content-type")
         body = result.decoded or b""
         if not is_html(content_type, body):
@@ -451,32 +455,38 @@ class Crawler:
         for link in parsed.links:
             if link.nofollow and not self.settings.follow_nofollow:
                 continue
-            self._discovered(page, link.url)
+            if self._discovered(page, link.url):
+                targets.append(link.url)
         return parsed
 
-    def _follow_redirect(self, page: Page, result: FetchResult) -> None:
+    def _follow_redirect(self, page: Page, result: FetchResult, targets: list[str]) -> None:
         location = result.header("location") or ""
         try:
             target = canonical(location, page.url)
         except InvalidUrl:
             self._emit(LogMessage("warning", f"{page.url}: bad redirect Location {location!r}"))
             return
-        self._discovered(page, target)
+        if self._discovered(page, target):
+            targets.append(target)
 
-    def _discovered(self, page: Page, url: str) -> None:
+    def _discovered(self, page: Page, url: str) -> bool:
+        """Filter a link; returns whether its target is (or becomes) a page."""
         if url == page.url:
-            return
+            return False
         if url in self._seen:
+            if url in self._rejected:
+                return False
             self.batch.links.append((page.id, url))
-            return
+            return True
         self._seen.add(url)
         verdict = self.chain.check(url)
         if not verdict.accepted:
+            self._rejected.add(url)
             self.batch.rejected.append((url, verdict.filter_name or "", verdict.line))
             self._emit(
                 LinkRejected(url, page.url, verdict.filter, verdict.filter_name, verdict.line)
             )
-            return
+            return False
         self.batch.new_pages.append(
             store.NewPage(
                 url=url,
@@ -488,6 +498,7 @@ class Crawler:
             )
         )
         self.batch.links.append((page.id, url))
+        return True
 
     # -- segment ---------------------------------------------------------------------
 

@@ -10,16 +10,32 @@ from collections.abc import Callable
 
 from peewee import Database
 from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as run_migrations
 
 from core.errors import StoreError
-from core.models import MODELS, Setting
+from core.models import MODELS, Page, Setting
 
 
 def _m0001_initial(db: Database, migrator: SchemaMigrator) -> None:
     db.create_tables(MODELS)
 
 
-MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (_m0001_initial,)
+def _m0002_scores_and_rates(db: Database, migrator: SchemaMigrator) -> None:
+    # A store created by this version already has the columns (0001 creates the
+    # current tables); one from version 1 gets them here.
+    have = {column.name for column in db.get_columns("page")}
+    additions = [(name, Page._meta.fields[name]) for name in ("cash", "change_rate")]
+    migrate_ops = [
+        migrator.add_column("page", name, fld) for name, fld in additions if name not in have
+    ]
+    if migrate_ops:
+        run_migrations(*migrate_ops)
+
+
+MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
+    _m0001_initial,
+    _m0002_scores_and_rates,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

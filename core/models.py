@@ -74,6 +74,10 @@ class Page(BaseModel):
     fetch_interval = FloatField()
     retries = IntegerField(default=0)
     score = FloatField(default=1.0, index=True)
+    #: OPIC cash not yet handed on to the page's outlinks (scoring.py).
+    cash = FloatField(default=0.0)
+    #: Estimated Poisson change rate (changes per second), when a schedule estimates one.
+    change_rate = FloatField(null=True)
     signature = BlobField(null=True)
     signature_kind = CharField(null=True)
     segment = CharField(null=True, index=True)

@@ -46,6 +46,9 @@ class Project:
             raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
         project = cls(folder, db_url)
         project._open_store()
+        from core.policy import ensure_defaults  # policy imports the store, not projects
+
+        ensure_defaults()
         return project
 
     @classmethod

@@ -1,19 +1,29 @@
 """Fetch schedules (DESIGN.md §4): the policy that sets each page's next fetch.
 
 A schedule is a plug-in: anything with the :class:`FetchSchedule` methods, registered by
-name in :data:`SCHEDULES`. The engine gives it a :class:`ScheduleInput` snapshot of the
-page and the fetch outcome and stores the interval it returns.
+name in :data:`SCHEDULES`. The engine hands it a :class:`ScheduleInput` snapshot of the
+page at each fetch and stores the :class:`Decision` it returns. All intervals are float
+seconds; a decision never puts the next fetch in the past (NUTCH-1564).
+
+Schedules whose decisions depend on the whole project (``change-rate``'s budget split,
+``score-tiers``' percentiles) get corpus figures through ``prepare(corpus)`` before a
+round; the simulator calls the same method.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
+import numpy as np
+
 from core.errors import InvalidArgument
 
+MINUTE = 60.0
+HOUR = 3600.0
 DAY = 86400.0
 
 
@@ -25,39 +35,72 @@ class Change(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class ScheduleInput:
-    """What a schedule may know about one page at one fetch."""
+    """What a schedule may know about one page at one fetch (times naive UTC)."""
 
-    url: str
-    host: str
+    url: str = ""
+    host: str = ""
     interval: float
     fetched_at: datetime
     last_fetched: datetime | None = None
+    #: When the crawler last saw the content change, *before* this fetch.
     content_changed_at: datetime | None = None
     prev_content_changed_at: datetime | None = None
     score: float = 1.0
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Decision:
+    interval: float
+    next_fetch: datetime
+    #: Per-page schedule state to keep in ``metadata`` (e.g. change-rate statistics).
+    metadata: dict[str, Any] | None = None
+    #: The page's estimated change rate (changes per second), when the schedule has one.
+    change_rate: float | None = None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Project-wide figures some schedules need: estimated change rates and scores."""
+
+    rates: np.ndarray
+    scores: np.ndarray
+
+
 class FetchSchedule(Protocol):
     name: str
 
     def initial_interval(self) -> float:
-        """Interval given to a page when it is first discovered."""
+        """Interval of a page when it is first discovered."""
         ...
 
-    def after_fetch(self, page: ScheduleInput, change: Change) -> float:
-        """The page's new interval after a fetch whose content change was ``change``."""
+    def after_fetch(self, page: ScheduleInput, change: Change) -> Decision:
+        """After a successful fetch whose content change was ``change``."""
         ...
 
-    def after_gone(self, page: ScheduleInput) -> float:
-        """The new interval of a page that answered 404/410."""
+    def after_gone(self, page: ScheduleInput) -> Decision:
+        """After a 404/410 (or too many failures)."""
         ...
 
+    def after_retry(self, page: ScheduleInput) -> Decision:
+        """After a failed fetch that will be tried again."""
+        ...
 
-def next_fetch_time(fetched_at: datetime, interval: float, now: datetime) -> datetime:
-    """When to fetch next; never in the past (NUTCH-1564)."""
-    due = fetched_at + timedelta(seconds=interval)
-    return max(due, now)
+    def should_fetch(self, next_fetch: datetime, now: datetime) -> bool:
+        """Whether a page with this next-fetch time is due at ``now``."""
+        ...
+
+    def force_refetch(self, page: ScheduleInput, now: datetime) -> Decision:
+        """Make a page due now (the user asked), keeping its interval sane."""
+        ...
+
+    def bounds(self, host: str) -> tuple[float, float | None]:
+        """The interval bounds that apply to ``host`` (for plots and checks)."""
+        ...
+
+    def prepare(self, corpus: Corpus) -> None:
+        """Learn project-wide figures before a round (no-op for most schedules)."""
+        ...
 
 
 def fixed_override(page: ScheduleInput) -> float | None:
@@ -66,36 +109,475 @@ def fixed_override(page: ScheduleInput) -> float | None:
     return float(value) if value is not None else None
 
 
-@dataclass(frozen=True, kw_only=True)
-class FixedSchedule:
-    """The interval never changes (default 30 days)."""
+def next_fetch_time(fetched_at: datetime, interval: float, now: datetime) -> datetime:
+    """``fetched_at + interval``, never before ``now`` (NUTCH-1564)."""
+    return max(fetched_at + timedelta(seconds=interval), now)
 
-    interval: float = 30 * DAY
-    max: float = 365 * DAY
-    name: str = "fixed"
+
+@dataclass(kw_only=True)
+class BaseSchedule:
+    """Bounds, per-host overrides, gone/retry/force rules shared by every schedule.
+
+    ``hosts`` maps a host or domain to its own ``{"min": s, "max": s}``; the longest
+    matching entry wins (``www.example.com`` matches ``example.com``).
+    """
+
+    initial: float = 30 * DAY
+    min: float | None = None
+    max: float | None = None
+    hosts: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: Seconds before a failed fetch is tried again (Nutch: one day).
+    retry_interval: float = DAY
+    #: A gone page's interval grows by this factor at each 404/410 (Nutch: 1.5)...
+    gone_factor: float = 1.5
+    #: ...up to this many seconds (or ``max`` when that is smaller).
+    gone_max: float = 365 * DAY
+
+    name = "base"
+    #: Whether ``prepare`` needs the project's figures before each round.
+    needs_corpus = False
+    #: Whether a failed fetch moves the interval as "unchanged" would (aronsson).
+    failure_is_unchanged = False
 
     def initial_interval(self) -> float:
-        return self.interval
+        return self._clamp(self.initial, "")
 
-    def after_fetch(self, page: ScheduleInput, change: Change) -> float:
-        override = fixed_override(page)
-        return override if override is not None else self.interval
+    def bounds(self, host: str) -> tuple[float, float | None]:
+        low, high = self.min, self.max
+        best = ""
+        for entry, limits in self.hosts.items():
+            entry = entry.lower().strip(".")
+            if (host == entry or host.endswith("." + entry)) and len(entry) > len(best):
+                best = entry
+                low = limits.get("min", self.min)
+                high = limits.get("max", self.max)
+        return (low if low is not None else 0.0), high
 
-    def after_gone(self, page: ScheduleInput) -> float:
-        return min(page.interval * 1.5, self.max)
+    def _clamp(self, interval: float, host: str) -> float:
+        low, high = self.bounds(host)
+        if high is not None:
+            interval = min(interval, high)
+        return max(interval, low, 1.0)
+
+    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
+        """The schedule's own rule: (new interval, reference time, state to keep)."""
+        raise NotImplementedError
+
+    def after_fetch(self, page: ScheduleInput, change: Change) -> Decision:
+        pinned = fixed_override(page)
+        if pinned is not None:
+            return Decision(pinned, next_fetch_time(page.fetched_at, pinned, page.fetched_at))
+        interval, reference, state = self.adapt(page, change)
+        interval = self._clamp(interval, page.host)
+        return Decision(
+            interval,
+            next_fetch_time(reference, interval, page.fetched_at),
+            state,
+            self.rate_of(state),
+        )
+
+    def rate_of(self, state: dict | None) -> float | None:
+        return None
+
+    def after_gone(self, page: ScheduleInput) -> Decision:
+        cap = min(self.gone_max, self.max) if self.max is not None else self.gone_max
+        interval = min(page.interval * self.gone_factor, cap)
+        return Decision(interval, next_fetch_time(page.fetched_at, interval, page.fetched_at))
+
+    def after_retry(self, page: ScheduleInput) -> Decision:
+        interval = page.interval
+        state = None
+        if self.failure_is_unchanged and fixed_override(page) is None:
+            interval, _, state = self.adapt(page, Change.UNCHANGED)
+            interval = self._clamp(interval, page.host)
+        due = page.fetched_at + timedelta(seconds=self.retry_interval)
+        return Decision(interval, due, state)
+
+    def should_fetch(self, next_fetch: datetime, now: datetime) -> bool:
+        # Nutch also refetches a page whose next fetch lies implausibly far ahead
+        # (a clock that jumped): more than the maximum interval away.
+        if next_fetch <= now:
+            return True
+        return self.max is not None and (next_fetch - now).total_seconds() > self.max
+
+    def force_refetch(self, page: ScheduleInput, now: datetime) -> Decision:
+        interval = page.interval
+        if self.max is not None and interval > 0.9 * self.max:
+            interval = 0.9 * self.max
+        return Decision(interval, now)
+
+    def prepare(self, corpus: Corpus) -> None:
+        return None
 
 
-SCHEDULES: dict[str, type] = {"fixed": FixedSchedule}
+@dataclass(kw_only=True)
+class FixedSchedule(BaseSchedule):
+    """The interval never changes (default 30 days)."""
+
+    initial: float = 30 * DAY
+    name = "fixed"
+
+    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
+        return self.initial, page.fetched_at, None
 
 
-def make_schedule(name: str = "fixed", **params: Any) -> FetchSchedule:
+@dataclass(kw_only=True)
+class AronssonSchedule(BaseSchedule):
+    """The original post's rule: ``I' = (1 + increase − (increase + decrease)·changed)·I + c``.
+
+    Unchanged (and unknown, and failed) fetches stretch the interval by 20 %, changed
+    ones halve it, and the constant keeps a page that always changes at 2c = 1 hour.
+    """
+
+    increase: float = 0.2
+    decrease: float = 0.5
+    constant: float = 1800.0
+    initial: float = 10 * DAY
+    name = "aronsson"
+    failure_is_unchanged = True
+
+    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
+        factor = (1 - self.decrease) if change is Change.CHANGED else (1 + self.increase)
+        return factor * page.interval + self.constant, page.fetched_at, None
+
+
+@dataclass(kw_only=True)
+class NutchAdaptiveSchedule(BaseSchedule):
+    """Nutch's AdaptiveFetchSchedule with the defaults of its shipped configuration.
+
+    Changed → ×(1 − dec_rate), unchanged → ×(1 + inc_rate), unknown → unchanged. With
+    ``sync_delta`` the interval is at least the time since the last detected change and
+    the next fetch is counted from ``fetch time − delta·sync_delta_rate``.
+    """
+
+    inc_rate: float = 0.4
+    dec_rate: float = 0.2
+    min: float | None = 60.0
+    max: float | None = 365 * DAY
+    sync_delta: bool = True
+    sync_delta_rate: float = 0.3
+    initial: float = 30 * DAY
+    name = "nutch-adaptive"
+
+    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
+        fetched = page.fetched_at
+        modified = page.content_changed_at or fetched
+        interval = page.interval
+        if change is Change.CHANGED:
+            interval *= 1 - self.dec_rate
+            modified = fetched
+        elif change is Change.UNCHANGED:
+            interval *= 1 + self.inc_rate
+        reference = fetched
+        if self.sync_delta:
+            delta = max(0.0, (fetched - modified).total_seconds())
+            interval = max(interval, delta)
+            reference = fetched - timedelta(seconds=delta * self.sync_delta_rate)
+        return interval, reference, None
+
+
+# -- change-rate --------------------------------------------------------------------------
+
+
+def freshness(rate: float | np.ndarray, interval: float | np.ndarray) -> Any:
+    """Expected fraction of time a copy refreshed every ``interval`` equals the page."""
+    x = np.asarray(rate, dtype=float) * np.asarray(interval, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(x > 1e-9, -np.expm1(-x) / np.where(x > 1e-9, x, 1.0), 1.0 - x / 2)
+    return value if value.ndim else float(value)
+
+
+def _solve_increasing(func: Any, target: np.ndarray, high: float = 60.0) -> np.ndarray:
+    """Vectorised bisection for ``func(x) = target`` with func increasing on [0, high]."""
+    low = np.zeros_like(target)
+    top = np.full_like(target, high)
+    for _ in range(60):
+        mid = (low + top) / 2
+        below = func(mid) < target
+        low = np.where(below, mid, low)
+        top = np.where(below, top, mid)
+    return (low + top) / 2
+
+
+def x_for_freshness(target: float) -> float:
+    """The λ·I at which a page's freshness is ``target``."""
+    return float(_solve_increasing(lambda x: -freshness(1.0, x), np.array(-target))[()])
+
+
+def _marginal(x: np.ndarray) -> np.ndarray:
+    # d(freshness)/d(fetch frequency) times λ, as a function of x = λ·I:
+    # 1 − (1 + x)·e^(−x); Cho & Garcia-Molina's optimum equalises it across pages.
+    return -np.expm1(-x) - x * np.exp(-x)
+
+
+def optimal_intervals(rates: np.ndarray, mu: float, low: float, high: float) -> np.ndarray:
+    """Intervals of the optimal split for Lagrange multiplier ``mu`` (Cho & Garcia-Molina).
+
+    A page whose marginal freshness per fetch can never reach ``mu`` (it changes too
+    often to be worth it) gets the longest interval.
+    """
+    rates = np.asarray(rates, dtype=float)
+    demand = mu * rates
+    x = _solve_increasing(_marginal, np.minimum(demand, 1 - 1e-12))
+    with np.errstate(divide="ignore"):
+        intervals = np.where((rates > 0) & (demand < 1), x / np.where(rates > 0, rates, 1), high)
+    return np.clip(intervals, low, high)
+
+
+def solve_mu(rates: np.ndarray, target: float, low: float, high: float) -> float:
+    """The multiplier whose optimal split gives the project mean freshness ``target``."""
+    rates = np.asarray(rates, dtype=float)
+    if rates.size == 0:
+        return 0.0
+    lo, hi = 1e-3, 1e12
+    for _ in range(80):
+        mu = math.sqrt(lo * hi)
+        mean = float(np.mean(freshness(rates, optimal_intervals(rates, mu, low, high))))
+        if mean > target:
+            lo = mu
+        else:
+            hi = mu
+    return math.sqrt(lo * hi)
+
+
+class RateEstimate:
+    """Poisson change-rate estimate from visits at irregular intervals.
+
+    Cho & Garcia-Molina's maximum-likelihood estimator for irregular access: with
+    changed visits after intervals tᵢ and unchanged ones after tⱼ, λ solves
+    Σ tᵢ / (e^(λtᵢ) − 1) = Σ tⱼ. Changed intervals are kept in log₂ bins (count and
+    sum) so the state stays small whatever the number of visits; half a changed and
+    half an unchanged pseudo-visit keep the estimate finite at the extremes.
+    """
+
+    def __init__(self, state: dict | None = None) -> None:
+        state = state or {}
+        self.visits = int(state.get("n", 0))
+        self.unchanged = float(state.get("u", 0.0))
+        self.bins: dict[int, list[float]] = {int(k): list(v) for k, v in state.get("c", {}).items()}
+
+    def to_state(self) -> dict:
+        return {
+            "n": self.visits,
+            "u": round(self.unchanged, 3),
+            "c": {str(k): [round(c, 6), round(s, 3)] for k, (c, s) in sorted(self.bins.items())},
+        }
+
+    def add(self, elapsed: float, changed: bool, memory: float) -> None:
+        if elapsed <= 0:
+            return
+        if memory and self.visits >= memory:  # forget slowly: pages change their habits
+            keep = 1 - 1 / memory
+            self.unchanged *= keep
+            for entry in self.bins.values():
+                entry[0] *= keep
+                entry[1] *= keep
+        self.visits += 1
+        if changed:
+            entry = self.bins.setdefault(int(math.log2(max(elapsed, 1.0))), [0.0, 0.0])
+            entry[0] += 1
+            entry[1] += elapsed
+        else:
+            self.unchanged += elapsed
+
+    def rate(self) -> float:
+        counts = np.array([c for c, _ in self.bins.values()] or [0.0])
+        sums = np.array([s for _, s in self.bins.values()] or [0.0])
+        total_count = counts.sum()
+        total_time = sums.sum() + self.unchanged
+        if self.visits == 0 or total_time <= 0:
+            return 0.0
+        mean_t = total_time / (total_count + (self.visits - total_count) or 1)
+        mids = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), mean_t)
+        counts = np.append(counts, 0.5)
+        mids = np.append(mids, mean_t)
+        unchanged = self.unchanged + 0.5 * mean_t
+
+        def excess(lam: float) -> float:
+            with np.errstate(over="ignore"):
+                return float(np.sum(counts * mids / np.expm1(lam * mids))) - unchanged
+
+        lo, hi = 1e-12, 1.0
+        while excess(hi) > 0 and hi < 1e6:
+            hi *= 10
+        for _ in range(80):
+            mid = math.sqrt(lo * hi)
+            if excess(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return math.sqrt(lo * hi)
+
+
+@dataclass(kw_only=True)
+class ChangeRateSchedule(BaseSchedule):
+    """Estimates each page's change rate λ and picks the interval that buys freshness.
+
+    ``policy="uniform"`` gives every page the freshness ``target``:
+    (1 − e^(−λI))/(λI) = target. ``policy="optimal"`` (default) spends the same kind of
+    budget where it buys most: Cho & Garcia-Molina's optimal split, with the multiplier
+    chosen so the *project's* mean freshness is ``target`` (a page that changes too fast
+    to keep fresh is visited rarely). With one page both are the same.
+    """
+
+    target: float = 0.8
+    policy: str = "optimal"
+    initial: float = DAY
+    min: float | None = 10 * MINUTE
+    max: float | None = 365 * DAY
+    #: Visits with a known change before the estimate is trusted.
+    min_visits: int = 3
+    #: Visits after which old observations fade (exponential forgetting).
+    memory: float = 100.0
+    mu: float | None = None
+    name = "change-rate"
+
+    @property
+    def needs_corpus(self) -> bool:  # type: ignore[override]
+        return self.policy == "optimal"
+
+    def __post_init__(self) -> None:
+        if not 0 < self.target < 1:
+            raise InvalidArgument(f"target must be between 0 and 1, not {self.target}")
+        if self.policy not in ("optimal", "uniform"):
+            raise InvalidArgument(f"policy must be optimal or uniform, not {self.policy!r}")
+        self._x_target = x_for_freshness(self.target)
+
+    def prepare(self, corpus: Corpus) -> None:
+        if self.policy == "optimal":
+            rates = corpus.rates[np.isfinite(corpus.rates)]
+            low, high = self.bounds("")
+            self.mu = solve_mu(rates, self.target, low, high or 365 * DAY) if rates.size else None
+
+    def interval_for(self, rate: float, host: str = "") -> float:
+        low, high = self.bounds(host)
+        high = high or 365 * DAY
+        if rate <= 0:
+            return high
+        if self.policy == "optimal" and self.mu is not None:
+            return float(optimal_intervals(np.array([rate]), self.mu, low, high)[0])
+        return self._x_target / rate
+
+    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
+        estimate = RateEstimate(page.metadata.get("change_rate") if page.metadata else None)
+        if change is not Change.UNKNOWN and page.last_fetched is not None:
+            elapsed = (page.fetched_at - page.last_fetched).total_seconds()
+            estimate.add(elapsed, change is Change.CHANGED, self.memory)
+        state = estimate.to_state()
+        if estimate.visits < self.min_visits:
+            return page.interval, page.fetched_at, state
+        return self.interval_for(estimate.rate(), page.host), page.fetched_at, state
+
+    def rate_of(self, state: dict | None) -> float | None:
+        if not state or state.get("n", 0) < self.min_visits:
+            return None
+        return RateEstimate(state).rate()
+
+    def after_fetch(self, page: ScheduleInput, change: Change) -> Decision:
+        decision = super().after_fetch(page, change)
+        if decision.metadata is not None:
+            return Decision(
+                decision.interval,
+                decision.next_fetch,
+                {"change_rate": decision.metadata},
+                decision.change_rate,
+            )
+        return decision
+
+
+# -- score tiers --------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class ScoreTiers:
+    """Wraps a schedule: the best-scored pages are never left alone for long.
+
+    Pages in the top 1 % by score get at most ``top1`` (1 day), the top 10 % at most
+    ``top10`` (7 days); everything else is the wrapped schedule's decision.
+    """
+
+    base: BaseSchedule
+    top1: float = DAY
+    top10: float = 7 * DAY
+    cut1: float = math.inf
+    cut10: float = math.inf
+    name = "score-tiers"
+    needs_corpus = True
+
+    def __getattr__(self, item: str) -> Any:
+        # everything else (bounds, should_fetch, force_refetch...) is the base's
+        if item == "base":
+            raise AttributeError(item)
+        return getattr(self.base, item)
+
+    def prepare(self, corpus: Corpus) -> None:
+        self.base.prepare(corpus)
+        if corpus.scores.size:
+            self.cut1 = float(np.quantile(corpus.scores, 0.99))
+            self.cut10 = float(np.quantile(corpus.scores, 0.90))
+
+    def _cap(self, page: ScheduleInput, decision: Decision) -> Decision:
+        cap = (
+            self.top1
+            if page.score >= self.cut1
+            else self.top10
+            if page.score >= self.cut10
+            else None
+        )
+        if cap is None or decision.interval <= cap or fixed_override(page) is not None:
+            return decision
+        return Decision(
+            cap,
+            min(decision.next_fetch, next_fetch_time(page.fetched_at, cap, page.fetched_at)),
+            decision.metadata,
+            decision.change_rate,
+        )
+
+    def initial_interval(self) -> float:
+        return self.base.initial_interval()
+
+    def after_fetch(self, page: ScheduleInput, change: Change) -> Decision:
+        return self._cap(page, self.base.after_fetch(page, change))
+
+    def after_gone(self, page: ScheduleInput) -> Decision:
+        return self.base.after_gone(page)
+
+    def after_retry(self, page: ScheduleInput) -> Decision:
+        return self.base.after_retry(page)
+
+
+SCHEDULES: dict[str, type] = {
+    "fixed": FixedSchedule,
+    "aronsson": AronssonSchedule,
+    "nutch-adaptive": NutchAdaptiveSchedule,
+    "change-rate": ChangeRateSchedule,
+}
+DEFAULT_SCHEDULE = "aronsson"
+
+
+def schedule_names() -> list[str]:
+    return [*SCHEDULES, "score-tiers"]
+
+
+def make_schedule(name: str = DEFAULT_SCHEDULE, **params: Any) -> Any:
+    """Build a schedule by name; ``score-tiers`` wraps ``base`` (default aronsson)."""
+    if name == "score-tiers":
+        tier_keys = {"top1", "top10"}
+        tiers = {k: float(v) for k, v in params.items() if k in tier_keys}
+        base_name = params.get("base", DEFAULT_SCHEDULE)
+        rest = {k: v for k, v in params.items() if k not in tier_keys | {"base"}}
+        return ScoreTiers(base=make_schedule(base_name, **rest), **tiers)
     try:
         cls = SCHEDULES[name]
     except KeyError:
         raise InvalidArgument(
-            f"unknown schedule {name!r} (known: {', '.join(sorted(SCHEDULES))})"
+            f"unknown schedule {name!r} (known: {', '.join(schedule_names())})"
         ) from None
-    try:
-        return cls(**params)
-    except TypeError as exc:
-        raise InvalidArgument(f"bad parameter for schedule {name!r}: {exc}") from None
+    known = {f.name for f in fields(cls)} - {"mu"}
+    unknown = set(params) - known
+    if unknown:
+        raise InvalidArgument(
+            f"schedule {name!r} has no parameter {', '.join(sorted(unknown))} "
+            f"(it has: {', '.join(sorted(known))})"
+        )
+    return cls(**params)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from peewee import SQL, Database
+from peewee import SQL, Database, fn
 from playhouse.db_url import connect
 
 from core.errors import StoreError
@@ -94,6 +94,8 @@ class NewPage:
     fetch_interval: float
     depth: int = 0
     discovered_from: str | None = None
+    score: float = 1.0
+    cash: float = 0.0
 
 
 def add_pages(pages: Sequence[NewPage], now: datetime) -> int:
@@ -115,6 +117,8 @@ def _insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
             "fetch_interval": p.fetch_interval,
             "depth": p.depth,
             "discovered_from": p.discovered_from,
+            "score": p.score,
+            "cash": p.cash,
             "metadata": {},
         }
         for p in pages
@@ -221,6 +225,10 @@ class CommitBatch:
     new_pages: list[NewPage] = field(default_factory=list)
     links: list[tuple[int, str]] = field(default_factory=list)  # (source page id, target url)
     rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
+    #: Pages whose in-link count must be recounted (inlinks scoring).
+    rescore: set[str] = field(default_factory=set)
+    #: OPIC cash handed to pages: (url, amount).
+    cash: list[tuple[str, float]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -243,6 +251,7 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
                 if target in ids
             ]
             _insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
+        _apply_scores(batch)
         if batch.rejected:
             rows = [
                 {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
@@ -259,6 +268,31 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
             records=Segment.records + batch.records,
         ).where(Segment.name == batch.segment).execute()
     return added
+
+
+def _apply_scores(batch: CommitBatch) -> None:
+    if batch.rescore:
+        inlinks = Link.select(fn.COUNT(Link.id)).where(Link.target == Page.id)
+        for chunk in _chunks(list(batch.rescore)):
+            Page.update(score=inlinks).where(Page.url.in_(chunk)).execute()
+    if batch.cash:
+        gains: dict[str, float] = {}
+        for url, amount in batch.cash:
+            gains[url] = gains.get(url, 0.0) + amount
+        sample_url, sample_gain = next(iter(gains.items()))
+        query = Page.update(cash=Page.cash + sample_gain, score=Page.score + sample_gain).where(
+            Page.url == sample_url
+        )
+        _executemany(query, [[gain, gain, url] for url, gain in gains.items()])
+
+
+def corpus_figures() -> tuple[list[float], list[float]]:
+    """Every page's estimated change rate (where known) and score, for schedules."""
+    rates = [
+        r for (r,) in Page.select(Page.change_rate).where(Page.change_rate.is_null(False)).tuples()
+    ]
+    scores = [s for (s,) in Page.select(Page.score).tuples()]
+    return rates, scores
 
 
 # Building SQL in peewee costs more than running it; batches of same-shaped rows have

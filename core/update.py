@@ -7,13 +7,13 @@ column values and the fetch-event row; the engine applies them in batches.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
 from core.fetch import FetchResult, parse_http_date
 from core.models import Page, PageStatus
-from core.schedule import Change, FetchSchedule, ScheduleInput, next_fetch_time
+from core.schedule import Change, FetchSchedule, ScheduleInput
 
 
 class Outcome(Enum):
@@ -97,32 +97,27 @@ def update_page(
     signature: tuple[bytes, str] | None = None,
     segment: str | None = None,
     max_retries: int = 3,
-    retry_interval: float = 86400.0,
     note: str | None = None,
 ) -> PageUpdate:
     before = page.fetch_interval
     sched = schedule_input(page, now)
     fields: dict[str, Any] = {}
-    interval = before
 
     if outcome in (Outcome.FAILED, Outcome.THROTTLED):
         retries = page.retries + 1
         if retries >= max_retries:
             status = PageStatus.GONE
-            interval = schedule.after_gone(sched)
-            next_fetch = next_fetch_time(now, interval, now)
+            decision = schedule.after_gone(sched)
         else:
             status = PageStatus.RETRY
-            next_fetch = now + timedelta(seconds=retry_interval)
+            decision = schedule.after_retry(sched)
         fields["retries"] = retries
     elif outcome is Outcome.ROBOTS_DENIED:
         status = PageStatus.ROBOTS_DENIED
-        interval = schedule.after_fetch(sched, Change.UNKNOWN)
-        next_fetch = next_fetch_time(now, interval, now)
+        decision = schedule.after_fetch(sched, Change.UNKNOWN)
     elif outcome is Outcome.GONE:
         status = PageStatus.GONE
-        interval = schedule.after_gone(sched)
-        next_fetch = next_fetch_time(now, interval, now)
+        decision = schedule.after_gone(sched)
         fields["retries"] = 0
     else:
         status = {
@@ -131,13 +126,18 @@ def update_page(
             Outcome.REDIRECT_PERM: PageStatus.REDIRECT_PERM,
             Outcome.REDIRECT_TEMP: PageStatus.REDIRECT_TEMP,
         }[outcome]
-        interval = schedule.after_fetch(sched, change)
-        next_fetch = next_fetch_time(now, interval, now)
+        decision = schedule.after_fetch(sched, change)
         fields["retries"] = 0
         first_capture = page.content_changed_at is None and outcome is Outcome.OK
         if change is Change.CHANGED or first_capture:
             fields["prev_content_changed_at"] = page.content_changed_at
             fields["content_changed_at"] = now
+    interval = decision.interval
+    next_fetch = max(decision.next_fetch, now)  # never in the past (NUTCH-1564)
+    if decision.metadata:
+        fields["metadata"] = {**(page.metadata or {}), **decision.metadata}
+    if decision.change_rate is not None:
+        fields["change_rate"] = decision.change_rate
 
     fields.update(status=status, fetch_interval=interval, next_fetch=next_fetch)
     if outcome is not Outcome.ROBOTS_DENIED:

@@ -1,0 +1,148 @@
+"""The project's choices: schedule, signature, scoring and URL filter chain.
+
+They live in the store's settings, so the CLI, the GUI and a crawl see the same ones.
+A new project starts with the defaults of DESIGN.md §4–§5.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from core import store
+from core.clock import parse_duration
+from core.errors import InvalidArgument
+from core.filters import Chain, default_chain
+from core.schedule import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
+from core.scoring import Scoring, make_scoring
+from core.signature import Signature, make_signature
+
+DEFAULT_SIGNATURE = "text-profile"
+DEFAULT_SCORING = "inlinks"
+
+
+def ensure_defaults() -> None:
+    """Write the defaults into a store that has no choices yet (a new project)."""
+    with store.transaction():
+        if store.get_setting("schedule") is None:
+            store.set_setting("schedule", {"name": DEFAULT_SCHEDULE, "params": {}})
+        if store.get_setting("signature") is None:
+            store.set_setting("signature", DEFAULT_SIGNATURE)
+        if store.get_setting("scoring") is None:
+            store.set_setting("scoring", DEFAULT_SCORING)
+
+
+def schedule_spec() -> tuple[str, dict[str, Any]]:
+    spec = store.get_setting("schedule") or {"name": DEFAULT_SCHEDULE, "params": {}}
+    return spec["name"], dict(spec.get("params", {}))
+
+
+def project_schedule() -> Any:
+    name, params = schedule_spec()
+    return make_schedule(name, **params)
+
+
+def set_schedule(name: str | None, assignments: list[str]) -> Any:
+    """Choose a schedule (``name``) and/or change its parameters (``K=V``, ``min@host=V``)."""
+    current, params = schedule_spec()
+    if name is not None and name != current:
+        params = {}
+    name = name or current
+    base = next(
+        (a.partition("=")[2].strip() for a in assignments if a.partition("=")[0].strip() == "base"),
+        params.get("base"),
+    )
+    params.update(parse_params(name, base, assignments))
+    schedule = make_schedule(name, **params)  # validates before anything is saved
+    store.set_setting("schedule", {"name": name, "params": params})
+    return schedule
+
+
+def parse_params(name: str, base: str | None, assignments: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in assignments:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise InvalidArgument(f"a parameter is KEY=VALUE, not {item!r}")
+        if "@" in key:  # per-host bound: min@example.com=1h
+            bound, _, host = key.partition("@")
+            if bound not in ("min", "max") or not host:
+                raise InvalidArgument(f"per-host parameters are min@HOST or max@HOST: {key!r}")
+            hosts = out.setdefault("hosts", {})
+            hosts.setdefault(host.lower(), {})[bound] = parse_duration(value)
+            continue
+        if name == "score-tiers" and key in ("top1", "top10"):
+            out[key] = parse_duration(value)
+            continue
+        if name == "score-tiers" and key == "base":
+            out[key] = value
+            continue
+        target = (base or DEFAULT_SCHEDULE) if name == "score-tiers" else name
+        out[key] = _typed(target, key, value)
+    return out
+
+
+def _typed(schedule: str, key: str, value: str) -> Any:
+    cls = SCHEDULES.get(schedule)
+    if cls is None:
+        raise InvalidArgument(f"unknown schedule {schedule!r}")
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+    kind = kinds.get(key)
+    if kind is None or key in ("hosts", "mu"):
+        raise InvalidArgument(
+            f"schedule {schedule!r} has no parameter {key!r} "
+            f"(it has: {', '.join(sorted(set(kinds) - {'hosts', 'mu'}))})"
+        )
+    if kind.startswith("bool"):
+        if value.lower() in ("true", "yes", "1", "on"):
+            return True
+        if value.lower() in ("false", "no", "0", "off"):
+            return False
+        raise InvalidArgument(f"{key} is true or false, not {value!r}")
+    if kind.startswith("str"):
+        return value
+    if kind.startswith("int"):
+        try:
+            return int(value)
+        except ValueError:
+            raise InvalidArgument(f"{key} is a whole number, not {value!r}") from None
+    if value.lower() in ("none", "null", "") and "None" in kind:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return parse_duration(value)
+
+
+def describe_schedule(schedule: Any) -> dict[str, Any]:
+    """Name and every parameter (defaults included), JSON-ready."""
+    if isinstance(schedule, ScoreTiers):
+        return {
+            "name": "score-tiers",
+            "top1": schedule.top1,
+            "top10": schedule.top10,
+            "base": describe_schedule(schedule.base),
+        }
+    values = {
+        f.name: getattr(schedule, f.name) for f in dataclasses.fields(schedule) if f.name != "mu"
+    }
+    return {"name": schedule.name, **values}
+
+
+def project_signature() -> Signature:
+    return make_signature(store.get_setting("signature") or DEFAULT_SIGNATURE)
+
+
+def set_signature(kind: str) -> Signature:
+    signature = make_signature(kind)
+    store.set_setting("signature", kind)
+    return signature
+
+
+def project_scoring() -> Scoring:
+    return make_scoring(store.get_setting("scoring") or DEFAULT_SCORING)
+
+
+def project_chain() -> Chain:
+    return default_chain(store.get_setting("scope_hosts", []))
