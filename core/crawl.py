@@ -398,7 +398,7 @@ class Crawler:
             body = result.decoded or b""
             new_sig = self.signature.compute(
                 body,
-                parsed.text if parsed else None,
+                self._text_of(result, parsed),
                 tuple(link.url for link in parsed.links) if parsed else (),
             )
             change = compare(self.signature, page.signature, page.signature_kind, new_sig)
@@ -445,6 +445,17 @@ class Crawler:
                 update.event["error"],
             )
         )
+
+    @staticmethod
+    def _text_of(result: FetchResult, parsed: ParseResult | None) -> str | None:
+        """Text for signatures: HTML's text, None for other text, "" for binary payloads.
+
+        An empty text makes text-based signatures fall back to the payload's hash, so a
+        changed image is not mistaken for unchanged garbage "words".
+        """
+        if parsed is not None:
+            return parsed.text
+        return None if media_type(result.header("content-type")).startswith("text/") else ""
 
     def _parse(self, page: Page, result: FetchResult, targets: list[str]) -> ParseResult | None:
         content_type = result.header("content-type")
