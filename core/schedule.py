@@ -33,6 +33,9 @@ class Change(StrEnum):
     UNKNOWN = "unknown"
 
 
+CHANGE_CODES = {Change.CHANGED: 1, Change.UNCHANGED: 0, Change.UNKNOWN: -1}
+
+
 @dataclass(frozen=True, kw_only=True)
 class ScheduleInput:
     """What a schedule may know about one page at one fetch (times naive UTC)."""
@@ -159,9 +162,35 @@ class BaseSchedule:
             interval = min(interval, high)
         return max(interval, low, 1.0)
 
-    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
-        """The schedule's own rule: (new interval, reference time, state to keep)."""
+    def step(
+        self, interval: np.ndarray, change: np.ndarray, fetched: np.ndarray, modified: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The schedule's rule on arrays (the simulator runs it on whole corpora).
+
+        ``change`` is 1 changed, 0 unchanged, −1 unknown; times are seconds on any common
+        axis; ``modified`` is when the crawler last saw a change (NaN: never). Returns the
+        new intervals (before bounds) and the reference times they count from.
+        """
         raise NotImplementedError
+
+    def clamp_many(self, interval: np.ndarray, host: str = "") -> np.ndarray:
+        low, high = self.bounds(host)
+        return np.maximum(np.minimum(interval, high if high is not None else np.inf), max(low, 1.0))
+
+    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
+        """One page through :meth:`step`: (new interval, reference time, state to keep)."""
+        modified = (
+            (page.content_changed_at - page.fetched_at).total_seconds()
+            if page.content_changed_at is not None
+            else math.nan
+        )
+        interval, reference = self.step(
+            np.array([page.interval]),
+            np.array([CHANGE_CODES[change]]),
+            np.array([0.0]),
+            np.array([modified]),
+        )
+        return float(interval[0]), page.fetched_at + timedelta(seconds=float(reference[0])), None
 
     def after_fetch(self, page: ScheduleInput, change: Change) -> Decision:
         pinned = fixed_override(page)
@@ -217,8 +246,10 @@ class FixedSchedule(BaseSchedule):
     initial: float = 30 * DAY
     name = "fixed"
 
-    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
-        return self.initial, page.fetched_at, None
+    def step(
+        self, interval: np.ndarray, change: np.ndarray, fetched: np.ndarray, modified: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return np.full_like(interval, self.initial), fetched
 
 
 @dataclass(kw_only=True)
@@ -236,9 +267,11 @@ class AronssonSchedule(BaseSchedule):
     name = "aronsson"
     failure_is_unchanged = True
 
-    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
-        factor = (1 - self.decrease) if change is Change.CHANGED else (1 + self.increase)
-        return factor * page.interval + self.constant, page.fetched_at, None
+    def step(
+        self, interval: np.ndarray, change: np.ndarray, fetched: np.ndarray, modified: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        factor = np.where(change == 1, 1 - self.decrease, 1 + self.increase)
+        return factor * interval + self.constant, fetched
 
 
 @dataclass(kw_only=True)
@@ -259,21 +292,22 @@ class NutchAdaptiveSchedule(BaseSchedule):
     initial: float = 30 * DAY
     name = "nutch-adaptive"
 
-    def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
-        fetched = page.fetched_at
-        modified = page.content_changed_at or fetched
-        interval = page.interval
-        if change is Change.CHANGED:
-            interval *= 1 - self.dec_rate
-            modified = fetched
-        elif change is Change.UNCHANGED:
-            interval *= 1 + self.inc_rate
+    def step(
+        self, interval: np.ndarray, change: np.ndarray, fetched: np.ndarray, modified: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        modified = np.where(np.isnan(modified), fetched, modified)
+        interval = np.where(
+            change == 1,
+            interval * (1 - self.dec_rate),
+            np.where(change == 0, interval * (1 + self.inc_rate), interval),
+        )
+        modified = np.where(change == 1, fetched, modified)
         reference = fetched
         if self.sync_delta:
-            delta = max(0.0, (fetched - modified).total_seconds())
-            interval = max(interval, delta)
-            reference = fetched - timedelta(seconds=delta * self.sync_delta_rate)
-        return interval, reference, None
+            delta = np.maximum(0.0, fetched - modified)
+            interval = np.maximum(interval, delta)
+            reference = fetched - delta * self.sync_delta_rate
+        return interval, reference
 
 
 # -- change-rate --------------------------------------------------------------------------
@@ -340,27 +374,71 @@ def solve_mu(rates: np.ndarray, target: float, low: float, high: float) -> float
     return math.sqrt(lo * hi)
 
 
-class RateEstimate:
-    """Poisson change-rate estimate from visits at irregular intervals.
+RATE_BINS = 16
 
-    Cho & Garcia-Molina's maximum-likelihood estimator for irregular access: with
-    changed visits after intervals tᵢ and unchanged ones after tⱼ, λ solves
-    Σ tᵢ / (e^(λtᵢ) − 1) = Σ tⱼ. Changed intervals are kept in log₂ bins (count and
-    sum) so the state stays small whatever the number of visits; half a changed and
-    half an unchanged pseudo-visit keep the estimate finite at the extremes.
+
+def rate_bin(elapsed: np.ndarray | float) -> np.ndarray:
+    """Log₄ bins of visit intervals: 4⁴ s (4 min) and under in bin 0, 4¹⁹ s (8,700 y) up."""
+    value = np.log(np.maximum(np.asarray(elapsed, dtype=float), 1.0)) / math.log(4)
+    return np.clip(np.floor(value) - 4, 0, RATE_BINS - 1).astype(int)
+
+
+def mle_rates(
+    counts: np.ndarray,
+    sums: np.ndarray,
+    unchanged: np.ndarray,
+    visits: np.ndarray,
+    low: np.ndarray | None = None,
+    high: np.ndarray | None = None,
+    iterations: int = 90,
+) -> np.ndarray:
+    """Cho & Garcia-Molina's maximum-likelihood change rates for irregular visits.
+
+    With changed visits after intervals tᵢ and unchanged ones after tⱼ, λ solves
+    Σ tᵢ / (e^(λtᵢ) − 1) = Σ tⱼ. Changed intervals come binned (``counts``, ``sums``:
+    shape pages × bins) so the state stays small however many visits; half a changed
+    and half an unchanged pseudo-visit of the mean interval keep λ finite when a page
+    always or never changed. Bisection on log λ between ``low`` and ``high``.
     """
+    visits = np.maximum(visits, 1e-9)
+    mean_t = (sums.sum(axis=1) + unchanged) / visits
+    mids = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), 1.0)
+    target = unchanged + 0.5 * mean_t
+    lo = np.log(np.full(len(visits), 1e-13) if low is None else low)
+    hi = np.log(np.full(len(visits), 1e3) if high is None else high)
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        lam = np.exp(mid)[:, None]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            terms = np.where(counts > 0, counts * mids / np.expm1(lam * mids), 0.0)
+            pseudo = 0.5 * mean_t / np.expm1(lam[:, 0] * mean_t)
+        above = terms.sum(axis=1) + pseudo > target  # λ still too small
+        lo = np.where(above, mid, lo)
+        hi = np.where(above, hi, mid)
+    return np.exp((lo + hi) / 2)
+
+
+class RateEstimate:
+    """One page's change-rate statistics, kept in its metadata between fetches."""
 
     def __init__(self, state: dict | None = None) -> None:
         state = state or {}
-        self.visits = int(state.get("n", 0))
+        self.visits = float(state.get("n", 0))
         self.unchanged = float(state.get("u", 0.0))
-        self.bins: dict[int, list[float]] = {int(k): list(v) for k, v in state.get("c", {}).items()}
+        self.counts = np.zeros(RATE_BINS)
+        self.sums = np.zeros(RATE_BINS)
+        for key, (count, total) in state.get("c", {}).items():
+            self.counts[int(key)] = count
+            self.sums[int(key)] = total
 
     def to_state(self) -> dict:
         return {
-            "n": self.visits,
+            "n": round(self.visits, 6),
             "u": round(self.unchanged, 3),
-            "c": {str(k): [round(c, 6), round(s, 3)] for k, (c, s) in sorted(self.bins.items())},
+            "c": {
+                str(b): [round(float(self.counts[b]), 6), round(float(self.sums[b]), 3)]
+                for b in np.flatnonzero(self.counts)
+            },
         }
 
     def add(self, elapsed: float, changed: bool, memory: float) -> None:
@@ -368,45 +446,27 @@ class RateEstimate:
             return
         if memory and self.visits >= memory:  # forget slowly: pages change their habits
             keep = 1 - 1 / memory
+            self.visits *= keep
             self.unchanged *= keep
-            for entry in self.bins.values():
-                entry[0] *= keep
-                entry[1] *= keep
+            self.counts *= keep
+            self.sums *= keep
         self.visits += 1
         if changed:
-            entry = self.bins.setdefault(int(math.log2(max(elapsed, 1.0))), [0.0, 0.0])
-            entry[0] += 1
-            entry[1] += elapsed
+            b = int(rate_bin(elapsed))
+            self.counts[b] += 1
+            self.sums[b] += elapsed
         else:
             self.unchanged += elapsed
 
     def rate(self) -> float:
-        counts = np.array([c for c, _ in self.bins.values()] or [0.0])
-        sums = np.array([s for _, s in self.bins.values()] or [0.0])
-        total_count = counts.sum()
-        total_time = sums.sum() + self.unchanged
-        if self.visits == 0 or total_time <= 0:
+        if self.visits <= 0:
             return 0.0
-        mean_t = total_time / (total_count + (self.visits - total_count) or 1)
-        mids = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), mean_t)
-        counts = np.append(counts, 0.5)
-        mids = np.append(mids, mean_t)
-        unchanged = self.unchanged + 0.5 * mean_t
-
-        def excess(lam: float) -> float:
-            with np.errstate(over="ignore"):
-                return float(np.sum(counts * mids / np.expm1(lam * mids))) - unchanged
-
-        lo, hi = 1e-12, 1.0
-        while excess(hi) > 0 and hi < 1e6:
-            hi *= 10
-        for _ in range(80):
-            mid = math.sqrt(lo * hi)
-            if excess(mid) > 0:
-                lo = mid
-            else:
-                hi = mid
-        return math.sqrt(lo * hi)
+        return float(
+            mle_rates(
+                self.counts[None, :], self.sums[None, :],
+                np.array([self.unchanged]), np.array([self.visits]),
+            )[0]
+        )  # fmt: skip
 
 
 @dataclass(kw_only=True)
