@@ -178,6 +178,8 @@ def _cmd_inject(project: Project, args: argparse.Namespace) -> int:
             text = args.file.read_text(encoding="utf-8")
         except OSError as exc:
             raise InvalidArgument(f"cannot read {args.file}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise InvalidArgument(f"{args.file} is not UTF-8 text (one URL per line)") from None
         urls += [
             line.strip()
             for line in text.splitlines()

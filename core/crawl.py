@@ -18,6 +18,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -118,6 +119,11 @@ class Crawler:
         self._round_queued = 0
         self._seen: set[str] = set()
         self._rejected: set[str] = set()
+        self._slots: dict[str, HostSlot] = {}
+        self._policies: dict[str, RobotsPolicy] = {}
+        self._robots_locks: dict[str, asyncio.Lock] = {}
+        # robots.txt groups name a product token, not the whole User-Agent (RFC 9309 §2.2.1)
+        self._robots_agent = self.settings.fetch.user_agent.split("/")[0].split()[0]
         self._started = 0.0
 
     # -- thread-safe controls --------------------------------------------------------
@@ -236,18 +242,18 @@ class Crawler:
         self._round_stats = [0, 0, 0]  # fetched, errors, new
         self._round_queued = len(pages)
         self._emit(RoundStarted(self.rounds, name, len(pages), start))
-        slots: dict[str, HostSlot] = {}
+        active: list[HostSlot] = []
         for page in pages:
-            origin = origin_of(page.url)
-            if origin not in slots:
-                slots[origin] = HostSlot(origin, self.settings.politeness)
-            slots[origin].queue.append(page)
+            slot = self._slot(page.host)
+            if not slot.queue:
+                active.append(slot)
+            slot.queue.append(page)
             self._seen.add(page.url)
         self._semaphore = asyncio.Semaphore(max(1, self.settings.politeness.concurrency))
         # a host's workers share few client lanes, so connections get reused (fetch.py)
         workers = [
-            asyncio.create_task(self._host_worker(slot, index + worker // CONNECTIONS_PER_LANE))
-            for index, slot in enumerate(slots.values())
+            asyncio.create_task(self._host_worker(slot, slot.lane + worker // CONNECTIONS_PER_LANE))
+            for slot in active
             for worker in range(max(1, self.settings.politeness.per_host))
         ]
         watcher = asyncio.create_task(self._stop_watcher(workers))
@@ -260,6 +266,8 @@ class Crawler:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
+            for slot in active:
+                slot.queue.clear()  # a stopped round leaves its pages due
             self._commit()
             self.writer.close(self.clock.now(), self._committed_bytes)
         if store.segment_names() & {name}:
@@ -276,23 +284,43 @@ class Crawler:
 
     # -- per host --------------------------------------------------------------------
 
+    def _slot(self, host: str) -> HostSlot:
+        """The host's politeness slot; it outlives rounds, so delays carry over."""
+        slot = self._slots.get(host)
+        if slot is None:
+            slot = self._slots[host] = HostSlot(
+                host, self.settings.politeness, lane=len(self._slots)
+            )
+        return slot
+
+    async def _wait_while_paused(self) -> None:
+        if self._pause.is_set() and len(self.batch):
+            self._commit()  # what is done is saved before the pause, however long
+        while self._pause.is_set() and not self._stop.is_set():
+            await asyncio.sleep(0.05)
+
     async def _host_worker(self, slot: HostSlot, lane: int) -> None:
         politeness = self.settings.politeness
         while slot.queue and not self._stop.is_set():
-            while self._pause.is_set() and not self._stop.is_set():
-                await asyncio.sleep(0.05)
-            if self._stop.is_set():
-                return
-            policy = await self._robots(slot, lane) if politeness.obey_robots else ALLOW_ALL
-            if not slot.queue:  # another worker of this host took the last page meanwhile
+            await self._wait_while_paused()
+            if self._stop.is_set() or not slot.queue:
                 return
             page = slot.queue.popleft()
-            if not policy.allowed(page.url, self.settings.fetch.user_agent):
-                self._robots_denied(page, policy)
-                continue
+            if politeness.obey_robots:
+                policy = await self._robots(origin_of(page.url), slot, lane)
+                if not policy.allowed(page.url, self._robots_agent):
+                    self._robots_denied(page, policy)
+                    continue
             wait = slot.reserve()
+            if wait > politeness.max_retry_after:  # the host asked for a long break
+                slot.queue.appendleft(page)
+                self._defer_host(slot, wait)
+                return
             if wait > 0:
                 await asyncio.sleep(wait)
+            if self._pause.is_set() or self._stop.is_set():
+                slot.queue.appendleft(page)  # paused while waiting its turn: not sent
+                continue
             async with self._semaphore:
                 result = await self.fetcher.fetch(
                     page.url,
@@ -317,8 +345,29 @@ class Crawler:
                     continue
                 if wait > politeness.max_retry_after:
                     self._defer_host(slot, wait)
-            self._process(page, result, outcome)
+            else:
+                slot.answered()
+            self._process_safely(page, result, outcome)
             self._maybe_commit()
+
+    def _process_safely(self, page: Page, result: FetchResult, outcome: Outcome) -> None:
+        """Process one fetch; a bug or absurd input costs that page, not the crawl.
+
+        On an error, the page's WARC records and batch entries are taken back, so the
+        segment holds no capture that no page points at, and the page is recorded as
+        failed with the reason.
+        """
+        mark = self.writer.tell()
+        saved = self.batch.snapshot()
+        try:
+            self._process(page, result, outcome)
+        except Exception as exc:
+            self.writer.rollback(mark)
+            self.batch.restore(saved)
+            reason = f"internal error processing the response: {type(exc).__name__}: {exc}"
+            self._emit(LogMessage("error", f"{page.url}: {reason}"))
+            failed = replace(result, response=None, error=reason)
+            self._process(page, failed, Outcome.FAILED)
 
     def _defer_host(self, slot: HostSlot, wait: float) -> None:
         """The host asked for a long pause: its other pages wait for a later round."""
@@ -329,36 +378,43 @@ class Crawler:
             self._emit(
                 LogMessage(
                     "warning",
-                    f"{slot.origin} asked to wait {wait:.0f} s; "
+                    f"{slot.host} asked to wait {wait:.0f} s; "
                     f"{len(slot.queue)} of its pages are put off until then",
                 )
             )
         slot.queue.clear()
 
-    async def _robots(self, slot: HostSlot, lane: int) -> RobotsPolicy:
-        if slot.robots is not None:
-            return slot.robots
-        async with slot.robots_lock:
-            if slot.robots is not None:
-                return slot.robots
+    async def _robots(self, origin: str, slot: HostSlot, lane: int) -> RobotsPolicy:
+        """The origin's robots.txt policy: from this crawl, the store's cache, or fetched."""
+        policy = self._policies.get(origin)
+        if policy is not None:
+            return policy
+        lock = self._robots_locks.setdefault(origin, asyncio.Lock())
+        async with lock:
+            policy = self._policies.get(origin)
+            if policy is not None:
+                return policy
             now = self.clock.now()
-            policy = cached_policy(slot.origin, now, self.settings.politeness.robots_ttl)
+            policy = cached_policy(origin, now, self.settings.politeness.robots_ttl)
             if policy is None:
                 wait = slot.reserve()
                 if wait > 0:
                     await asyncio.sleep(wait)
                 async with self._semaphore:
                     result = await self.fetcher.fetch(
-                        slot.origin + "/robots.txt",
+                        origin + "/robots.txt",
                         now,
                         max_bytes=MAX_ROBOTS_BYTES,
                         follow_redirects=True,
                         lane=lane,
                     )
+                policy = self._robots_from(origin, result, now)
+                # the Crawl-delay counts from this request already
+                slot.honour_crawl_delay(policy.crawl_delay(self._robots_agent))
                 slot.finished()
-                policy = self._robots_from(slot.origin, result, now)
-            slot.honour_crawl_delay(policy.crawl_delay(self.settings.fetch.user_agent))
-            slot.robots = policy
+            else:
+                slot.honour_crawl_delay(policy.crawl_delay(self._robots_agent))
+            self._policies[origin] = policy
             return policy
 
     def _robots_from(self, origin: str, result: FetchResult, now: datetime) -> RobotsPolicy:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import urlsplit
@@ -37,7 +37,8 @@ class FetchResult:
     error: str | None = None
     elapsed_ms: float = 0.0
     ip: str | None = None
-    extra: dict = field(default_factory=dict)
+    #: Body chunks as they arrive; folded into ``response.body`` when the fetch ends.
+    parts: list[bytes] = field(default_factory=list)
 
     @property
     def status(self) -> int | None:
@@ -62,10 +63,10 @@ def parse_http_date(value: str | None) -> datetime | None:
         return None
     try:
         parsed = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+        if parsed.tzinfo is not None:
+            parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None  # a date no calendar holds is no date
     return parsed
 
 
@@ -160,9 +161,10 @@ class Fetcher:
         client, transport = self.clients[lane], self.transports[lane]
         result = FetchResult(url=url, started_at=started_at)
         cap = max_bytes if max_bytes is not None else self.settings.max_body_bytes
-        headers = {}
+        headers: dict[str, str | bytes] = {}
         if etag:
-            headers["If-None-Match"] = etag
+            # sent back byte for byte as it came (latin-1), even when not ASCII
+            headers["If-None-Match"] = etag.encode("latin-1", "replace")
         if last_modified:
             headers["If-Modified-Since"] = http_date(last_modified)
         t0 = time.perf_counter()
@@ -174,19 +176,28 @@ class Fetcher:
         except TimeoutError:
             if result.response is None:
                 result.error = f"timed out after {self.settings.total_timeout:g} s"
-            else:
+            else:  # keep what arrived, marked as cut (WARC-Truncated: time)
                 result.truncated = "time"
         except httpx.TimeoutException as exc:
-            result.error = f"timeout ({type(exc).__name__})"
+            if result.response is None or not result.parts:
+                result.error = f"timeout ({type(exc).__name__})"
+            else:
+                result.truncated = "time"
         except httpx.TooManyRedirects:
             result.error = TOO_MANY_REDIRECTS
         except httpx.InvalidURL as exc:  # a redirect (robots.txt) to a URL httpx can't use
             result.error = f"bad redirect target: {exc}"
         except httpx.HTTPError as exc:
-            result.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if result.response is not None and result.parts:
+                result.truncated = "disconnect"  # the server hung up mid-body
+            else:
+                result.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except (OSError, ValueError, UnicodeError) as exc:
             result.error = f"{type(exc).__name__}: {exc}"
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
+        if result.response is not None:
+            result.response = replace(result.response, body=b"".join(result.parts)[:cap])
+            result.parts = []
         if result.response is not None and result.error is None:
             result.decoded, result.decode_error = decode_body(
                 result.response.body,
@@ -201,7 +212,7 @@ class Fetcher:
         transport: httpx.AsyncHTTPTransport,
         result: FetchResult,
         url: str,
-        headers: dict[str, str],
+        headers: dict[str, str | bytes],
         cap: int,
         follow_redirects: bool,
     ) -> None:
@@ -229,29 +240,22 @@ class Fetcher:
             status_headers = [
                 (k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw
             ]
-            chunks: list[bytes] = []
-            size = 0
-            truncated = None
-            try:
-                async for chunk in response.aiter_raw():
-                    chunks.append(chunk)
-                    size += len(chunk)
-                    if size > cap:
-                        truncated = "length"
-                        break
-            except httpx.ReadTimeout:
-                if not chunks:
-                    raise
-                truncated = "time"
-            body = b"".join(chunks)[:cap]
-            result.truncated = truncated
+            # The body arrives in result.parts, so a timeout or a hang-up mid-body still
+            # leaves what came (fetch() assembles it and marks the record truncated).
             result.response = HttpResponse(
                 response.http_version or "HTTP/1.1",
                 response.status_code,
                 response.reason_phrase or "",
                 status_headers,
-                body,
+                b"",
             )
+            size = 0
+            async for chunk in response.aiter_raw():
+                result.parts.append(chunk)
+                size += len(chunk)
+                if size > cap:
+                    result.truncated = "length"
+                    break
             stream = response.extensions.get("network_stream")
             if stream is not None:
                 addr = stream.get_extra_info("server_addr")

@@ -53,13 +53,15 @@ def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
     tree = LexborHTMLParser(text)
     result = ParseResult(encoding=encoding)
     base = url
+    based = False
     raw_links: list[tuple[str, bool]] = []
     for node in tree.css(_LINKS):
         attrs = node.attributes
         tag = node.tag
         if tag == "base":
             href = attrs.get("href")
-            if href:
+            if href and not based:  # the first <base href> is the one that counts
+                based = True
                 try:
                     base = canonical(href, url)
                 except InvalidUrl:
@@ -78,7 +80,8 @@ def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
         rel = (attrs.get("rel") or "").lower().split()
         raw_links.append((href, "nofollow" in rel))
     for node in tree.css('meta[name="robots" i]'):
-        if "nofollow" in (node.attributes.get("content") or "").lower():
+        directives = {d.strip() for d in (node.attributes.get("content") or "").lower().split(",")}
+        if directives & {"nofollow", "none"}:
             result.nofollow_all = True
     # one entry per target; followable if any link to it is followable
     merged: dict[str, bool] = {}

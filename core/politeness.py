@@ -1,13 +1,13 @@
 """Per-host politeness slots: they compute when the next request may start, never sleep.
 
-One slot per origin (scheme, host, port): a queue of pages, a jittered delay between
-request starts, back-off after 429/503 (``Retry-After`` honoured), and the origin's
-robots.txt policy once known.
+One slot per host for the whole crawl (http and https, any port: one machine to be
+polite to): a queue of pages for the current round, a jittered delay between request
+starts, the host's ``Crawl-delay``, and back-off after 429/503 (``Retry-After``
+honoured). robots.txt itself is per origin (RFC 9309) and lives in the engine.
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections import deque
@@ -17,20 +17,21 @@ from datetime import UTC, datetime
 from core.config import PolitenessSettings
 from core.fetch import parse_http_date
 from core.models import Page
-from core.robots import RobotsPolicy
+
+#: The longest wait any server can impose (a Retry-After of years is a typo or an attack).
+MAX_WAIT = 365 * 86400.0
 
 
 @dataclass
 class HostSlot:
-    origin: str
+    host: str
     settings: PolitenessSettings
+    lane: int = 0  # which HTTP client pool the host's requests use (fetch.py)
     queue: deque[Page] = field(default_factory=deque)
     delay: float = 0.0
     next_start: float = 0.0  # time.monotonic() before which no request may start
     backoff: float = 0.0
     attempts: dict[int, int] = field(default_factory=dict)  # page id -> throttled tries
-    robots: RobotsPolicy | None = None
-    robots_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
         self.delay = self.settings.delay
@@ -63,8 +64,13 @@ class HostSlot:
         if wait is None:
             self.backoff = self.backoff * 2 if self.backoff else self.settings.backoff
             wait = self.backoff
+        wait = min(wait, MAX_WAIT)
         self.next_start = max(self.next_start, time.monotonic() + wait)
         return wait
+
+    def answered(self) -> None:
+        """A normal answer: the next 429/503 starts its back-off afresh."""
+        self.backoff = 0.0
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -72,9 +78,10 @@ def retry_after_seconds(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if value.isascii() and value.isdigit():
+        return min(float(int(value)), MAX_WAIT)
     when = parse_http_date(value)
     if when is None:
         return None
-    return max(0.0, (when - datetime.now(UTC).replace(tzinfo=None)).total_seconds())
+    wait = (when - datetime.now(UTC).replace(tzinfo=None)).total_seconds()
+    return min(max(0.0, wait), MAX_WAIT)

@@ -171,6 +171,14 @@ class SegmentWriter:
         )
         return written
 
+    def rollback(self, offset: int) -> None:
+        """Take back every record written from ``offset`` on (none of it is committed)."""
+        self._fh.seek(offset)
+        self._fh.truncate(offset)
+        while self._index and self._index[-1][0] >= offset:
+            self._index.pop()
+            self.captures -= 1
+
     def close(self, closed_at: datetime, committed_bytes: int) -> None:
         """Finish the segment: cut anything uncommitted, write the index, rename."""
         self._fh.flush()

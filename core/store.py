@@ -233,6 +233,19 @@ class CommitBatch:
     def __len__(self) -> int:
         return len(self.page_updates)
 
+    def snapshot(self) -> tuple[int, ...]:
+        """Sizes to :meth:`restore` to, taking back entries added since."""
+        return (
+            self.records, len(self.page_updates), len(self.events), len(self.new_pages),
+            len(self.links), len(self.rejected), len(self.cash),
+        )  # fmt: skip
+
+    def restore(self, sizes: tuple[int, ...]) -> None:
+        records, updates, events, new_pages, links, rejected, cash = sizes
+        self.records = records
+        del self.page_updates[updates:], self.events[events:], self.new_pages[new_pages:]
+        del self.links[links:], self.rejected[rejected:], self.cash[cash:]
+
 
 def commit_batch(batch: CommitBatch, now: datetime) -> int:
     """Apply a batch in one transaction; returns how many new pages it added."""

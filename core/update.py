@@ -152,6 +152,11 @@ def update_page(
                 fields["etag"] = etag
             if last_modified or outcome is Outcome.OK:
                 fields["server_last_modified"] = parse_http_date(last_modified)
+        elif capture is not None:
+            # A 404 or redirect is now the latest payload: validators of an older 200
+            # would let a 304 make a revisit point at that error page.
+            fields["etag"] = None
+            fields["server_last_modified"] = None
         if outcome is not Outcome.NOT_MODIFIED:
             fields["content_type"] = result.header("content-type")
     if signature is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +24,8 @@ class Reply:
     no_length: bool = False
     #: Block forever before answering (until the server shuts down).
     hang: bool = False
+    #: Send the body in 1 KiB pieces this many seconds apart (a slow server).
+    trickle: float = 0.0
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -38,6 +41,8 @@ class TestServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.hits: list[tuple[str, dict[str, str]]] = []
+        #: time.monotonic() of each hit, in the order of ``hits``.
+        self.times: list[float] = []
         self.lock = threading.Condition()
         self.closing = threading.Event()
         #: Seconds each answer waits first: a slow server, so a crawl can be caught mid-round.
@@ -53,6 +58,7 @@ class TestServer:
             def do_GET(self) -> None:
                 with server.lock:
                     server.hits.append((self.path, dict(self.headers.items())))
+                    server.times.append(time.monotonic())
                     server.lock.notify_all()
                 if server.latency:
                     server.closing.wait(server.latency)
@@ -76,7 +82,14 @@ class TestServer:
                     self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(reply.body)
+                    if not reply.trickle:
+                        self.wfile.write(reply.body)
+                        return
+                    for start in range(0, len(reply.body), 1024):
+                        self.wfile.write(reply.body[start : start + 1024])
+                        self.wfile.flush()
+                        if server.closing.wait(reply.trickle):
+                            return
 
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -94,6 +107,10 @@ class TestServer:
         self.routes[path] = Reply(
             200, body.encode("utf-8"), {"Content-Type": "text/html; charset=utf-8", **headers}
         )
+
+    def times_for(self, path: str) -> list[float]:
+        with self.lock:
+            return [t for (p, _), t in zip(self.hits, self.times, strict=True) if p == path]
 
     def hits_for(self, path: str) -> int:
         with self.lock:

@@ -1,0 +1,112 @@
+"""Absurd server input costs a page at most, never the crawl; politeness spans rounds."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from core.clock import utcnow
+from core.config import FetchSettings, PolitenessSettings
+from core.crawl import inject
+from core.models import FetchEvent, Page, PageStatus
+from core.segments import read_payload
+from tests.conftest import crawl, fast_settings
+from tests.httpserver import Reply
+
+
+def _page(url: str) -> Page:
+    return Page.get(Page.url == url)
+
+
+def test_absurd_dates_and_retry_after_do_not_crash_the_crawl(project, server):
+    server.html("/", '<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>')
+    server.html("/a", "<p>a</p>", **{"Last-Modified": "Fri, 31 Dec 9999 23:59:59 -1200"})
+    server.routes["/b"] = Reply(429, b"", {"Retry-After": "\u00b2"})
+    server.routes["/c"] = Reply(503, b"", {"Retry-After": "1000000000000"})
+    inject([server.url("/")], utcnow())
+    politeness = replace(fast_settings().politeness, backoff=0.05, per_host=1)
+    summary = crawl(project, fast_settings(politeness=politeness))
+    assert summary.rounds == 2 and not summary.stopped
+    assert _page(server.url("/a")).status == PageStatus.FETCHED
+    assert _page(server.url("/a")).server_last_modified is None
+    # /c's year-long Retry-After (capped) puts the host's remaining pages off, not the crawl
+    assert _page(server.url("/c")).status == PageStatus.RETRY
+    assert _page(server.url("/b")).next_fetch > utcnow().replace(
+        year=utcnow().year + 1
+    ) - timedelta(days=1)
+
+
+def test_politeness_delay_holds_across_rounds(project, server):
+    server.html("/", '<a href="/next">next</a>')
+    server.html("/next", "<p>deeper: fetched in the next round</p>")
+    server.routes["/robots.txt"] = Reply(200, b"User-agent: *\nCrawl-delay: 1\n", {})
+    inject([server.url("/")], utcnow())
+    politeness = replace(PolitenessSettings(), delay=0.3, jitter=0.0, per_host=1)
+    summary = crawl(project, fast_settings(politeness=politeness))
+    assert summary.rounds == 2
+    (first,), (second,) = server.times_for("/"), server.times_for("/next")
+    # the Crawl-delay of round 1's host still holds for its first request in round 2
+    assert second - first >= 1.0
+
+
+def test_304_after_a_404_never_points_at_the_error_page(project, server):
+    from core.clock import Clock, parse_iso
+
+    state = {"n": 0}
+
+    def route(handler):
+        state["n"] += 1
+        if state["n"] == 1:
+            return Reply(200, b"<p>first</p>", {"ETag": '"A"', "Content-Type": "text/html"})
+        if state["n"] == 2:
+            return Reply(404, b"<p>not here</p>", {"Content-Type": "text/html"})
+        if handler.headers.get("If-None-Match") == '"A"':
+            return Reply(304, b"", {"ETag": '"A"'})
+        return Reply(200, b"<p>back</p>", {"Content-Type": "text/html"})
+
+    server.routes["/p"] = route
+    inject([server.url("/p")], utcnow())
+    for month in ("2027-01-01", "2027-06-01", "2028-06-01"):
+        crawl(project, clock=Clock(parse_iso(f"{month}T00:00:00Z")))
+    page = _page(server.url("/p"))
+    assert page.status == PageStatus.FETCHED
+    assert read_payload(project.path, page.payload_file, page.payload_offset).body == b"<p>back</p>"
+
+
+def test_non_ascii_etag_is_sent_back_as_received(project, server):
+    from core.clock import Clock, parse_iso
+
+    server.routes["/e"] = Reply(
+        200, b"<p>e</p>", {"ETag": '"caf\u00e9"', "Content-Type": "text/html"}
+    )
+    inject([server.url("/e")], utcnow())
+    crawl(project, clock=Clock(parse_iso("2027-01-01T00:00:00Z")))
+    crawl(project, clock=Clock(parse_iso("2027-06-01T00:00:00Z")))
+    assert server.hits_for("/e") == 2
+    assert server.hits[-1][1].get("If-None-Match") == '"caf\u00e9"'
+    assert _page(server.url("/e")).status == PageStatus.FETCHED
+
+
+def test_total_timeout_keeps_the_part_that_arrived(project, server):
+    server.routes["/slow"] = Reply(200, b"<p>" + b"x" * 60_000 + b"</p>", trickle=0.05)
+    inject([server.url("/slow")], utcnow())
+    fetch = replace(FetchSettings(), read_timeout=2.0, total_timeout=0.5)
+    crawl(project, fast_settings(fetch=fetch))
+    page = _page(server.url("/slow"))
+    assert page.status == PageStatus.FETCHED
+    record = read_payload(project.path, page.payload_file, page.payload_offset)
+    assert record.warc_headers.get("WARC-Truncated") == "time"
+    assert 0 < len(record.body) < 60_000
+    event = FetchEvent.get(FetchEvent.page == page)
+    assert "cut" in event.error
+
+
+def test_robots_groups_match_the_product_token_only(project, server):
+    # "github" appears in Recrawl's User-Agent (its contact URL) but is not its name
+    server.routes["/robots.txt"] = Reply(
+        200, b"User-agent: github\nDisallow: /\n\nUser-agent: *\nAllow: /\n", {}
+    )
+    server.html("/ok", "<p>ok</p>")
+    inject([server.url("/ok")], utcnow())
+    crawl(project, fast_settings())
+    assert _page(server.url("/ok")).status == PageStatus.FETCHED
