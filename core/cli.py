@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from core import __version__, policy, store
-from core.clock import Clock, parse_iso, to_iso, utcnow
+from core.clock import Clock, parse_duration, parse_iso, to_iso, utcnow
 from core.config import CrawlSettings
 from core.errors import InvalidArgument, NotFound, RecrawlError
 from core.events import Event, LogMessage, RoundFinished
 from core.fetch import decode_body
 from core.models import PageStatus
 from core.project import Project
-from core.schedule import schedule_names
+from core.schedule import make_schedule, schedule_names
 from core.signature import SIGNATURES
 from core.urls import canonical
 
@@ -65,6 +65,13 @@ def _seconds(text: str) -> float:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
     return value
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,6 +137,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", metavar="KIND", help="signature: " + ", ".join(SIGNATURES))
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser(
+        "simulate",
+        help="simulate a schedule on one page, or compare schedules on a corpus",
+        description="One page: --schedule NAME with --change-every DUR or --change-at "
+        "D1,D2,... (days). A corpus: --corpus N --days D --schedules A,B,...",
+    )
+    p.add_argument("--schedule", choices=schedule_names())
+    p.add_argument("--param", action="append", default=[], metavar="K=V")
+    p.add_argument("--change-every", type=_duration, metavar="DUR")
+    p.add_argument("--change-at", metavar="D1,D2,...", help="days on which the page changes")
+    p.add_argument("--initial-interval", type=_duration, metavar="DUR")
+    p.add_argument("--first-fetch", type=_duration, default=0.0, metavar="DUR")
+    p.add_argument("--until", type=_duration, default=365 * 86400.0, metavar="DUR")
+    p.add_argument("--corpus", type=_positive_int, metavar="N")
+    p.add_argument("--days", type=_positive_int, default=365)
+    p.add_argument("--schedules", metavar="A,B,...")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("segments", help="list segments with their liveness")
     p.add_argument("dir")
     p.add_argument("--json", action="store_true")
@@ -158,6 +184,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from gui.app import run_app  # Qt only when the GUI is asked for
 
         return run_app(getattr(args, "dir", None))
+    if command == "simulate":
+        return _cmd_simulate(args)
     if command == "init":
         project = Project.init(args.dir)
         print(f"initialised {project.path}")
@@ -392,6 +420,73 @@ def _describe_line(description: dict[str, Any]) -> str:
 def _cmd_signature(project: Project, args: argparse.Namespace) -> int:
     signature = policy.set_signature(args.set) if args.set else policy.project_signature()
     print(json.dumps({"signature": signature.kind}) if args.json else signature.kind)
+    return 0
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from core.simulate import corpus_rates, optimum, simulate_corpus, simulate_page
+
+    if args.corpus:
+        names = [n.strip() for n in (args.schedules or "").split(",") if n.strip()]
+        if not names:
+            raise InvalidArgument("--corpus needs --schedules A,B,...")
+        rates = corpus_rates(args.corpus, args.seed)
+        rows = []
+        for name in names:
+            result = simulate_corpus(make_schedule(name), rates, args.days, seed=args.seed)
+            best = optimum(rates, result.fetches_per_page_per_day, args.days)
+            row = result.to_json()
+            row["optimum"] = {
+                "freshness": round(best.freshness, 4),
+                "mean_staleness_hours": round(best.mean_staleness_hours, 2),
+            }
+            rows.append(row)
+        if args.json:
+            print(json.dumps(rows, indent=1))
+        else:
+            for row in rows:
+                print(
+                    f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
+                    f"  freshness {row['freshness']:.3f} (optimum {row['optimum']['freshness']:.3f})"
+                    f"  staleness {row['mean_staleness_hours']:.1f} h"
+                )
+        return 0
+    if not args.schedule:
+        raise InvalidArgument("simulate needs --schedule NAME (or --corpus N)")
+    if (args.change_every is None) == (args.change_at is None):
+        raise InvalidArgument("give exactly one of --change-every DUR or --change-at D1,D2,...")
+    params = policy.parse_params(args.schedule, None, args.param)
+    schedule = make_schedule(args.schedule, **params)
+    change_at = None
+    if args.change_at is not None:
+        try:
+            change_at = [float(d) * 86400 for d in args.change_at.split(",") if d.strip()]
+        except ValueError:
+            raise InvalidArgument(
+                f"--change-at takes days like 0,3.5,10: {args.change_at!r}"
+            ) from None
+    if args.change_every is not None and args.change_every <= 0:
+        raise InvalidArgument("--change-every must be longer than zero")
+    rows = simulate_page(
+        schedule,
+        change_every=args.change_every,
+        change_at=change_at,
+        initial_interval=args.initial_interval,
+        first_fetch=args.first_fetch,
+        until=args.until,
+    )
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(
+            f"{'day':>9} {'changed':>8} {'since change':>13} {'interval before':>16} {'after':>10}"
+        )
+        for r in rows:
+            since = "-" if r["since_change_days"] is None else f"{r['since_change_days']:.2f} d"
+            print(
+                f"{r['day']:>9.2f} {'yes' if r['changed'] else 'no':>8} {since:>13} "
+                f"{r['interval_before_days']:>14.3f} d {r['interval_after_days']:>8.3f} d"
+            )
     return 0
 
 

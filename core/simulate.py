@@ -236,15 +236,20 @@ class _RateTable:
         np.add.at(self.counts, (hit, bins[changed]), 1.0)
         np.add.at(self.sums, (hit, bins[changed]), gap[changed])
         previous = self.rate[idx]
-        warm = np.isfinite(previous)
-        # The estimate moves little per visit: search near the last one (a wide
-        # bracket for pages seen for the first time).
-        low = np.where(warm, previous / 16, 1e-13)
-        high = np.where(warm, previous * 16, 1e3)
-        rate = mle_rates(
-            self.counts[idx], self.sums[idx], self.unchanged[idx], self.visits[idx],
-            low, high, iterations=np.where(warm, 20, 90).max(),
-        )  # fmt: skip
+        rate = np.empty(len(idx))
+        # The estimate moves little per visit: search near the last one, and widely
+        # only for pages seen for the first time.
+        for warm, spread, iterations in ((True, 4.0, 12), (False, None, 90)):
+            pick = np.isfinite(previous) == warm
+            if not pick.any():
+                continue
+            rows = idx[pick]
+            low = previous[pick] / spread if spread else None
+            high = previous[pick] * spread if spread else None
+            rate[pick] = mle_rates(
+                self.counts[rows], self.sums[rows], self.unchanged[rows], self.visits[rows],
+                low, high, iterations,
+            )  # fmt: skip
         self.rate[idx] = rate
         trusted = self.visits[idx] >= schedule.min_visits
         low_b, high_b = schedule.bounds("")
