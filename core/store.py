@@ -94,7 +94,8 @@ class NewPage:
     fetch_interval: float
     depth: int = 0
     discovered_from: str | None = None
-    score: float = 1.0
+    #: Discovered pages start with nothing; the scoring gives them their due.
+    score: float = 0.0
     cash: float = 0.0
 
 

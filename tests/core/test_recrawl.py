@@ -1,0 +1,159 @@
+"""Revisits end to end: due pages refetched, change states, intervals, scores."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from core import policy
+from core.cli import main
+from core.clock import Clock, parse_iso, utcnow
+from core.crawl import inject
+from core.models import FetchEvent, Page
+from core.schedule import DAY
+from tests.conftest import crawl
+
+PARAGRAPH = (
+    "Archivists watch sites for months and want to know when each page changed, "
+    "which pages changed together, and how often a page should be visited again. "
+)
+
+
+def article(extra: str = "", counter: int = 1) -> str:
+    body = PARAGRAPH * 12
+    return (
+        f"<html><body><p>{body}</p><p>{extra}</p><footer>visits: {counter}</footer></body></html>"
+    )
+
+
+def at(day: float) -> Clock:
+    start = parse_iso("2027-01-01T00:00:00Z")
+    from datetime import timedelta
+
+    return Clock(start + timedelta(days=day))
+
+
+def events(url: str) -> list[FetchEvent]:
+    page = Page.get(Page.url == url)
+    return list(FetchEvent.select().where(FetchEvent.page == page).order_by(FetchEvent.id))
+
+
+def test_two_rounds_with_changes_move_intervals_as_aronsson_says(project, server):
+    assert policy.schedule_spec()[0] == "aronsson"  # a new project's default
+    assert policy.project_signature().kind == "text-profile"
+    server.html("/", '<a href="/news">n</a> <a href="/static">s</a> <a href="/counter">c</a>')
+    server.html("/news", article("first story"))
+    server.html("/static", article("never changes"))
+    server.html("/counter", article("same text", counter=1))
+    inject([server.url("/")], utcnow())
+    crawl(project, clock=at(0))
+    assert all(
+        e.change == "unknown" for url in ("/news", "/static") for e in events(server.url(url))
+    )
+
+    # Between the rounds: a new story, a counter tick; /static stays.
+    server.html("/news", article("a completely different story about elections and budgets " * 3))
+    server.html("/counter", article("same text", counter=2))
+    # A first fetch's change is unknown, which aronsson counts as unchanged: 10 d → 12 d.
+    first = 1.2 * 10 * DAY + 1800
+    assert events(server.url("/news"))[0].interval_after == pytest.approx(first)
+    summary = crawl(project, clock=at(12.1))
+    assert summary.fetched == 4  # exactly the due pages
+    (_, second) = events(server.url("/news"))
+    assert second.change == "changed"
+    assert second.interval_before == pytest.approx(first)
+    assert second.interval_after == pytest.approx(0.5 * first + 1800)
+    assert events(server.url("/static"))[1].change == "unchanged"
+    assert events(server.url("/static"))[1].interval_after == pytest.approx(1.2 * first + 1800)
+    # a changed counter in a long page is not a change for text-profile
+    assert events(server.url("/counter"))[1].change == "unchanged"
+    news = Page.get(Page.url == server.url("/news"))
+    assert news.content_changed_at > news.first_fetched
+
+    # Only /news is due about six days later.
+    summary = crawl(project, clock=at(12.2 + (0.5 * first + 1800) / DAY))
+    assert summary.fetched == 1
+    assert len(events(server.url("/news"))) == 3
+
+
+def test_inlink_scores_follow_the_link_graph(project, server):
+    server.html("/", '<a href="/a">a</a> <a href="/b">b</a>')
+    server.html("/a", '<a href="/b">b</a>')
+    server.html("/b", '<a href="/a">a</a> <a href="/">home</a>')
+    inject([server.url("/")], utcnow())
+    crawl(project)
+    scores = {p.url.rsplit("/", 1)[1]: p.score for p in Page.select()}
+    assert scores == {"": 1.0, "a": 2.0, "b": 2.0}
+
+
+def test_opic_hands_cash_to_outlinks(project, server):
+    from core import store
+
+    store.set_setting("scoring", "opic")
+    server.html("/", '<a href="/a">a</a> <a href="/b">b</a>')
+    server.html("/a", '<a href="/b">b</a>')
+    server.html("/b", "<p>leaf</p>")
+    inject([server.url("/")], utcnow())
+    crawl(project)
+    by = {p.url.rsplit("/", 1)[1]: p for p in Page.select()}
+    # the seed's 1.0 splits over two links; /a passes its 0.5 on to /b
+    assert by[""].score == pytest.approx(1.0) and by[""].cash == 0.0
+    assert by["a"].score == pytest.approx(0.5)
+    assert by["b"].score == pytest.approx(1.0)
+
+
+def test_schedule_and_signature_commands_persist(tmp_path, capsys):
+    d = str(tmp_path / "p")
+    assert main(["init", d]) == 0
+    assert main(["schedule", d, "--set", "nutch-adaptive", "--param", "inc_rate=0.3",
+                 "--param", "max@example.com=2d", "--json"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["schedule", d, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["name"] == "nutch-adaptive" and shown["inc_rate"] == 0.3
+    assert shown["hosts"] == {"example.com": {"max": 2 * DAY}}
+    assert main(["signature", d, "--set", "simhash"]) == 0
+    assert main(["signature", d, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {"signature": "simhash"}
+    assert main(["schedule", d, "--set", "change-rate", "--param", "target=2"]) == 1
+    assert "target must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_simulate_one_page_prints_the_hand_drawn_table(capsys):
+    assert main(["simulate", "--schedule", "aronsson", "--change-every", "1d",
+                 "--until", "30d", "--json"]) == 0  # fmt: skip
+    rows = json.loads(capsys.readouterr().out)
+    assert set(rows[0]) == {"day", "changed", "since_change_days", "interval_before_days",
+                            "interval_after_days"}  # fmt: skip
+    # day 0: the page changed at day 0, since the last fetch 10 days before
+    assert rows[0] == {"day": 0.0, "changed": True, "since_change_days": 0.0,
+                       "interval_before_days": 10.0,
+                       "interval_after_days": round((0.5 * 10 * DAY + 1800) / DAY, 4)}  # fmt: skip
+    for before, after in itertools.pairwise(rows):
+        assert after["day"] == pytest.approx(
+            before["day"] + before["interval_after_days"], abs=1e-3
+        )
+        assert after["interval_before_days"] == before["interval_after_days"]
+    assert rows[-1]["day"] <= 30
+
+
+def test_simulate_change_at_and_no_changes(capsys):
+    assert main(["simulate", "--schedule", "fixed", "--change-at", "3,40",
+                 "--first-fetch", "1d", "--until", "95d", "--json"]) == 0  # fmt: skip
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["day"] for r in rows] == [1.0, 31.0, 61.0, 91.0]
+    assert [r["changed"] for r in rows] == [False, True, True, False]
+    assert rows[0]["since_change_days"] is None
+    assert rows[2]["since_change_days"] == 21.0
+
+
+def test_simulate_corpus_reports_each_schedule_and_the_optimum(capsys):
+    assert main(["simulate", "--corpus", "300", "--days", "60",
+                 "--schedules", "aronsson,change-rate", "--json"]) == 0  # fmt: skip
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["schedule"] for r in rows] == ["aronsson", "change-rate"]
+    for row in rows:
+        assert 0 < row["freshness"] <= row["optimum"]["freshness"] + 0.02
+        assert row["fetches_per_page_per_day"] > 0
