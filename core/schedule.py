@@ -408,6 +408,8 @@ def mle_rates(
     """
     visits = np.maximum(visits, 1e-9)
     mean_t = (sums.sum(axis=1) + unchanged) / visits
+    used = np.flatnonzero(counts.any(axis=0))  # most bins are empty for every page
+    counts, sums = counts[:, used], sums[:, used]
     mids = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), 1.0)
     target = unchanged + 0.5 * mean_t
     lo = np.log(np.full(len(visits), 1e-13) if low is None else low)

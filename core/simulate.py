@@ -239,7 +239,7 @@ class _RateTable:
         rate = np.empty(len(idx))
         # The estimate moves little per visit: search near the last one, and widely
         # only for pages seen for the first time.
-        for warm, spread, iterations in ((True, 4.0, 12), (False, None, 90)):
+        for warm, spread, iterations in ((True, 4.0, 10), (False, None, 90)):
             pick = np.isfinite(previous) == warm
             if not pick.any():
                 continue
