@@ -18,6 +18,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -206,6 +207,9 @@ class Crawler:
     async def _crawl(self) -> None:
         politeness = self.settings.politeness
         self.fetcher = Fetcher(self.settings.fetch, max_connections=max(politeness.concurrency, 1))
+        # One thread writes to the store, in order, while the loop goes on fetching.
+        self._committer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recrawl-store")
+        self._commits: list[asyncio.Future] = []
         ticker = asyncio.create_task(self._ticker()) if self.observer else None
         try:
             while not self._stop.is_set():
@@ -226,6 +230,9 @@ class Crawler:
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
             await self.fetcher.aclose()
+            await self._drain_commits()
+            self._committer.submit(store.close_database).result()  # its own connection
+            self._committer.shutdown()
 
     async def _round(self, pages: list[Page]) -> None:
         self.rounds += 1
@@ -269,6 +276,7 @@ class Crawler:
             for slot in active:
                 slot.queue.clear()  # a stopped round leaves its pages due
             self._commit()
+            await self._drain_commits()
             self.writer.close(self.clock.now(), self._committed_bytes)
         if store.segment_names() & {name}:
             self.segments.append(name)
@@ -639,10 +647,32 @@ class Crawler:
             self._commit()
 
     def _commit(self) -> None:
+        """Hand the batch to the store thread: fsync the WARC there, then commit.
+
+        The store learns of a record only after the bytes holding it are durable, so
+        a kill at any point leaves no page pointing past the WARC's durable end.
+        """
         batch = self.batch
-        batch.committed_bytes = self._committed_bytes = self.writer.flush()
-        added = store.commit_batch(batch, self.clock.now())
-        self.new_urls += added
-        self._round_stats[2] += added
+        batch.committed_bytes = self._committed_bytes = self.writer.written()
         self.batch = store.CommitBatch(segment=batch.segment)
         self._last_commit = time.monotonic()
+        writer, now = self.writer, self.clock.now()
+
+        def job() -> int:
+            writer.sync()
+            return store.commit_batch(batch, now)
+
+        future = asyncio.get_running_loop().run_in_executor(self._committer, job)
+        future.add_done_callback(self._committed)
+        self._commits.append(future)
+
+    def _committed(self, future: asyncio.Future) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return  # raised by _drain_commits
+        self.new_urls += future.result()
+        self._round_stats[2] += future.result()
+
+    async def _drain_commits(self) -> None:
+        pending, self._commits = self._commits, []
+        for future in pending:
+            await future  # a store error ends the crawl here, loudly

@@ -95,9 +95,18 @@ class SegmentWriter:
 
     def flush(self) -> int:
         """Make everything written so far durable; returns the durable size."""
+        size = self.written()
+        self.sync()
+        return size
+
+    def written(self) -> int:
+        """Hand everything written so far to the OS; returns the size (not yet durable)."""
         self._fh.flush()
-        os.fsync(self._fh.fileno())
         return self.tell()
+
+    def sync(self) -> None:
+        """Make what was handed to the OS durable (safe from another thread)."""
+        os.fsync(self._fh.fileno())
 
     def _index_capture(self, url: str, instant: datetime, written: Written, fields: dict) -> None:
         fields = {

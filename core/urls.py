@@ -24,10 +24,27 @@ def canonical(url: str, base: str | None = None) -> str:
         raise InvalidUrl("empty URL")
     if base is not None:
         try:
-            text = urljoin(base, text)
+            text = _join(base, text)
         except ValueError as exc:
             raise InvalidUrl(f"malformed URL {url!r}: {exc}") from None
     return _canonical_absolute(text)
+
+
+def _join(base: str, href: str) -> str:
+    # A relative link resolves against the base's directory alone unless it starts
+    # with "?", "#" or ";"; keying the cache on that directory lets every page of a folder
+    # share the work.
+    if href[:1] in ("?", "#", ";", ""):
+        return urljoin(base, href)
+    cut = base.split("#", 1)[0].split("?", 1)[0]
+    if cut.count("/") < 3:
+        return urljoin(base, href)
+    return _join_in_directory(cut[: cut.rfind("/") + 1], href)
+
+
+@lru_cache(maxsize=100_000)
+def _join_in_directory(directory: str, href: str) -> str:
+    return urljoin(directory, href)
 
 
 @lru_cache(maxsize=100_000)

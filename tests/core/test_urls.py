@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.errors import InvalidUrl
 from core.urls import canonical, host_of, origin_of
@@ -30,3 +32,24 @@ def test_bad_urls_raise_clear_errors(bad):
 def test_host_and_origin():
     assert host_of("http://Example.com:81/x") == "example.com"
     assert origin_of("http://example.com:81/x?y") == "http://example.com:81"
+
+
+@given(
+    st.sampled_from(
+        [
+            "http://h.com",
+            "http://h.com/",
+            "http://h.com/a/b.html?x=1#f",
+            "http://h.com/a/",
+            "https://h.com:8080/x/y;p?q",
+            "http://h.com/a?x=/y/z",
+        ]
+    ),
+    st.text(alphabet="ab./?#;:=%/", max_size=12),
+)
+def test_cached_join_equals_urljoin(base, href):
+    from urllib.parse import urljoin
+
+    from core.urls import _join
+
+    assert _join(base, href) == urljoin(base, href)
