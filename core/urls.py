@@ -32,10 +32,10 @@ def canonical(url: str, base: str | None = None) -> str:
 
 def _join(base: str, href: str) -> str:
     # A relative link resolves against the base's directory alone unless it starts
-    # with "?", "#" or ";"; keying the cache on that directory lets every page of a folder
+    # with "?", "#" or ";" or has a scheme; keying the cache on that directory lets every page of a folder
     # share the work.
-    if href[:1] in ("?", "#", ";", ""):
-        return urljoin(base, href)
+    if href[:1] in ("?", "#", ";", "") or ":" in href.split("/", 1)[0]:
+        return urljoin(base, href)  # also absolute ones: "http://" alone means the base
     cut = base.split("#", 1)[0].split("?", 1)[0]
     if cut.count("/") < 3:
         return urljoin(base, href)
