@@ -121,6 +121,7 @@ class Crawler:
         self._seen: set[str] = set()
         self._rejected: set[str] = set()
         self._slots: dict[str, HostSlot] = {}
+        self._rescore: set[str] = set()
         self._policies: dict[str, RobotsPolicy] = {}
         self._robots_locks: dict[str, asyncio.Lock] = {}
         # robots.txt groups name a product token, not the whole User-Agent (RFC 9309 §2.2.1)
@@ -278,6 +279,9 @@ class Crawler:
             self._commit()
             await self._drain_commits()
             self.writer.close(self.clock.now(), self._committed_bytes)
+            if self._rescore:  # a kill before this only leaves some scores a round old
+                store.rescore_inlinks(self._rescore)
+                self._rescore = set()
         if store.segment_names() & {name}:
             self.segments.append(name)
         fetched, errors, new = self._round_stats
@@ -653,6 +657,7 @@ class Crawler:
         a kill at any point leaves no page pointing past the WARC's durable end.
         """
         batch = self.batch
+        self._rescore |= batch.rescore
         batch.committed_bytes = self._committed_bytes = self.writer.written()
         self.batch = store.CommitBatch(segment=batch.segment)
         self._last_commit = time.monotonic()

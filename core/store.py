@@ -226,7 +226,7 @@ class CommitBatch:
     new_pages: list[NewPage] = field(default_factory=list)
     links: list[tuple[int, str]] = field(default_factory=list)  # (source page id, target url)
     rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
-    #: Pages whose in-link count must be recounted (inlinks scoring).
+    #: Pages whose in-link count must be recounted (inlinks scoring; see rescore_inlinks).
     rescore: set[str] = field(default_factory=set)
     #: OPIC cash handed to pages: (url, amount).
     cash: list[tuple[str, float]] = field(default_factory=list)
@@ -284,11 +284,17 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
     return added
 
 
-def _apply_scores(batch: CommitBatch) -> None:
-    if batch.rescore:
-        inlinks = Link.select(fn.COUNT(Link.id)).where(Link.target == Page.id)
-        for chunk in _chunks(list(batch.rescore)):
+def rescore_inlinks(urls: set[str]) -> None:
+    """Set each page's score to its number of known in-links."""
+    inlinks = Link.select(fn.COUNT(Link.id)).where(Link.target == Page.id)
+    with DB.atomic():
+        for chunk in _chunks(sorted(urls)):
             Page.update(score=inlinks).where(Page.url.in_(chunk)).execute()
+
+
+def _apply_scores(batch: CommitBatch) -> None:
+    # In-link counts (batch.rescore) are recounted once per round by the engine: a
+    # popular page is linked from every batch, and counting it each time is wasted.
     if batch.cash:
         gains: dict[str, float] = {}
         for url, amount in batch.cash:
