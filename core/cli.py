@@ -25,6 +25,7 @@ from core.fetch import decode_body
 from core.models import PageStatus
 from core.project import Project
 from core.schedule import make_schedule, schedule_names
+from core.scoring import SCORINGS
 from core.signature import SIGNATURES
 from core.urls import canonical
 
@@ -135,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("signature", help="show or choose how content changes are detected")
     p.add_argument("dir")
     p.add_argument("--set", metavar="KIND", help="signature: " + ", ".join(SIGNATURES))
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("scoring", help="show or choose how pages are scored")
+    p.add_argument("dir")
+    p.add_argument("--set", metavar="KIND", help="scoring: " + ", ".join(SCORINGS))
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -490,7 +496,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_scoring(project: Project, args: argparse.Namespace) -> int:
+    scoring = policy.set_scoring(args.set) if args.set else policy.project_scoring()
+    print(json.dumps({"scoring": scoring.kind}) if args.json else scoring.kind)
+    return 0
+
+
 COMMANDS = {
+    "scoring": _cmd_scoring,
     "schedule": _cmd_schedule,
     "signature": _cmd_signature,
     "inject": _cmd_inject,

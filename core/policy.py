@@ -144,5 +144,12 @@ def project_scoring() -> Scoring:
     return make_scoring(store.get_setting("scoring") or DEFAULT_SCORING)
 
 
+def set_scoring(kind: str) -> Scoring:
+    """Choose the scoring; scores already stored are kept until pages are refetched."""
+    scoring = make_scoring(kind)
+    store.set_setting("scoring", kind)
+    return scoring
+
+
 def project_chain() -> Chain:
     return default_chain(store.get_setting("scope_hosts", []))

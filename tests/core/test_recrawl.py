@@ -89,9 +89,7 @@ def test_inlink_scores_follow_the_link_graph(project, server):
 
 
 def test_opic_hands_cash_to_outlinks(project, server):
-    from core import store
-
-    store.set_setting("scoring", "opic")
+    policy.set_scoring("opic")
     server.html("/", '<a href="/a">a</a> <a href="/b">b</a>')
     server.html("/a", '<a href="/b">b</a>')
     server.html("/b", "<p>leaf</p>")
@@ -117,6 +115,9 @@ def test_schedule_and_signature_commands_persist(tmp_path, capsys):
     assert main(["signature", d, "--set", "simhash"]) == 0
     assert main(["signature", d, "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {"signature": "simhash"}
+    assert main(["scoring", d, "--set", "opic"]) == 0
+    assert main(["scoring", d, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {"scoring": "opic"}
     assert main(["schedule", d, "--set", "change-rate", "--param", "target=2"]) == 1
     assert "target must be between 0 and 1" in capsys.readouterr().err
 
