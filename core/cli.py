@@ -461,7 +461,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise InvalidArgument("simulate needs --schedule NAME (or --corpus N)")
     if (args.change_every is None) == (args.change_at is None):
         raise InvalidArgument("give exactly one of --change-every DUR or --change-at D1,D2,...")
-    params = policy.parse_params(args.schedule, None, args.param)
+    base = next((a.split("=", 1)[1].strip() for a in args.param if a.startswith("base=")), None)
+    params = policy.parse_params(args.schedule, base, args.param)
     schedule = make_schedule(args.schedule, **params)
     change_at = None
     if args.change_at is not None:

@@ -434,7 +434,8 @@ class Crawler:
         if result.decoded is not None:
             body = result.decoded.decode("utf-8-sig", errors="replace")
         policy = policy_from(result.status, body, result.error, result.header("content-type"))
-        store.save_robots(origin, now, result.status, body, result.error)
+        # through the store thread: a write here would wait for its commit, stalling fetches
+        self._committer.submit(store.save_robots, origin, now, result.status, body, result.error)
         if policy.note:
             self._emit(LogMessage("warning", f"{origin}: {policy.note}"))
         return policy

@@ -52,7 +52,10 @@ def set_schedule(name: str | None, assignments: list[str]) -> Any:
         (a.partition("=")[2].strip() for a in assignments if a.partition("=")[0].strip() == "base"),
         params.get("base"),
     )
-    params.update(parse_params(name, base, assignments))
+    new = parse_params(name, base, assignments)
+    for host, bounds in new.pop("hosts", {}).items():  # merge: other hosts' bounds stay
+        params.setdefault("hosts", {}).setdefault(host, {}).update(bounds)
+    params.update(new)
     schedule = make_schedule(name, **params)  # validates before anything is saved
     store.set_setting("schedule", {"name": name, "params": params})
     return schedule
@@ -145,9 +148,12 @@ def project_scoring() -> Scoring:
 
 
 def set_scoring(kind: str) -> Scoring:
-    """Choose the scoring; scores already stored are kept until pages are refetched."""
+    """Choose the scoring; stored scores change as pages are refetched."""
     scoring = make_scoring(kind)
-    store.set_setting("scoring", kind)
+    with store.transaction():
+        if kind == "opic" and store.get_setting("scoring") != "opic":
+            store.give_cash(1.0)  # every page starts with what an injected one has
+        store.set_setting("scoring", kind)
     return scoring
 
 

@@ -209,7 +209,8 @@ class BaseSchedule:
         return None
 
     def after_gone(self, page: ScheduleInput) -> Decision:
-        cap = min(self.gone_max, self.max) if self.max is not None else self.gone_max
+        high = self.bounds(page.host)[1]
+        cap = min(self.gone_max, high) if high is not None else self.gone_max
         interval = min(page.interval * self.gone_factor, cap)
         return Decision(interval, next_fetch_time(page.fetched_at, interval, page.fetched_at))
 
@@ -527,11 +528,20 @@ class ChangeRateSchedule(BaseSchedule):
         return self._x_target / rate
 
     def adapt(self, page: ScheduleInput, change: Change) -> tuple[float, datetime, dict | None]:
-        estimate = RateEstimate(page.metadata.get("change_rate") if page.metadata else None)
-        if change is not Change.UNKNOWN and page.last_fetched is not None:
-            elapsed = (page.fetched_at - page.last_fetched).total_seconds()
+        previous = page.metadata.get("change_rate") if page.metadata else None
+        estimate = RateEstimate(previous)
+        # A change is judged against the content of the last fetch that compared (or
+        # first stored) it, not against a failed or redirected attempt in between.
+        since = previous.get("t") if previous else None
+        reference = datetime.fromisoformat(since) if since else page.last_fetched
+        if change is not Change.UNKNOWN and reference is not None:
+            elapsed = (page.fetched_at - reference).total_seconds()
             estimate.add(elapsed, change is Change.CHANGED, self.memory)
         state = estimate.to_state()
+        if change is not Change.UNKNOWN or not since:
+            state["t"] = page.fetched_at.isoformat()
+        elif since:
+            state["t"] = since
         if estimate.visits < self.min_visits:
             return page.interval, page.fetched_at, state
         return self.interval_for(estimate.rate(), page.host), page.fetched_at, state
@@ -581,8 +591,8 @@ class ScoreTiers:
     def prepare(self, corpus: Corpus) -> None:
         self.base.prepare(corpus)
         if corpus.scores.size:
-            self.cut1 = float(np.quantile(corpus.scores, 0.99))
-            self.cut10 = float(np.quantile(corpus.scores, 0.90))
+            self.cut1 = _tier_cut(corpus.scores, 0.01)
+            self.cut10 = _tier_cut(corpus.scores, 0.10)
 
     def _cap(self, page: ScheduleInput, decision: Decision) -> Decision:
         cap = (
@@ -612,6 +622,21 @@ class ScoreTiers:
 
     def after_retry(self, page: ScheduleInput) -> Decision:
         return self.base.after_retry(page)
+
+
+def _tier_cut(scores: np.ndarray, share: float) -> float:
+    """The lowest score inside the top ``share`` of pages, by rank.
+
+    Ties at the boundary are left out when including them would overfill the tier (with
+    in-link counts most pages tie), and a page scoring nothing is never in a tier.
+    """
+    ranked = np.sort(scores)[::-1]
+    k = max(1, math.ceil(share * len(ranked)))
+    cut = float(ranked[k - 1])
+    if np.count_nonzero(ranked >= cut) > k:  # the tie spills over: only strictly above
+        above = ranked[ranked > cut]
+        cut = float(above[-1]) if above.size else math.inf
+    return cut if cut > 0 else math.inf
 
 
 SCHEDULES: dict[str, type] = {

@@ -56,7 +56,10 @@ class OpicScoring:
             return {}
         share = page.cash / len(outlinks)
         batch.cash.extend((url, share) for url in outlinks)
-        return {"cash": 0.0}
+        # Paid out relative to what the page held when the round began: cash it
+        # received since (from earlier batches) stays for its next fetch.
+        batch.payouts.append((page.url, page.cash))
+        return {}
 
 
 SCORINGS: dict[str, type] = {"inlinks": InlinkScoring, "opic": OpicScoring}

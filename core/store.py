@@ -228,8 +228,9 @@ class CommitBatch:
     rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
     #: Pages whose in-link count must be recounted (inlinks scoring; see rescore_inlinks).
     rescore: set[str] = field(default_factory=set)
-    #: OPIC cash handed to pages: (url, amount).
+    #: OPIC cash handed to pages: (url, amount), and paid out by fetched pages.
     cash: list[tuple[str, float]] = field(default_factory=list)
+    payouts: list[tuple[str, float]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -238,14 +239,15 @@ class CommitBatch:
         """Sizes to :meth:`restore` to, taking back entries added since."""
         return (
             self.records, len(self.page_updates), len(self.events), len(self.new_pages),
-            len(self.links), len(self.rejected), len(self.cash),
+            len(self.links), len(self.rejected), len(self.cash), len(self.payouts),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
-        records, updates, events, new_pages, links, rejected, cash = sizes
+        records, updates, events, new_pages, links, rejected, cash, payouts = sizes
         self.records = records
         del self.page_updates[updates:], self.events[events:], self.new_pages[new_pages:]
         del self.links[links:], self.rejected[rejected:], self.cash[cash:]
+        del self.payouts[payouts:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime) -> int:
@@ -284,6 +286,11 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
     return added
 
 
+def give_cash(amount: float) -> None:
+    """Every page holds ``amount`` of OPIC cash (switching a project to OPIC)."""
+    Page.update(cash=amount).execute()
+
+
 def rescore_inlinks(urls: set[str]) -> None:
     """Set each page's score to its number of known in-links."""
     inlinks = Link.select(fn.COUNT(Link.id)).where(Link.target == Page.id)
@@ -304,6 +311,10 @@ def _apply_scores(batch: CommitBatch) -> None:
             Page.url == sample_url
         )
         _executemany(query, [[gain, gain, url] for url, gain in gains.items()])
+    if batch.payouts:
+        sample_url, sample_paid = batch.payouts[0]
+        query = Page.update(cash=Page.cash - sample_paid).where(Page.url == sample_url)
+        _executemany(query, [[paid, url] for url, paid in batch.payouts])
 
 
 def corpus_figures() -> tuple[list[float], list[float]]:

@@ -115,6 +115,11 @@ def test_schedule_and_signature_commands_persist(tmp_path, capsys):
     assert main(["signature", d, "--set", "simhash"]) == 0
     assert main(["signature", d, "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {"signature": "simhash"}
+    assert main(["schedule", d, "--param", "min@example.com=1h"]) == 0
+    capsys.readouterr()
+    assert main(["schedule", d, "--json"]) == 0
+    hosts = json.loads(capsys.readouterr().out)["hosts"]
+    assert hosts == {"example.com": {"max": 2 * DAY, "min": 3600.0}}  # merged, not replaced
     assert main(["scoring", d, "--set", "opic"]) == 0
     assert main(["scoring", d, "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {"scoring": "opic"}
@@ -138,6 +143,29 @@ def test_simulate_one_page_prints_the_hand_drawn_table(capsys):
         )
         assert after["interval_before_days"] == before["interval_after_days"]
     assert rows[-1]["day"] <= 30
+
+
+def test_simulate_score_tiers_takes_its_base_parameters(capsys):
+    assert main(["simulate", "--schedule", "score-tiers", "--param", "base=nutch-adaptive",
+                 "--param", "inc_rate=0.5", "--change-every", "3d", "--until", "20d",
+                 "--json"]) == 0  # fmt: skip
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["interval_before_days"] == 30.0  # nutch-adaptive's initial interval
+
+
+def test_opic_cash_is_conserved_across_batches(project, server):
+    from dataclasses import replace
+
+    from tests.conftest import fast_settings
+
+    policy.set_scoring("opic")
+    server.html("/", '<a href="/a">a</a>')
+    server.html("/a", '<a href="/b">b</a> <a href="/">home</a>')
+    server.html("/b", '<a href="/">home</a>')
+    inject([server.url("/")], utcnow())
+    crawl(project, replace(fast_settings(), commit_every=1))
+    # one unit of cash went round: / → /a → (/b, /) → ...; none created or lost
+    assert sum(p.cash for p in Page.select()) == pytest.approx(1.0)
 
 
 def test_simulate_change_at_and_no_changes(capsys):

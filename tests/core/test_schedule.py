@@ -213,3 +213,30 @@ def test_optimal_split_and_target_freshness():
     # the hourly page is not worth fetching at this price; the others get finite intervals
     assert intervals[0] == 365 * DAY
     assert 60 < intervals[1] < intervals[2] < 365 * DAY
+
+
+def test_score_tiers_never_fill_a_tier_with_ties():
+    from core.schedule import Corpus
+
+    tiers = make_schedule("score-tiers", base="fixed")
+    tiers.prepare(Corpus(np.empty(0), np.array([0.0] * 95 + [3.0] * 5)))
+    tied = ScheduleInput(interval=30 * DAY, fetched_at=T0, score=0.0)
+    best = ScheduleInput(interval=30 * DAY, fetched_at=T0, score=3.0)
+    assert tiers.after_fetch(tied, Change.UNCHANGED).interval == 30 * DAY
+    assert tiers.after_fetch(best, Change.UNCHANGED).interval == 7 * DAY  # 5 % of pages
+    tiers.prepare(Corpus(np.empty(0), np.zeros(100)))
+    assert tiers.after_fetch(tied, Change.UNCHANGED).interval == 30 * DAY
+
+
+def test_change_rate_counts_time_since_the_last_comparable_fetch():
+    schedule = make_schedule("change-rate", min_visits=1)
+    d = schedule.after_fetch(page(DAY, last_fetched=None), Change.UNKNOWN)  # first fetch
+    meta = d.metadata
+    # a failed attempt a day later is not a fetch the schedule sees; two days after it,
+    # a change: the window is three days, not two
+    later = T0 + timedelta(days=3)
+    d = schedule.after_fetch(
+        page(DAY, later, last_fetched=T0 + timedelta(days=1), metadata=meta), Change.CHANGED
+    )
+    (count, total) = next(iter(d.metadata["change_rate"]["c"].values()))
+    assert (count, total) == (1.0, 3 * DAY)
