@@ -221,8 +221,14 @@ def _cmd_inject(project: Project, args: argparse.Namespace) -> int:
         ]
     if not urls:
         raise InvalidArgument("no URLs given (pass URLs or --file)")
-    added, canon = inject(urls, utcnow())
-    print(f"injected {added} new of {len(canon)} URLs")
+    result = inject(urls, utcnow())
+    print(f"injected {result.added} new of {len(result.urls)} URLs")
+    for url, verdict in result.rejected:
+        print(
+            f"recrawl: warning: {url} rejected by filter {verdict.filter} "
+            f"({verdict.filter_name}), line {verdict.line or '-'}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -41,10 +41,16 @@ from core.events import (
     StatsSnapshot,
 )
 from core.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
-from core.filters import Chain
+from core.filters import Chain, Verdict
 from core.models import Page
 from core.parse import ParseResult, is_html, media_type, parse_html
-from core.policy import project_chain, project_schedule, project_scoring, project_signature
+from core.policy import (
+    add_scope_hosts,
+    project_chain,
+    project_schedule,
+    project_scoring,
+    project_signature,
+)
 from core.politeness import HostSlot
 from core.project import Project
 from core.robots import ALLOW_ALL, MAX_ROBOTS_BYTES, RobotsPolicy, cached_policy, policy_from
@@ -59,31 +65,43 @@ from core.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, Written, payload_d
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 
 
-def inject(urls: Sequence[str], now: datetime) -> tuple[int, list[str]]:
-    """Add seed URLs (canonicalized) and widen the scope to their hosts.
+@dataclass(frozen=True)
+class InjectResult:
+    added: int
+    urls: list[str]  # canonical, in the order given
+    rejected: list[tuple[str, Verdict]]  # seeds the chain turned away, and why
 
-    Returns (new pages, canonical URLs). Raises InvalidUrl before writing anything.
+
+def inject(urls: Sequence[str], now: datetime) -> InjectResult:
+    """Add seed URLs: canonicalized, their hosts added to the scope, run through the chain.
+
+    Raises InvalidUrl before writing anything; seeds the chain rejects are recorded in
+    the rejected-links table (with filter and line), not added.
     """
-    canon = [canonical(u) for u in urls]
+    canon = list(dict.fromkeys(canonical(u) for u in urls))
     schedule = project_schedule()
     seed = project_scoring().seed_fields()
-    pages = [
-        store.NewPage(
-            url=u,
-            host=host_of(u),
-            next_fetch=now,
-            fetch_interval=schedule.initial_interval(),
-            **seed,
-        )
-        for u in dict.fromkeys(canon)
-    ]
     with store.transaction():
+        add_scope_hosts([host_of(u) for u in canon])
+        chain = project_chain()
+        verdicts = [(u, chain.check(u)) for u in canon]
+        accepted = [u for u, v in verdicts if v.accepted]
+        rejected = [(u, v) for u, v in verdicts if not v.accepted]
+        pages = [
+            store.NewPage(
+                url=u,
+                host=host_of(u),
+                next_fetch=now,
+                fetch_interval=schedule.initial_interval(),
+                **seed,
+            )
+            for u in accepted
+        ]
         added = store.add_pages(pages, now)
         # re-injecting a known page makes it due now: the user asked for it
-        store.make_due([p.url for p in pages], now)
-        hosts = sorted(set(store.get_setting("scope_hosts", [])) | {p.host for p in pages})
-        store.set_setting("scope_hosts", hosts)
-    return added, canon
+        store.make_due(accepted, now)
+        store.record_rejected([(u, v.filter_name or "", v.line) for u, v in rejected], now)
+    return InjectResult(added, canon, rejected)
 
 
 class Crawler:

@@ -12,7 +12,8 @@ from typing import Any
 from core import store
 from core.clock import parse_duration
 from core.errors import InvalidArgument
-from core.filters import Chain, default_chain
+from core.filters import Chain, parse_chain
+from core.resources import resource_text
 from core.schedule import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
 from core.scoring import Scoring, make_scoring
 from core.signature import Signature, make_signature
@@ -157,5 +158,38 @@ def set_scoring(kind: str) -> Scoring:
     return scoring
 
 
+DEFAULT_CHAIN_FILE = "default-chain.toml"
+SCOPE_FILTER = "scope"
+
+
+def chain_text() -> str:
+    """The project's chain as TOML (the bundled default until the user sets one)."""
+    return store.get_setting("filter_chain") or resource_text(DEFAULT_CHAIN_FILE)
+
+
 def project_chain() -> Chain:
-    return default_chain(store.get_setting("scope_hosts", []))
+    return parse_chain(chain_text())
+
+
+def set_chain(text: str) -> Chain:
+    """Replace the chain; nothing is saved unless the whole chain loads."""
+    chain = parse_chain(text)
+    store.set_setting("filter_chain", text)
+    return chain
+
+
+def add_scope_hosts(hosts: list[str]) -> None:
+    """Widen the chain's "scope" domain filter to these hosts (what ``inject`` does)."""
+    chain = project_chain()
+    scope = next((f for f in chain.filters if f.name == SCOPE_FILTER and f.kind == "domain"), None)
+    if scope is None:  # the user removed the scope filter: their chain, their call
+        return
+    known = {rule.text for rule in scope.rules}
+    new = [h for h in dict.fromkeys(h.lower() for h in hosts) if h not in known]
+    if not new:
+        return
+    text = scope.rules_text
+    if text and not text.endswith("\n"):
+        text += "\n"
+    scope.rules_text = text + "".join(f"{h}\n" for h in new)
+    store.set_setting("filter_chain", chain.to_toml())

@@ -268,16 +268,7 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
             ]
             _insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
         _apply_scores(batch)
-        if batch.rejected:
-            rows = [
-                {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
-                for url, name, line in batch.rejected
-            ]
-            for chunk in _chunks(rows, 200):
-                RejectedLink.insert_many(chunk).on_conflict(
-                    conflict_target=[RejectedLink.url],
-                    update={RejectedLink.count: RejectedLink.count + 1},
-                ).execute()
+        record_rejected(batch.rejected, now)
         Segment.update(
             committed_bytes=batch.committed_bytes,
             bytes=batch.committed_bytes,
@@ -436,6 +427,19 @@ def save_robots(
     Robots.replace(
         origin=origin, fetched_at=fetched_at, http_status=status, body=body, error=error
     ).execute()
+
+
+def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: datetime) -> None:
+    """Remember URLs the chain turned away: (url, filter name, rule line); counts repeats."""
+    rows = [
+        {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
+        for url, name, line in rejected
+    ]
+    for chunk in _chunks(rows, 200):
+        RejectedLink.insert_many(chunk).on_conflict(
+            conflict_target=[RejectedLink.url],
+            update={RejectedLink.count: RejectedLink.count + 1},
+        ).execute()
 
 
 def rejected_links() -> list[RejectedLink]:

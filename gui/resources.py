@@ -1,16 +1,10 @@
-"""Where icons and the stylesheet live, in a source tree or a PyInstaller bundle."""
+"""Icons and the stylesheet, found in a source tree or a PyInstaller bundle."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-
-def resources_dir() -> Path:
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        return Path(bundle) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+from core.resources import resources_dir
 
 
 def resource_path(name: str) -> Path:

@@ -1,0 +1,258 @@
+"""The six filter kinds of DESIGN.md §6, each parsed from Nutch's file syntax.
+
+Every kind turns its ``rules`` text into :class:`Rule` values (with their 1-based line
+numbers) and decides a URL in plain rule order: this is the reference evaluation the
+compiled fast path (:mod:`core.filters.compiled`) must agree with, verdict and line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from core.filters.patterns import Pattern, compile_pattern
+
+ACCEPT = "accept"
+REJECT = "reject"
+SHORTCIRCUIT = "shortcircuit"
+MARK = "SHORTCIRCUIT:"
+
+
+class RuleError(ValueError):
+    """A rule that cannot be used; carries its line (1-based) within the filter."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True)
+class FilterResult:
+    """One filter's outcome: accept (go on), reject or shortcircuit (stop), and the rule line."""
+
+    outcome: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    line: int
+    text: str  # the prefix, suffix, domain entry or pattern, markers removed
+    accept: bool = True  # regex/automaton: "+" or "-"
+    shortcircuit: bool = False
+    pattern: Pattern | None = field(default=None, compare=False)
+
+
+def rule_lines(rules: str) -> list[tuple[int, str]]:
+    """(line number, trimmed text) of every line that is not blank or a # comment."""
+    out = []
+    for number, raw in enumerate(rules.split("\n"), start=1):
+        text = raw.strip()
+        if text and not text.startswith("#"):
+            out.append((number, text))
+    return out
+
+
+def _marked(text: str) -> tuple[bool, str]:
+    if text.startswith(MARK):
+        return True, text[len(MARK) :].strip()
+    return False, text
+
+
+@dataclass
+class PrefixFilter:
+    """Longest matching literal prefix decides; no prefix matches → reject."""
+
+    rules: list[Rule]
+    kind = "prefix"
+
+    @classmethod
+    def parse(cls, text: str) -> PrefixFilter:
+        rules = []
+        for line, item in rule_lines(text):
+            short, prefix = _marked(item)
+            if not prefix:
+                raise RuleError(line, "empty prefix")
+            rules.append(Rule(line, prefix, shortcircuit=short))
+        return cls(rules)
+
+    def decide(self, url: str) -> FilterResult:
+        best: Rule | None = None
+        for rule in self.rules:
+            if url.startswith(rule.text) and (best is None or len(rule.text) > len(best.text)):
+                best = rule
+        if best is None:
+            return FilterResult(REJECT)
+        return FilterResult(SHORTCIRCUIT if best.shortcircuit else ACCEPT, best.line)
+
+
+@dataclass
+class SuffixFilter:
+    """Nutch's suffix filter: mode ``-`` (default) accepts listed suffixes, ``+`` rejects them.
+
+    ``I`` after the mode compares case-insensitively, ``P`` looks at the URL's path only.
+    The deciding line is the longest matching suffix.
+    """
+
+    rules: list[Rule]
+    listed_accept: bool = True
+    ignore_case: bool = False
+    path_only: bool = False
+    kind = "suffix"
+
+    @classmethod
+    def parse(cls, text: str) -> SuffixFilter:
+        rules: list[Rule] = []
+        mode: tuple[int, str] | None = None
+        for line, item in rule_lines(text):
+            if item[0] in "+-" and set(item[1:]) <= {"I", "P"}:
+                if mode is not None:
+                    raise RuleError(line, f"a second mode line (the first is line {mode[0]})")
+                mode = (line, item)
+                continue
+            if item.startswith(MARK):
+                raise RuleError(line, "SHORTCIRCUIT: has no meaning in a suffix filter")
+            rules.append(Rule(line, item))
+        flags = mode[1] if mode else "-"
+        ignore_case = "I" in flags
+        if ignore_case:
+            rules = [Rule(r.line, r.text.lower()) for r in rules]
+        return cls(rules, flags[0] == "-", ignore_case, "P" in flags)
+
+    def subject(self, url: str) -> str:
+        text = urlsplit(url).path if self.path_only else url
+        return text.lower() if self.ignore_case else text
+
+    def decide(self, url: str) -> FilterResult:
+        subject = self.subject(url)
+        best: Rule | None = None
+        for rule in self.rules:
+            if subject.endswith(rule.text) and (best is None or len(rule.text) > len(best.text)):
+                best = rule
+        if best is None:
+            return FilterResult(ACCEPT if not self.listed_accept else REJECT)
+        return FilterResult(ACCEPT if self.listed_accept else REJECT, best.line)
+
+
+@dataclass
+class RegexFilter:
+    """``+pattern`` / ``-pattern`` / ``+SHORTCIRCUIT:pattern``; the first found decides."""
+
+    rules: list[Rule]
+    kind = "regex"
+    full_match = False
+
+    @classmethod
+    def parse(cls, text: str) -> RegexFilter:
+        rules = []
+        for line, item in rule_lines(text):
+            sign, body = item[0], item[1:]
+            if sign not in "+-":
+                raise RuleError(line, "a rule starts with + or - (then the pattern)")
+            short, pattern = _marked(body)
+            if short and sign == "-":
+                raise RuleError(line, "SHORTCIRCUIT: is only for + rules")
+            if not pattern:
+                raise RuleError(line, "empty pattern")
+            try:
+                compiled = compile_pattern(pattern, cls.full_match)
+            except ValueError as exc:
+                raise RuleError(line, str(exc)) from None
+            rules.append(Rule(line, pattern, sign == "+", short, compiled))
+        return cls(rules)
+
+    def decide(self, url: str) -> FilterResult:
+        for rule in self.rules:
+            assert rule.pattern is not None
+            if rule.pattern.matches(url):
+                if not rule.accept:
+                    return FilterResult(REJECT, rule.line)
+                return FilterResult(SHORTCIRCUIT if rule.shortcircuit else ACCEPT, rule.line)
+        return FilterResult(REJECT)
+
+
+@dataclass
+class AutomatonFilter(RegexFilter):
+    """As :class:`RegexFilter`, but a pattern must match the whole URL."""
+
+    kind = "automaton"
+    full_match = True
+
+    @classmethod
+    def parse(cls, text: str) -> AutomatonFilter:
+        return cls(RegexFilter.parse.__func__(cls, text).rules)  # type: ignore[attr-defined]
+
+
+def _host_matches(host: str, entry: str) -> bool:
+    return host == entry or host.endswith("." + entry)
+
+
+@dataclass
+class DomainFilter:
+    """Hosts, domains or suffixes; the longest matching entry decides.
+
+    No entries → accept; entries but no match → reject.
+    """
+
+    rules: list[Rule]
+    kind = "domain"
+
+    @classmethod
+    def parse(cls, text: str) -> DomainFilter:
+        rules = []
+        for line, item in rule_lines(text):
+            short, entry = _marked(item)
+            entry = entry.lower().strip(".")
+            if not entry or any(ch in entry for ch in "/: "):
+                raise RuleError(line, f"not a host, domain or suffix: {item!r}")
+            rules.append(Rule(line, entry, shortcircuit=short))
+        return cls(rules)
+
+    def best(self, url: str) -> Rule | None:
+        host = (urlsplit(url).hostname or "").lower()
+        found: Rule | None = None
+        for rule in self.rules:
+            if _host_matches(host, rule.text) and (
+                found is None or len(rule.text) > len(found.text)
+            ):
+                found = rule
+        return found
+
+    def decide(self, url: str) -> FilterResult:
+        if not self.rules:
+            return FilterResult(ACCEPT)
+        rule = self.best(url)
+        if rule is None:
+            return FilterResult(REJECT)
+        return FilterResult(SHORTCIRCUIT if rule.shortcircuit else ACCEPT, rule.line)
+
+
+@dataclass
+class DomainDenyFilter(DomainFilter):
+    """A matching entry rejects (the longest one is named); otherwise accept."""
+
+    kind = "domain-deny"
+
+    @classmethod
+    def parse(cls, text: str) -> DomainDenyFilter:
+        return cls(DomainFilter.parse.__func__(cls, text).rules)  # type: ignore[attr-defined]
+
+    def decide(self, url: str) -> FilterResult:
+        rule = self.best(url)
+        return FilterResult(REJECT, rule.line) if rule is not None else FilterResult(ACCEPT)
+
+
+KINDS: dict[str, Any] = {
+    "prefix": PrefixFilter,
+    "suffix": SuffixFilter,
+    "regex": RegexFilter,
+    "automaton": AutomatonFilter,
+    "domain": DomainFilter,
+    "domain-deny": DomainDenyFilter,
+}
+
+
+def kind_names() -> Sequence[str]:
+    return tuple(KINDS)
