@@ -1,0 +1,143 @@
+"""Filter kinds and chains: the edge cases of DESIGN.md §6, with provenance."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.clock import utcnow
+from core.crawl import inject
+from core.filters import ChainError, parse_chain
+from core.models import Page, RejectedLink
+from tests.conftest import crawl
+
+
+def chain(*filters: tuple[str, str] | tuple[str, str, bool]) -> object:
+    tables = []
+    for spec in filters:
+        kind, rules = spec[0], spec[1]
+        enabled = spec[2] if len(spec) > 2 else True
+        tables.append(
+            f'[[filter]]\nkind = "{kind}"\nenabled = {str(enabled).lower()}\n'
+            f"rules = '''\n{rules}'''\n"
+        )
+    return parse_chain("\n".join(tables))
+
+
+def verdict(c, url: str) -> tuple[str, bool, int | None, int | None]:
+    v = c.check(url)
+    return v.word, v.shortcircuit, v.filter, v.line
+
+
+def test_prefix_longest_match_decides():
+    c = chain(("prefix", "http://a.com/\nSHORTCIRCUIT:http://a.com/docs/\nhttp://a.com/docs/x"))
+    assert verdict(c, "http://a.com/docs/y") == ("accept", True, 0, 2)
+    assert verdict(c, "http://a.com/docs/xyz") == ("accept", False, None, None)  # line 3 wins
+    assert c.check("http://a.com/docs/xyz").accepted
+    assert verdict(c, "http://a.com/other") == ("accept", False, None, None)
+    assert verdict(c, "http://b.com/") == ("reject", False, 0, None)
+
+
+def test_suffix_modes_case_and_path():
+    minus = chain(("suffix", ".html\n.htm"))  # no mode line: "-", listed suffixes accepted
+    assert verdict(minus, "http://a.com/x.html") == ("accept", False, None, None)
+    assert verdict(minus, "http://a.com/x.pdf") == ("reject", False, 0, None)
+    assert verdict(minus, "http://a.com/x.HTML") == ("reject", False, 0, None)
+    plus = chain(("suffix", "+I\n.jpg\n.tar.gz\n.gz"))
+    assert verdict(plus, "http://a.com/x.JPG") == ("reject", False, 0, 2)
+    assert verdict(plus, "http://a.com/x.tar.gz") == ("reject", False, 0, 3)  # longest
+    assert verdict(plus, "http://a.com/x.html") == ("accept", False, None, None)
+    path = chain(("suffix", "+P\n.jpg"))
+    assert verdict(path, "http://a.com/x.jpg?size=2") == ("reject", False, 0, 2)
+    assert verdict(path, "http://a.com/x?f=.jpg") == ("accept", False, None, None)
+    whole = chain(("suffix", "+\n.jpg"))
+    assert verdict(whole, "http://a.com/x.jpg?size=2") == ("accept", False, None, None)
+
+
+def test_regex_searches_and_automaton_matches_whole():
+    rx = chain(("regex", "-\\.cgi\n+SHORTCIRCUIT:^http://a\\.com/\n+."))
+    assert verdict(rx, "http://a.com/run.cgi?x") == ("reject", False, 0, 1)
+    assert verdict(rx, "http://a.com/page") == ("accept", True, 0, 2)
+    assert verdict(rx, "http://b.com/page") == ("accept", False, None, None)
+    assert verdict(chain(("regex", "+a\\.com")), "http://z.org/") == ("reject", False, 0, None)
+    auto = chain(("automaton", "+http://a\\.com/.*\n-.*"))
+    assert verdict(auto, "http://a.com/x") == ("accept", False, None, None)
+    assert verdict(auto, "http://xa.com/x") == ("reject", False, 0, 2)
+    assert verdict(chain(("automaton", "+a\\.com")), "http://a.com/") == ("reject", False, 0, None)
+
+
+def test_domain_suffixes_and_lists():
+    dom = chain(("domain", "org\nSHORTCIRCUIT:example.com\nwww.example.com"))
+    assert verdict(dom, "http://archive.org/") == ("accept", False, None, None)
+    assert verdict(dom, "http://docs.example.com/") == ("accept", True, 0, 2)
+    assert verdict(dom, "http://www.example.com/") == ("accept", False, None, None)
+    assert verdict(dom, "http://notexample.com/") == ("reject", False, 0, None)
+    assert verdict(chain(("domain", "")), "http://any.net/") == ("accept", False, None, None)
+    deny = chain(("domain-deny", "spam.com\n"))
+    assert verdict(deny, "http://a.spam.com/") == ("reject", False, 0, 1)
+    assert verdict(deny, "http://spam.com.org/") == ("accept", False, None, None)
+
+
+def test_chain_order_disabled_and_shortcircuit_provenance():
+    c = chain(
+        ("regex", "-x", False),  # disabled, still counted as index 0
+        ("prefix", "SHORTCIRCUIT:http://a.com/\nhttp://"),
+        ("regex", "-.*"),  # never met by URLs that short-circuited
+    )
+    assert verdict(c, "http://a.com/x") == ("accept", True, 1, 1)
+    assert verdict(c, "http://b.com/x") == ("reject", False, 2, 1)
+    explained, steps = c.explain("http://a.com/x")
+    assert explained == c.check("http://a.com/x")
+    assert [s.status for s in steps] == ["disabled", "ran", "skipped"]
+    assert steps[1].outcome == "shortcircuit" and steps[1].rule == "http://a.com/"
+
+
+def test_line_numbers_count_the_rules_string_as_toml_delivers_it():
+    c = parse_chain('[[filter]]\nkind = "regex"\nrules = """\n# c\n\n  -b  \n+."""\n')
+    assert verdict(c, "http://b/") == ("reject", False, 0, 3)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[[filter]]\nkind = "regex"\nrules = "+ok\\n+(unclosed"', "filter 0 (regex), line 2"),
+        ('[[filter]]\nkind = "suffix"\nrules = "SHORTCIRCUIT:.jpg"', "suffix filter"),
+        ('[[filter]]\nkind = "magic"', "unknown kind 'magic'"),
+        ('[[filter]]\nkind = "regex"\nrules = "nosign"', "line 1"),
+        ("[[filter]\n", "not a valid TOML chain"),
+    ],
+)
+def test_bad_chains_are_refused_whole_with_filter_and_line(toml, message):
+    with pytest.raises(ChainError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_chain(toml)
+
+
+def test_backtracking_only_patterns_load_and_run():
+    c = chain(("regex", "-.*(/[^/]+)/[^/]+\\1/[^/]+\\1/\n+."))  # from Nutch's own template
+    assert c.filters[0].rules[0].pattern.engine == "backtracking"
+    assert verdict(c, "http://a.com/x/y/x/z/x/") == ("reject", False, 0, 1)
+    assert verdict(c, "http://a.com/x/y/z/") == ("accept", False, None, None)
+
+
+def test_pathological_pattern_returns_at_once():
+    c = chain(("regex", "-(a+)+$\n+."))
+    url = "http://a.com/" + "a" * 50_000 + "!"
+    started = time.perf_counter()
+    assert verdict(c, url) == ("accept", False, None, None)
+    assert time.perf_counter() - started < 1.0  # RE2 is linear; a backtracker takes years
+
+
+def test_crawl_records_each_rejection_with_filter_and_line(project, server):
+    server.html(
+        "/",
+        '<a href="/a.jpg">img</a> <a href="/p?sid=9">s</a> <a href="http://o.example/">o</a> <a href="/ok">ok</a>',
+    )
+    server.html("/ok", "<p>ok</p>")
+    inject([server.url("/")], utcnow())
+    crawl(project)
+    why = {r.url: (r.filter, r.line) for r in RejectedLink.select()}
+    assert why[server.url("/a.jpg")] == ("no-binaries", 2)  # ".jpg" on line 2, after "+IP"
+    assert why[server.url("/p?sid=9")][0] == "clean-up"
+    assert why["http://o.example/"] == ("scope", None)
+    assert {p.url for p in Page.select()} == {server.url("/"), server.url("/ok")}
