@@ -32,9 +32,20 @@ def _m0002_scores_and_rates(db: Database, migrator: SchemaMigrator) -> None:
         run_migrations(*migrate_ops)
 
 
+def _m0003_scope_into_chain(db: Database, migrator: SchemaMigrator) -> None:
+    # Version 1 kept the seeds' hosts in a "scope_hosts" setting; they now live in the
+    # filter chain's "scope" filter, so an old project keeps crawling what it crawled.
+    from core.policy import add_scope_hosts  # policy needs the store this migration builds
+
+    old = Setting.get_or_none(Setting.key == "scope_hosts")
+    if old is not None and old.value:
+        add_scope_hosts(list(old.value))
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
+    _m0003_scope_into_chain,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

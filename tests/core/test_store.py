@@ -33,6 +33,11 @@ def test_stored_database_of_each_schema_version_opens_and_migrates(tmp_path, ver
         assert current_version(DB.obj) == SCHEMA_VERSION
         assert Page.select().count() > 0  # data written by that version survives
         assert all(p.first_seen is not None for p in Page.select())
+        # version 1's seed hosts became the chain's scope: same pages in scope as before
+        from core.policy import project_chain
+
+        scope = next(f for f in project_chain().filters if f.name == "scope")
+        assert [r.text for r in scope.rules] == ["127.0.0.1"]
     finally:
         project.close()
 
