@@ -165,6 +165,40 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("segments", help="list segments with their liveness")
     p.add_argument("dir")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("filter", help="check, edit, import and export the URL filter chain")
+    fsub = p.add_subparsers(dest="filter_command", metavar="ACTION", parser_class=_Parser)
+    fsub.required = True
+    q = fsub.add_parser(
+        "check",
+        help="run URLs through a chain",
+        description="filter check (DIR | --chain FILE) (URL... | --file F) [--json | --explain]",
+    )
+    q.add_argument("args", nargs="*", metavar="DIR URL", help="the project (unless --chain), URLs")
+    q.add_argument("--chain", type=Path, metavar="FILE", help="a chain file instead of a project")
+    q.add_argument("--file", type=Path, help="a file with one URL per line")
+    shape = q.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true")
+    shape.add_argument("--explain", action="store_true")
+    q = fsub.add_parser("get", help="print the project's chain (TOML)")
+    q.add_argument("dir")
+    q = fsub.add_parser("set", help="replace the project's chain with a TOML file")
+    q.add_argument("dir")
+    q.add_argument("file", type=Path)
+    q = fsub.add_parser("import", help="make the chain from Nutch's URL filter files")
+    q.add_argument("dir")
+    q.add_argument("nutch_conf_dir", type=Path, metavar="NUTCH_CONF_DIR")
+    q.add_argument("--order", metavar="KINDS", help="e.g. suffix,regex,prefix,automaton")
+    q = fsub.add_parser("export", help="write the chain as Nutch's URL filter files")
+    q.add_argument("dir")
+    q.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    q = fsub.add_parser("preview", help="what a new chain would change on the known URLs")
+    q.add_argument("dir")
+    q.add_argument("file", type=Path)
+    q.add_argument("--json", action="store_true")
+    q = fsub.add_parser("stats", help="hits per rule over the project's URLs")
+    q.add_argument("dir")
+    q.add_argument("--json", action="store_true")
     return parser
 
 
@@ -192,6 +226,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_app(getattr(args, "dir", None))
     if command == "simulate":
         return _cmd_simulate(args)
+    if command == "filter" and args.filter_command == "check":
+        return _cmd_filter_check(args)  # --chain FILE needs no project
     if command == "init":
         project = Project.init(args.dir)
         print(f"initialised {project.path}")
@@ -509,6 +545,180 @@ def _cmd_scoring(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+# -- filter: the URL filter chain (DESIGN.md §6) -----------------------------------------
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidArgument(f"{what} {path} is not UTF-8 text") from None
+
+
+def _url_lines(text: str) -> list[str]:
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def _print_lint(chain: Any) -> None:
+    from core.filters.lint import lint
+
+    for warning in lint(chain):
+        print(f"recrawl: warning: {warning}", file=sys.stderr)
+
+
+def _verdict_words(verdict: Any) -> str:
+    if verdict.filter is None:
+        return "accept (no filter rejected it)"
+    line = f"line {verdict.line}" if verdict.line is not None else "no rule matched"
+    word = "accept (short-circuit)" if verdict.shortcircuit else verdict.word
+    return f"{word} by filter {verdict.filter} ({verdict.filter_name}), {line}"
+
+
+def _cmd_filter_check(args: argparse.Namespace) -> int:
+    from core.filters import parse_chain
+
+    positional = list(args.args)
+    project = None
+    if args.chain is not None:
+        chain = parse_chain(_read_text(args.chain, "chain file"))
+    else:
+        if not positional:
+            raise InvalidArgument("filter check needs a project folder or --chain FILE")
+        project = Project.open(positional.pop(0))
+    try:
+        if project is not None:
+            chain = policy.project_chain()
+        urls = positional + (_url_lines(_read_text(args.file, "URL file")) if args.file else [])
+        if not urls:
+            raise InvalidArgument("no URLs given (pass URLs or --file)")
+        failed = False
+        for raw in urls:
+            try:
+                url = canonical(raw)
+            except RecrawlError as exc:
+                print(f"recrawl: error: {exc}", file=sys.stderr)
+                failed = True
+                continue
+            if args.explain:
+                verdict, steps = chain.explain(url)
+                print(f"{url}: {_verdict_words(verdict)}")
+                for step in steps:
+                    text = f"  filter {step.index} ({step.name}, {step.kind}): {step.status}"
+                    if step.status == "ran":
+                        text += f", {step.outcome}"
+                        if step.line is not None:
+                            text += f" by line {step.line}: {step.rule}"
+                        else:
+                            text += " (no rule matched)"
+                    elif step.status == "skipped":
+                        text += " (the chain had decided)"
+                    print(text)
+            else:
+                verdict = chain.check(url)
+                if args.json:
+                    print(json.dumps(verdict.to_json(url)))
+                else:
+                    print(f"{verdict.word:<6}  {url}  {_verdict_words(verdict)}")
+        return 1 if failed else 0
+    finally:
+        if project is not None:
+            project.close()
+
+
+def _project_urls() -> list[str]:
+    """Every URL the project knows: its pages, then the links the chain turned away."""
+    urls = [row["url"] for row in store.list_pages()]
+    urls += [link.url for link in store.rejected_links()]
+    return list(dict.fromkeys(urls))
+
+
+def _cmd_filter(project: Project, args: argparse.Namespace) -> int:
+    from core.filters import parse_chain
+    from core.filters.nutch import export_nutch, import_nutch, parse_order
+
+    action = args.filter_command
+    if action == "get":
+        text = policy.chain_text()
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        _print_lint(parse_chain(text))
+        return 0
+    if action == "set":
+        chain = policy.set_chain(_read_text(args.file, "chain file"))
+        print(f"chain set: {len(chain.filters)} filters")
+        _print_lint(chain)
+        return 0
+    if action == "import":
+        text = import_nutch(args.nutch_conf_dir, parse_order(args.order))
+        chain = policy.set_chain(text)
+        names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
+        print(f"imported {len(chain.filters)} filters: {names}")
+        _print_lint(chain)
+        return 0
+    if action == "export":
+        for item in export_nutch(policy.project_chain(), args.out_dir):
+            if item.path is None:
+                print(f"filter {item.index} ({item.name}) is disabled: not written")
+            else:
+                print(f"filter {item.index} ({item.name}) -> {item.path}")
+        return 0
+    if action == "preview":
+        current = policy.project_chain()
+        new = parse_chain(_read_text(args.file, "chain file"))
+        changes: dict[str, list[str]] = {"newly_rejected": [], "newly_accepted": []}
+        for url in _project_urls():
+            before, after = current.check(url).accepted, new.check(url).accepted
+            if before and not after:
+                changes["newly_rejected"].append(url)
+            elif after and not before:
+                changes["newly_accepted"].append(url)
+        result = {
+            "newly_rejected": len(changes["newly_rejected"]),
+            "newly_accepted": len(changes["newly_accepted"]),
+            "examples": {key: urls[:10] for key, urls in changes.items()},
+        }
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(
+                f"{result['newly_rejected']} newly rejected, "
+                f"{result['newly_accepted']} newly accepted"
+            )
+            for key, urls in result["examples"].items():
+                for url in urls:
+                    print(f"  {key.replace('_', ' ')}: {url}")
+        _print_lint(new)
+        return 0
+    # stats
+    chain = policy.project_chain()
+    hits: dict[tuple[int, int | None], int] = {}
+    for url in _project_urls():
+        verdict = chain.check(url)
+        if verdict.filter is not None:
+            key = (verdict.filter, verdict.line)
+            hits[key] = hits.get(key, 0) + 1
+    rows = [
+        {"filter": index, "name": chain.filters[index].name, "line": line, "hits": count}
+        for (index, line), count in sorted(
+            hits.items(), key=lambda item: (item[0][0], item[0][1] is None, item[0][1] or 0)
+        )
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(
+                f"filter {row['filter']} ({row['name']}), "
+                f"line {row['line'] if row['line'] is not None else '-'}: {row['hits']} hits"
+            )
+    return 0
+
+
 COMMANDS = {
     "scoring": _cmd_scoring,
     "schedule": _cmd_schedule,
@@ -519,6 +729,7 @@ COMMANDS = {
     "history": _cmd_history,
     "show": _cmd_show,
     "segments": _cmd_segments,
+    "filter": _cmd_filter,
 }
 
 

@@ -105,21 +105,20 @@ class SuffixFilter:
     @classmethod
     def parse(cls, text: str) -> SuffixFilter:
         rules: list[Rule] = []
-        mode: tuple[int, str] | None = None
+        sign, letters = "-", ""
         for line, item in rule_lines(text):
             if item[0] in "+-" and set(item[1:]) <= {"I", "P"}:
-                if mode is not None:
-                    raise RuleError(line, f"a second mode line (the first is line {mode[0]})")
-                mode = (line, item)
+                # Nutch's own template spreads the mode over lines ("+I", then "+P"):
+                # the flags add up, the last sign holds.
+                sign, letters = item[0], letters + item[1:]
                 continue
             if item.startswith(MARK):
                 raise RuleError(line, "SHORTCIRCUIT: has no meaning in a suffix filter")
             rules.append(Rule(line, item))
-        flags = mode[1] if mode else "-"
-        ignore_case = "I" in flags
+        ignore_case = "I" in letters
         if ignore_case:
             rules = [Rule(r.line, r.text.lower()) for r in rules]
-        return cls(rules, flags[0] == "-", ignore_case, "P" in flags)
+        return cls(rules, sign == "-", ignore_case, "P" in letters)
 
     def subject(self, url: str) -> str:
         text = urlsplit(url).path if self.path_only else url
