@@ -42,6 +42,7 @@ from core.events import (
 )
 from core.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from core.filters import Chain, Verdict
+from core.filters.compiled import compile_chain
 from core.models import Page
 from core.parse import ParseResult, is_html, media_type, parse_html
 from core.policy import (
@@ -124,6 +125,8 @@ class Crawler:
         self.schedule = schedule or project_schedule()
         self.signature = signature or project_signature()
         self.chain = chain or project_chain()
+        # the fast path: same verdicts and provenance as chain.check, tested against it
+        self.filter = compile_chain(self.chain)
         self.scoring = scoring or project_scoring()
         self._stop = threading.Event()
         self._pause = threading.Event()
@@ -577,7 +580,7 @@ class Crawler:
             self.batch.links.append((page.id, url))
             return True
         self._seen.add(url)
-        verdict = self.chain.check(url)
+        verdict = self.filter.check(url)
         if not verdict.accepted:
             self._rejected.add(url)
             self.batch.rejected.append((url, verdict.filter_name or "", verdict.line))

@@ -34,7 +34,7 @@ def _join(base: str, href: str) -> str:
     # A relative link resolves against the base's directory alone unless it starts
     # with "?", "#" or ";" or has a scheme; keying the cache on that directory lets every page of a folder
     # share the work.
-    if href[:1] in ("?", "#", ";", "") or ":" in href.split("/", 1)[0]:
+    if href[:1] in ("?", "#", ";", "") or href[:2] == "//" or ":" in href.split("/", 1)[0]:
         return urljoin(base, href)  # also absolute ones: "http://" alone means the base
     cut = base.split("#", 1)[0].split("?", 1)[0]
     if cut.count("/") < 3:
