@@ -631,15 +631,9 @@ def _cmd_filter_check(args: argparse.Namespace) -> int:
             project.close()
 
 
-def _project_urls() -> list[str]:
-    """Every URL the project knows: its pages, then the links the chain turned away."""
-    urls = [row["url"] for row in store.list_pages()]
-    urls += [link.url for link in store.rejected_links()]
-    return list(dict.fromkeys(urls))
-
-
 def _cmd_filter(project: Project, args: argparse.Namespace) -> int:
     from core.filters import parse_chain
+    from core.filters.impact import known_urls, preview, rule_hits
     from core.filters.nutch import export_nutch, import_nutch, parse_order
 
     action = args.filter_command
@@ -668,20 +662,8 @@ def _cmd_filter(project: Project, args: argparse.Namespace) -> int:
                 print(f"filter {item.index} ({item.name}) -> {item.path}")
         return 0
     if action == "preview":
-        current = policy.project_chain()
         new = parse_chain(_read_text(args.file, "chain file"))
-        changes: dict[str, list[str]] = {"newly_rejected": [], "newly_accepted": []}
-        for url in _project_urls():
-            before, after = current.check(url).accepted, new.check(url).accepted
-            if before and not after:
-                changes["newly_rejected"].append(url)
-            elif after and not before:
-                changes["newly_accepted"].append(url)
-        result = {
-            "newly_rejected": len(changes["newly_rejected"]),
-            "newly_accepted": len(changes["newly_accepted"]),
-            "examples": {key: urls[:10] for key, urls in changes.items()},
-        }
+        result = preview(policy.project_chain(), new, known_urls())
         if args.json:
             print(json.dumps(result))
         else:
@@ -695,19 +677,7 @@ def _cmd_filter(project: Project, args: argparse.Namespace) -> int:
         _print_lint(new)
         return 0
     # stats
-    chain = policy.project_chain()
-    hits: dict[tuple[int, int | None], int] = {}
-    for url in _project_urls():
-        verdict = chain.check(url)
-        if verdict.filter is not None:
-            key = (verdict.filter, verdict.line)
-            hits[key] = hits.get(key, 0) + 1
-    rows = [
-        {"filter": index, "name": chain.filters[index].name, "line": line, "hits": count}
-        for (index, line), count in sorted(
-            hits.items(), key=lambda item: (item[0][0], item[0][1] is None, item[0][1] or 0)
-        )
-    ]
+    rows = rule_hits(policy.project_chain(), known_urls())
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
