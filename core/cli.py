@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="the decoded payload of a page's latest capture")
     p.add_argument("dir")
     p.add_argument("url")
+    p.add_argument("--at", metavar="ISO", help="the capture closest before this time instead")
 
     p = sub.add_parser("schedule", help="show or choose the project's fetch schedule")
     p.add_argument("dir")
@@ -409,9 +410,14 @@ def _cmd_show(project: Project, args: argparse.Namespace) -> int:
     from core.segments import read_payload
 
     page = _find_page(args.url)
-    if page.payload_file is None:
+    if args.at:
+        from core.captures import payload_at
+
+        record = payload_at(project.path, page.url, parse_iso(args.at))
+    elif page.payload_file is None:
         raise NotFound(f"{page.url} has no capture yet (status {page.status})")
-    record = read_payload(project.path, page.payload_file, page.payload_offset)
+    else:
+        record = read_payload(project.path, page.payload_file, page.payload_offset)
     encoding = next((v for k, v in record.http_headers if k.lower() == "content-encoding"), None)
     body, problem = decode_body(record.body, encoding, 1 << 30)
     if problem:

@@ -188,3 +188,37 @@ def test_corrupt_warc_gets_a_clear_error(tmp_path, capsys, site):
     code, _, err = run(capsys, "show", d, site.url("/b.html"))
     assert code == 1
     assert "corrupt WARC record" in err and err.count("\n") == 1
+
+
+def test_show_at_picks_the_capture_closest_before(tmp_path, capsys, server):
+    state = {"body": "<p>first version</p>"}
+
+    def route(handler):
+        from tests.httpserver import Reply
+
+        return Reply(200, state["body"].encode(), {"Content-Type": "text/html"})
+
+    server.routes["/p"] = route
+    d = tmp_path / "p"
+    run(capsys, "init", d)
+    run(capsys, "inject", d, server.url("/p"))
+    run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-01T00:00:00Z")
+    run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-01T00:00:00Z")  # same
+    state["body"] = "<p>second version</p>"
+    run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-03-01T00:00:00Z")
+
+    def show_at(when: str) -> tuple[int, str]:
+        capsys.readouterr()
+        code = main(["show", str(d), server.url("/p"), "--at", when])
+        return code, capsys.readouterr().out
+
+    assert show_at("2027-01-15T00:00:00Z") == (0, "<p>first version</p>")
+    # February's fetch was an identical-payload revisit: it shows January's response
+    from core.captures import find_captures
+
+    kinds = [c.mime for c in find_captures(d, server.url("/p"))]
+    assert kinds == ["text/html", "warc/revisit", "text/html"]
+    assert show_at("2027-02-15T00:00:00Z") == (0, "<p>first version</p>")
+    assert show_at("2027-03-15T00:00:00Z") == (0, "<p>second version</p>")
+    code, _ = show_at("2026-06-01T00:00:00Z")
+    assert code == 1

@@ -1,0 +1,70 @@
+"""Finding a page's captures through the segments' CDXJ indexes (``show --at``).
+
+The indexes, not the store, are the lookup: they travel with the WARCs, so whatever
+rewrites segments (compaction) keeps this working by rewriting them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from core.cdxj import surt
+from core.errors import NotFound
+from core.warc import StoredRecord, read_record
+
+
+@dataclass(frozen=True)
+class CaptureRef:
+    date: datetime
+    path: Path
+    offset: int
+    mime: str
+    status: str
+
+
+def find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
+    """Every indexed capture of ``url``, oldest first."""
+    key = surt(url) + " "
+    found = []
+    for index in sorted((project_dir / "segments").glob("*/*.cdxj")):
+        with open(index, encoding="utf-8") as fh:
+            for line in fh:
+                if not line.startswith(key):
+                    continue
+                _, stamp, fields = line.split(" ", 2)
+                data = json.loads(fields)
+                if data.get("url") != url:
+                    continue
+                found.append(
+                    CaptureRef(
+                        datetime.strptime(stamp, "%Y%m%d%H%M%S"),
+                        index.parent / data["filename"],
+                        int(data["offset"]),
+                        data.get("mime", ""),
+                        str(data.get("status", "")),
+                    )
+                )
+    return sorted(found, key=lambda c: (c.date, c.path.name, c.offset))
+
+
+def payload_at(project_dir: Path, url: str, at: datetime) -> StoredRecord:
+    """The payload of the capture of ``url`` closest before ``at``, revisits resolved."""
+    captures = find_captures(project_dir, url)
+    before = [c for c in captures if c.date <= at]
+    if not before:
+        raise NotFound(f"no capture of {url} at or before {at.isoformat()}Z")
+    chosen = before[-1]
+    record = read_record(chosen.path, chosen.offset)
+    if record.record_type != "revisit":
+        return record
+    # a revisit stands for the response it refers to: same target, that date
+    target = record.warc_headers.get("WARC-Refers-To-Target-URI", url)
+    refers = record.warc_headers.get("WARC-Refers-To-Date", "")
+    when = datetime.fromisoformat(refers.replace("Z", "+00:00")).replace(tzinfo=None)
+    for capture in find_captures(project_dir, target):
+        if capture.mime != "warc/revisit" and capture.date == when.replace(microsecond=0):
+            return read_record(capture.path, capture.offset)
+    raise NotFound(f"the response {url}'s revisit refers to ({refers}) is not in the project")
