@@ -27,6 +27,7 @@ from core.project import Project
 from core.schedule import make_schedule, schedule_names
 from core.scoring import SCORINGS
 from core.signature import SIGNATURES
+from core.textfile import read_text
 from core.urls import canonical
 
 PAGE_COLUMNS = (
@@ -245,17 +246,7 @@ def _cmd_inject(project: Project, args: argparse.Namespace) -> int:
 
     urls = list(args.urls)
     if args.file:
-        try:
-            text = args.file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidArgument(f"cannot read {args.file}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise InvalidArgument(f"{args.file} is not UTF-8 text (one URL per line)") from None
-        urls += [
-            line.strip()
-            for line in text.splitlines()
-            if line.strip() and not line.lstrip().startswith("#")
-        ]
+        urls += _url_lines(read_text(args.file, "URL list"))
     if not urls:
         raise InvalidArgument("no URLs given (pass URLs or --file)")
     result = inject(urls, utcnow())
@@ -554,16 +545,8 @@ def _cmd_scoring(project: Project, args: argparse.Namespace) -> int:
 # -- filter: the URL filter chain (DESIGN.md §6) -----------------------------------------
 
 
-def _read_text(path: Path, what: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidArgument(f"cannot read {what} {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InvalidArgument(f"{what} {path} is not UTF-8 text") from None
-
-
 def _url_lines(text: str) -> list[str]:
+    """One URL per line; blank lines and # comments skipped."""
     return [
         line.strip()
         for line in text.splitlines()
@@ -592,7 +575,7 @@ def _cmd_filter_check(args: argparse.Namespace) -> int:
     positional = list(args.args)
     project = None
     if args.chain is not None:
-        chain = parse_chain(_read_text(args.chain, "chain file"))
+        chain = parse_chain(read_text(args.chain, "chain file"))
     else:
         if not positional:
             raise InvalidArgument("filter check needs a project folder or --chain FILE")
@@ -600,7 +583,7 @@ def _cmd_filter_check(args: argparse.Namespace) -> int:
     try:
         if project is not None:
             chain = policy.project_chain()
-        urls = positional + (_url_lines(_read_text(args.file, "URL file")) if args.file else [])
+        urls = positional + (_url_lines(read_text(args.file, "URL file")) if args.file else [])
         if not urls:
             raise InvalidArgument("no URLs given (pass URLs or --file)")
         failed = False
@@ -649,7 +632,7 @@ def _cmd_filter(project: Project, args: argparse.Namespace) -> int:
         _print_lint(parse_chain(text))
         return 0
     if action == "set":
-        chain = policy.set_chain(_read_text(args.file, "chain file"))
+        chain = policy.set_chain(read_text(args.file, "chain file"))
         print(f"chain set: {len(chain.filters)} filters")
         _print_lint(chain)
         return 0
@@ -668,7 +651,7 @@ def _cmd_filter(project: Project, args: argparse.Namespace) -> int:
                 print(f"filter {item.index} ({item.name}) -> {item.path}")
         return 0
     if action == "preview":
-        new = parse_chain(_read_text(args.file, "chain file"))
+        new = parse_chain(read_text(args.file, "chain file"))
         result = preview(policy.project_chain(), new, known_urls())
         if args.json:
             print(json.dumps(result))

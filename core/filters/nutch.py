@@ -20,6 +20,7 @@ from pathlib import Path
 from core.errors import InvalidArgument
 from core.filters.chain import Chain, build_filter, parse_chain
 from core.filters.kinds import KINDS
+from core.textfile import read_text
 
 DEFAULT_ORDER = ("suffix", "domain-deny", "domain", "regex", "prefix", "automaton")
 
@@ -64,15 +65,6 @@ def _full_order(order: list[str] | None) -> list[str]:
     return list(dict.fromkeys([*order, *DEFAULT_ORDER]))
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidArgument(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InvalidArgument(f"{path} is not UTF-8 text") from None
-
-
 def kind_files(conf_dir: Path, kind: str) -> list[tuple[str, Path]]:
     """(filter name, file) for one kind: ``X.txt`` (else ``X.txt.template``), then the
     numbered extra files export writes (``X-2.txt``, ``X-3.txt``, ...)."""
@@ -106,7 +98,7 @@ def import_nutch(conf_dir: Path, order: list[str] | None = None) -> str:
     filters = []
     for kind in _full_order(order):
         for name, path in kind_files(conf_dir, kind):
-            table = {"kind": kind, "name": name, "rules": _read(path)}
+            table = {"kind": kind, "name": name, "rules": read_text(path)}
             filters.append(build_filter(len(filters), table))
     if not filters:
         names = ", ".join(f"{n[0]}.txt" for n in FILE_NAMES.values())
