@@ -1,0 +1,147 @@
+"""``recrawl filter ...``: check, edit, import and export the URL filter chain (DESIGN.md §6, §8)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from core import policy
+from core.errors import InvalidArgument, RecrawlError
+from core.project import Project
+from core.textfile import read_text
+from core.urls import canonical
+
+
+def url_lines(text: str) -> list[str]:
+    """One URL per line; blank lines and # comments skipped."""
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def _print_lint(chain: Any) -> None:
+    from core.filters.lint import lint
+
+    for warning in lint(chain):
+        print(f"recrawl: warning: {warning}", file=sys.stderr)
+
+
+def _verdict_words(verdict: Any) -> str:
+    if verdict.filter is None:
+        return "accept (no filter rejected it)"
+    line = f"line {verdict.line}" if verdict.line is not None else "no rule matched"
+    word = "accept (short-circuit)" if verdict.shortcircuit else verdict.word
+    return f"{word} by filter {verdict.filter} ({verdict.filter_name}), {line}"
+
+
+def cmd_filter_check(args: argparse.Namespace) -> int:
+    from core.filters import parse_chain
+
+    positional = list(args.args)
+    project = None
+    if args.chain is not None:
+        chain = parse_chain(read_text(args.chain, "chain file"))
+    else:
+        if not positional:
+            raise InvalidArgument("filter check needs a project folder or --chain FILE")
+        project = Project.open(positional.pop(0))
+    try:
+        if project is not None:
+            chain = policy.project_chain()
+        urls = positional + (url_lines(read_text(args.file, "URL file")) if args.file else [])
+        if not urls:
+            raise InvalidArgument("no URLs given (pass URLs or --file)")
+        failed = False
+        for raw in urls:
+            try:
+                url = canonical(raw)
+            except RecrawlError as exc:
+                print(f"recrawl: error: {exc}", file=sys.stderr)
+                failed = True
+                continue
+            if args.explain:
+                verdict, steps = chain.explain(url)
+                print(f"{url}: {_verdict_words(verdict)}")
+                for step in steps:
+                    text = f"  filter {step.index} ({step.name}, {step.kind}): {step.status}"
+                    if step.status == "ran":
+                        text += f", {step.outcome}"
+                        if step.line is not None:
+                            text += f" by line {step.line}: {step.rule}"
+                        else:
+                            text += " (no rule matched)"
+                    elif step.status == "skipped":
+                        text += " (the chain had decided)"
+                    print(text)
+            else:
+                verdict = chain.check(url)
+                if args.json:
+                    print(json.dumps(verdict.to_json(url)))
+                else:
+                    print(f"{verdict.word:<6}  {url}  {_verdict_words(verdict)}")
+        return 1 if failed else 0
+    finally:
+        if project is not None:
+            project.close()
+
+
+def cmd_filter(project: Project, args: argparse.Namespace) -> int:
+    from core.filters import parse_chain
+    from core.filters.impact import known_urls, preview, rule_hits
+    from core.filters.nutch import export_nutch, import_nutch, parse_order
+
+    action = args.filter_command
+    if action == "get":
+        text = policy.chain_text()
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        _print_lint(parse_chain(text))
+        return 0
+    if action == "set":
+        chain = policy.set_chain(read_text(args.file, "chain file"))
+        print(f"chain set: {len(chain.filters)} filters")
+        _print_lint(chain)
+        return 0
+    if action == "import":
+        text = import_nutch(args.nutch_conf_dir, parse_order(args.order))
+        chain = policy.set_chain(text)
+        names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
+        print(f"imported {len(chain.filters)} filters: {names}")
+        _print_lint(chain)
+        return 0
+    if action == "export":
+        for item in export_nutch(policy.project_chain(), args.out_dir):
+            if item.path is None:
+                print(f"filter {item.index} ({item.name}) is disabled: not written")
+            else:
+                print(f"filter {item.index} ({item.name}) -> {item.path}")
+        return 0
+    if action == "preview":
+        new = parse_chain(read_text(args.file, "chain file"))
+        result = preview(policy.project_chain(), new, known_urls())
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(
+                f"{result['newly_rejected']} newly rejected, "
+                f"{result['newly_accepted']} newly accepted"
+            )
+            for key, urls in result["examples"].items():
+                for url in urls:
+                    print(f"  {key.replace('_', ' ')}: {url}")
+        _print_lint(new)
+        return 0
+    # stats
+    rows = rule_hits(policy.project_chain(), known_urls())
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(
+                f"filter {row['filter']} ({row['name']}), "
+                f"line {row['line'] if row['line'] is not None else '-'}: {row['hits']} hits"
+            )
+    return 0
