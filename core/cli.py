@@ -24,6 +24,7 @@ from core.errors import InvalidArgument, NotFound, RecrawlError
 from core.events import Event, LogMessage, RoundFinished
 from core.fetch import decode_body
 from core.models import PageStatus
+from core.output import print_rows
 from core.project import Project
 from core.schedule import make_schedule, schedule_names
 from core.scoring import SCORINGS
@@ -386,15 +387,15 @@ def _cmd_history(project: Project, args: argparse.Namespace) -> int:
         }
         for ev in store.history(page)
     ]
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            print(
-                f"{row['fetched_at']}  {row['http_status'] or '-':>4}  {row['change']:<9} "
-                f"{row['interval_before']:.0f}s -> {row['interval_after']:.0f}s  "
-                f"{row['segment'] or '-'}"
-            )
+    print_rows(
+        rows,
+        args.json,
+        lambda row: (
+            f"{row['fetched_at']}  {row['http_status'] or '-':>4}  {row['change']:<9} "
+            f"{row['interval_before']:.0f}s -> {row['interval_after']:.0f}s  "
+            f"{row['segment'] or '-'}"
+        ),
+    )
     return 0
 
 
@@ -431,14 +432,14 @@ def _cmd_segments(project: Project, args: argparse.Namespace) -> int:
         }
         for s in store.segment_summaries()
     ]
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            print(
-                f"{row['name']}  {row['records']:>7} records  {row['live_records']:>7} live  "
-                f"{row['liveness'] * 100:5.1f}%  {row['bytes']:>12} bytes"
-            )
+    print_rows(
+        rows,
+        args.json,
+        lambda row: (
+            f"{row['name']}  {row['records']:>7} records  {row['live_records']:>7} live  "
+            f"{row['liveness'] * 100:5.1f}%  {row['bytes']:>12} bytes"
+        ),
+    )
     return 0
 
 
@@ -487,15 +488,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 "mean_staleness_hours": round(best.mean_staleness_hours, 2),
             }
             rows.append(row)
-        if args.json:
-            print(json.dumps(rows, indent=1))
-        else:
-            for row in rows:
-                print(
-                    f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
-                    f"  freshness {row['freshness']:.3f} (optimum {row['optimum']['freshness']:.3f})"
-                    f"  staleness {row['mean_staleness_hours']:.1f} h"
-                )
+        print_rows(
+            rows,
+            args.json,
+            lambda row: (
+                f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
+                f"  freshness {row['freshness']:.3f} (optimum {row['optimum']['freshness']:.3f})"
+                f"  staleness {row['mean_staleness_hours']:.1f} h"
+            ),
+        )
         return 0
     if not args.schedule:
         raise InvalidArgument("simulate needs --schedule NAME (or --corpus N)")

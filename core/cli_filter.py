@@ -9,6 +9,7 @@ from typing import Any
 
 from core import policy
 from core.errors import InvalidArgument, RecrawlError
+from core.output import print_rows
 from core.project import Project
 from core.textfile import read_text
 from core.urls import canonical
@@ -136,12 +137,12 @@ def cmd_filter(project: Project, args: argparse.Namespace) -> int:
         return 0
     # stats
     rows = rule_hits(policy.project_chain(), known_urls())
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            print(
-                f"filter {row['filter']} ({row['name']}), "
-                f"line {row['line'] if row['line'] is not None else '-'}: {row['hits']} hits"
-            )
+    print_rows(
+        rows,
+        args.json,
+        lambda row: (
+            f"filter {row['filter']} ({row['name']}), "
+            f"line {row['line'] if row['line'] is not None else '-'}: {row['hits']} hits"
+        ),
+    )
     return 0
