@@ -13,6 +13,7 @@ from pathlib import Path
 
 from core.cdxj import surt
 from core.errors import NotFound
+from core.segments import index_files
 from core.warc import StoredRecord, read_record
 
 
@@ -29,7 +30,7 @@ def find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
     """Every indexed capture of ``url``, oldest first."""
     key = surt(url) + " "
     found = []
-    for index in sorted((project_dir / "segments").glob("*/*.cdxj")):
+    for index in index_files(project_dir):
         with open(index, encoding="utf-8") as fh:
             for line in fh:
                 if not line.startswith(key):

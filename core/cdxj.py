@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,5 +29,61 @@ def surt(url: str) -> str:
 
 
 def cdxj_line(url: str, date: datetime, fields: dict[str, Any]) -> str:
-    payload = json.dumps({"url": url, **fields}, separators=(", ", ": "), ensure_ascii=False)
-    return f"{surt(url)} {date.strftime('%Y%m%d%H%M%S')} {payload}"
+    return _line(surt(url), date.strftime("%Y%m%d%H%M%S"), {"url": url, **fields})
+
+
+def _line(key: str, stamp: str, fields: dict[str, Any]) -> str:
+    return f"{key} {stamp} {json.dumps(fields, separators=(', ', ': '), ensure_ascii=False)}"
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One parsed CDXJ line: a capture, where its record sits, and the line as stored."""
+
+    line: str
+    url: str
+    stamp: str  # 14 digits
+    offset: int
+    length: int
+    mime: str
+    digest: str
+
+    @property
+    def is_revisit(self) -> bool:
+        return self.mime == "warc/revisit"
+
+
+def parse_line(line: str) -> IndexEntry:
+    _, stamp, payload = line.rstrip("\n").split(" ", 2)
+    fields = json.loads(payload)
+    return IndexEntry(
+        line=line.rstrip("\n"),
+        url=fields["url"],
+        stamp=stamp,
+        offset=int(fields["offset"]),
+        length=int(fields["length"]),
+        mime=str(fields.get("mime", "")),
+        digest=str(fields.get("digest", "")),
+    )
+
+
+def read_index(path: Path) -> list[IndexEntry]:
+    with open(path, encoding="utf-8") as fh:
+        return [parse_line(line) for line in fh if line.strip()]
+
+
+def relocated(entry: IndexEntry, offset: int, filename: str) -> str:
+    """The entry's line for the same record copied to ``offset`` of ``filename``."""
+    key, stamp, payload = entry.line.split(" ", 2)
+    fields = json.loads(payload)
+    fields["offset"] = offset
+    fields["filename"] = filename
+    return _line(key, stamp, fields)
+
+
+def write_index(path: Path, lines: list[str]) -> None:
+    """Write sorted lines to ``path`` and make them durable (the caller renames)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in sorted(lines)))
+        fh.flush()
+        os.fsync(fh.fileno())

@@ -71,6 +71,18 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _fraction(text: str) -> float:
+    """``0.5`` or ``50%``."""
+    body = text.strip()
+    try:
+        value = float(body[:-1]) / 100 if body.endswith("%") else float(body)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a fraction like 0.5 or 50%: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (or 0% and 100%): {text!r}")
+    return value
+
+
 def _duration(text: str) -> float:
     try:
         return parse_duration(text)
@@ -168,6 +180,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("segments", help="list segments with their liveness")
     p.add_argument("dir")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser(
+        "compact",
+        help="fold low-liveness segments into one",
+        description="Copy the live records of the chosen segments into one new segment; "
+        "superseded captures move to history/ unless --drop-superseded.",
+    )
+    p.add_argument("dir")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--below", type=_fraction, metavar="F", help="segments with liveness below F (0.5 or 50%%)"
+    )
+    which.add_argument("--segments", metavar="A,B", help="these segments, by name")
+    p.add_argument("--drop-superseded", action="store_true", help="drop, not keep, old captures")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("filter", help="check, edit, import and export the URL filter chain")
@@ -443,6 +470,26 @@ def _cmd_segments(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compact(project: Project, args: argparse.Namespace) -> int:
+    from core.compaction import compact
+
+    names = args.segments.split(",") if args.segments is not None else None
+    summary = compact(project, below=args.below, names=names, drop_superseded=args.drop_superseded)
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    elif not summary.compacted:
+        print("nothing to compact")
+    else:
+        print(
+            f"compacted {len(summary.compacted)} segment(s) into {summary.new_segment or '-'}: "
+            f"{summary.records_kept} records kept, {summary.records_moved_to_history} moved "
+            f"to {summary.history_file or 'history'}, {summary.records_dropped} dropped; "
+            f"{summary.bytes_before} -> {summary.bytes_after} bytes "
+            f"(+{summary.history_bytes} in history)"
+        )
+    return 0
+
+
 def _cmd_schedule(project: Project, args: argparse.Namespace) -> int:
     if args.set or args.param:
         schedule = policy.set_schedule(args.set, args.param)
@@ -554,6 +601,7 @@ COMMANDS = {
     "history": _cmd_history,
     "show": _cmd_show,
     "segments": _cmd_segments,
+    "compact": _cmd_compact,
     "filter": cmd_filter,
 }
 

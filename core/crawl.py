@@ -54,10 +54,11 @@ from core.policy import (
 )
 from core.politeness import HostSlot
 from core.project import Project
+from core.recovery import recover
 from core.robots import ALLOW_ALL, MAX_ROBOTS_BYTES, RobotsPolicy, cached_policy, policy_from
 from core.schedule import Change, Corpus, FetchSchedule
 from core.scoring import Scoring
-from core.segments import SegmentWriter, allocate_name, recover_open_segments
+from core.segments import SegmentWriter, allocate_name
 from core.signature import Signature, compare
 from core.update import Capture, Outcome, classify, update_page
 from core.urls import canonical, host_of, origin_of
@@ -169,11 +170,8 @@ class Crawler:
 
     def run(self) -> CrawlSummary:
         with self.project.locked("crawl"):
-            recovered = recover_open_segments(self.project.path, self.clock.now())
-            for name in recovered:
-                self._emit(
-                    LogMessage("warning", f"recovered segment {name} of an interrupted crawl")
-                )
+            for message in recover(self.project.path, self.clock.now()):
+                self._emit(LogMessage("warning", message))
             self._started = time.perf_counter()
             asyncio.run(self._crawl())
         elapsed = time.perf_counter() - self._started
@@ -262,7 +260,7 @@ class Crawler:
             rates, scores = store.corpus_figures()
             self.schedule.prepare(Corpus(np.array(rates, dtype=float), np.array(scores)))
         start = self.clock.now()
-        name = allocate_name(start)
+        name = allocate_name(self.project.path, start)
         self.writer = SegmentWriter(
             self.project.path, name, start, {"operator": self.settings.fetch.user_agent}
         )

@@ -13,7 +13,7 @@ from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as run_migrations
 
 from core.errors import StoreError
-from core.models import MODELS, Page, Setting
+from core.models import MODELS, Compaction, Page, Setting
 
 
 def _m0001_initial(db: Database, migrator: SchemaMigrator) -> None:
@@ -42,10 +42,15 @@ def _m0003_scope_into_chain(db: Database, migrator: SchemaMigrator) -> None:
         add_scope_hosts(list(old.value))
 
 
+def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
+    db.create_tables([Compaction], safe=True)
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
     _m0003_scope_into_chain,
+    _m0004_compaction_journal,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

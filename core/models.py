@@ -113,6 +113,24 @@ class Segment(BaseModel):
     bytes = IntegerField(default=0)
 
 
+class Compaction(BaseModel):
+    """The journal of one compaction (DESIGN.md §7), so a killed one can be finished or undone.
+
+    ``copying``: the new files exist only under temporary names and no page points at
+    them; recovery deletes them. ``committed``: pages point at the new segment (one
+    transaction); recovery renames what is left and deletes the old segments.
+    ``done`` or ``rolled_back``: nothing left to do; kept as a log.
+    """
+
+    name = CharField(unique=True)  # the new segment's name (and its history file's)
+    state = CharField(default="copying")
+    started_at = DateTimeField()
+    finished_at = DateTimeField(null=True)
+    sources = JSONField()  # names of the segments being compacted
+    drop_superseded = IntegerField(default=0)
+    summary = JSONField(null=True)
+
+
 class FetchEvent(BaseModel):
     page = ForeignKeyField(Page, backref="events", on_delete="CASCADE", index=True)
     fetched_at = DateTimeField()
@@ -159,6 +177,7 @@ class Setting(BaseModel):
 MODELS: tuple[type[BaseModel], ...] = (
     Page,
     Segment,
+    Compaction,
     FetchEvent,
     Link,
     RejectedLink,

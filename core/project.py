@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,8 @@ class Project:
         self.path = path
         self.db_url = db_url or f"sqlite:///{path / STORE_FILE}"
         self._lock_handle: int | None = None
+        self._lock_purpose = ""
+        self._guard = threading.Lock()  # one project object may serve several threads
 
     @property
     def segments_dir(self) -> Path:
@@ -49,6 +52,7 @@ class Project:
         from core.policy import ensure_defaults  # policy imports the store, not projects
 
         ensure_defaults()
+        project.recover_if_idle()
         return project
 
     @classmethod
@@ -62,6 +66,7 @@ class Project:
         project = cls(folder, db_url)
         project._open_store()
         (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
+        project.recover_if_idle()
         return project
 
     @classmethod
@@ -80,12 +85,33 @@ class Project:
         store.close_database()
         self.release_lock()
 
+    def recover_if_idle(self) -> list[str]:
+        """Finish or undo what a killed crawl or compaction left, unless one is running."""
+        from core.clock import utcnow
+        from core.recovery import recover  # recovery needs segments, which need the store
+
+        try:
+            self.acquire_lock("recovery")
+        except ProjectLocked:
+            return []  # its writer is alive and will finish its own work
+        try:
+            return recover(self.path, utcnow())
+        finally:
+            self.release_lock()
+
     # -- the writer lock ---------------------------------------------------------------
     # An OS file lock: it dies with the process, so a killed crawl never leaves a stale lock.
+    # Not re-entrant: a crawl and a compaction started from one process exclude each other.
 
     def acquire_lock(self, purpose: str) -> None:
+        with self._guard:
+            self._acquire_lock(purpose)
+
+    def _acquire_lock(self, purpose: str) -> None:
         if self._lock_handle is not None:
-            return
+            raise ProjectLocked(
+                f"the project {self.path} is busy ({self._lock_purpose}); wait for it to finish"
+            )
         fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             _lock_fd(fd)
@@ -99,13 +125,15 @@ class Project:
         os.ftruncate(fd, 0)
         os.write(fd, f"{purpose}, pid {os.getpid()}".encode())
         self._lock_handle = fd
+        self._lock_purpose = purpose
 
     def release_lock(self) -> None:
-        if self._lock_handle is not None:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._lock_handle, 0)
-            os.close(self._lock_handle)
-            self._lock_handle = None
+        with self._guard:
+            if self._lock_handle is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._lock_handle, 0)
+                os.close(self._lock_handle)
+                self._lock_handle = None
 
     @contextlib.contextmanager
     def locked(self, purpose: str) -> Iterator[None]:

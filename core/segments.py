@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from core import store
-from core.cdxj import cdxj_line
+from core.cdxj import cdxj_line, write_index
 from core.clock import segment_name
 from core.errors import WarcError
 from core.warc import (
@@ -38,6 +38,18 @@ def warc_relpath(name: str) -> str:
     return f"segments/{name}/{name}.warc.gz"
 
 
+def index_path(warc: Path) -> Path:
+    """``<name>.cdxj`` beside ``<name>.warc.gz``."""
+    return warc.with_suffix("").with_suffix(".cdxj")
+
+
+def index_files(project_dir: Path) -> list[Path]:
+    """Every finished CDXJ index: the segments' and history's."""
+    return sorted((project_dir / "segments").glob("*/*.cdxj")) + sorted(
+        (project_dir / HISTORY_DIR).glob("*.cdxj")
+    )
+
+
 def resolve(project_dir: Path, relpath: str) -> Path:
     """The file a stored pointer names: the final WARC, or its ``.open`` while written."""
     final = project_dir / relpath
@@ -47,13 +59,28 @@ def resolve(project_dir: Path, relpath: str) -> Path:
     return pending if pending.exists() else final
 
 
-def allocate_name(start: datetime) -> str:
-    """``yyyymmddHHMMSS`` of the round's start, moved on a second if already taken."""
-    taken = store.segment_names()
+HISTORY_DIR = "history"
+
+
+def history_relpath(name: str) -> str:
+    return f"{HISTORY_DIR}/{name}.warc.gz"
+
+
+def allocate_name(project_dir: Path, start: datetime) -> str:
+    """``yyyymmddHHMMSS`` of a round's (or compaction's) start, moved on a second if taken.
+
+    Taken means known to the store as a segment or a compaction, or present on disk as
+    a segment folder or a history file: a new name never meets anything left behind.
+    """
+    taken = store.segment_names() | store.compaction_names()
     instant = start.replace(microsecond=0)
-    while segment_name(instant) in taken:
+    while (
+        (name := segment_name(instant)) in taken
+        or (project_dir / "segments" / name).exists()
+        or (project_dir / history_relpath(name)).exists()
+    ):
         instant += timedelta(seconds=1)
-    return segment_name(instant)
+    return name
 
 
 @dataclass
@@ -214,13 +241,9 @@ def _finish(
         shutil.rmtree(final.parent, ignore_errors=True)
         store.delete_segment(name)
         return
-    lines.sort()
-    index = final.with_suffix("").with_suffix(".cdxj")
+    index = index_path(final)
     tmp = index.with_name(index.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    write_index(tmp, lines)
     os.replace(tmp, index)
     if source is pending:
         os.replace(pending, final)

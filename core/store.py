@@ -20,6 +20,7 @@ from core.migrations import migrate
 from core.models import (
     DB,
     BaseModel,
+    Compaction,
     FetchEvent,
     Link,
     Page,
@@ -416,6 +417,91 @@ def segment_summaries() -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+# -- compaction (DESIGN.md §7) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A page's pointers into segments: its latest capture and the payload it stands for."""
+
+    page_id: int
+    url: str
+    segment: str | None
+    offset: int | None
+    payload_segment: str | None
+    payload_offset: int | None
+
+
+def pointers_into(segments: Sequence[str]) -> list[Pointer]:
+    """Every page whose capture or payload lies in one of ``segments``."""
+    out: list[Pointer] = []
+    for chunk in _chunks(list(segments)):
+        query = Page.select(
+            Page.id,
+            Page.url,
+            Page.segment,
+            Page.capture_offset,
+            Page.payload_segment,
+            Page.payload_offset,
+        ).where(Page.segment.in_(chunk) | Page.payload_segment.in_(chunk))
+        out.extend(Pointer(*row) for row in query.tuples())
+    return list({p.page_id: p for p in out}.values())
+
+
+def compaction_names() -> set[str]:
+    return {name for (name,) in Compaction.select(Compaction.name).tuples()}
+
+
+def begin_compaction(name: str, sources: Sequence[str], drop: bool, now: datetime) -> None:
+    Compaction.create(
+        name=name, state="copying", started_at=now, sources=list(sources), drop_superseded=drop
+    )
+
+
+def unfinished_compactions() -> list[Compaction]:
+    return list(
+        Compaction.select()
+        .where(Compaction.state.in_(("copying", "committed")))
+        .order_by(Compaction.id)
+    )
+
+
+def commit_compaction(
+    name: str,
+    sources: Sequence[str],
+    repoints: Sequence[tuple[int, dict[str, Any]]],
+    new_segment: tuple[str, int, int] | None,
+    summary: dict[str, Any],
+    now: datetime,
+) -> None:
+    """The one transaction of a compaction: pages move, old segments go, the new one comes.
+
+    ``new_segment`` is (WARC path, records, bytes), or None when nothing was live.
+    """
+    with DB.atomic():
+        _update_pages(repoints)
+        Segment.delete().where(Segment.name.in_(list(sources))).execute()
+        if new_segment is not None:
+            relpath, records, size = new_segment
+            Segment.create(
+                name=name,
+                created_at=now,
+                closed_at=now,
+                state="closed",
+                warc_file=relpath,
+                committed_bytes=size,
+                records=records,
+                bytes=size,
+            )
+        Compaction.update(state="committed", summary=summary).where(
+            Compaction.name == name
+        ).execute()
+
+
+def end_compaction(name: str, state: str, now: datetime) -> None:
+    Compaction.update(state=state, finished_at=now).where(Compaction.name == name).execute()
 
 
 # -- robots.txt cache ------------------------------------------------------------------

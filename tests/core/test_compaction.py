@@ -1,0 +1,362 @@
+"""Segment liveness and compaction (DESIGN.md §7) on a project crawled over six rounds.
+
+Pages change at different rates: every round, every 2nd, every 3rd, or never. Unchanged
+fetches are identical-payload revisits of the page's last response, so old segments keep
+the responses that later revisits refer to alive.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.crawl import inject
+from core.errors import ProjectLocked
+from core.models import Compaction, Page, Segment
+from core.project import Project
+from tests import httpserver
+from tests.conftest import crawl
+from tests.core.warcutil import DAY, T0, cdxj_lines, clock_at, read_warc
+
+# path -> the page changes every this many rounds (99: never in these six rounds)
+PAGES = {
+    "/hourly-a": 1,
+    "/hourly-b": 1,
+    "/two-a": 2,
+    "/two-b": 2,
+    "/three-a": 3,
+    "/three-b": 3,
+    "/never-a": 99,
+    "/never-b": 99,
+    "/never-c": 99,
+}
+ROUNDS = 6
+
+
+def _body(path: str, version: int) -> str:
+    rng = random.Random(f"{path}:{version}")
+    words = " ".join(f"w{rng.randrange(100_000)}" for _ in range(rng.randrange(400, 1600)))
+    return f"<html><body><h1>{path} version {version}</h1><p>{words}</p></body></html>"
+
+
+def _round_time(r: int) -> str:
+    return (T0 + r * 100 * DAY).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _payload_round(period: int) -> int:
+    """The round whose response a page's latest capture stands for, after all rounds."""
+    return ((ROUNDS - 1) // period) * period
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[httpserver.TestServer]:
+    server = httpserver.TestServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, site) -> Path:
+    folder = tmp_path_factory.mktemp("compaction") / "template"
+    project = Project.init(folder)
+    try:
+        inject([site.url(p) for p in PAGES], T0)
+        for r in range(ROUNDS):
+            for path, period in PAGES.items():
+                site.html(path, _body(path, r // period))
+            crawl(project, clock=clock_at(r * 100 * DAY))
+    finally:
+        project.close()
+    return folder
+
+
+@pytest.fixture
+def proj(template, tmp_path) -> Path:
+    target = tmp_path / "proj"
+    shutil.copytree(template, target)
+    return target
+
+
+def run(capsys, *args: object) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def segments(capsys, proj: Path) -> list[dict]:
+    code, out, _ = run(capsys, "segments", proj, "--json")
+    assert code == 0
+    return json.loads(out)
+
+
+def show(capsys, proj: Path, url: str, at: str | None = None) -> tuple[int, bytes]:
+    capsys.readouterr()
+    args = ["show", str(proj), url] + (["--at", at] if at else [])
+    code = main(args)
+    return code, capsys.readouterr().out.encode()
+
+
+def snapshot(capsys, proj: Path, server_origin: str) -> dict[tuple[str, int], bytes]:
+    """What `show --at` returns for every page just after every round."""
+    out = {}
+    for path in PAGES:
+        for r in range(ROUNDS):
+            code, body = show(capsys, proj, server_origin + path, _round_time(r + 1))
+            assert code == 0
+            out[path, r] = body
+    return out
+
+
+def origin_of(proj: Path) -> str:
+    project = Project.open(proj)
+    try:
+        url = Page.select(Page.url).first().url
+    finally:
+        project.close()
+    return url[: url.index("/", len("http://"))]
+
+
+def all_files(proj: Path) -> list[Path]:
+    return sorted(proj.glob("segments/*/*")) + sorted(proj.glob("history/*"))
+
+
+def warcio_check_all(proj: Path) -> None:
+    warcs = [p for p in all_files(proj) if p.name.endswith(".warc.gz")]
+    exe = Path(sys.executable).parent / "warcio"
+    done = subprocess.run([str(exe), "check", *map(str, warcs)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def indexed_captures(proj: Path) -> Counter[tuple[str, str]]:
+    """(url, timestamp) of every capture any index lists; checks each line's record too."""
+    seen: Counter[tuple[str, str]] = Counter()
+    for index in sorted(proj.glob("segments/*/*.cdxj")) + sorted(proj.glob("history/*.cdxj")):
+        lines = index.read_text().splitlines()
+        assert lines == sorted(lines), f"{index} is not sorted"
+        records = {r.offset: r for r in read_warc(index.parent / f"{index.stem}.warc.gz")}
+        for _, stamp, fields in cdxj_lines(index):
+            record = records[fields["offset"]]
+            assert record.url == fields["url"] and record.type in ("response", "revisit")
+            assert record.length == fields["length"]
+            seen[fields["url"], stamp] += 1
+    return seen
+
+
+def check_store_matches_disk(proj: Path) -> None:
+    project = Project.open(proj)
+    try:
+        names = {s.name for s in Segment.select()}
+        assert all(s.state == "closed" for s in Segment.select())
+        assert not Compaction.select().where(Compaction.state.in_(("copying", "committed"))).count()
+        pointers = [
+            (p.segment, p.capture_file, p.payload_segment, p.payload_file) for p in Page.select()
+        ]
+    finally:
+        project.close()
+    assert {p.name for p in proj.glob("segments/*")} == names
+    assert not [p for p in all_files(proj) if p.name.endswith((".open", ".tmp"))]
+    for segment, capture_file, payload_segment, payload_file in pointers:
+        assert segment in names and payload_segment in names
+        assert (proj / capture_file).is_file() and (proj / payload_file).is_file()
+
+
+# -- liveness ------------------------------------------------------------------------------
+
+
+def test_liveness_follows_change_rates_and_revisit_targets(proj, capsys):
+    listed = segments(capsys, proj)
+    assert len(listed) == ROUNDS
+    assert set(listed[0]) == {"name", "created_at", "records", "live_records", "liveness", "bytes"}
+    for r, seg in enumerate(listed):
+        # the last round holds every latest capture; an older round holds the responses
+        # that the latest revisits of pages unchanged since then refer to
+        expected = len(PAGES) if r == ROUNDS - 1 else 0
+        expected += sum(1 for period in PAGES.values() if _payload_round(period) == r != ROUNDS - 1)
+        assert seg["records"] == len(PAGES)
+        assert seg["live_records"] == expected, (r, seg)
+        assert seg["liveness"] == round(expected / len(PAGES), 4)
+        assert seg["created_at"].startswith(_round_time(r)[:-1])
+    # the never-changing pages keep round 0 alive although they were fetched six times
+    assert listed[0]["live_records"] == 3
+
+
+# -- compaction ----------------------------------------------------------------------------
+
+
+def test_compaction_keeps_every_capture_byte_identical(proj, capsys):
+    origin = origin_of(proj)
+    before = snapshot(capsys, proj, origin)
+    latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}
+    captures = indexed_captures(proj)
+    listed = segments(capsys, proj)
+    low = [s for s in listed if s["liveness"] < 0.5]
+    assert 2 <= len(low) < ROUNDS
+
+    code, out, _ = run(capsys, "compact", proj, "--below", "50%", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["segments_compacted"] == len(low)
+    assert summary["compacted"] == [s["name"] for s in low]
+    assert summary["records_kept"] == sum(s["live_records"] for s in low)
+    assert summary["records_moved_to_history"] == sum(s["records"] - s["live_records"] for s in low)
+    assert summary["records_dropped"] == 0
+    assert summary["bytes_before"] == sum(s["bytes"] for s in low)
+    assert 0 < summary["bytes_after"] < summary["bytes_before"]
+    assert summary["history_file"] == f"history/{summary['new_segment']}.warc.gz"
+
+    after = segments(capsys, proj)
+    names = [s["name"] for s in after]
+    assert not set(names) & set(summary["compacted"])
+    new = next(s for s in after if s["name"] == summary["new_segment"])
+    assert new["liveness"] == 1.0 and new["records"] == summary["records_kept"]
+    assert new["bytes"] == summary["bytes_after"]
+    # every latest capture, and every older one through history, reads back the same
+    assert {path: show(capsys, proj, origin + path)[1] for path in PAGES} == latest
+    assert snapshot(capsys, proj, origin) == before
+    assert indexed_captures(proj) == captures
+    warcio_check_all(proj)
+    check_store_matches_disk(proj)
+
+
+def test_copied_records_are_byte_for_byte_the_originals(proj, capsys):
+    def raw_records(paths: list[Path]) -> dict[str, bytes]:
+        out = {}
+        for path in paths:
+            data = path.read_bytes()
+            for rec in read_warc(path):
+                if rec.type != "warcinfo":
+                    out[rec.warc["WARC-Record-ID"]] = data[rec.offset : rec.offset + rec.length]
+        return out
+
+    original = raw_records(sorted(proj.glob("segments/*/*.warc.gz")))
+    assert run(capsys, "compact", proj, "--below", "0.99")[0] == 0
+    copied = raw_records(
+        sorted(proj.glob("segments/*/*.warc.gz")) + sorted(proj.glob("history/*.warc.gz"))
+    )
+    assert copied == original  # requests included: nothing lost, nothing re-encoded
+
+
+def test_drop_superseded_keeps_only_what_something_still_needs(proj, capsys):
+    origin = origin_of(proj)
+    latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}
+    listed = segments(capsys, proj)
+    chosen = [s["name"] for s in listed[:-1]]  # every round but the last
+    code, out, _ = run(
+        capsys, "compact", proj, "--segments", ",".join(chosen), "--drop-superseded", "--json"
+    )
+    assert code == 0
+    summary = json.loads(out)
+    kept = sum(s["live_records"] for s in listed[:-1])
+    assert summary["records_kept"] == kept
+    # the last round holds only latest captures, none a revisit of a superseded response,
+    # so nothing outside the compacted rounds needs the superseded ones
+    assert summary["records_moved_to_history"] == 0 and summary["history_file"] is None
+    assert summary["records_dropped"] == len(PAGES) * (ROUNDS - 1) - kept
+    assert not (proj / "history").exists() or not list((proj / "history").iterdir())
+    assert {path: show(capsys, proj, origin + path)[1] for path in PAGES} == latest
+    # a page that changed in the last round has no older capture left
+    code, _ = show(capsys, proj, origin + "/hourly-a", _round_time(2))
+    assert code == 1
+    # a never-changing page's first response is what its latest revisit shows: kept
+    code, body = show(capsys, proj, origin + "/never-a", _round_time(1))
+    assert code == 0 and body == latest["/never-a"]
+    warcio_check_all(proj)
+    check_store_matches_disk(proj)
+
+
+def test_revisit_targets_survive_across_segments(proj, capsys):
+    origin = origin_of(proj)
+    listed = segments(capsys, proj)
+    never = origin + "/never-b"
+    latest = show(capsys, proj, never)[1]
+
+    # round 0 holds the response all later revisits of /never-b refer to: compacting it
+    # alone, even dropping superseded captures, keeps that response
+    code, out, _ = run(
+        capsys, "compact", proj, "--segments", listed[0]["name"], "--drop-superseded", "--json"
+    )
+    summary = json.loads(out)
+    assert code == 0 and summary["records_kept"] == 3
+    assert show(capsys, proj, never) == (0, latest)
+
+    # round 2 holds /two-a's version-1 response; round 3's revisit (outside the compacted
+    # segment, superseded) refers to it: --drop-superseded moves it to history instead of
+    # leaving that revisit pointing at nothing
+    two = origin + "/two-a"
+    at_round_3 = show(capsys, proj, two, _round_time(4))
+    assert at_round_3[0] == 0
+    code, out, _ = run(
+        capsys, "compact", proj, "--segments", listed[2]["name"], "--drop-superseded", "--json"
+    )
+    summary = json.loads(out)
+    assert code == 0
+    assert summary["records_moved_to_history"] == 2  # /two-a's and /two-b's
+    assert show(capsys, proj, two, _round_time(4)) == at_round_3
+    warcio_check_all(proj)
+    check_store_matches_disk(proj)
+
+
+def test_crawling_after_compaction_revisits_the_moved_responses(proj, capsys, site):
+    assert run(capsys, "compact", proj, "--below", "1")[0] == 0
+    listed = segments(capsys, proj)
+    assert len(listed) == 2 and all(s["liveness"] == 1.0 for s in listed)
+    compacted = proj / "segments" / listed[0]["name"] / f"{listed[0]['name']}.warc.gz"
+    moved_ids = {r.warc["WARC-Record-ID"] for r in read_warc(compacted)}
+
+    for path, period in PAGES.items():  # round 6: only the hourly pages change
+        site.html(path, _body(path, ROUNDS // period))
+    project = Project.open(proj)
+    try:
+        crawl(project, clock=clock_at(ROUNDS * 100 * DAY))
+    finally:
+        project.close()
+    newest = sorted(proj.glob("segments/*/*.warc.gz"))[-1]
+    revisits = [r for r in read_warc(newest) if r.type == "revisit"]
+    assert len(revisits) == sum(1 for p in PAGES.values() if ROUNDS % p)
+    # the never-changed pages' revisits refer to responses that now live in the
+    # compacted segment, under their original record ids
+    never = [r for r in revisits if "/never-" in (r.url or "")]
+    assert len(never) == 3 and all(r.warc["WARC-Refers-To"] in moved_ids for r in never)
+    origin = origin_of(proj)
+    for path, period in PAGES.items():
+        code, body = show(capsys, proj, origin + path)
+        assert code == 0 and f"version {ROUNDS // period}<" in body.decode()
+    warcio_check_all(proj)
+    check_store_matches_disk(proj)
+
+
+def test_nothing_to_compact_and_bad_arguments(proj, capsys):
+    code, out, _ = run(capsys, "compact", proj, "--below", "0", "--json")
+    assert code == 0 and json.loads(out)["segments_compacted"] == 0
+    code, _, err = run(capsys, "compact", proj, "--segments", "19990101000000")
+    assert code == 1 and "no segment named 19990101000000" in err
+    with pytest.raises(SystemExit):
+        main(["compact", str(proj), "--below", "150%"])
+    assert "between 0 and 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["compact", str(proj)])  # neither --below nor --segments
+
+
+def test_a_compaction_waits_for_a_crawl_and_says_so(proj, capsys):
+    crawler = Project.open(proj)
+    try:
+        crawler.acquire_lock("crawl")
+        code, _, err = run(capsys, "compact", proj, "--below", "0.5")
+        assert code == 1
+        assert "busy (crawl, pid" in err and "wait for it to finish" in err
+        # one process: a compaction cannot start under its own crawl either
+        with pytest.raises(ProjectLocked, match="busy \\(crawl\\)"):
+            crawler.acquire_lock("compaction")
+    finally:
+        crawler.close()
+    assert run(capsys, "compact", proj, "--below", "0.5")[0] == 0
