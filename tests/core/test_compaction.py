@@ -7,9 +7,11 @@ the responses that later revisits refer to alive.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -360,3 +362,87 @@ def test_a_compaction_waits_for_a_crawl_and_says_so(proj, capsys):
     finally:
         crawler.close()
     assert run(capsys, "compact", proj, "--below", "0.5")[0] == 0
+
+
+# -- killed compactions --------------------------------------------------------------------
+
+COMPACT_SCRIPT = """
+import sys
+from core.compaction import compact
+from core.project import Project
+project = Project.open(sys.argv[1])
+print("opened", flush=True)
+compact(
+    project,
+    below=1.0,
+    drop_superseded=sys.argv[2] == "drop",
+    progress=lambda p: print(p.phase, p.done, p.total, flush=True),
+)
+print("exit", flush=True)
+"""
+
+
+def _compact_child(proj: Path, drop: bool) -> subprocess.Popen:
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.Popen(
+        [sys.executable, "-c", COMPACT_SCRIPT, str(proj), "drop" if drop else "keep"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_of_a_compaction(template, tmp_path, capsys):
+    origin = origin_of(template)
+    latest = {path: show(capsys, template, origin + path)[1] for path in PAGES}
+    captures = indexed_captures(template)
+
+    calibration = tmp_path / "calibration"
+    shutil.copytree(template, calibration)
+    child = _compact_child(calibration, drop=False)
+    lines = child.communicate(timeout=60)[0].splitlines()
+    assert child.returncode == 0 and lines[-1] == "exit"
+    phases = {line.split()[0] for line in lines}
+    assert {"opened", "copy", "commit", "rename", "delete", "done"} <= phases
+
+    rng = random.Random(2027)
+    moments = sorted(rng.sample(range(1, len(lines)), 14))
+    outcomes: Counter[str] = Counter()
+    for i, moment in enumerate(moments):
+        proj = tmp_path / f"kill{i}"
+        shutil.copytree(template, proj)
+        drop = i % 3 == 2
+        child = _compact_child(proj, drop)
+        assert child.stdout is not None
+        last = ""
+        for _ in range(moment):  # kill right after the child reports this step
+            last = child.stdout.readline().strip() or last
+        child.kill()
+        child.communicate(timeout=30)
+        with contextlib.closing(sqlite3.connect(proj / "recrawl.sqlite")) as db:
+            left = [state for (state,) in db.execute("SELECT state FROM compaction")]
+        outcomes.update(f"killed while {state}" for state in left)
+
+        project = Project.open(proj)  # the next start recovers by itself
+        try:
+            jobs = list(Compaction.select())
+        finally:
+            project.close()
+        assert all(job.state in ("done", "rolled_back") for job in jobs), (moment, last)
+        check_store_matches_disk(proj)
+        assert {p: show(capsys, proj, origin + p)[1] for p in PAGES} == latest, (moment, last)
+        found = indexed_captures(proj)
+        if drop:
+            assert not found - captures, (moment, last)
+        else:
+            assert found == captures, (moment, last)
+        warcio_check_all(proj)
+        # and the project still compacts to the end
+        assert run(capsys, "compact", proj, "--below", "1")[0] == 0
+        assert {p: show(capsys, proj, origin + p)[1] for p in PAGES} == latest
+        check_store_matches_disk(proj)
+    # the kills landed both before the commit (undone) and after it (finished)
+    # kills landed before the commit (recovery undid them) and after it (recovery finished)
+    assert outcomes["killed while copying"] >= 2, outcomes
+    assert outcomes["killed while committed"] >= 2, outcomes
