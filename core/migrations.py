@@ -46,11 +46,18 @@ def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
     db.create_tables([Compaction], safe=True)
 
 
+def _m0005_liveness_index(db: Database, migrator: SchemaMigrator) -> None:
+    # The payload pointer's own index becomes one that covers the liveness count.
+    db.execute_sql("DROP INDEX IF EXISTS page_payload_segment")
+    Page._schema.create_indexes(safe=True)
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
     _m0003_scope_into_chain,
     _m0004_compaction_journal,
+    _m0005_liveness_index,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

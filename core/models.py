@@ -87,7 +87,7 @@ class Page(BaseModel):
     capture_length = IntegerField(null=True)
     # Pointer to the response record holding the latest payload; equals the capture
     # for a response, is the revisit's target for a revisit (liveness and `show`).
-    payload_segment = CharField(null=True, index=True)
+    payload_segment = CharField(null=True)
     payload_file = TextField(null=True)
     payload_offset = IntegerField(null=True)
     payload_length = IntegerField(null=True)
@@ -98,6 +98,11 @@ class Page(BaseModel):
     depth = IntegerField(default=0)
     discovered_from = TextField(null=True)
     metadata = JSONField(default=dict)
+
+    class Meta:
+        # Covers segment liveness (store.segment_summaries): the payload counts without
+        # reading a million table rows.
+        indexes = ((("payload_segment", "segment", "payload_offset", "capture_offset"), False),)
 
 
 class Segment(BaseModel):
