@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 
@@ -36,54 +36,80 @@ def _line(key: str, stamp: str, fields: dict[str, Any]) -> str:
     return f"{key} {stamp} {json.dumps(fields, separators=(', ', ': '), ensure_ascii=False)}"
 
 
-@dataclass(frozen=True)
-class IndexEntry:
-    """One parsed CDXJ line: a capture, where its record sits, and the line as stored."""
+# Offsets and lengths are read straight from the lines: a compaction reads and rewrites
+# every line of the segments it folds, and a JSON round trip per line cost more than
+# copying the records. Lines this module wrote end with length, offset and filename in
+# that order (one regex over a whole file finds them); other lines are searched in their
+# JSON part, where every quote inside a string is escaped, so the patterns only ever
+# match the real fields.
+_OUR_TAILS = re.compile(r'"length": (\d+), "offset": (\d+), "filename": "[^"\\\n]*"\}$', re.M)
+_OFFSET = re.compile(r'"offset":\s*(\d+)')
+_LENGTH = re.compile(r'"length":\s*(\d+)')
+
+
+class IndexEntry(NamedTuple):
+    """One CDXJ line and where its record sits; other fields are parsed when asked for."""
 
     line: str
-    url: str
-    stamp: str  # 14 digits
     offset: int
     length: int
-    mime: str
-    digest: str
+    #: The line ends with our own length/offset/filename tail (relocated without parsing).
+    ours: bool = False
 
     @property
-    def is_revisit(self) -> bool:
-        return self.mime == "warc/revisit"
+    def stamp(self) -> str:
+        return self.line.split(" ", 2)[1]
+
+    def fields(self) -> dict[str, Any]:
+        return json.loads(self.line.split(" ", 2)[2])
+
+    @property
+    def url(self) -> str:
+        return self.fields()["url"]
 
 
 def parse_line(line: str) -> IndexEntry:
-    _, stamp, payload = line.rstrip("\n").split(" ", 2)
-    fields = json.loads(payload)
-    return IndexEntry(
-        line=line.rstrip("\n"),
-        url=fields["url"],
-        stamp=stamp,
-        offset=int(fields["offset"]),
-        length=int(fields["length"]),
-        mime=str(fields.get("mime", "")),
-        digest=str(fields.get("digest", "")),
-    )
+    line = line.rstrip("\n")
+    payload = line.split(" ", 2)[2]
+    offset, length = _OFFSET.search(payload), _LENGTH.search(payload)
+    if offset is None or length is None:
+        raise ValueError(f"no offset or length in {line[:80]!r}")
+    return IndexEntry(line, int(offset.group(1)), int(length.group(1)))
 
 
 def read_index(path: Path) -> list[IndexEntry]:
-    with open(path, encoding="utf-8") as fh:
-        return [parse_line(line) for line in fh if line.strip()]
+    text = path.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip()]
+    tails = _OUR_TAILS.findall(text)
+    if len(tails) == len(lines):  # at most one tail per line: every line has one
+        return [
+            IndexEntry(line, int(offset), int(length), True)
+            for line, (length, offset) in zip(lines, tails, strict=True)
+        ]
+    return [parse_line(line) for line in lines]
 
 
-def relocated(entry: IndexEntry, offset: int, filename: str) -> str:
-    """The entry's line for the same record copied to ``offset`` of ``filename``."""
-    key, stamp, payload = entry.line.split(" ", 2)
-    fields = json.loads(payload)
-    fields["offset"] = offset
-    fields["filename"] = filename
-    return _line(key, stamp, fields)
+def relocated_lines(entries: list[IndexEntry], offsets: list[int], filename: str) -> list[str]:
+    """The entries' lines for the same records copied to ``offsets`` of ``filename``."""
+    name = json.dumps(filename, ensure_ascii=False)
+    out = []
+    for entry, offset in zip(entries, offsets, strict=True):
+        line = entry.line
+        if entry.ours:
+            cut = line.rfind('"offset": ')
+            out.append(f'{line[:cut]}"offset": {offset}, "filename": {name}}}')
+        else:
+            key, stamp, payload = line.split(" ", 2)
+            fields = json.loads(payload)
+            fields.update(offset=offset, filename=filename)
+            out.append(_line(key, stamp, fields))
+    return out
 
 
 def write_index(path: Path, lines: list[str]) -> None:
     """Write sorted lines to ``path`` and make them durable (the caller renames)."""
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in sorted(lines)))
+        if lines:
+            fh.write("\n".join(sorted(lines)) + "\n")
         fh.flush()
         os.fsync(fh.fileno())

@@ -23,17 +23,18 @@ outside the compacted segments still refers to, rather than leave that revisit d
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from core import store
-from core.cdxj import IndexEntry, parse_line, read_index, relocated, write_index
+from core.cdxj import IndexEntry, parse_line, read_index, relocated_lines, write_index
 from core.clock import utcnow
 from core.errors import InvalidArgument, NotFound, WarcError
 from core.project import Project
@@ -61,26 +62,25 @@ class CompactionProgress:
 Progress = Callable[[CompactionProgress], None]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Extent:
     """A capture's bytes in its segment: its record, then its request, up to the next."""
 
     segment: str
     entry: IndexEntry
+    start: int
     end: int
-
-    @property
-    def start(self) -> int:
-        return self.entry.offset
+    dest: str = ""  # "keep", "history" or "drop", once planned
 
     @property
     def key(self) -> tuple[str, int]:
-        return (self.segment, self.entry.offset)
+        return (self.segment, self.start)
 
 
 @dataclass
 class Plan:
     sources: list[str]
+    extents: dict[str, list[Extent]]  # each source's captures in file order
     keep: list[Extent]
     history: list[Extent]
     drop: list[Extent]
@@ -147,8 +147,10 @@ def make_plan(project_dir: Path, sources: Sequence[str], drop: bool) -> Plan:
     keep: list[Extent] = []
     superseded: list[Extent] = []
     bytes_before = 0
+    by_source = {}
     for name in sources:
         extents, size = _extents(project_dir, name)
+        by_source[name] = extents
         bytes_before += size
         for extent in extents:
             (keep if extent.key in live else superseded).append(extent)
@@ -165,7 +167,10 @@ def make_plan(project_dir: Path, sources: Sequence[str], drop: bool) -> Plan:
         dropped = [x for x in superseded if x.key not in needed]
     else:
         history, dropped = superseded, []
-    return Plan(list(sources), keep, history, dropped, pointers, bytes_before)
+    for extents, dest in ((keep, "keep"), (history, "history"), (dropped, "drop")):
+        for extent in extents:
+            extent.dest = dest
+    return Plan(list(sources), by_source, keep, history, dropped, pointers, bytes_before)
 
 
 def _extents(project_dir: Path, name: str) -> tuple[list[Extent], int]:
@@ -190,7 +195,7 @@ def _extents(project_dir: Path, name: str) -> tuple[list[Extent], int]:
                 f"the index of segment {name} does not fit its WARC (record at offset "
                 f"{entry.offset}); nothing was changed"
             )
-        extents.append(Extent(name, entry, end))
+        extents.append(Extent(name, entry, entry.offset, end))
     return extents, size
 
 
@@ -204,8 +209,10 @@ def _referred_from_elsewhere(
     """
     candidates: dict[tuple[str, str], list[Extent]] = {}
     for extent in superseded:
-        if not extent.entry.is_revisit:
-            candidates.setdefault((extent.entry.url, extent.entry.digest), []).append(extent)
+        fields = extent.entry.fields()
+        if fields.get("mime") != "warc/revisit":
+            key = (fields["url"], str(fields.get("digest", "")))
+            candidates.setdefault(key, []).append(extent)
     needed: set[tuple[str, int]] = set()
     if not candidates:
         return needed
@@ -217,7 +224,8 @@ def _referred_from_elsewhere(
                 if '"warc/revisit"' not in line:
                     continue
                 revisit = parse_line(line)
-                for target in candidates.get((revisit.url, revisit.digest), ()):
+                fields = revisit.fields()
+                for target in candidates.get((fields["url"], str(fields.get("digest", ""))), ()):
                     if target.entry.stamp <= revisit.stamp:
                         needed.add(target.key)
     return needed
@@ -284,30 +292,38 @@ def _copy(
     project_dir: Path, plan: Plan, name: str, now: datetime, progress: Progress
 ) -> tuple[CompactionSummary, _Output | None]:
     """Write the new segment and the history file under temporary names, durably."""
-    total = sum(x.end - x.start for x in (*plan.keep, *plan.history))
-    copied = _Counter(total, progress)
     described = f"compaction {name} of {len(plan.sources)} segment(s): {', '.join(plan.sources)}"
-    outputs: list[_Output] = []
-    with _open_sources(project_dir, plan.sources) as sources:
-        segment = history = None
-        if plan.keep:
-            segment = _Output(
-                project_dir / warc_relpath(name),
-                now,
-                {"isPartOf": f"recrawl-segment-{name}", "description": described},
-            )
-            outputs.append(segment)
-            segment.copy(plan.keep, sources, copied)
-        if plan.history:
-            history = _Output(
-                project_dir / history_relpath(name),
-                now,
-                {"isPartOf": "recrawl-history", "description": f"superseded captures; {described}"},
-            )
-            outputs.append(history)
-            history.copy(plan.history, sources, copied)
-    for output in outputs:
-        output.seal()
+    segment = history = None
+    if plan.keep:
+        segment = _Output(
+            project_dir / warc_relpath(name),
+            now,
+            {"isPartOf": f"recrawl-segment-{name}", "description": described},
+            pointed_at=True,
+        )
+    if plan.history:
+        history = _Output(
+            project_dir / history_relpath(name),
+            now,
+            {"isPartOf": "recrawl-history", "description": f"superseded captures; {described}"},
+            pointed_at=False,
+        )
+    routes: dict[str, _Output] = {}
+    if segment is not None:
+        routes["keep"] = segment
+    if history is not None:
+        routes["history"] = history
+    counter = _Counter(sum(x.end - x.start for x in (*plan.keep, *plan.history)), progress)
+    outputs = list(routes.values())
+    try:
+        for source in plan.sources:
+            path = project_dir / warc_relpath(source)
+            _copy_source(path, plan.extents[source], routes, counter)
+        for output in outputs:
+            output.seal()
+    finally:
+        for output in outputs:
+            output.close()
     fsync_dir(project_dir / "segments")
     if history is not None:
         fsync_dir(project_dir / HISTORY_DIR)
@@ -325,6 +341,40 @@ def _copy(
         elapsed_s=0.0,
     )
     return summary, segment
+
+
+def _copy_source(
+    path: Path, extents: list[Extent], routes: dict[str, _Output], counter: _Counter
+) -> None:
+    """Copy one segment's records to where they go, each stretch of neighbours in one write.
+
+    The file is mapped rather than read: slices of the map go to the outputs without
+    another copy, and nothing holds a whole segment in memory.
+    """
+    if not any(extent.dest in routes for extent in extents):
+        return
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        view = memoryview(mapped)
+        try:
+            run: list[Extent] = []
+            target: _Output | None = None
+            for extent in extents:
+                output = routes.get(extent.dest)
+                if output is None:
+                    continue  # dropped
+                if mapped[extent.start : extent.start + 2] != _GZIP_MAGIC:
+                    raise WarcError(
+                        f"{path.name} has no record at offset {extent.start}, where its index "
+                        "says one starts; nothing was changed"
+                    )
+                if run and (output is not target or extent.start != run[-1].end):
+                    counter.add(target.write(view, run))  # type: ignore[union-attr]
+                    run = []
+                run.append(extent)
+                target = output
+            counter.add(target.write(view, run))  # type: ignore[union-attr]
+        finally:
+            view.release()
 
 
 def _repoints(
@@ -364,100 +414,44 @@ class _Counter:
             self._progress(CompactionProgress("copy", self.done, self.total))
 
 
-@contextlib.contextmanager
-def _open_sources(project_dir: Path, names: Sequence[str]) -> Iterator[dict[str, BinaryIO]]:
-    with contextlib.ExitStack() as stack:
-        yield {
-            name: stack.enter_context(open(project_dir / warc_relpath(name), "rb"))
-            for name in names
-        }
-
-
 class _Output:
     """One WARC assembled from copied records, and its index, under temporary names."""
 
-    def __init__(self, warc: Path, created: datetime, info: dict[str, str]) -> None:
+    def __init__(
+        self, warc: Path, created: datetime, info: dict[str, str], *, pointed_at: bool
+    ) -> None:
         self.warc = warc
         self.temp = _temp(warc)
         self.index_temp = _temp(index_path(warc))
         warc.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.temp, "w+b")  # noqa: SIM115 - closed by seal()
+        self._fh = open(self.temp, "wb", buffering=1 << 20)  # noqa: SIM115 - see close()
         RecordWriter(self._fh, warc.name).write_warcinfo(created, info)
-        self._fh.flush()
         self.size = self._fh.tell()
         self.lines: list[str] = []
-        self.moved: dict[tuple[str, int], int] = {}
+        #: Where each record went, for the pages to follow (none point into history).
+        self.moved: dict[tuple[str, int], int] | None = {} if pointed_at else None
 
-    def copy(self, extents: list[Extent], sources: dict[str, BinaryIO], counter: _Counter) -> None:
-        dst = self._fh.fileno()
-        for run in _runs(extents):
-            first = run[0]
-            length = run[-1].end - first.start
-            _copy_range(sources[first.segment].fileno(), dst, first.start, length, self.size)
-            for extent in run:
-                offset = self.size + extent.start - first.start
-                self.moved[extent.key] = offset
-                self.lines.append(relocated(extent.entry, offset, self.warc.name))
-            self.size += length
-            counter.add(length)
+    def write(self, source: memoryview, run: list[Extent]) -> int:
+        """Append neighbouring records of one source; returns the bytes written."""
+        start, end = run[0].start, run[-1].end
+        self._fh.write(source[start:end])
+        shift = self.size - start
+        offsets = [extent.start + shift for extent in run]
+        self.lines += relocated_lines([x.entry for x in run], offsets, self.warc.name)
+        if self.moved is not None:
+            self.moved.update(zip([x.key for x in run], offsets, strict=True))
+        self.size += end - start
+        return end - start
 
     def seal(self) -> None:
-        """Check every copied record starts where its index says, then make it durable."""
-        fd = self._fh.fileno()
-        for offset in self.moved.values():
-            if _read_at(fd, 2, offset) != _GZIP_MAGIC:
-                self._fh.close()
-                raise WarcError(
-                    f"copying into {self.warc.name} went wrong at offset {offset}; "
-                    "nothing was changed"
-                )
-        os.fsync(fd)
+        """Make the WARC durable, then write its index beside it."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
         self._fh.close()
         write_index(self.index_temp, self.lines)
 
-
-def _runs(extents: list[Extent]) -> Iterator[list[Extent]]:
-    """Extents that follow each other in one source file, so one copy moves them all."""
-    run: list[Extent] = []
-    for extent in extents:
-        if run and (extent.segment != run[-1].segment or extent.start != run[-1].end):
-            yield run
-            run = []
-        run.append(extent)
-    if run:
-        yield run
-
-
-def _copy_range(src: int, dst: int, start: int, count: int, at: int) -> None:
-    """Copy bytes between files, in the kernel where the platform can."""
-    done = 0
-    while done < count:
-        n = _copy_chunk(src, dst, start + done, count - done, at + done)
-        if n <= 0:
-            raise WarcError(f"a segment ended early (at byte {start + done}); nothing was changed")
-        done += n
-
-
-def _copy_chunk(src: int, dst: int, start: int, count: int, at: int) -> int:
-    global _kernel_copy
-    if _kernel_copy:
-        try:
-            return os.copy_file_range(src, dst, count, start, at)
-        except OSError:
-            _kernel_copy = False  # another file system or an old kernel: copy through memory
-    data = _read_at(src, min(count, 1 << 20), start)
-    os.lseek(dst, at, os.SEEK_SET)
-    return os.write(dst, data)
-
-
-_kernel_copy = hasattr(os, "copy_file_range")
-
-
-def _read_at(fd: int, count: int, offset: int) -> bytes:
-    if hasattr(os, "pread"):
-        return os.pread(fd, count, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, count)
+    def close(self) -> None:
+        self._fh.close()
 
 
 def _temp(path: Path) -> Path:

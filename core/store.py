@@ -437,7 +437,7 @@ class Pointer:
 
 def pointers_into(segments: Sequence[str]) -> list[Pointer]:
     """Every page whose capture or payload lies in one of ``segments``."""
-    out: list[Pointer] = []
+    out: dict[int, Pointer] = {}
     for chunk in _chunks(list(segments)):
         query = Page.select(
             Page.id,
@@ -447,8 +447,11 @@ def pointers_into(segments: Sequence[str]) -> list[Pointer]:
             Page.payload_segment,
             Page.payload_offset,
         ).where(Page.segment.in_(chunk) | Page.payload_segment.in_(chunk))
-        out.extend(Pointer(*row) for row in query.tuples())
-    return list({p.page_id: p for p in out}.values())
+        sql, params = query.sql()
+        # thousands of rows of plain values: the driver's tuples, not peewee's iteration
+        for row in DB.execute_sql(sql, params).fetchall():
+            out[row[0]] = Pointer(*row)
+    return list(out.values())
 
 
 def compaction_names() -> set[str]:
