@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -44,6 +45,7 @@ def _line(key: str, stamp: str, fields: dict[str, Any]) -> str:
 # match the real fields.
 _OUR_TAILS = re.compile(r'"length": (\d+), "offset": (\d+), "filename": "[^"\\\n]*"\}$', re.M)
 _OFFSET = re.compile(r'"offset":\s*(\d+)')
+_OFFSET_KEY = '"offset": '
 _LENGTH = re.compile(r'"length":\s*(\d+)')
 
 
@@ -53,8 +55,6 @@ class IndexEntry(NamedTuple):
     line: str
     offset: int
     length: int
-    #: The line ends with our own length/offset/filename tail (relocated without parsing).
-    ours: bool = False
 
     @property
     def stamp(self) -> str:
@@ -62,10 +62,6 @@ class IndexEntry(NamedTuple):
 
     def fields(self) -> dict[str, Any]:
         return json.loads(self.line.split(" ", 2)[2])
-
-    @property
-    def url(self) -> str:
-        return self.fields()["url"]
 
 
 def parse_line(line: str) -> IndexEntry:
@@ -77,32 +73,53 @@ def parse_line(line: str) -> IndexEntry:
     return IndexEntry(line, int(offset.group(1)), int(length.group(1)))
 
 
-def read_index(path: Path) -> list[IndexEntry]:
+@dataclass
+class Index:
+    """A CDXJ file as columns, in record (offset) order rather than key order.
+
+    Columns, not one object per line: a compaction reads every line of every segment it
+    folds, and per-line objects cost more than copying the records they describe.
+    """
+
+    lines: list[str]
+    offsets: list[int]
+    lengths: list[int]
+    #: Every line ends with our own length/offset/filename tail (relocated without JSON).
+    ours: bool
+
+
+def read_index(path: Path) -> Index:
     text = path.read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.strip()]
     tails = _OUR_TAILS.findall(text)
-    if len(tails) == len(lines):  # at most one tail per line: every line has one
+    ours = len(tails) == len(lines)  # at most one tail per line: every line has one
+    if ours:
+        offsets = [int(offset) for _, offset in tails]
+        lengths = [int(length) for length, _ in tails]
+    else:
+        entries = [parse_line(line) for line in lines]
+        offsets = [e.offset for e in entries]
+        lengths = [e.length for e in entries]
+    order = sorted(range(len(lines)), key=offsets.__getitem__)
+    return Index(
+        [lines[i] for i in order], [offsets[i] for i in order], [lengths[i] for i in order], ours
+    )
+
+
+def relocated_lines(lines: list[str], offsets: list[int], filename: str, ours: bool) -> list[str]:
+    """The lines for the same records copied to ``offsets`` of ``filename``."""
+    if ours:
+        name = json.dumps(filename, ensure_ascii=False)
         return [
-            IndexEntry(line, int(offset), int(length), True)
-            for line, (length, offset) in zip(lines, tails, strict=True)
+            f'{line[: line.rfind(_OFFSET_KEY)]}"offset": {offset}, "filename": {name}}}'
+            for line, offset in zip(lines, offsets, strict=True)
         ]
-    return [parse_line(line) for line in lines]
-
-
-def relocated_lines(entries: list[IndexEntry], offsets: list[int], filename: str) -> list[str]:
-    """The entries' lines for the same records copied to ``offsets`` of ``filename``."""
-    name = json.dumps(filename, ensure_ascii=False)
     out = []
-    for entry, offset in zip(entries, offsets, strict=True):
-        line = entry.line
-        if entry.ours:
-            cut = line.rfind('"offset": ')
-            out.append(f'{line[:cut]}"offset": {offset}, "filename": {name}}}')
-        else:
-            key, stamp, payload = line.split(" ", 2)
-            fields = json.loads(payload)
-            fields.update(offset=offset, filename=filename)
-            out.append(_line(key, stamp, fields))
+    for line, offset in zip(lines, offsets, strict=True):
+        key, stamp, payload = line.split(" ", 2)
+        fields = json.loads(payload)
+        fields.update(offset=offset, filename=filename)
+        out.append(_line(key, stamp, fields))
     return out
 
 
