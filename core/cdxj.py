@@ -89,7 +89,10 @@ class Index:
 
 
 def read_index(path: Path) -> Index:
-    text = path.read_text(encoding="utf-8")
+    return parse_index(path.read_text(encoding="utf-8"))
+
+
+def parse_index(text: str) -> Index:
     lines = [line for line in text.splitlines() if line.strip()]
     tails = _OUR_TAILS.findall(text)
     ours = len(tails) == len(lines)  # at most one tail per line: every line has one

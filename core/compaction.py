@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from core import store
-from core.cdxj import Index, IndexEntry, parse_line, read_index, relocated_lines, write_index
+from core.cdxj import Index, IndexEntry, parse_index, parse_line, relocated_lines, write_index
 from core.clock import utcnow
 from core.errors import InvalidArgument, NotFound, WarcError
 from core.project import Project
@@ -160,9 +160,10 @@ def make_plan(project_dir: Path, names: Sequence[str], drop: bool) -> Plan:
             live[p.segment].add(p.offset)
         if p.payload_segment in live and p.payload_offset is not None:
             live[p.payload_segment].add(p.payload_offset)
+    texts = [_read_segment(project_dir, name) for name in names]
     sources = []
-    for name in names:
-        source = _source(project_dir, name)
+    for name, (size, text) in zip(names, texts, strict=True):
+        source = _source(name, size, text)
         wanted = live[name]
         source.dest = [KEEP if offset in wanted else HISTORY for offset in source.index.offsets]
         unlisted = wanted.difference(source.index.offsets)
@@ -183,16 +184,26 @@ def make_plan(project_dir: Path, names: Sequence[str], drop: bool) -> Plan:
     return Plan(sources, pointers)
 
 
-def _source(project_dir: Path, name: str) -> Source:
+def _read_segment(project_dir: Path, name: str) -> tuple[int, str]:
+    """A segment's WARC size and index text; its WARC is read ahead for the copy."""
     warc = project_dir / warc_relpath(name)
     try:
-        size = warc.stat().st_size
-        index = read_index(index_path(warc))
+        _read_ahead(warc)
+        return warc.stat().st_size, index_path(warc).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise WarcError(
             f"segment {name} is missing {Path(exc.filename).name}; nothing was changed"
         ) from None
-    except (ValueError, KeyError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise WarcError(
+            f"the index of segment {name} is corrupt ({exc}); nothing was changed"
+        ) from None
+
+
+def _source(name: str, size: int, text: str) -> Source:
+    try:
+        index = parse_index(text)
+    except (ValueError, KeyError) as exc:
         raise WarcError(
             f"the index of segment {name} is corrupt ({exc}); nothing was changed"
         ) from None
@@ -348,6 +359,16 @@ def _copy(
     return outputs.get(KEEP), outputs.get(HISTORY)
 
 
+def _read_ahead(path: Path) -> None:
+    """Ask the OS to start reading a segment now: the disk works while we plan."""
+    if hasattr(os, "posix_fadvise"):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        finally:
+            os.close(fd)
+
+
 def _copy_source(
     path: Path, source: Source, outputs: dict[int, _Output], counter: _Counter
 ) -> None:
@@ -359,24 +380,24 @@ def _copy_source(
     if not any(dest in outputs for dest in source.dest):
         return
     starts, ends, dests = source.index.offsets, source.ends, source.dest
+    # a run ends where the destination changes or the next capture does not follow on
+    cuts = [
+        i for i in range(1, len(starts)) if dests[i] != dests[i - 1] or starts[i] != ends[i - 1]
+    ]
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         view = memoryview(mapped)
         try:
-            i, count = 0, len(starts)
-            while i < count:
+            for i, j in zip([0, *cuts], [*cuts, len(starts)], strict=True):
                 output = outputs.get(dests[i])
-                j = i + 1
-                while j < count and dests[j] == dests[i] and starts[j] == ends[j - 1]:
-                    j += 1
-                if output is not None:
-                    for start in starts[i:j]:
-                        if mapped[start : start + 2] != _GZIP_MAGIC:
-                            raise WarcError(
-                                f"{path.name} has no record at offset {start}, where its "
-                                "index says one starts; nothing was changed"
-                            )
-                    counter.add(output.write(view, source, i, j))
-                i = j
+                if output is None:
+                    continue  # dropped
+                bad = next((s for s in starts[i:j] if mapped[s : s + 2] != _GZIP_MAGIC), None)
+                if bad is not None:
+                    raise WarcError(
+                        f"{path.name} has no record at offset {bad}, where its index says "
+                        "one starts; nothing was changed"
+                    )
+                counter.add(output.write(view, source, i, j))
         finally:
             view.release()
 

@@ -428,7 +428,6 @@ class Pointer:
     """A page's pointers into segments: its latest capture and the payload it stands for."""
 
     page_id: int
-    url: str
     segment: str | None
     offset: int | None
     payload_segment: str | None
@@ -441,7 +440,6 @@ def pointers_into(segments: Sequence[str]) -> list[Pointer]:
     for chunk in _chunks(list(segments)):
         query = Page.select(
             Page.id,
-            Page.url,
             Page.segment,
             Page.capture_offset,
             Page.payload_segment,
