@@ -1,6 +1,6 @@
 """Compaction benchmark: MB/s of `compact --below 0.5` against a plain copy of the same bytes.
 
-    python bench/compact_bench.py [--pages 12000] [--rounds 200] [--body-kb 17] [--seed 0]
+    python bench/compact_bench.py [--pages 5000] [--rounds 200] [--body-kb 48] [--seed 0]
                                   [--listing-pages 1000000] [--listing-segments 1000] [--keep]
 
 1. Generates a project the way a long crawl leaves it: ``--rounds`` segments written by
@@ -8,7 +8,10 @@
    pointers). Pages are refetched every 1 to 100 rounds or fetched once (those arrive
    in bursts), and a fetch finds a page changed with a per-page probability; unchanged
    fetches are revisits that keep old responses alive. Segments end up with liveness
-   from a few percent to nearly all (about 300 MB of WARC by default).
+   from a few percent to nearly all (about 300 MB of WARC by default). Bodies are
+   ``--body-kb`` of random text, about 29 KB once gzipped by default: the size of a
+   typical HTML page as transferred. Compaction has a cost per record (index lines,
+   page pointers), so smaller records lower its MB/s (see bench/README.md).
 2. Copies the WARCs of the segments below 50 % liveness to a scratch folder on the
    same disk (``shutil.copyfile`` + fsync per file): the plain-copy figure.
 3. Runs ``core.compaction.compact(below=0.5)`` (superseded captures to history, as by
@@ -200,9 +203,15 @@ def listing_store(folder: Path, pages: int, segments: int, seed: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=12000)
+    parser.add_argument("--pages", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=200)
-    parser.add_argument("--body-kb", type=int, default=17)
+    parser.add_argument(
+        "--body-kb",
+        type=int,
+        default=48,
+        help="response body size; 48 KB of random text gzips to ~29 KB, a typical HTML page "
+        "as transferred",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--listing-pages", type=int, default=1_000_000)
     parser.add_argument("--listing-segments", type=int, default=1000)
@@ -258,6 +267,13 @@ def main() -> int:
             f"{', '.join(f'{r:.0f}' for r in rates)}; {summary.records_kept:,} records kept "
             f"({summary.bytes_after / MB:.0f} MB), {summary.records_moved_to_history:,} moved to "
             f"history ({summary.history_bytes / MB:.0f} MB)"
+        )
+        phases = {
+            phase: sorted(s.phases[phase] for s in compactions)[len(compactions) // 2]
+            for phase in compactions[0].phases
+        }
+        print(
+            "compaction phases (median s): " + ", ".join(f"{k} {v:.3f}" for k, v in phases.items())
         )
         median = len(rates) // 2
         ratio = rates[median] / copy_rates[median]

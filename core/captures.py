@@ -7,14 +7,19 @@ rewrites segments (compaction) keeps this working by rewriting them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
+from core import store
 from core.cdxj import surt
-from core.errors import NotFound
-from core.segments import index_files
+from core.errors import MissingFile, NotFound
+from core.segments import index_files, read_payload
 from core.warc import StoredRecord, read_record
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -26,8 +31,27 @@ class CaptureRef:
     status: str
 
 
+# A compaction in another process renames new indexes into place and then deletes old
+# segments; a reader caught in between finds a file gone, and simply looks again.
+_ATTEMPTS = 3
+
+
+def _again(read: Callable[[], T]) -> T:
+    for attempt in range(_ATTEMPTS):
+        try:
+            return read()
+        except (FileNotFoundError, MissingFile):
+            if attempt == _ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 def find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
     """Every indexed capture of ``url``, oldest first."""
+    return _again(lambda: _find_captures(project_dir, url))
+
+
+def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
     key = surt(url) + " "
     found = []
     for index in index_files(project_dir):
@@ -51,9 +75,27 @@ def find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
     return sorted(found, key=lambda c: (c.date, c.path.name, c.offset))
 
 
+def latest_payload(project_dir: Path, url: str) -> StoredRecord:
+    """The payload of the page's latest capture, through the store's pointer."""
+
+    def read() -> StoredRecord:
+        page = store.page_by_url(url)
+        if page is None:
+            raise NotFound(f"no page {url} in this project")
+        if page.payload_file is None:
+            raise NotFound(f"{page.url} has no capture yet (status {page.status})")
+        return read_payload(project_dir, page.payload_file, page.payload_offset)
+
+    return _again(read)
+
+
 def payload_at(project_dir: Path, url: str, at: datetime) -> StoredRecord:
     """The payload of the capture of ``url`` closest before ``at``, revisits resolved."""
-    captures = find_captures(project_dir, url)
+    return _again(lambda: _payload_at(project_dir, url, at))
+
+
+def _payload_at(project_dir: Path, url: str, at: datetime) -> StoredRecord:
+    captures = _find_captures(project_dir, url)
     before = [c for c in captures if c.date <= at]
     if not before:
         raise NotFound(f"no capture of {url} at or before {at.isoformat()}Z")
@@ -65,7 +107,7 @@ def payload_at(project_dir: Path, url: str, at: datetime) -> StoredRecord:
     target = record.warc_headers.get("WARC-Refers-To-Target-URI", url)
     refers = record.warc_headers.get("WARC-Refers-To-Date", "")
     when = datetime.fromisoformat(refers.replace("Z", "+00:00")).replace(tzinfo=None)
-    for capture in find_captures(project_dir, target):
+    for capture in _find_captures(project_dir, target):
         if capture.mime != "warc/revisit" and capture.date == when.replace(microsecond=0):
             return read_record(capture.path, capture.offset)
     raise NotFound(f"the response {url}'s revisit refers to ({refers}) is not in the project")

@@ -427,17 +427,13 @@ def _cmd_history(project: Project, args: argparse.Namespace) -> int:
 
 
 def _cmd_show(project: Project, args: argparse.Namespace) -> int:
-    from core.segments import read_payload
+    from core.captures import latest_payload, payload_at
 
     page = _find_page(args.url)
     if args.at:
-        from core.captures import payload_at
-
         record = payload_at(project.path, page.url, parse_iso(args.at))
-    elif page.payload_file is None:
-        raise NotFound(f"{page.url} has no capture yet (status {page.status})")
     else:
-        record = read_payload(project.path, page.payload_file, page.payload_offset)
+        record = latest_payload(project.path, page.url)
     encoding = next((v for k, v in record.http_headers if k.lower() == "content-encoding"), None)
     body, problem = decode_body(record.body, encoding, 1 << 30)
     if problem:

@@ -29,7 +29,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -117,10 +117,14 @@ class CompactionSummary:
     bytes_after: int
     history_bytes: int
     elapsed_s: float
+    #: Seconds spent planning, copying (fsyncs included), committing, and renaming and
+    #: deleting: where a slow compaction spends its time.
+    phases: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         data = {"segments_compacted": len(self.compacted), **asdict(self)}
         data["elapsed_s"] = round(self.elapsed_s, 3)
+        data["phases"] = {k: round(v, 3) for k, v in self.phases.items()}
         return data
 
 
@@ -276,7 +280,8 @@ def compact(
         if not sources:
             return CompactionSummary([], None, None, 0, 0, 0, 0, 0, 0, 0.0)
         plan = make_plan(project.path, sources, drop_superseded)
-        return _run(project.path, plan, drop_superseded, now, progress or _quiet, started)
+        phases = {"plan": time.perf_counter() - started}
+        return _run(project.path, plan, drop_superseded, now, progress or _quiet, phases)
 
 
 def _quiet(_: CompactionProgress) -> None:
@@ -289,8 +294,14 @@ def _run(
     drop: bool,
     now: datetime,
     progress: Progress,
-    started: float,
+    phases: dict[str, float],
 ) -> CompactionSummary:
+    clock = time.perf_counter()
+
+    def lap(phase: str) -> None:
+        nonlocal clock
+        phases[phase], clock = time.perf_counter() - clock, time.perf_counter()
+
     name = allocate_name(project_dir, now)
     store.begin_compaction(name, plan.names, drop, now)
     try:
@@ -298,6 +309,7 @@ def _run(
     except BaseException:
         _roll_back(project_dir, name, now)
         raise
+    lap("copy")
     summary = CompactionSummary(
         compacted=plan.names,
         new_segment=name if segment else None,
@@ -319,8 +331,12 @@ def _run(
         summary.to_json(),
         now,
     )
+    lap("commit")
     _complete(project_dir, name, plan.names, now, progress)
-    return CompactionSummary(**{**asdict(summary), "elapsed_s": time.perf_counter() - started})
+    lap("finish")
+    return CompactionSummary(
+        **{**asdict(summary), "elapsed_s": sum(phases.values()), "phases": phases}
+    )
 
 
 def _copy(

@@ -8,6 +8,7 @@
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
     └── WarcError             a WARC file is corrupt or missing
+        └── MissingFile       a WARC file the store or an index names is not there
 
 The command line prints ``str(error)`` on one line; the GUI shows it in a dialog.
 Failures while fetching one page are never raised: they are recorded on the page.
@@ -43,4 +44,8 @@ class NotFound(RecrawlError):
 
 
 class WarcError(RecrawlError):
+    pass
+
+
+class MissingFile(WarcError):
     pass

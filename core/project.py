@@ -90,6 +90,8 @@ class Project:
         from core.clock import utcnow
         from core.recovery import recover  # recovery needs segments, which need the store
 
+        if not store.needs_recovery():
+            return []  # readers never take the lock: a writer starting now won't meet them
         try:
             self.acquire_lock("recovery")
         except ProjectLocked:

@@ -502,6 +502,12 @@ def commit_compaction(
         ).execute()
 
 
+def needs_recovery() -> bool:
+    """Whether a writer left work behind: an unfinished compaction or an open segment."""
+    unfinished = Compaction.select().where(Compaction.state.in_(("copying", "committed")))
+    return unfinished.exists() or Segment.select().where(Segment.state == "open").exists()
+
+
 def end_compaction(name: str, state: str, now: datetime) -> None:
     Compaction.update(state=state, finished_at=now).where(Compaction.name == name).execute()
 

@@ -23,7 +23,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from core import __version__
-from core.errors import WarcError
+from core.errors import MissingFile, WarcError
 
 SERVER_NOT_MODIFIED = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 IDENTICAL_PAYLOAD = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
@@ -209,7 +209,7 @@ def read_record(path: Path, offset: int) -> StoredRecord:
             for record in ArchiveIterator(fh):
                 return _stored(record)
     except FileNotFoundError:
-        raise WarcError(f"WARC file missing: {path}") from None
+        raise MissingFile(f"WARC file missing: {path}") from None
     except (ArchiveLoadFailed, OSError, zlib.error, EOFError, ValueError) as exc:
         raise WarcError(f"corrupt WARC record in {path} at offset {offset}: {exc}") from None
     raise WarcError(f"no WARC record in {path} at offset {offset}")

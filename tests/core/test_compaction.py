@@ -446,3 +446,82 @@ def test_sigkill_at_random_moments_of_a_compaction(template, tmp_path, capsys):
     # kills landed before the commit (recovery undid them) and after it (recovery finished)
     assert outcomes["killed while copying"] >= 2, outcomes
     assert outcomes["killed while committed"] >= 2, outcomes
+
+
+def test_a_damaged_segment_is_refused_and_nothing_changes(proj, capsys):
+    origin = origin_of(proj)
+    latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}
+    listed = segments(capsys, proj)
+    first = listed[0]["name"]
+    index = proj / "segments" / first / f"{first}.cdxj"
+    lines = index.read_text().splitlines()
+    # the capture /never-a points at (its only response) goes missing from the index
+    index.write_text("\n".join(line for line in lines if "/never-a" not in line) + "\n")
+    code, _, err = run(capsys, "compact", proj, "--below", "1")
+    assert code == 1 and f"index of segment {first} does not list" in err
+    assert "nothing was changed" in err and err.count("\n") == 1
+    index.write_text("not an index\n")
+    code, _, err = run(capsys, "compact", proj, "--below", "1")
+    assert code == 1 and f"the index of segment {first} is corrupt" in err
+    (proj / "segments" / first / f"{first}.warc.gz").unlink()
+    index.write_text("\n".join(lines) + "\n")
+    code, _, err = run(capsys, "compact", proj, "--below", "1")
+    assert code == 1 and f"segment {first} is missing {first}.warc.gz" in err
+    # the other segments and every page that does not live in the damaged one are intact
+    assert segments(capsys, proj) == listed
+    for path in PAGES:
+        if show(capsys, proj, origin + path)[0] == 0:
+            assert show(capsys, proj, origin + path)[1] == latest[path]
+    assert not list(proj.glob("**/*.open"))
+
+
+def test_index_lines_are_read_and_moved_without_being_fooled_by_their_urls(tmp_path):
+    from datetime import datetime
+
+    from core.cdxj import cdxj_line, read_index, relocated_lines
+
+    tricky = 'http://a.example/x?q="offset":9,"length":3,"filename":"x"'
+    lines = [
+        cdxj_line(tricky, datetime(2027, 1, 1), {"length": 12, "offset": 34, "filename": "a.gz"}),
+        cdxj_line("http://a.example/", datetime(2027, 1, 2), {"length": 5, "offset": 7}),
+    ]
+    path = tmp_path / "i.cdxj"
+    path.write_text("\n".join(lines) + "\n")
+    index = read_index(path)
+    assert (index.offsets, index.lengths, index.ours) == ([7, 34], [5, 12], False)
+    moved = relocated_lines(index.lines, [100, 200], "N.warc.gz", index.ours)
+    fields = [json.loads(line.split(" ", 2)[2]) for line in moved]
+    assert [(f["offset"], f["filename"]) for f in fields] == [(100, "N.warc.gz")] * 1 + [
+        (200, "N.warc.gz")
+    ]
+    assert fields[1]["url"] == tricky
+    path.write_text(lines[0] + "\n")
+    ours = read_index(path)
+    assert ours.ours and ours.offsets == [34]
+    [again] = relocated_lines(ours.lines, [5], "M.warc.gz", True)
+    assert json.loads(again.split(" ", 2)[2]) == {
+        "url": tricky,
+        "length": 12,
+        "offset": 5,
+        "filename": "M.warc.gz",
+    }
+
+
+def test_pages_stay_readable_while_another_process_compacts(template, tmp_path, capsys):
+    origin = origin_of(template)
+    latest = {path: show(capsys, template, origin + path)[1] for path in PAGES}
+    then = {path: show(capsys, template, origin + path, _round_time(2))[1] for path in PAGES}
+    proj = tmp_path / "live"
+    shutil.copytree(template, proj)
+    child = _compact_child(proj, drop=False)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "opened"
+    reads = 0
+    while child.poll() is None:  # read as fast as we can until the compaction is over
+        for path in PAGES:
+            assert show(capsys, proj, origin + path) == (0, latest[path])
+            assert show(capsys, proj, origin + path, _round_time(2)) == (0, then[path])
+            reads += 2
+    child.communicate(timeout=30)
+    assert child.returncode == 0 and reads > 0
+    assert segments(capsys, proj)[0]["liveness"] == 1.0
