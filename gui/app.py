@@ -11,15 +11,14 @@ def run_app(project_dir: str | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from gui.main_window import MainWindow
-    from gui.resources import stylesheet
+    from gui.resources import icon, stylesheet
 
-    project = Project.init(project_dir) if project_dir else Project.open_or_init_default()
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Recrawl")
+    app.setOrganizationName("Recrawl")
+    app.setWindowIcon(icon("app"))
     app.setStyleSheet(stylesheet())
-    window = MainWindow(str(project.path))
+    project = Project.init(project_dir) if project_dir else Project.open_or_init_default()
+    window = MainWindow(project)
     window.show()
-    try:
-        return app.exec()
-    finally:
-        project.close()
+    return app.exec()

@@ -1,28 +1,303 @@
-"""The main window. Step 1: the project it shows and a place for the panels to come."""
+"""The main window: navigation between the panels, menus, status bar, the open project.
+
+It owns the project and the background services (store jobs, the crawl job, the
+compaction job) and hands them to the panels in an :class:`AppContext`. Opening another
+project rebuilds the panels on it. Closing the window while a crawl runs stops the
+crawl first and closes once it has stopped.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QWidget,
+)
 
 from core import __version__
+from core.errors import RecrawlError
+from core.project import Project
+from gui.context import AppContext, Changes
+from gui.crawl_panel import CrawlPanel
+from gui.filters_panel import FiltersPanel
+from gui.jobs import StoreJobs
+from gui.pages_panel import PagesPanel
+from gui.panel import Panel
+from gui.preferences import Preferences
+from gui.resources import icon
+from gui.schedule_panel import SchedulePanel
+from gui.segments_panel import SegmentsPanel
+from gui.workers import CompactionJob, CrawlJob
+
+PANELS: tuple[type[Panel], ...] = (
+    CrawlPanel,
+    PagesPanel,
+    FiltersPanel,
+    SchedulePanel,
+    SegmentsPanel,
+)
+
+CRAWL_STATES = {
+    "idle": "Idle",
+    "running": "Crawling…",
+    "paused": "Paused",
+    "stopping": "Stopping…",
+}
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, project_path: str) -> None:
+    sig_project_opened = Signal(str)
+
+    def __init__(self, project: Project, prefs: Preferences | None = None) -> None:
         super().__init__()
-        self.setWindowTitle(f"Recrawl — {project_path}")
-        self.resize(960, 640)
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        title = QLabel(f"<h2>Recrawl {__version__}</h2>")
-        self.project_label = QLabel(f"Project: {project_path}")
-        hint = QLabel(
-            "Crawls run from the command line in this version: "
-            "<code>recrawl inject DIR URL</code>, then <code>recrawl crawl DIR</code>."
-        )
-        hint.setWordWrap(True)
-        for widget in (title, self.project_label, hint):
-            layout.addWidget(widget)
-        layout.addStretch(1)
+        self.prefs = prefs or Preferences()
+        self.setWindowIcon(icon("app"))
+        self.resize(1200, 780)
+        self._closing = False
+        self.context: AppContext | None = None
+        self.panels: dict[str, Panel] = {}
+
+        self.nav = QListWidget()
+        self.nav.setObjectName("nav")
+        self.nav.setIconSize(QSize(20, 20))
+        self.nav.setFixedWidth(150)
+        self.stack = QStackedWidget()
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.nav)
+        row.addWidget(self.stack, 1)
         self.setCentralWidget(central)
-        self.statusBar().showMessage("Idle")
+        self.nav.currentRowChanged.connect(self._show_row)
+
+        self.crawl_state = QLabel(CRAWL_STATES["idle"])
+        self.crawl_state.setObjectName("crawl-state")
+        self.project_label = QLabel()
+        self.statusBar().addPermanentWidget(self.project_label)
+        self.statusBar().addPermanentWidget(self.crawl_state)
+
+        self._build_menus()
+        self.open_project(project)
+        geometry, state = self.prefs.window_geometry(), self.prefs.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    # -- menus and shortcuts -------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        self._action(menu, "&New Project…", self.new_project_dialog, QKeySequence.StandardKey.New)
+        self._action(
+            menu, "&Open Project…", self.open_project_dialog, QKeySequence.StandardKey.Open
+        )
+        self.recent_menu = menu.addMenu("Open &Recent")
+        menu.addSeparator()
+        self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        menu = self.menuBar().addMenu("&Crawl")
+        self.start_action = self._action(menu, "&Start", self._start_crawl, "Ctrl+R")
+        self.pause_action = self._action(menu, "&Pause / Resume", self._toggle_pause, "Ctrl+P")
+        self.stop_action = self._action(menu, "S&top", self._stop_crawl, "Ctrl+.")
+
+        menu = self.menuBar().addMenu("&View")
+        for number, panel in enumerate(PANELS, 1):
+            self._action(
+                menu, panel.title, lambda _=False, k=panel.key: self.show_panel(k), f"Ctrl+{number}"
+            )
+
+        menu = self.menuBar().addMenu("&Help")
+        self._action(menu, "&About Recrawl", self.about)
+
+    def _action(self, menu, text, slot, shortcut=None) -> QAction:  # type: ignore[no-untyped-def]
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)  # shortcuts work while the menu is closed, on every platform
+        return action
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.prefs.recent_projects():
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_project_path(p))
+        self.recent_menu.setEnabled(bool(self.prefs.recent_projects()))
+
+    # -- projects ------------------------------------------------------------------------
+
+    def open_project(self, project: Project) -> None:
+        """Show ``project``: the panels are rebuilt on it."""
+        self._close_context()
+        changes = Changes(self)
+        context = AppContext(
+            project=project,
+            jobs=StoreJobs(self),
+            crawl=CrawlJob(project, self),
+            compaction=CompactionJob(project, self),
+            prefs=self.prefs,
+            changes=changes,
+        )
+        self.context = context
+        context.crawl.sig_state.connect(self._crawl_state_changed)
+        context.jobs.sig_failed.connect(self._job_failed)
+        changes.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        for key in list(self.panels):
+            panel = self.panels.pop(key)
+            self.stack.removeWidget(panel)
+            panel.deleteLater()
+        self.nav.blockSignals(True)
+        self.nav.clear()
+        for panel_class in PANELS:
+            panel = panel_class(context)
+            self.panels[panel.key] = panel
+            self.stack.addWidget(panel)
+            item = QListWidgetItem(icon(panel.key), panel.title)
+            item.setData(Qt.ItemDataRole.UserRole, panel.key)
+            self.nav.addItem(item)
+        self.nav.blockSignals(False)
+        self.setWindowTitle(f"Recrawl — {project.path}")
+        self.project_label.setText(str(project.path))
+        self.prefs.add_recent_project(project.path)
+        self._fill_recent()
+        self._crawl_state_changed("idle")
+        self.show_panel(self.prefs.last_panel())
+        self.sig_project_opened.emit(str(project.path))
+
+    def open_project_path(self, path: str, create: bool = False) -> bool:
+        if not self._may_leave_project():
+            return False
+        try:
+            project = Project.init(path) if create else Project.open(path)
+        except RecrawlError as exc:
+            if not create:
+                self.prefs.forget_project(path)
+                self._fill_recent()
+            QMessageBox.warning(self, "Recrawl", str(exc))
+            return False
+        old = self.context.project if self.context else None
+        self.open_project(project)
+        if old is not None and old is not project:
+            old.release_lock()
+        return True
+
+    def new_project_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder for the new project")
+        if folder:
+            self.open_project_path(folder, create=True)
+
+    def open_project_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a Recrawl project")
+        if folder:
+            self.open_project_path(folder)
+
+    def _may_leave_project(self) -> bool:
+        context = self.context
+        if context is not None and (context.crawl.busy or context.compaction.busy):
+            QMessageBox.information(
+                self, "Recrawl", "Stop the crawl (or let the compaction finish) first."
+            )
+            return False
+        return True
+
+    def _close_context(self) -> None:
+        context, self.context = self.context, None
+        if context is None:
+            return
+        for panel in self.panels.values():
+            panel.shutdown()
+        context.crawl.wait()
+        context.compaction.wait()
+        context.jobs.shutdown()
+
+    # -- panels --------------------------------------------------------------------------
+
+    def show_panel(self, key: str) -> None:
+        keys = [panel.key for panel in PANELS]
+        self.nav.setCurrentRow(keys.index(key) if key in keys else 0)
+
+    def current_panel(self) -> Panel:
+        return self.stack.currentWidget()  # type: ignore[return-value]
+
+    def _show_row(self, row: int) -> None:
+        if row < 0:
+            return
+        key = self.nav.item(row).data(Qt.ItemDataRole.UserRole)
+        panel = self.panels[key]
+        self.stack.setCurrentWidget(panel)
+        self.prefs.set_last_panel(key)
+        panel.activate()
+
+    # -- crawl ---------------------------------------------------------------------------
+
+    def _start_crawl(self) -> None:
+        self.show_panel("crawl")
+        panel = self.panels["crawl"]
+        if hasattr(panel, "start"):
+            panel.start()
+
+    def _toggle_pause(self) -> None:
+        if self.context is None:
+            return
+        crawl = self.context.crawl
+        if self.crawl_state.text() == CRAWL_STATES["paused"]:
+            crawl.resume()
+        else:
+            crawl.pause()
+
+    def _stop_crawl(self) -> None:
+        if self.context is not None:
+            self.context.crawl.stop()
+
+    def _crawl_state_changed(self, state: str) -> None:
+        self.crawl_state.setText(CRAWL_STATES.get(state, state))
+        running = state != "idle"
+        self.start_action.setEnabled(not running)
+        self.pause_action.setEnabled(running and state != "stopping")
+        self.stop_action.setEnabled(running and state != "stopping")
+        if state == "idle" and self._closing:
+            self.close()
+
+    def _job_failed(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10_000)
+
+    # -- about and closing ---------------------------------------------------------------
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Recrawl",
+            f"<h3>Recrawl {__version__}</h3>"
+            "<p>A crawl manager for web archivists: first-seen tracking, self-adjusting "
+            "revisits, short-circuit filter chains, WARC segments.</p>",
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        context = self.context
+        if context is not None and context.crawl.busy:
+            # stop cleanly; the window closes when the crawl reports it has stopped
+            self._closing = True
+            context.crawl.stop()
+            self.statusBar().showMessage("Stopping the crawl before closing…")
+            event.ignore()
+            return
+        self.prefs.save_window(self.saveGeometry(), self.saveState())
+        self.prefs.sync()
+        self._close_context()
+        event.accept()
+
+    def project_path(self) -> Path | None:
+        return self.context.project.path if self.context else None

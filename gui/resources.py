@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtGui import QIcon
+
 from core.resources import resources_dir
 
 
 def resource_path(name: str) -> Path:
     return resources_dir() / name
+
+
+def icon(name: str) -> QIcon:
+    path = resource_path(f"icons/{name}.svg")
+    return QIcon(str(path)) if path.exists() else QIcon()
 
 
 def stylesheet() -> str:

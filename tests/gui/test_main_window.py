@@ -1,18 +1,68 @@
 from __future__ import annotations
 
-import pytest
+from PySide6.QtCore import Qt
 
-pytest.importorskip("PySide6")
+from core.project import Project
+from gui.main_window import PANELS, MainWindow
 
-from gui.main_window import MainWindow
 
-
-@pytest.mark.gui
-def test_main_window_shows_the_project(qtbot, project):
-    window = MainWindow(str(project.path))
+def make_window(qtbot, project, prefs) -> MainWindow:
+    window = MainWindow(project, prefs)
     qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    with qtbot.waitActive(window):
+        window.show()
+        window.activateWindow()
+    return window
+
+
+def test_main_window_shows_the_project_and_its_panels(qtbot, project, prefs):
+    window = make_window(qtbot, project, prefs)
     assert str(project.path) in window.windowTitle()
-    assert str(project.path) in window.project_label.text()
-    assert window.statusBar().currentMessage() == "Idle"
+    assert window.project_label.text() == str(project.path)
+    assert window.crawl_state.text() == "Idle"
+    assert [window.nav.item(i).text() for i in range(window.nav.count())] == [
+        p.title for p in PANELS
+    ]
+    assert window.current_panel().key == "crawl"
+    assert prefs.recent_projects() == [str(project.path)]
+    window.close()
+
+
+def test_shortcuts_switch_panels_and_the_last_one_is_remembered(qtbot, project, prefs):
+    window = make_window(qtbot, project, prefs)
+    qtbot.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_panel().key == "segments"
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_panel().key == "pages"
+    window.resize(700, 500)
+    window.close()
+    again = make_window(qtbot, project, prefs)
+    assert again.current_panel().key == "pages"
+    assert (again.width(), again.height()) == (700, 500)
+    again.close()
+
+
+def test_opening_another_project_rebuilds_the_panels(qtbot, project, prefs, tmp_path):
+    window = make_window(qtbot, project, prefs)
+    other = tmp_path / "other"
+    assert window.open_project_path(str(other), create=True)
+    assert window.project_path() == other
+    assert str(other) in window.windowTitle()
+    assert prefs.recent_projects()[:2] == [str(other), str(project.path)]
+    assert [a.text() for a in window.recent_menu.actions()][:2] == [str(other), str(project.path)]
+    # a folder that is not a project: a message, and the open project stays
+    missing = tmp_path / "missing"
+    qtbot.waitUntil(lambda: True)
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    original = QMessageBox.warning
+    QMessageBox.warning = staticmethod(lambda *a, **k: shown.append(a[2]))  # type: ignore[method-assign]
+    try:
+        assert not window.open_project_path(str(missing))
+    finally:
+        QMessageBox.warning = original  # type: ignore[method-assign]
+    assert shown and "no project at" in shown[0]
+    assert window.project_path() == other
+    window.close()
+    Project.open(other).close()

@@ -1,0 +1,32 @@
+"""What every panel works with: the open project and the shared background services."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from core.project import Project
+from gui.jobs import StoreJobs
+from gui.preferences import Preferences
+from gui.workers import CompactionJob, CrawlJob
+
+
+class Changes(QObject):
+    """Tells panels that the store changed under them (a crawl round, a compaction)."""
+
+    sig_pages = Signal()
+    sig_segments = Signal()
+    sig_policy = Signal()  # schedule, signature or filter chain
+    #: A message for the status bar.
+    sig_status = Signal(str)
+
+
+@dataclass
+class AppContext:
+    project: Project
+    jobs: StoreJobs
+    crawl: CrawlJob
+    compaction: CompactionJob
+    prefs: Preferences
+    changes: Changes

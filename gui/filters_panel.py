@@ -1,0 +1,17 @@
+"""The Filters panel (DESIGN.md §9)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from gui.context import AppContext
+from gui.panel import Panel, placeholder
+
+
+class FiltersPanel(Panel):
+    title = "Filters"
+    key = "filters"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent)
+        placeholder(self, "Filters")

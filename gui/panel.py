@@ -1,0 +1,32 @@
+"""The base of every panel: a widget shown in the main window's stack."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gui.context import AppContext
+
+
+class Panel(QWidget):
+    #: The name in the navigation, and the key preferences remember.
+    title = ""
+    key = ""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setObjectName(f"{self.key}-panel")
+
+    def activate(self) -> None:
+        """Called each time the panel is shown: load or refresh what it displays."""
+
+    def shutdown(self) -> None:
+        """Called before the window closes or the project changes."""
+
+
+def placeholder(panel: Panel, text: str) -> None:
+    layout = QVBoxLayout(panel)
+    label = QLabel(text)
+    label.setWordWrap(True)
+    layout.addWidget(label)
+    layout.addStretch(1)

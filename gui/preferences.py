@@ -1,0 +1,58 @@
+"""The user's preferences: the only module that touches ``QSettings``.
+
+Window geometry and state, the panel last shown, recent projects. Values are read and
+written through named methods, so the rest of the GUI never spells a settings key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+MAX_RECENT = 8
+
+
+class Preferences:
+    def __init__(self, settings: QSettings | None = None) -> None:
+        self._settings = settings or QSettings("Recrawl", "Recrawl")
+
+    # -- projects ----------------------------------------------------------------------
+
+    def recent_projects(self) -> list[str]:
+        value = self._settings.value("projects/recent", [])
+        if isinstance(value, str):  # QSettings gives a one-item list back as a string
+            value = [value]
+        return [str(v) for v in value or [] if v]
+
+    def add_recent_project(self, path: str | Path) -> None:
+        text = str(path)
+        recent = [text, *(p for p in self.recent_projects() if p != text)][:MAX_RECENT]
+        self._settings.setValue("projects/recent", recent)
+
+    def forget_project(self, path: str | Path) -> None:
+        recent = [p for p in self.recent_projects() if p != str(path)]
+        self._settings.setValue("projects/recent", recent)
+
+    # -- the window --------------------------------------------------------------------
+
+    def window_geometry(self) -> QByteArray | None:
+        value = self._settings.value("window/geometry")
+        return value if isinstance(value, QByteArray) else None
+
+    def window_state(self) -> QByteArray | None:
+        value = self._settings.value("window/state")
+        return value if isinstance(value, QByteArray) else None
+
+    def save_window(self, geometry: QByteArray, state: QByteArray) -> None:
+        self._settings.setValue("window/geometry", geometry)
+        self._settings.setValue("window/state", state)
+
+    def last_panel(self) -> str:
+        return str(self._settings.value("window/panel", "crawl"))
+
+    def set_last_panel(self, name: str) -> None:
+        self._settings.setValue("window/panel", name)
+
+    def sync(self) -> None:
+        self._settings.sync()

@@ -1,0 +1,17 @@
+"""The Segments panel (DESIGN.md §9)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from gui.context import AppContext
+from gui.panel import Panel, placeholder
+
+
+class SegmentsPanel(Panel):
+    title = "Segments"
+    key = "segments"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent)
+        placeholder(self, "Segments")

@@ -1,0 +1,182 @@
+"""Long jobs on their own threads: a crawl and a compaction (STYLE: background work).
+
+Each job is a worker ``QObject`` moved onto a ``QThread`` of its own, running the same
+core facade the command line calls. The core reports progress to a plain callback; the
+worker re-emits it as a signal, which Qt delivers on the GUI thread. Pause and stop are
+thread-safe calls on the core object, not queued signals: a worker busy inside the
+crawl's event loop would never run a queued slot.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QMetaObject, QObject, Qt, QThread, Signal, Slot
+
+from core import store
+from core.compaction import CompactionProgress, CompactionSummary, compact
+from core.config import CrawlSettings
+from core.crawl import Crawler
+from core.errors import RecrawlError
+from core.events import CrawlSummary, Event
+from core.project import Project
+from gui.threads import start_thread
+
+
+class _Worker(QObject):
+    """Runs one call on its thread; the job object owns it."""
+
+    sig_report = Signal(object)
+    sig_finished = Signal(object)
+    sig_failed = Signal(str)
+
+    def __init__(self, call: Callable[[Callable[[Any], None]], Any]) -> None:
+        super().__init__()
+        self._call = call
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self._call(self.sig_report.emit)
+        except RecrawlError as exc:
+            self.sig_failed.emit(str(exc))
+        except Exception as exc:  # reported in the window, not lost
+            self.sig_failed.emit(f"{type(exc).__name__}: {exc}")
+        else:
+            self.sig_finished.emit(result)
+        finally:
+            store.close_database()  # this thread's connection
+            self.thread().quit()
+
+
+class _Job(QObject):
+    """One run of a worker at a time; ``busy`` until its thread has stopped."""
+
+    sig_started = Signal()
+    sig_finished = Signal(object)
+    sig_failed = Signal(str)
+    #: Emitted once the thread is gone, after finished or failed.
+    sig_idle = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: _Worker | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    def _launch(self, call: Callable[[Callable[[Any], None]], Any], name: str) -> None:
+        if self.busy:
+            raise RuntimeError(f"{name} is already running")
+        worker = _Worker(call)
+        worker.sig_report.connect(self._report)
+        worker.sig_finished.connect(self.sig_finished)
+        worker.sig_failed.connect(self.sig_failed)
+        thread = start_thread(worker, name)
+        thread.finished.connect(self._cleanup)
+        self._worker, self._thread = worker, thread
+        self.sig_started.emit()
+        # queued: run() starts on the worker's thread, not on this one
+        QMetaObject.invokeMethod(worker, "run", Qt.ConnectionType.QueuedConnection)
+
+    def _report(self, value: Any) -> None:  # overridden
+        pass
+
+    @Slot()
+    def _cleanup(self) -> None:
+        thread, self._thread, self._worker = self._thread, None, None
+        if thread is not None:
+            thread.wait()
+            thread.deleteLater()
+        self.sig_idle.emit()
+
+    def wait(self, ms: int = 30_000) -> bool:
+        """Block until the thread has stopped (for shutdown and tests)."""
+        thread = self._thread
+        return thread is None or thread.wait(ms)
+
+
+class CrawlJob(_Job):
+    """A crawl of the open project. ``sig_events`` carries the core's event batches."""
+
+    sig_events = Signal(object)  # a list of core.events values
+    sig_state = Signal(str)  # "running", "paused", "stopping", "idle"
+
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._crawler: Crawler | None = None
+        self._ready = threading.Event()
+        self._paused = False
+        self.sig_idle.connect(lambda: self.sig_state.emit("idle"))
+
+    def start(self, settings: CrawlSettings) -> None:
+        self._ready.clear()
+        self._paused = False
+
+        def call(report: Callable[[Any], None]) -> CrawlSummary:
+            crawler = Crawler(self._project, settings, observer=report)
+            self._crawler = crawler
+            self._ready.set()
+            return crawler.run()
+
+        self._launch(call, "crawl")
+        self.sig_state.emit("running")
+
+    def _report(self, value: Any) -> None:
+        events: Sequence[Event] = value
+        self.sig_events.emit(list(events))
+
+    def pause(self) -> None:
+        if self._crawler is not None and self.busy:
+            self._crawler.pause()
+            self._paused = True
+            self.sig_state.emit("paused")
+
+    def resume(self) -> None:
+        if self._crawler is not None and self.busy:
+            self._crawler.resume()
+            self._paused = False
+            self.sig_state.emit("running")
+
+    def stop(self) -> None:
+        if self.busy:
+            if self._ready.wait(5) and self._crawler is not None:
+                self._crawler.stop()
+            self.sig_state.emit("stopping")
+
+
+class CompactionJob(_Job):
+    """A compaction of the open project; ``sig_progress`` carries (phase, done, total)."""
+
+    sig_progress = Signal(str, int, int)
+
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+
+    def start(
+        self,
+        *,
+        below: float | None = None,
+        names: Sequence[str] | None = None,
+        drop_superseded: bool = False,
+    ) -> None:
+        def call(report: Callable[[Any], None]) -> CompactionSummary:
+            return compact(
+                self._project,
+                below=below,
+                names=names,
+                drop_superseded=drop_superseded,
+                progress=report,
+            )
+
+        self._launch(call, "compaction")
+
+    def _report(self, value: Any) -> None:
+        progress: CompactionProgress = value
+        self.sig_progress.emit(progress.phase, progress.done, progress.total)

@@ -1,0 +1,45 @@
+"""GUI test fixtures: isolated preferences, and no test may leave a thread running."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QSettings
+
+from gui.preferences import Preferences
+from gui.threads import running_threads
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        if "tests/gui/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture
+def prefs(tmp_path) -> Preferences:
+    return Preferences(QSettings(str(tmp_path / "prefs.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture(autouse=True)
+def no_threads_left(qtbot) -> Iterator[None]:
+    """Fail a test that leaves a QThread or a Python thread of ours running."""
+    before = set(threading.enumerate())
+    yield
+
+    def quiet() -> bool:
+        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        return not running_threads() and not extra
+
+    try:
+        qtbot.waitUntil(quiet, timeout=10_000)
+    except AssertionError:
+        leftover = [t.objectName() for t in running_threads()] + [
+            t.name for t in threading.enumerate() if t not in before and t.is_alive()
+        ]
+        pytest.fail(f"threads left running: {leftover}")
