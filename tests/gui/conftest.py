@@ -11,6 +11,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QSettings
 
+from gui.main_window import MainWindow
 from gui.preferences import Preferences
 from gui.threads import running_threads
 
@@ -24,6 +25,21 @@ def pytest_collection_modifyitems(items) -> None:
 @pytest.fixture
 def prefs(tmp_path) -> Preferences:
     return Preferences(QSettings(str(tmp_path / "prefs.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture
+def window(qtbot, project, prefs) -> Iterator[MainWindow]:
+    """The main window on a fresh project (the ``project`` fixture), shown and active."""
+    win = MainWindow(project, prefs)
+    qtbot.addWidget(win)
+    with qtbot.waitActive(win):
+        win.show()
+        win.activateWindow()
+    yield win
+    if win.context is not None and win.context.crawl.busy:
+        win.context.crawl.stop()
+        win.context.crawl.wait()
+    win.close()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,53 @@
+"""How values read in the window: local times, durations, sizes, rates.
+
+Times are stored as naive UTC (DESIGN.md §2); the window shows them in local time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def local_time(value: datetime | None, seconds: bool = False) -> str:
+    """A stored (naive UTC) time as local time: ``2026-11-30 07:12``."""
+    if value is None:
+        return ""
+    local = value.replace(tzinfo=UTC).astimezone()
+    return local.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def timestamp(value: datetime) -> float:
+    """Seconds since the epoch of a stored (naive UTC) time, for plots' time axes."""
+    return value.replace(tzinfo=UTC).timestamp()
+
+
+def duration(seconds: float | None) -> str:
+    """``45 s``, ``12 min``, ``3.5 h``, ``2.1 d``."""
+    if seconds is None:
+        return ""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"
+
+
+def size(count: int | None) -> str:
+    """``950 B``, ``12.3 KB``, ``4.5 MB``, ``1.2 GB`` (powers of 1000, like file managers)."""
+    if count is None:
+        return ""
+    value = float(count)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"
+
+
+def age(value: datetime | None, now: datetime) -> str:
+    """How long ago a stored time was: ``3 h``, ``12 d``."""
+    if value is None:
+        return ""
+    return duration(max(0.0, (now - value).total_seconds()))

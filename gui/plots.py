@@ -1,0 +1,38 @@
+"""pyqtgraph plots set up one way: light background, labelled axes with units.
+
+Update plots from the GUI thread only (a ``QTimer`` or a slot), never from a worker.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QWidget
+
+pg.setConfigOptions(background="w", foreground="#333", antialias=True)
+
+CHANGED = "#d1495b"  # fetches that found a change
+UNCHANGED = "#2d6a8f"
+BOUND = "#999999"
+
+
+def plot_widget(
+    x_label: str,
+    x_units: str | None,
+    y_label: str,
+    y_units: str | None,
+    *,
+    time_axis: bool = False,
+    parent: QWidget | None = None,
+) -> pg.PlotWidget:
+    """A plot with both axes labelled; ``time_axis`` shows epoch seconds as local dates."""
+    axes = {"bottom": pg.DateAxisItem(orientation="bottom")} if time_axis else {}
+    widget = pg.PlotWidget(parent=parent, axisItems=axes)
+    item = widget.getPlotItem()
+    item.setLabel("bottom", x_label, units=x_units)
+    item.setLabel("left", y_label, units=y_units)
+    for side in ("bottom", "left"):  # "kh" for a thousand hours helps no one
+        item.getAxis(side).enableAutoSIPrefix(False)
+    item.showGrid(x=True, y=True, alpha=0.15)
+    item.setMenuEnabled(False)
+    widget.setMinimumHeight(160)
+    return widget
