@@ -7,6 +7,7 @@ rewrites segments (compaction) keeps this working by rewriting them.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,16 +34,19 @@ class CaptureRef:
 
 # A compaction in another process renames new indexes into place and then deletes old
 # segments; a reader caught in between finds a file gone, and simply looks again.
-_ATTEMPTS = 3
+_ATTEMPTS = 5
 
 
 def _again(read: Callable[[], T]) -> T:
     for attempt in range(_ATTEMPTS):
         try:
             return read()
-        except (FileNotFoundError, MissingFile):
+        except (FileNotFoundError, MissingFile) as exc:
             if attempt == _ATTEMPTS - 1:
-                raise
+                if isinstance(exc, MissingFile):
+                    raise
+                raise MissingFile(f"file missing: {exc.filename}") from None
+            time.sleep(0.02 * 2**attempt)  # the other process is deleting folders
     raise AssertionError("unreachable")
 
 
@@ -55,7 +59,7 @@ def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
     key = surt(url) + " "
     found = []
     for index in index_files(project_dir):
-        with open(index, encoding="utf-8") as fh:
+        with open(index, encoding="utf-8", newline="\n") as fh:
             for line in fh:
                 if not line.startswith(key):
                     continue

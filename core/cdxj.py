@@ -65,8 +65,12 @@ class IndexEntry(NamedTuple):
 
 
 def parse_line(line: str) -> IndexEntry:
+    """Raises ValueError for a line that is not ``<key> <stamp> <json>`` with both fields."""
     line = line.rstrip("\n")
-    payload = line.split(" ", 2)[2]
+    parts = line.split(" ", 2)
+    if len(parts) != 3:
+        raise ValueError(f"not a CDXJ line: {line[:80]!r}")
+    payload = parts[2]
     offset, length = _OFFSET.search(payload), _LENGTH.search(payload)
     if offset is None or length is None:
         raise ValueError(f"no offset or length in {line[:80]!r}")
@@ -89,11 +93,14 @@ class Index:
 
 
 def read_index(path: Path) -> Index:
-    return parse_index(path.read_text(encoding="utf-8"))
+    with open(path, encoding="utf-8", newline="\n") as fh:
+        return parse_index(fh.read())
 
 
 def parse_index(text: str) -> Index:
-    lines = [line for line in text.splitlines() if line.strip()]
+    # only "\n" ends a line: str.splitlines() would also split at U+0085 or U+2028
+    # inside a field (a server's odd Content-Type), where the regex does not
+    lines = [line for line in text.split("\n") if line.strip()]
     tails = _OUR_TAILS.findall(text)
     ours = len(tails) == len(lines)  # at most one tail per line: every line has one
     if ours:
@@ -128,7 +135,7 @@ def relocated_lines(lines: list[str], offsets: list[int], filename: str, ours: b
 
 def write_index(path: Path, lines: list[str]) -> None:
     """Write sorted lines to ``path`` and make them durable (the caller renames)."""
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
         if lines:
             fh.write("\n".join(sorted(lines)) + "\n")
         fh.flush()

@@ -264,6 +264,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"initialised {project.path}")
         return 0
     project = Project.open(args.dir)
+    for note in project.notes:
+        print(f"recrawl: {note}", file=sys.stderr)
     try:
         return COMMANDS[command](project, args)
     finally:

@@ -37,7 +37,7 @@ from typing import Any
 from core import store
 from core.cdxj import Index, IndexEntry, parse_index, parse_line, relocated_lines, write_index
 from core.clock import utcnow
-from core.errors import InvalidArgument, NotFound, WarcError
+from core.errors import InvalidArgument, NotFound, ProjectError, WarcError
 from core.project import Project
 from core.segments import (
     HISTORY_DIR,
@@ -207,7 +207,7 @@ def _read_segment(project_dir: Path, name: str) -> tuple[int, str]:
 def _source(name: str, size: int, text: str) -> Source:
     try:
         index = parse_index(text)
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, IndexError) as exc:
         raise WarcError(
             f"the index of segment {name} is corrupt ({exc}); nothing was changed"
         ) from None
@@ -224,19 +224,26 @@ def _source(name: str, size: int, text: str) -> Source:
 def _referred_from_elsewhere(project_dir: Path, sources: list[Source]) -> set[tuple[str, int]]:
     """Superseded responses that a revisit outside ``sources`` may still refer to.
 
-    A revisit carries its target's URL and payload digest and comes after it; matching on
-    those (a superset of the exact WARC-Refers-To link) keeps every target that matters.
+    A revisit carries its target's URL and payload digest; matching on those (a superset
+    of the exact WARC-Refers-To link, whatever the clocks said) keeps every target that
+    matters.
     """
-    candidates: dict[tuple[str, str], list[tuple[str, int, str]]] = {}
+    candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for source in sources:
         for i, dest in enumerate(source.dest):
             if dest != HISTORY:
                 continue
             entry = IndexEntry(source.index.lines[i], source.index.offsets[i], 0)
-            fields = entry.fields()
-            if fields.get("mime") != "warc/revisit":
+            try:
+                fields = entry.fields()
                 key = (fields["url"], str(fields.get("digest", "")))
-                candidates.setdefault(key, []).append((source.name, entry.offset, entry.stamp))
+            except (ValueError, KeyError, TypeError):
+                raise WarcError(
+                    f"the index of segment {source.name} is corrupt near offset "
+                    f"{entry.offset}; nothing was changed"
+                ) from None
+            if fields.get("mime") != "warc/revisit":
+                candidates.setdefault(key, []).append((source.name, entry.offset))
     needed: set[tuple[str, int]] = set()
     if not candidates:
         return needed
@@ -244,17 +251,18 @@ def _referred_from_elsewhere(project_dir: Path, sources: list[Source]) -> set[tu
     for index in index_files(project_dir):
         if index.parent.name in compacted and index.parent.parent.name == "segments":
             continue
-        with open(index, encoding="utf-8") as fh:
-            for line in fh:
+        with open(index, encoding="utf-8", newline="\n") as fh:
+            for number, line in enumerate(fh, 1):
                 if '"warc/revisit"' not in line:
                     continue
-                revisit = parse_line(line)
-                fields = revisit.fields()
-                for name, offset, stamp in candidates.get(
-                    (fields["url"], str(fields.get("digest", ""))), ()
-                ):
-                    if stamp <= revisit.stamp:
-                        needed.add((name, offset))
+                try:
+                    fields = parse_line(line).fields()
+                    key = (fields["url"], str(fields.get("digest", "")))
+                except (ValueError, KeyError, TypeError):
+                    raise WarcError(
+                        f"{index} is corrupt at line {number}; nothing was changed"
+                    ) from None
+                needed.update(candidates.get(key, ()))
     return needed
 
 
@@ -306,6 +314,11 @@ def _run(
     store.begin_compaction(name, plan.names, drop, now)
     try:
         segment, history = _copy(project_dir, plan, name, now, progress)
+    except OSError as exc:  # a full disk, a file where a folder should be...
+        _roll_back(project_dir, name, now)
+        raise ProjectError(
+            f"cannot write the compacted segment ({_describe(exc)}); nothing was changed"
+        ) from None
     except BaseException:
         _roll_back(project_dir, name, now)
         raise
@@ -345,23 +358,23 @@ def _copy(
     """Write the new segment and the history file under temporary names, durably."""
     described = f"compaction {name} of {len(plan.names)} segment(s): {', '.join(plan.names)}"
     outputs: dict[int, _Output] = {}
-    if plan.count(KEEP):
-        outputs[KEEP] = _Output(
-            project_dir / warc_relpath(name),
-            now,
-            {"isPartOf": f"recrawl-segment-{name}", "description": described},
-            pointed_at=True,
-        )
-    if plan.count(HISTORY):
-        outputs[HISTORY] = _Output(
-            project_dir / history_relpath(name),
-            now,
-            {"isPartOf": "recrawl-history", "description": f"superseded captures; {described}"},
-            pointed_at=False,
-        )
     total = sum(source.bytes_to(KEEP) + source.bytes_to(HISTORY) for source in plan.sources)
     counter = _Counter(total, progress)
     try:
+        if plan.count(KEEP):
+            outputs[KEEP] = _Output(
+                project_dir / warc_relpath(name),
+                now,
+                {"isPartOf": f"recrawl-segment-{name}", "description": described},
+                pointed_at=True,
+            )
+        if plan.count(HISTORY):
+            outputs[HISTORY] = _Output(
+                project_dir / history_relpath(name),
+                now,
+                {"isPartOf": "recrawl-history", "description": f"superseded captures; {described}"},
+                pointed_at=False,
+            )
         for source in plan.sources:
             _copy_source(project_dir / warc_relpath(source.name), source, outputs, counter)
         for output in outputs.values():
@@ -509,6 +522,10 @@ def _outputs(project_dir: Path, name: str) -> list[Path]:
     return [index_path(segment), segment, index_path(history), history]
 
 
+def _describe(exc: OSError) -> str:
+    return f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
+
+
 def _complete(
     project_dir: Path,
     name: str,
@@ -516,7 +533,23 @@ def _complete(
     now: datetime,
     progress: Progress = _quiet,
 ) -> None:
-    """After the commit: rename the new files into place, then delete the old segments."""
+    """After the commit: rename the new files into place, then delete the old segments.
+
+    Failing here loses nothing: pages already point at the new segment (readable under
+    its temporary name), and the journal keeps the job for the next start to finish.
+    """
+    try:
+        _put_in_place(project_dir, name, sources, progress)
+    except OSError as exc:
+        raise ProjectError(
+            f"compaction {name} is committed but its files could not be put in place "
+            f"({_describe(exc)}); nothing is lost, and the next start finishes it"
+        ) from None
+    store.end_compaction(name, "done", now)
+    progress(CompactionProgress("done", 1, 1))
+
+
+def _put_in_place(project_dir: Path, name: str, sources: Sequence[str], progress: Progress) -> None:
     progress(CompactionProgress("rename", 0, 1))
     for final in _outputs(project_dir, name):
         temp = _temp(final)
@@ -531,8 +564,6 @@ def _complete(
         for done, _ in enumerate(pool.map(_remove_folder, gone), 1):
             progress(CompactionProgress("delete", done, len(gone)))
     fsync_dir(project_dir / "segments")
-    store.end_compaction(name, "done", now)
-    progress(CompactionProgress("done", 1, 1))
 
 
 def _remove_folder(folder: Path) -> None:
@@ -543,7 +574,9 @@ def _remove_folder(folder: Path) -> None:
 def _roll_back(project_dir: Path, name: str, now: datetime) -> None:
     """Before the commit: delete the temporary files; the old segments were never touched."""
     for final in _outputs(project_dir, name):
-        _temp(final).unlink(missing_ok=True)
+        # a temporary file that cannot go is only clutter: no page ever pointed at it
+        with contextlib.suppress(OSError):
+            _temp(final).unlink(missing_ok=True)
     with contextlib.suppress(OSError):  # not empty: something else lives there, leave it
         (project_dir / "segments" / name).rmdir()
     store.end_compaction(name, "rolled_back", now)

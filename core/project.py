@@ -15,7 +15,7 @@ from pathlib import Path
 import platformdirs
 
 from core import store
-from core.errors import ProjectError, ProjectLocked, StoreError
+from core.errors import ProjectError, ProjectLocked, RecrawlError, StoreError
 
 STORE_FILE = "recrawl.sqlite"
 SEGMENTS_DIR = "segments"
@@ -32,6 +32,8 @@ class Project:
         self.db_url = db_url or f"sqlite:///{path / STORE_FILE}"
         self._lock_handle: int | None = None
         self._lock_purpose = ""
+        #: What opening the project had to say (recovered work, a recovery that failed).
+        self.notes: list[str] = []
         self._guard = threading.Lock()  # one project object may serve several threads
 
     @property
@@ -97,9 +99,14 @@ class Project:
         except ProjectLocked:
             return []  # its writer is alive and will finish its own work
         try:
-            return recover(self.path, utcnow())
+            self.notes = recover(self.path, utcnow())
+        except RecrawlError as exc:
+            # readers can still read (pages point at readable files at every step); the
+            # next writer retries the recovery and reports the problem
+            self.notes = [f"could not finish recovering this project: {exc}"]
         finally:
             self.release_lock()
+        return self.notes
 
     # -- the writer lock ---------------------------------------------------------------
     # An OS file lock: it dies with the process, so a killed crawl never leaves a stale lock.

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from core import store
 from core.cli import main
+from core.clock import parse_iso
 from core.crawl import inject
 from core.errors import ProjectLocked
 from core.models import Compaction, Page, Segment
@@ -525,3 +527,72 @@ def test_pages_stay_readable_while_another_process_compacts(template, tmp_path, 
     child.communicate(timeout=30)
     assert child.returncode == 0 and reads > 0
     assert segments(capsys, proj)[0]["liveness"] == 1.0
+
+
+def test_odd_bytes_in_a_content_type_do_not_break_the_index(tmp_path, capsys, server):
+    # a server's Content-Type with U+0085 (latin-1 0x85) lands in the CDXJ line as is
+    d = tmp_path / "odd"
+    run(capsys, "init", d)
+    run(capsys, "inject", d, server.url("/a"))
+    for month, body in (("01", "one"), ("02", "two")):
+        server.html("/a", f"<p>{body}</p>", **{"Content-Type": "text/x\x85y"})
+        code, _, err = run(
+            capsys, "crawl", d, "--delay", "0", "--now", f"2027-{month}-01T00:00:00Z"
+        )
+        assert code == 0, err
+    code, out, err = run(capsys, "compact", d, "--below", "1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["records_moved_to_history"] == 1
+    assert show(capsys, d, server.url("/a")) == (0, b"<p>two</p>")
+    assert show(capsys, d, server.url("/a"), "2027-01-15T00:00:00Z") == (0, b"<p>one</p>")
+
+
+def test_a_failed_compaction_rolls_back_and_leaves_the_project_usable(proj, capsys):
+    origin = origin_of(proj)
+    latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}
+    (proj / "history").write_text("a file where the history folder goes")
+    code, _, err = run(capsys, "compact", proj, "--below", "1")
+    assert code == 1 and "cannot write the compacted segment" in err
+    assert "nothing was changed" in err and err.count("\n") == 1
+    code, out, err = run(capsys, "segments", proj, "--json")
+    assert code == 0 and err == "" and len(json.loads(out)) == ROUNDS
+    assert {path: show(capsys, proj, origin + path)[1] for path in PAGES} == latest
+    (proj / "history").unlink()
+    assert run(capsys, "compact", proj, "--below", "1")[0] == 0
+    check_store_matches_disk(proj)
+
+
+def test_a_broken_line_in_another_index_is_reported_not_a_traceback(proj, capsys):
+    listed = segments(capsys, proj)
+    last = listed[-1]["name"]
+    index = proj / "segments" / last / f"{last}.cdxj"
+    index.write_text(index.read_text() + 'garbage "warc/revisit"\n')
+    code, _, err = run(
+        capsys, "compact", proj, "--segments", listed[0]["name"], "--drop-superseded"
+    )
+    assert code == 1 and f"{index} is corrupt at line" in err and err.count("\n") == 1
+
+
+def test_drop_keeps_a_revisit_target_even_when_the_clock_went_backwards(tmp_path, capsys, server):
+    d = tmp_path / "clock"
+    run(capsys, "init", d)
+    run(capsys, "inject", d, server.url("/a"))
+    names = []
+    for when, body in (("2027-04-11", "v0"), ("2027-02-20", "v0"), ("2027-07-20", "v1")):
+        server.html("/a", f"<p>{body}</p>")
+        project = Project.open(d)  # due now, whatever the clock said last time
+        try:
+            store.make_due([server.url("/a")], parse_iso(when + "T00:00:00Z"))
+        finally:
+            project.close()
+        code, out, err = run(
+            capsys, "crawl", d, "--delay", "0", "--json", "--now", when + "T00:00:00Z"
+        )
+        assert code == 0, err
+        names += json.loads(out)["segments"]
+    # the second crawl, dated before the first, revisited the first one's response
+    code, out, _ = run(capsys, "compact", d, "--segments", names[0], "--drop-superseded", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["records_dropped"] == 0 and summary["records_moved_to_history"] == 1
+    assert show(capsys, d, server.url("/a"), "2027-03-01T00:00:00Z") == (0, b"<p>v0</p>")
