@@ -294,3 +294,34 @@ def compare_schedules(
 ) -> list[CorpusResult]:
     rates = corpus_rates(n, seed)
     return [simulate_corpus(s, rates, days, seed=seed, label=label) for label, s in schedules]
+
+
+# -- the four reference pages ---------------------------------------------------------------
+
+#: Pages that change hourly, daily, monthly and never (seconds between changes).
+REFERENCE_PAGES: tuple[tuple[str, float | None], ...] = (
+    ("changes hourly", HOUR),
+    ("changes daily", DAY),
+    ("changes monthly", 30 * DAY),
+    ("never changes", None),
+)
+
+
+def reference_trajectories(
+    name: str, params: dict[str, Any], until: float = 90 * DAY
+) -> dict[str, list[dict[str, Any]]]:
+    """:func:`simulate_page` for each of :data:`REFERENCE_PAGES`, under ``name(**params)``.
+
+    Each page gets a schedule of its own (schedules may keep state), built here so the
+    caller can pass plain values across threads.
+    """
+    from core.schedule import make_schedule
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    for label, every in REFERENCE_PAGES:
+        schedule = make_schedule(name, **params)
+        if every is None:
+            out[label] = simulate_page(schedule, change_at=[], until=until)
+        else:
+            out[label] = simulate_page(schedule, change_every=every, until=until)
+    return out

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import SQL, Database, fn
+from peewee import SQL, Database, NodeList, fn
 from playhouse.db_url import connect
 
-from core.errors import StoreError
+from core.errors import NotFound, StoreError
 from core.migrations import migrate
 from core.models import (
     DB,
@@ -542,3 +542,113 @@ def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: dateti
 
 def rejected_links() -> list[RejectedLink]:
     return list(RejectedLink.select().order_by(RejectedLink.first_seen))
+
+
+# -- browsing pages (the GUI) ----------------------------------------------------------
+
+#: The columns of a page listing, as ``recrawl urls`` prints them.
+LISTING_COLUMNS = (
+    "url",
+    "status",
+    "first_seen",
+    "last_fetched",
+    "next_fetch",
+    "fetch_interval",
+    "content_changed_at",
+    "segment",
+    "score",
+)
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    """One filtered, sorted view of the pages; sorting and filtering happen in SQL."""
+
+    search: str = ""  # a substring of the URL
+    status: str | None = None
+    first_seen_since: datetime | None = None
+    order_by: str = "first_seen"
+    descending: bool = False
+
+
+def _listing(query: PageQuery, columns: Sequence[str]) -> Any:
+    if query.order_by not in LISTING_COLUMNS:
+        raise StoreError(f"internal: cannot sort pages by {query.order_by!r}")
+    select = Page.select(*(getattr(Page, name) for name in columns))
+    if query.search:
+        escaped = query.search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        # the escape keeps % and _ in the search text literal
+        like = NodeList((Page.url, SQL("LIKE"), f"%{escaped}%", SQL("ESCAPE '\\'")))
+        select = select.where(like)
+    if query.status:
+        select = select.where(Page.status == query.status)
+    if query.first_seen_since is not None:
+        select = select.where(Page.first_seen >= query.first_seen_since)
+    return select
+
+
+def count_listing(query: PageQuery) -> int:
+    """How many pages match ``query``'s filters."""
+    return _listing(query, ("url",)).count()
+
+
+def _ordered(query: PageQuery, columns: Sequence[Any]) -> Any:
+    column = getattr(Page, query.order_by)
+    # the id breaks ties, so pages never repeat or go missing between blocks
+    order = (column.desc(), Page.id.desc()) if query.descending else (column, Page.id)
+    return _listing(query, columns).order_by(*order)
+
+
+def listing_rows(
+    query: PageQuery, after: tuple[Any, int] | None, limit: int
+) -> list[tuple[Any, ...]]:
+    """The next block of matching pages: tuples of :data:`LISTING_COLUMNS` plus the id.
+
+    ``after`` is the (sort value, id) of the last row already shown, None for the first
+    block. Paging by key, not OFFSET, keeps the thousandth block as quick as the first:
+    an OFFSET query sorts and skips every row before it again.
+    """
+    select = _ordered(query, (*LISTING_COLUMNS, "id"))
+    if after is not None:
+        select = select.where(_after(getattr(Page, query.order_by), query.descending, *after))
+    return list(select.limit(limit).tuples())
+
+
+def _after(column: Any, descending: bool, value: Any, page_id: int) -> Any:
+    """Rows past (value, id) in ``ORDER BY column, id``; SQL sorts NULL first ascending."""
+    if not descending:
+        if value is None:
+            return (column.is_null() & (Page.id > page_id)) | column.is_null(False)
+        return (column > value) | ((column == value) & (Page.id > page_id))
+    if value is None:
+        return column.is_null() & (Page.id < page_id)
+    return (column < value) | ((column == value) & (Page.id < page_id)) | column.is_null()
+
+
+def iter_listing(query: PageQuery) -> Iterator[tuple[Any, ...]]:
+    """Every matching page, streamed (for exports)."""
+    return _ordered(query, LISTING_COLUMNS).tuples().iterator()
+
+
+def set_fixed_interval(url: str, seconds: float | None, now: datetime) -> None:
+    """Pin a page's interval (``metadata.fixed_interval``), or hand it back to the schedule.
+
+    A pinned page's next fetch moves at once: one interval after its last fetch, never
+    in the past.
+    """
+    with DB.atomic():
+        page = Page.get_or_none(Page.url == url)
+        if page is None:
+            raise NotFound(f"no page {url} in this project")
+        metadata = dict(page.metadata or {})
+        values: dict[Any, Any] = {}
+        if seconds is None:
+            metadata.pop("fixed_interval", None)
+        else:
+            metadata["fixed_interval"] = float(seconds)
+            values[Page.fetch_interval] = float(seconds)
+            if page.last_fetched is not None:
+                due = page.last_fetched + timedelta(seconds=seconds)
+                values[Page.next_fetch] = max(due, now)
+        values[Page.metadata] = metadata
+        Page.update(values).where(Page.id == page.id).execute()

@@ -1,11 +1,57 @@
-"""The Pages panel (DESIGN.md §9)."""
+"""The Pages panel (DESIGN.md §9): every page of the project, and the selected one's story.
+
+The table is a lazy :class:`~gui.pages_model.PagesModel` over the store: a project of a
+million pages opens with its first block of rows while the count is still coming.
+Search (debounced), status and "first seen since" filters and header clicks become a
+new SQL query. The panel is the controller: it runs the detail view's actions through
+the store thread and refreshes what changed.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from datetime import UTC, datetime
+from pathlib import Path
 
+from PySide6.QtCore import QDateTime, QModelIndex, Qt, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDateTimeEdit,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core import store
+from core.clock import utcnow
+from core.models import PageStatus
+from gui import page_jobs
 from gui.context import AppContext
-from gui.panel import Panel, placeholder
+from gui.page_detail import PageDetailView
+from gui.page_jobs import Content, PageDetail
+from gui.pages_model import PagesModel
+from gui.panel import Panel
+
+#: Typing pauses this long (ms) before the search runs.
+SEARCH_DELAY_MS = 300
+
+EMPTY_HINT = (
+    "<h3>No pages yet</h3>"
+    "<p>Add seed URLs and start a crawl in the <b>Crawl</b> panel (Ctrl+1). Every page "
+    "the crawl discovers is listed here, with when it was first seen, when it is "
+    "fetched next and how its revisit interval moves.</p>"
+)
 
 
 class PagesPanel(Panel):
@@ -14,4 +60,251 @@ class PagesPanel(Panel):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
-        placeholder(self, "Pages")
+        self.model = PagesModel(context.jobs, self)
+        self._loaded = False
+        self._stale = False
+        self._selected: str | None = None
+        self._detail_generation = 0
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search URLs…")
+        self.search.setClearButtonEnabled(True)
+        self.status = QComboBox()
+        self.status.addItem("Any status", None)
+        for status in PageStatus.ALL:
+            self.status.addItem(status, status)
+        self.since_check = QCheckBox("First seen since")
+        self.since = QDateTimeEdit(QDateTime.currentDateTime().addDays(-7))
+        self.since.setCalendarPopup(True)
+        self.since.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.since.setToolTip("Local time")
+        self.since.setEnabled(False)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setToolTip("The pages listed, filtered and sorted as shown")
+        self.count_label = QLabel("")
+        # the window may be narrow: the count gives way first
+        self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.export_button)
+        filters = QHBoxLayout()
+        filters.addWidget(self.status)
+        filters.addSpacing(12)
+        filters.addWidget(self.since_check)
+        filters.addWidget(self.since)
+        filters.addSpacing(12)
+        filters.addWidget(self.count_label, 1)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 360)
+        for column in range(1, self.model.columnCount()):
+            header.resizeSection(column, 130)
+        header.setStretchLastSection(True)
+        # the indicator first, so enabling sorting asks for the order already shown
+        header.setSortIndicator(PagesModel.columns.index("first_seen"), Qt.SortOrder.AscendingOrder)
+        self.table.setSortingEnabled(True)
+
+        self.detail = PageDetailView()
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+
+        listing = QWidget()
+        listing_layout = QVBoxLayout(listing)
+        listing_layout.setContentsMargins(0, 0, 0, 0)
+        listing_layout.addLayout(bar)
+        listing_layout.addLayout(filters)
+        listing_layout.addWidget(split, 1)
+
+        self.hint = QLabel(EMPTY_HINT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.hint.setObjectName("first-run-hint")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(listing)
+        self.stack.addWidget(self.hint)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stack)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._apply_filters)
+        self.search.textChanged.connect(lambda _: self._search_timer.start())
+        self.status.currentIndexChanged.connect(lambda _: self._apply_filters())
+        self.since_check.toggled.connect(self._since_toggled)
+        self.since.dateTimeChanged.connect(lambda _: self._apply_filters())
+        self.export_button.clicked.connect(self._ask_export)
+        self.model.sig_counted.connect(self._counted)
+        self.model.sig_loaded.connect(self._reselect)
+        self.model.sig_failed.connect(self.context.changes.sig_status)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.detail.sig_refetch.connect(self.refetch)
+        self.detail.sig_fix_interval.connect(self.fix_interval)
+        self.detail.sig_show_content.connect(self.show_content)
+        self.detail.sig_open.connect(self.open_in_browser)
+        self.context.changes.sig_pages.connect(self._pages_changed)
+
+    # -- panel ------------------------------------------------------------------------
+
+    def activate(self) -> None:
+        if not self._loaded or self._stale:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Query again (after a crawl round); the selected page stays selected."""
+        self._loaded = True
+        self._stale = False
+        self.model.reload()
+
+    def _pages_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True  # reload when shown, not behind the user's back
+
+    # -- filters ----------------------------------------------------------------------
+
+    def _since_toggled(self, on: bool) -> None:
+        self.since.setEnabled(on)
+        self._apply_filters()
+
+    def since_utc(self) -> datetime | None:
+        if not self.since_check.isChecked():
+            return None
+        seconds = self.since.dateTime().toSecsSinceEpoch()  # the edit shows local time
+        return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+
+    def _apply_filters(self) -> None:
+        self._search_timer.stop()
+        self._loaded = True
+        self.model.set_filters(
+            self.search.text().strip(), self.status.currentData(), self.since_utc()
+        )
+
+    def _counted(self, matching: int, total: int) -> None:
+        self.stack.setCurrentWidget(self.hint if total == 0 else self.stack.widget(0))
+        if matching == total:
+            self.count_label.setText(f"{total:,} pages")
+        else:
+            self.count_label.setText(f"{matching:,} of {total:,} pages match")
+        self.export_button.setEnabled(matching > 0)
+
+    # -- selection and detail ---------------------------------------------------------
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        url = self.model.url_at(current.row()) if current.isValid() else None
+        if url is not None:
+            self.select_url(url)
+
+    def select_url(self, url: str) -> None:
+        """Show ``url``'s trajectory and history (loaded on the store thread)."""
+        self._selected = url
+        self._detail_generation += 1
+        generation = self._detail_generation
+        self.context.jobs.submit(
+            lambda: page_jobs.page_detail(url),
+            lambda detail: self._detail_arrived(generation, detail),
+            self.context.changes.sig_status.emit,
+        )
+
+    def _detail_arrived(self, generation: int, detail: PageDetail) -> None:
+        if generation == self._detail_generation:
+            self.detail.show_page(detail)
+
+    def _reselect(self) -> None:
+        """After a reload: select the page shown before, if it is still listed."""
+        if self._selected is None:
+            return
+        row = self.model.row_of(self._selected)
+        if row is None:
+            self.detail.show_page(None)
+            self._selected = None
+            return
+        self.table.selectRow(row)  # a new current row: its detail loads again
+
+    # -- actions ----------------------------------------------------------------------
+
+    def refetch(self, url: str) -> None:
+        now = utcnow()
+        self.context.jobs.submit(
+            lambda: store.make_due([url], now),
+            lambda _: self._acted(url, f"{url} is due: the next crawl round fetches it"),
+            self.context.changes.sig_status.emit,
+        )
+
+    def fix_interval(self, url: str, seconds: float | None) -> None:
+        now = utcnow()
+        message = (
+            f"{url}: the schedule decides its interval again"
+            if seconds is None
+            else f"{url}: interval fixed"
+        )
+        self.context.jobs.submit(
+            lambda: store.set_fixed_interval(url, seconds, now),
+            lambda _: self._acted(url, message),
+            self.context.changes.sig_status.emit,
+        )
+
+    def _acted(self, url: str, message: str) -> None:
+        self.context.changes.sig_status.emit(message)
+        # other panels and this table refresh; the reload selects the page again
+        self.context.changes.sig_pages.emit()
+        if self._selected == url and not self.isVisible():
+            self.select_url(url)
+
+    def show_content(self, url: str) -> None:
+        project_dir = self.context.project.path
+        self.context.jobs.submit(
+            lambda: page_jobs.page_content(project_dir, url),
+            self._content_arrived,
+            self.context.changes.sig_status.emit,
+        )
+
+    def _content_arrived(self, content: Content) -> None:
+        self.detail.show_content(content)
+
+    def open_in_browser(self, url: str) -> None:
+        if not QDesktopServices.openUrl(QUrl(url)):
+            self.context.changes.sig_status.emit(f"no browser could open {url}")
+
+    # -- export -----------------------------------------------------------------------
+
+    def _ask_export(self) -> None:
+        dialog = QFileDialog(self, "Export pages as CSV", str(Path.home() / "pages.csv"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("CSV files (*.csv)")
+        dialog.setDefaultSuffix("csv")
+        dialog.fileSelected.connect(lambda path: self.export_csv(Path(path)))
+        self.export_dialog = dialog
+        dialog.open()
+
+    def export_csv(self, path: Path) -> None:
+        """Write the listed pages (current filters and order) to ``path`` in a job."""
+        query = self.model.query
+        self.export_button.setEnabled(False)
+        self.context.changes.sig_status.emit(f"Exporting pages to {path}…")
+        self.context.jobs.submit(
+            lambda: page_jobs.export_csv(query, path),
+            lambda count: self._exported(path, count),
+            self._export_failed,
+        )
+
+    def _exported(self, path: Path, count: int) -> None:
+        self.export_button.setEnabled(True)
+        self.context.changes.sig_status.emit(f"Exported {count:,} pages to {path}")
+
+    def _export_failed(self, message: str) -> None:
+        self.export_button.setEnabled(True)
+        self.context.changes.sig_status.emit(f"Export failed: {message}")

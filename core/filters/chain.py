@@ -178,3 +178,44 @@ def parse_chain(text: str) -> Chain:
 
 
 __all__ = ["ACCEPT", "PLAIN_ACCEPT", "REJECT", "SHORTCIRCUIT", "Chain", "ChainError", "Verdict"]
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """One rule's part in an explanation (the GUI's rule checker).
+
+    ``outcome``: "decided" (this rule gave its filter's outcome), "matched" (matched,
+    but a longer entry decided), "missed", "not tried" (a regex rule after the deciding
+    one), "skipped" (its filter did not run: the chain had decided) or "disabled".
+    """
+
+    line: int
+    text: str
+    shortcircuit: bool
+    outcome: str
+
+
+def explain_rules(chain: Chain, url: str) -> tuple[Verdict, list[Step], list[list[RuleOutcome]]]:
+    """:meth:`Chain.explain` plus, for every filter, each rule's outcome for ``url``."""
+    from core.filters.kinds import rule_matches
+
+    verdict, steps = chain.explain(url)
+    outcomes: list[list[RuleOutcome]] = []
+    for flt, step in zip(chain.filters, steps, strict=True):
+        rows = []
+        for rule in flt.rules:
+            if step.status != "ran":
+                outcome = step.status
+            elif rule.line == step.line:
+                outcome = "decided"
+            elif (
+                flt.kind in ("regex", "automaton")
+                and step.line is not None
+                and rule.line > step.line
+            ):
+                outcome = "not tried"
+            else:
+                outcome = "matched" if rule_matches(flt.impl, rule, url) else "missed"
+            rows.append(RuleOutcome(rule.line, rule.text, rule.shortcircuit, outcome))
+        outcomes.append(rows)
+    return verdict, steps, outcomes

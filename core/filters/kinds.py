@@ -255,3 +255,63 @@ KINDS: dict[str, Any] = {
 
 def kind_names() -> Sequence[str]:
     return tuple(KINDS)
+
+
+# -- rule-line helpers for editors (the GUI's rule table) ------------------------------
+
+
+def _regex_kind(kind: str) -> bool:
+    return kind in ("regex", "automaton")
+
+
+def can_shortcircuit(kind: str, line_text: str) -> bool:
+    """Whether this rule line may carry the ``SHORTCIRCUIT:`` mark (§6)."""
+    text = line_text.strip()
+    if not text or text.startswith("#") or kind in ("suffix", "domain-deny"):
+        return False
+    if _regex_kind(kind):
+        return text.startswith("+")
+    return True
+
+
+def is_shortcircuit(kind: str, line_text: str) -> bool:
+    text = line_text.strip()
+    if _regex_kind(kind):
+        return text.startswith("+") and text[1:].startswith(MARK)
+    return kind in ("prefix", "domain") and text.startswith(MARK)
+
+
+def set_shortcircuit(kind: str, line_text: str, on: bool) -> str:
+    """The rule line with its ``SHORTCIRCUIT:`` mark added or removed."""
+    text = line_text.strip()
+    if on == is_shortcircuit(kind, text) or (on and not can_shortcircuit(kind, text)):
+        return text
+    if _regex_kind(kind):
+        body = text[1:]
+        return "+" + (MARK + body if on else body[len(MARK) :].strip())
+    return MARK + text if on else text[len(MARK) :].strip()
+
+
+def line_errors(kind: str, rules: str) -> dict[int, str]:
+    """Every bad line of a filter's rules (line → reason), not only the first one."""
+    parser = KINDS[kind]
+    errors: dict[int, str] = {}
+    for line, text in rule_lines(rules):
+        try:
+            parser.parse("\n" * (line - 1) + text)
+        except RuleError as exc:
+            errors[exc.line] = str(exc)
+    return errors
+
+
+def rule_matches(impl: Any, rule: Rule, url: str) -> bool:
+    """Whether one rule of a parsed filter matches ``url`` (whether or not it decides)."""
+    if isinstance(impl, RegexFilter):
+        return rule.pattern is not None and rule.pattern.matches(url)
+    if isinstance(impl, PrefixFilter):
+        return url.startswith(rule.text)
+    if isinstance(impl, SuffixFilter):
+        return impl.subject(url).endswith(rule.text)
+    if isinstance(impl, DomainFilter):
+        return _host_matches((urlsplit(url).hostname or "").lower(), rule.text)
+    return False

@@ -48,14 +48,22 @@ def no_threads_left(qtbot) -> Iterator[None]:
     before = set(threading.enumerate())
     yield
 
+    def ours(thread: threading.Thread) -> bool:
+        # Qt's own threads show up in Python as dummies that never end: running_threads()
+        # watches those
+        return (
+            thread not in before
+            and thread.is_alive()
+            and not isinstance(thread, threading._DummyThread)
+        )
+
     def quiet() -> bool:
-        extra = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        return not running_threads() and not extra
+        return not running_threads() and not any(ours(t) for t in threading.enumerate())
 
     try:
         qtbot.waitUntil(quiet, timeout=10_000)
     except AssertionError:
         leftover = [t.objectName() for t in running_threads()] + [
-            t.name for t in threading.enumerate() if t not in before and t.is_alive()
+            t.name for t in threading.enumerate() if ours(t)
         ]
         pytest.fail(f"threads left running: {leftover}")

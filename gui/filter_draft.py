@@ -1,0 +1,119 @@
+"""The chain being edited in the Filters panel: plain Python, no Qt.
+
+A draft is a list of filters (kind, name, enabled, rules text) that the panel's models
+edit. :meth:`ChainDraft.validate` turns it into a real :class:`Chain` through the core's
+own loader, so what the editor accepts is exactly what ``policy.set_chain`` accepts; a
+draft with any bad line has no chain, and cannot be previewed or applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.filters import Chain, ChainError, parse_chain
+from core.filters.chain import build_filter
+from core.filters.kinds import KINDS, line_errors, rule_lines
+from core.filters.lint import LintWarning, lint
+
+
+@dataclass
+class FilterDraft:
+    kind: str
+    name: str
+    enabled: bool = True
+    rules_text: str = ""
+
+    def lines(self) -> list[str]:
+        """The rules text split into lines (line n is ``lines()[n - 1]``)."""
+        return self.rules_text.split("\n")
+
+    def set_line(self, line: int, text: str) -> None:
+        lines = self.lines()
+        lines[line - 1] = text
+        self.rules_text = "\n".join(lines)
+
+    def add_line(self, text: str) -> int:
+        """Append a rule after the last non-blank line; returns its line number."""
+        lines = self.lines()
+        last = max((n for n, t in enumerate(lines, 1) if t.strip()), default=0)
+        lines.insert(last, text)
+        if lines[-1] != "":
+            lines.append("")  # keep the text ending in a newline, as TOML files do
+        self.rules_text = "\n".join(lines)
+        return last + 1
+
+    def remove_line(self, line: int) -> None:
+        lines = self.lines()
+        del lines[line - 1]
+        self.rules_text = "\n".join(lines)
+
+    def shown_lines(self) -> list[tuple[int, str]]:
+        """(line, text) of every non-blank line: rules, mode lines and comments."""
+        return [(n, t) for n, t in enumerate(self.lines(), 1) if t.strip()]
+
+
+@dataclass
+class Validation:
+    chain: Chain | None  # None while any line is bad
+    errors: dict[int, dict[int, str]] = field(default_factory=dict)  # filter → line → reason
+    message: str = ""  # the first problem, naming filter and line, as the core words it
+    warnings: list[LintWarning] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.chain is not None
+
+
+class ChainDraft:
+    def __init__(self, filters: list[FilterDraft] | None = None) -> None:
+        self.filters: list[FilterDraft] = filters or []
+
+    @classmethod
+    def from_toml(cls, text: str) -> ChainDraft:
+        chain = parse_chain(text)
+        return cls([FilterDraft(f.kind, f.name, f.enabled, f.rules_text) for f in chain.filters])
+
+    def validate(self) -> Validation:
+        errors: dict[int, dict[int, str]] = {}
+        for index, flt in enumerate(self.filters):
+            bad = line_errors(flt.kind, flt.rules_text)
+            if bad:
+                errors[index] = bad
+        filters = []
+        try:
+            for index, flt in enumerate(self.filters):
+                table = {
+                    "kind": flt.kind,
+                    "name": flt.name,
+                    "enabled": flt.enabled,
+                    "rules": flt.rules_text,
+                }
+                filters.append(build_filter(index, table))
+        except ChainError as exc:
+            return Validation(None, errors, str(exc))
+        chain = Chain(filters)
+        return Validation(chain, errors, "", lint(chain))
+
+    def to_toml(self) -> str:
+        """The draft as a chain file; only meaningful when it validates."""
+        chain = self.validate().chain
+        if chain is None:
+            raise ChainError(self.validate().message)
+        return chain.to_toml()
+
+    def same_as(self, other: ChainDraft) -> bool:
+        return [vars(f) for f in self.filters] == [vars(f) for f in other.filters]
+
+
+def new_filter(kind: str, taken: list[str]) -> FilterDraft:
+    """An empty filter of ``kind`` with a name no other filter has."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    name, number = kind, 2
+    while name in taken:
+        name, number = f"{kind}-{number}", number + 1
+    return FilterDraft(kind, name, True, "")
+
+
+def rule_count(flt: FilterDraft) -> int:
+    return len(rule_lines(flt.rules_text))

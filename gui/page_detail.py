@@ -1,0 +1,309 @@
+"""The selected page: its interval trajectory, its fetch history and what to do with it.
+
+A view only: it draws a :class:`gui.page_jobs.PageDetail` and reports the user's
+actions as signals; the Pages panel runs them through the store thread.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.clock import parse_duration
+from core.errors import RecrawlError
+from gui import formatting
+from gui.page_jobs import Content, PageDetail
+from gui.pages_model import HistoryModel
+from gui.plots import BOUND, CHANGED, UNCHANGED, plot_widget
+
+HOUR = 3600.0
+DAY = 86400.0
+
+
+def interval_unit(seconds: list[float]) -> tuple[str, float]:
+    """Days when some interval reaches two days, else hours: (unit, seconds per unit)."""
+    return ("days", DAY) if seconds and max(seconds) >= 2 * DAY else ("hours", HOUR)
+
+
+class PageDetailView(QWidget):
+    sig_refetch = Signal(str)
+    #: (url, seconds) to pin the interval; seconds None hands it back to the schedule.
+    sig_fix_interval = Signal(str, object)
+    sig_show_content = Signal(str)
+    sig_open = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.detail: PageDetail | None = None
+        self.fix_dialog: FixIntervalDialog | None = None
+        self.content_dialog: ContentDialog | None = None
+
+        self.title = QLabel("Select a page to see how its revisit interval moved.")
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title.setWordWrap(True)
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+
+        self.refetch_button = QPushButton("Refetch now")
+        self.refetch_button.setToolTip("Make the page due: the next crawl round fetches it")
+        self.fix_button = QPushButton("Fix interval…")
+        self.fix_button.setToolTip(
+            "Pin this page's revisit interval; the schedule stops adapting it"
+        )
+        self.content_button = QPushButton("Show content")
+        self.content_button.setToolTip("The payload of the latest capture")
+        self.open_button = QPushButton("Open in browser")
+        self.refetch_button.clicked.connect(lambda: self._emit(self.sig_refetch))
+        self.fix_button.clicked.connect(self._ask_interval)
+        self.content_button.clicked.connect(lambda: self._emit(self.sig_show_content))
+        self.open_button.clicked.connect(lambda: self._emit(self.sig_open))
+        actions = QHBoxLayout()
+        for button in (
+            self.refetch_button,
+            self.fix_button,
+            self.content_button,
+            self.open_button,
+        ):
+            actions.addWidget(button)
+        actions.addStretch(1)
+
+        self.plot = plot_widget("Fetched at", None, "Interval", "hours", time_axis=True)
+        item = self.plot.getPlotItem()
+        self.legend = item.addLegend(offset=(-10, 10))
+        self.path = item.plot(pen=pg.mkPen(UNCHANGED, width=1), name=None)
+        self.unchanged_points = pg.ScatterPlotItem(
+            size=8, brush=pg.mkBrush(UNCHANGED), pen=pg.mkPen("w"), name="unchanged"
+        )
+        self.changed_points = pg.ScatterPlotItem(
+            size=10, brush=pg.mkBrush(CHANGED), pen=pg.mkPen("w"), symbol="d", name="changed"
+        )
+        item.addItem(self.unchanged_points)
+        item.addItem(self.changed_points)
+        self.bound_lines: list[pg.InfiniteLine] = []
+        self.bounds_label = QLabel("")
+        self.bounds_label.setWordWrap(True)
+
+        self.history = HistoryModel(self)
+        self.history_view = QTableView()
+        self.history_view.setModel(self.history)
+        self.history_view.verticalHeader().hide()
+        self.history_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        header = self.history_view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+
+        plot_box = QWidget()
+        plot_layout = QVBoxLayout(plot_box)
+        plot_layout.setContentsMargins(0, 0, 0, 0)
+        plot_layout.addWidget(self.plot, 1)
+        plot_layout.addWidget(self.bounds_label)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(plot_box)
+        split.addWidget(self.history_view)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.summary)
+        layout.addLayout(actions)
+        layout.addWidget(split, 1)
+        self.show_page(None)
+
+    # -- drawing ----------------------------------------------------------------------
+
+    def show_page(self, detail: PageDetail | None) -> None:
+        self.detail = detail
+        for button in (self.refetch_button, self.fix_button, self.content_button, self.open_button):
+            button.setEnabled(detail is not None)
+        for line in self.bound_lines:
+            self.plot.removeItem(line)
+        self.bound_lines = []
+        if detail is None:
+            self.title.setText("Select a page to see how its revisit interval moved.")
+            self.summary.setText("")
+            self.bounds_label.setText("")
+            self.history.set_rows([])
+            self.path.setData([], [])
+            self.unchanged_points.setData([], [])
+            self.changed_points.setData([], [])
+            return
+        self.title.setText(f"<b>{_escape(detail.url)}</b>")
+        pinned = (
+            f" — fixed at {formatting.duration(detail.fixed_interval)}"
+            if detail.fixed_interval is not None
+            else ""
+        )
+        self.summary.setText(
+            f"{detail.status}, interval {formatting.duration(detail.fetch_interval)}{pinned}, "
+            f"next fetch {formatting.local_time(detail.next_fetch)} (local time), "
+            f"{len(detail.events)} fetches"
+        )
+        self.content_button.setEnabled(any(e[1] is not None for e in detail.events))
+        self.history.set_rows(list(detail.events))
+        self._draw(detail)
+
+    def _draw(self, detail: PageDetail) -> None:
+        points = [
+            (formatting.timestamp(fetched_at), after if after is not None else before, change)
+            for fetched_at, _, change, before, after, _ in detail.events
+            if after is not None or before is not None
+        ]
+        low, high = detail.bounds
+        unit, scale = interval_unit([y for _, y, _ in points])
+        self.plot.getPlotItem().setLabel("left", "Interval", units=unit)
+        self.path.setData([x for x, _, _ in points], [y / scale for _, y, _ in points])
+        changed = [(x, y / scale) for x, y, c in points if c == "changed"]
+        unchanged = [(x, y / scale) for x, y, c in points if c != "changed"]
+        self.changed_points.setData([x for x, _ in changed], [y for _, y in changed])
+        self.unchanged_points.setData([x for x, _ in unchanged], [y for _, y in unchanged])
+        words = []
+        for name, bound, anchor in (("min", low, (0, 1)), ("max", high, (0, 0))):
+            if not bound:
+                words.append(f"no {name}imum")
+                continue
+            line = pg.InfiniteLine(
+                pos=bound / scale,
+                angle=0,
+                pen=pg.mkPen(BOUND, width=1, style=Qt.PenStyle.DashLine),
+                label=f"{name} {formatting.duration(bound)}",
+                # the max label below its line and the min one above: both stay in view
+                labelOpts={"position": 0.05, "color": BOUND, "anchors": [anchor, anchor]},
+            )
+            self.plot.addItem(line)
+            self.bound_lines.append(line)
+            words.append(f"{name} {formatting.duration(bound)}")
+        self.bounds_label.setText(
+            f"Schedule {detail.schedule}, bounds for {detail.host}: {', '.join(words)}. "
+            "Diamonds: the fetch found a change."
+        )
+        self.plot.getPlotItem().enableAutoRange()
+
+    def show_content(self, content: Content) -> None:
+        self.content_dialog = ContentDialog(content, self)
+        self.content_dialog.open()
+
+    # -- actions ----------------------------------------------------------------------
+
+    def _emit(self, signal: Signal) -> None:
+        if self.detail is not None:
+            signal.emit(self.detail.url)  # type: ignore[attr-defined]
+
+    def _ask_interval(self) -> None:
+        if self.detail is None:
+            return
+        current = self.detail.fixed_interval or self.detail.fetch_interval
+        dialog = FixIntervalDialog(self.detail.url, current, self.detail.fixed_interval, self)
+        url = self.detail.url
+        dialog.sig_chosen.connect(lambda seconds: self.sig_fix_interval.emit(url, seconds))
+        self.fix_dialog = dialog
+        dialog.open()  # window-modal, and the event loop keeps running
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class FixIntervalDialog(QDialog):
+    """Ask for a duration (``7d``, ``12h``, ``90m``, ``3600s``) to pin a page's interval."""
+
+    #: The chosen interval in seconds, or None to let the schedule decide again.
+    sig_chosen = Signal(object)
+
+    def __init__(
+        self, url: str, current: float, fixed: float | None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Fix interval")
+        self.edit = QLineEdit(_duration_text(current))
+        self.edit.setPlaceholderText("e.g. 7d, 12h, 90m")
+        self.error = QLabel("")
+        self.error.setStyleSheet(f"color: {CHANGED}")
+        intro = QLabel(
+            f"Revisit {_escape(url)} at a fixed interval; the schedule stops adapting it."
+        )
+        intro.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Interval:", self.edit)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.unfix_button = self.buttons.addButton(
+            "Let the schedule decide", QDialogButtonBox.ButtonRole.ResetRole
+        )
+        self.unfix_button.setEnabled(fixed is not None)
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        self.unfix_button.clicked.connect(self._unfix)
+        self.edit.textChanged.connect(lambda _: self.error.setText(""))
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+
+    def _accept(self) -> None:
+        try:
+            seconds = parse_duration(self.edit.text().strip())
+        except RecrawlError as exc:
+            self.error.setText(str(exc))
+            return
+        if seconds <= 0:
+            self.error.setText("the interval must be longer than zero")
+            return
+        self.sig_chosen.emit(seconds)
+        self.accept()
+
+    def _unfix(self) -> None:
+        self.sig_chosen.emit(None)
+        self.accept()
+
+
+def _duration_text(seconds: float) -> str:
+    for unit, size in (("d", DAY), ("h", HOUR), ("m", 60.0)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:.0f}{unit}"
+    if seconds >= DAY:
+        return f"{seconds / DAY:.2f}d"
+    return f"{seconds:.0f}s"
+
+
+class ContentDialog(QDialog):
+    """The decoded payload of a page's latest capture, read-only."""
+
+    def __init__(self, content: Content, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Content of {content.url}")
+        self.resize(760, 560)
+        note = QLabel(
+            (content.content_type or "no Content-Type")
+            + (f" — {content.note}" if content.note else "")
+        )
+        note.setWordWrap(True)
+        self.text = QPlainTextEdit(content.text)
+        self.text.setReadOnly(True)
+        self.text.setFont(QFont("monospace"))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)

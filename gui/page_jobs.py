@@ -1,0 +1,107 @@
+"""What the Pages panel asks of the store thread: plain functions returning plain values.
+
+Each runs inside ``context.jobs.submit`` (never on the GUI thread); the core does the
+work, these only gather its answers into frozen values that may cross threads.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core import policy, store
+from core.captures import latest_payload
+from core.clock import to_iso
+from core.errors import NotFound
+from core.fetch import decode_body
+
+#: Show at most this much of a payload in the content dialog.
+CONTENT_CAP = 2 << 20
+
+
+@dataclass(frozen=True)
+class PageDetail:
+    url: str
+    host: str
+    status: str
+    fetch_interval: float
+    next_fetch: datetime
+    #: ``metadata.fixed_interval``: the interval the user pinned, if any.
+    fixed_interval: float | None
+    #: store.history as tuples of gui.pages_model.HISTORY_COLUMNS, oldest first.
+    events: tuple[tuple[Any, ...], ...]
+    schedule: str
+    #: The schedule's interval bounds for this page's host (min 0 = none; max None = none).
+    bounds: tuple[float, float | None]
+
+
+def page_detail(url: str) -> PageDetail:
+    page = store.page_by_url(url)
+    if page is None:
+        raise NotFound(f"no page {url} in this project")
+    events = tuple(
+        (e.fetched_at, e.http_status, e.change, e.interval_before, e.interval_after, e.segment)
+        for e in store.history(page)
+    )
+    name, _ = policy.schedule_spec()
+    low, high = policy.project_schedule().bounds(page.host)
+    fixed = (page.metadata or {}).get("fixed_interval")
+    return PageDetail(
+        url=page.url,
+        host=page.host,
+        status=page.status,
+        fetch_interval=page.fetch_interval,
+        next_fetch=page.next_fetch,
+        fixed_interval=float(fixed) if fixed is not None else None,
+        events=events,
+        schedule=name,
+        bounds=(float(low or 0.0), float(high) if high is not None else None),
+    )
+
+
+@dataclass(frozen=True)
+class Content:
+    url: str
+    content_type: str
+    text: str
+    #: Something the reader should know (an undecodable encoding, a truncated body).
+    note: str | None
+
+
+def page_content(project_dir: Path, url: str) -> Content:
+    """The latest capture's payload as text (``recrawl show``)."""
+    record = latest_payload(project_dir, url)
+    headers = {k.lower(): v for k, v in record.http_headers}
+    body, problem = decode_body(record.body, headers.get("content-encoding"), CONTENT_CAP)
+    content_type = headers.get("content-type", "")
+    charset = "utf-8"
+    for part in content_type.split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        if key.lower() == "charset" and value:
+            charset = value.strip("\"'")
+    try:
+        text = body.decode(charset, errors="replace")
+    except LookupError:  # a charset Python does not know
+        text = body.decode("utf-8", errors="replace")
+    if len(body) >= CONTENT_CAP and problem is None:
+        problem = f"only the first {CONTENT_CAP >> 20} MiB are shown"
+    return Content(url, content_type, text, problem)
+
+
+def export_csv(query: store.PageQuery, path: Path) -> int:
+    """Write the pages of ``query`` (filtered and sorted) to ``path``, as ``recrawl urls --csv``.
+
+    Rows are streamed from the store, so a million pages never sit in memory; times are
+    ISO 8601 UTC like the command line's, so the file reads the same anywhere.
+    """
+    count = 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(store.LISTING_COLUMNS)
+        for row in store.iter_listing(query):
+            writer.writerow([to_iso(v) if isinstance(v, datetime) else v for v in row])
+            count += 1
+    return count

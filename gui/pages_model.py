@@ -1,0 +1,292 @@
+"""Table models of the Pages panel: the lazy page listing and one page's fetch history.
+
+:class:`PagesModel` never queries on the GUI thread. It asks the store thread
+(``context.jobs``) for the first block of rows and the match count, and for the next
+block whenever the view scrolls near the end (``canFetchMore``/``fetchMore``). Sorting
+and filtering replace the :class:`~core.store.PageQuery` and start over; SQL does the
+sorting (``ORDER BY column, id``, paged by key), never Python. Every query carries the generation it
+was asked in, and an answer to an older generation is dropped, so a slow block that
+arrives after the filters changed never lands in the new listing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+
+from core import store
+from gui import formatting
+from gui.jobs import StoreJobs
+
+Index = QModelIndex | QPersistentModelIndex
+
+#: Rows asked for at a time: a few screens, one quick indexed query.
+BLOCK = 500
+
+HEADERS = {
+    "url": "URL",
+    "status": "Status",
+    "first_seen": "First seen",
+    "last_fetched": "Last fetched",
+    "next_fetch": "Next fetch",
+    "fetch_interval": "Interval",
+    "content_changed_at": "Changed at",
+    "segment": "Segment",
+    "score": "Score",
+}
+TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at"}
+
+#: The raw stored value of a cell (naive UTC datetimes, float seconds), for tests/exports.
+RAW_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _text(column: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if column in TIME_COLUMNS:
+        return formatting.local_time(value)
+    if column == "fetch_interval":
+        return formatting.duration(value)
+    if column == "score":
+        return f"{value:.3g}"
+    return str(value)
+
+
+class PagesModel(QAbstractTableModel):
+    """The pages matching a :class:`~core.store.PageQuery`, loaded a block at a time."""
+
+    #: (matching pages, pages in the project), when a count arrives.
+    sig_counted = Signal(int, int)
+    #: A query failed (the message is for the status bar).
+    sig_failed = Signal(str)
+    #: The first block of a new listing arrived.
+    sig_loaded = Signal()
+
+    columns = store.LISTING_COLUMNS
+
+    def __init__(self, jobs: StoreJobs, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._jobs = jobs
+        self._query = store.PageQuery()
+        #: Rows as the store gives them: LISTING_COLUMNS, then the page id.
+        self._rows: list[tuple[Any, ...]] = []
+        self._generation = 0
+        self._pending = False  # a block is on its way
+        self._exhausted = True  # nothing asked yet: nothing to fetch
+        self.matching: int | None = None
+        self.total: int | None = None
+
+    # -- the query --------------------------------------------------------------------
+
+    @property
+    def query(self) -> store.PageQuery:
+        return self._query
+
+    def set_query(self, query: store.PageQuery) -> None:
+        self._query = query
+        self.reload()
+
+    def set_filters(
+        self, search: str, status: str | None, first_seen_since: datetime | None
+    ) -> None:
+        query = replace(
+            self._query, search=search, status=status, first_seen_since=first_seen_since
+        )
+        if query != self._query:
+            self.set_query(query)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(self.columns):
+            return
+        descending = order == Qt.SortOrder.DescendingOrder
+        query = replace(self._query, order_by=self.columns[column], descending=descending)
+        if query != self._query:
+            self.set_query(query)
+
+    def reload(self) -> None:
+        """Start over: forget the rows, ask for the first block and the counts."""
+        self._generation += 1
+        self.beginResetModel()
+        self._rows = []
+        self._pending = False
+        self._exhausted = False
+        self.matching = None
+        self.endResetModel()
+        self._request_block()  # rows first: the count may take longer on a big store
+        generation, query = self._generation, self._query
+        self._jobs.submit(
+            lambda: (store.count_listing(query), store.page_count()),
+            lambda counts: self._counted(generation, counts),
+            self._failed,
+        )
+
+    # -- lazy loading -----------------------------------------------------------------
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and not self._exhausted and not self._pending
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        if self.canFetchMore(parent):
+            self._request_block()
+
+    def _request_block(self) -> None:
+        self._pending = True
+        generation, query = self._generation, self._query
+        after = None
+        if self._rows:  # page by key: (the sort column's value, the id) of the last row
+            last = self._rows[-1]
+            after = (last[self.columns.index(query.order_by)], last[-1])
+        self._jobs.submit(
+            lambda: store.listing_rows(query, after, BLOCK),
+            lambda rows: self._arrived(generation, rows),
+            lambda message: self._block_failed(generation, message),
+        )
+
+    def _arrived(self, generation: int, rows: list[tuple[Any, ...]]) -> None:
+        if generation != self._generation:
+            return  # asked for an older query
+        first = not self._rows
+        self._pending = False
+        self._exhausted = len(rows) < BLOCK
+        if rows:
+            start = len(self._rows)
+            self.beginInsertRows(QModelIndex(), start, start + len(rows) - 1)
+            self._rows.extend(rows)
+            self.endInsertRows()
+        if first:
+            self.sig_loaded.emit()
+
+    def _counted(self, generation: int, counts: tuple[int, int]) -> None:
+        if generation != self._generation:
+            return
+        self.matching, self.total = counts
+        self.sig_counted.emit(*counts)
+
+    def _block_failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self._pending = False
+            self._exhausted = True  # don't hammer a failing query; a reload tries again
+        self._failed(message)
+
+    def _failed(self, message: str) -> None:
+        self.sig_failed.emit(message)
+
+    # -- the table --------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        column = self.columns[index.column()]
+        value = self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _text(column, value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column in TIME_COLUMNS and value is not None:
+                return formatting.local_time(value, seconds=True) + " (local time)"
+            if column == "url":
+                return value
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in ("fetch_interval", "score"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == RAW_ROLE:
+            return value
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[self.columns[section]]
+        if role == Qt.ItemDataRole.ToolTipRole and self.columns[section] in TIME_COLUMNS:
+            return "Local time"
+        return None
+
+    def url_at(self, row: int) -> str | None:
+        return self._rows[row][0] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, url: str) -> int | None:
+        for row, values in enumerate(self._rows):
+            if values[0] == url:
+                return row
+        return None
+
+
+# -- one page's fetch history -----------------------------------------------------------
+
+#: A fetch event as the detail shows it (store.history, as plain values).
+HISTORY_COLUMNS = (
+    "fetched_at",
+    "http_status",
+    "change",
+    "interval_before",
+    "interval_after",
+    "segment",
+)
+HISTORY_HEADERS = ("Fetched at", "HTTP", "Change", "Interval before", "Interval after", "Segment")
+
+
+class HistoryModel(QAbstractTableModel):
+    """One page's fetch events, oldest first; rows are tuples of :data:`HISTORY_COLUMNS`."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[Any, ...]] = []
+
+    def set_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        return list(self._rows)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(HISTORY_COLUMNS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        column = HISTORY_COLUMNS[index.column()]
+        value = self._rows[index.row()][index.column()]
+        if role == RAW_ROLE:
+            return value
+        if role == Qt.ItemDataRole.DisplayRole:
+            if value is None:
+                return ""
+            if column == "fetched_at":
+                return formatting.local_time(value, seconds=True)
+            if column.startswith("interval"):
+                return formatting.duration(value)
+            return str(value)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(HISTORY_HEADERS)
+        ):
+            return HISTORY_HEADERS[section]
+        return None

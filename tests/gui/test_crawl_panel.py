@@ -1,0 +1,111 @@
+"""The Crawl panel drives a real crawl on its worker thread; the window never stalls."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+
+from core import store
+from core.models import Page
+from tests.siteserver import StaticSite
+
+
+def crawl_panel(window):
+    window.show_panel("crawl")
+    return window.panels["crawl"]
+
+
+def fast(panel) -> None:
+    """Politeness off for loopback: set through the panel's own fields."""
+    panel.delay.setValue(0)
+    panel.per_host.setValue(16)
+    panel.concurrency.setValue(16)
+
+
+def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, server):
+    for i in range(5):
+        links = "".join(f'<a href="/p{j}">p{j}</a>' for j in range(5) if j != i)
+        server.html(f"/p{i}", f"<html><body><h1>page {i}</h1>{links}</body></html>")
+    panel = crawl_panel(window)
+    qtbot.keyClicks(panel.seeds, server.url("/p0"))
+    with qtbot.waitSignal(window.context.changes.sig_pages, timeout=10_000):
+        qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+    assert "1 new seed(s) added" in panel.seed_status.text()
+    fast(panel)
+    with qtbot.waitSignal(window.context.crawl.sig_finished, timeout=60_000) as finished:
+        qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+        assert not panel.start_button.isEnabled()
+        assert window.crawl_state.text() == "Crawling…"
+    summary = finished.args[0]
+    assert summary.fetched == 5 and summary.errors == 0
+    qtbot.waitUntil(lambda: not window.context.crawl.busy, timeout=10_000)
+    assert window.crawl_state.text() == "Idle" and panel.start_button.isEnabled()
+    assert "Crawl finished: 5 pages" in panel.round_label.text()
+    assert panel.progress.value() == panel.progress.maximum() == 4  # round 2: the links
+    assert sorted(p.url for p in Page.select()) == [server.url(f"/p{i}") for i in range(5)]
+    assert all(p.last_fetched is not None for p in Page.select())
+
+
+def test_a_bad_seed_is_reported_and_nothing_added(qtbot, window):
+    panel = crawl_panel(window)
+    qtbot.keyClicks(panel.seeds, "not a url at all")
+    qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.add_seeds.isEnabled(), timeout=5000)
+    assert "not a url at all" in panel.seed_status.text()
+    assert store.page_count() == 0
+
+
+def test_pause_resume_stop_and_closing_mid_crawl(qtbot, window, server):
+    server.latency = 0.05
+    for i in range(60):
+        server.html(f"/p{i}", f'<a href="/p{i + 1}">next</a>')
+    panel = crawl_panel(window)
+    qtbot.keyClicks(panel.seeds, server.url("/p0"))
+    with qtbot.waitSignal(window.context.changes.sig_pages, timeout=10_000):
+        qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+    fast(panel)
+    qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+    server.wait_hits(3)
+    qtbot.mouseClick(panel.pause_button, Qt.MouseButton.LeftButton)
+    assert window.crawl_state.text() == "Paused" and panel.resume_button.isEnabled()
+    qtbot.mouseClick(panel.resume_button, Qt.MouseButton.LeftButton)
+    assert window.crawl_state.text() == "Crawling…"
+    server.wait_hits(6)
+    # closing the window stops the crawl first, and closes once it has stopped
+    with qtbot.waitSignal(window.context.crawl.sig_finished, timeout=30_000) as finished:
+        window.close()
+        assert window.isVisible()
+    assert finished.args[0].stopped
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=10_000)
+    assert 0 < finished.args[0].fetched < 60
+
+
+@pytest.mark.slow
+def test_the_event_loop_never_stalls_during_a_5000_page_crawl(qtbot, window, tmp_path):
+    site = StaticSite(tmp_path / "site", 5000)
+    try:
+        panel = crawl_panel(window)
+        qtbot.keyClicks(panel.seeds, site.url(0))
+        with qtbot.waitSignal(window.context.changes.sig_pages, timeout=10_000):
+            qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+        fast(panel)
+        panel.obey_robots.setChecked(False)
+        ticks: list[float] = []
+        meter = QTimer()
+        meter.setInterval(10)
+        meter.timeout.connect(lambda: ticks.append(time.perf_counter()))
+        meter.start()
+        with qtbot.waitSignal(window.context.crawl.sig_finished, timeout=300_000) as finished:
+            qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+        meter.stop()
+        qtbot.waitUntil(lambda: not window.context.crawl.busy, timeout=10_000)
+    finally:
+        site.stop()
+    assert finished.args[0].fetched == 5000
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert len(gaps) > 100
+    worst = max(gaps)
+    assert worst < 0.1, f"the event loop stalled for {worst * 1000:.0f} ms"

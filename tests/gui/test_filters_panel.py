@@ -1,0 +1,297 @@
+"""The Filters panel: chain editor, validation, rule checker, preview, Nutch files, why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit
+
+from core import policy, store
+from core.cli import main as cli_main
+from core.crawl import inject
+from core.filters import parse_chain
+from core.filters.nutch import DEFAULT_ORDER
+from gui.filter_models import RulesModel
+from gui.filters_panel import FiltersPanel
+from gui.main_window import MainWindow
+from gui.preferences import Preferences
+
+CONF = Path(__file__).resolve().parent.parent / "data" / "nutch-conf"
+NOW = datetime(2026, 11, 1, 12, 0, 0)
+
+# "keep" accepts (or, once marked, short-circuits) example.org; "deny" rejects it
+KEEP_THEN_DENY = """
+[[filter]]
+kind = "regex"
+name = "keep"
+rules = '''
++^https://example\\.org/
+'''
+
+[[filter]]
+kind = "domain-deny"
+name = "deny"
+rules = '''
+example.org
+'''
+"""
+
+
+@pytest.fixture
+def open_panel(qtbot, project, tmp_path) -> Iterator[Callable[[], FiltersPanel]]:
+    """Opens the window on ``project`` as the test left it, on the Filters panel."""
+    windows: list[MainWindow] = []
+
+    def opener() -> FiltersPanel:
+        prefs = Preferences(QSettings(str(tmp_path / "p.ini"), QSettings.Format.IniFormat))
+        window = MainWindow(project, prefs)
+        qtbot.addWidget(window)
+        windows.append(window)
+        window.show()
+        window.show_panel("filters")
+        panel = window.panels["filters"]
+        assert isinstance(panel, FiltersPanel)
+        qtbot.waitUntil(lambda: panel.loaded)
+        qtbot.waitUntil(lambda: panel.context.jobs.pending() == 0)
+        return panel
+
+    yield opener
+    for window in windows:
+        window.close()
+
+
+def verdict(panel: FiltersPanel, url: str) -> tuple[str, bool, int | None, int | None]:
+    found = panel.checker.verdict_of(url)
+    assert found is not None, f"{url} was not checked"
+    return found.word, found.shortcircuit, found.filter, found.line
+
+
+def edit_rule(qtbot, panel: FiltersPanel, row: int, text: str) -> None:
+    """Type a new rule text into the rules table's editor, as a user does."""
+    view = panel.rules_view
+    index = panel.rules_model.index(row, RulesModel.RULE)
+    view.setCurrentIndex(index)
+    view.edit(index)
+    # the delegate's editor (a closed one may linger until deleted)
+    (editor,) = [e for e in view.viewport().findChildren(QLineEdit) if e.isVisible()]
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    # the delegate commits on the next turn of the event loop
+    qtbot.waitUntil(lambda: view.state() != QAbstractItemView.State.EditingState)
+
+
+def test_an_invalid_pattern_blocks_apply_with_the_reason(qtbot, open_panel):
+    panel = open_panel()
+    assert [f.name for f in panel.draft.filters] == ["no-binaries", "clean-up", "scope"]
+    assert not panel.apply_button.isEnabled()  # nothing edited yet
+    panel.select_filter(1)
+    row = panel.rules_model.row_of(2)  # "-^(mailto|javascript|...):"
+    assert row is not None
+    edit_rule(qtbot, panel, row, "-^(mailto|javascript")
+    assert not panel.apply_button.isEnabled()
+    assert panel.error_label.isVisible()
+    assert "filter 1 (clean-up), line 2" in panel.error_label.text()
+    problem = panel.rules_model.index(row, RulesModel.PROBLEM).data()
+    assert "missing )" in problem or "invalid pattern" in problem
+    assert "error" in panel.chain_model.index(1).data()
+    assert "fix the error" in panel.status.text()
+    panel.checker.set_urls("https://example.org/")
+    assert "error" in panel.checker.note.text()
+
+    edit_rule(qtbot, panel, row, "-^(mailto|javascript|tel):")
+    assert panel.validation.ok and not panel.error_label.isVisible()
+    assert panel.apply_button.isEnabled()
+    with qtbot.waitSignal(panel.sig_applied):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    saved = parse_chain(policy.chain_text())
+    assert saved.filters[1].rules_text.split("\n")[1] == "-^(mailto|javascript|tel):"
+    assert not panel.apply_button.isEnabled()  # the editor now shows the applied chain
+
+
+def test_toggling_a_rules_short_circuit_changes_the_verdict(qtbot, project, open_panel):
+    policy.set_chain(KEEP_THEN_DENY)
+    panel = open_panel()
+    url = "https://example.org/a"
+    panel.checker.set_urls(url)
+    assert verdict(panel, url) == ("reject", False, 1, 1)
+
+    panel.select_filter(0)
+    index = panel.rules_model.index(0, RulesModel.SHORT)
+    assert index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
+    panel.rules_view.setFocus()
+    panel.rules_view.setCurrentIndex(index)
+    qtbot.keyClick(panel.rules_view, Qt.Key.Key_Space)
+    assert index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+    assert (
+        panel.draft.filters[0].rules_text.split("\n")[0] == "+SHORTCIRCUIT:^https://example\\.org/"
+    )
+    assert verdict(panel, url) == ("accept", True, 0, 1)
+    _, steps, rules = panel.checker.results[url]
+    assert [s.status for s in steps] == ["ran", "skipped"]
+    assert [r.outcome for r in rules[0]] == ["decided"]
+    assert [r.outcome for r in rules[1]] == ["skipped"]
+    # the deny rule can no longer reject what short-circuits: lint says so
+    assert any("short-circuit" in w.message for w in panel.validation.warnings)
+    assert panel.tabs.tabText(2).startswith("Lint (")
+
+    qtbot.keyClick(panel.rules_view, Qt.Key.Key_Space)  # and back
+    assert verdict(panel, url) == ("reject", False, 1, 1)
+    assert not panel.apply_button.isEnabled()  # back to the applied chain
+
+
+def test_reordering_and_disabling_filters_change_the_outcome(qtbot, project, open_panel):
+    policy.set_chain(KEEP_THEN_DENY.replace("+^https", "+SHORTCIRCUIT:^https"))
+    panel = open_panel()
+    url = "https://example.org/a"
+    panel.checker.set_urls(url)
+    assert verdict(panel, url) == ("accept", True, 0, 1)
+
+    panel.select_filter(1)
+    qtbot.mouseClick(panel.up_button, Qt.MouseButton.LeftButton)
+    assert [f.name for f in panel.draft.filters] == ["deny", "keep"]
+    assert verdict(panel, url) == ("reject", False, 0, 1)
+
+    # untick "deny" (now first): the short-circuit decides again, from filter 1
+    panel.chain_model.setData(
+        panel.chain_model.index(0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole
+    )
+    assert verdict(panel, url) == ("accept", True, 1, 1)
+    assert [s.status for s in panel.checker.results[url][1]] == ["disabled", "ran"]
+
+    # drag "keep" back above "deny" (the model side of an internal move)
+    model = panel.chain_model
+    mime = model.mimeData([model.index(1)])
+    model.dropMimeData(mime, Qt.DropAction.MoveAction, 0, 0, model.index(-1))
+    assert [f.name for f in panel.draft.filters] == ["keep", "deny"]
+    assert [f.enabled for f in panel.draft.filters] == [True, False]
+    assert verdict(panel, url) == ("accept", True, 0, 1)
+
+
+def test_preview_counts_match_the_command_line(qtbot, project, open_panel, tmp_path, capsys):
+    inject(["https://example.org/", "https://example.org/a", "https://example.org/b"], NOW)
+    store.record_rejected([("https://other.net/x", "scope", None)], NOW)
+    panel = open_panel()
+
+    # two edits: open the scope, and deny example.org in a new filter
+    scope = [f.name for f in panel.draft.filters].index("scope")
+    panel.chain_model.setData(
+        panel.chain_model.index(scope), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole
+    )
+    kinds = [a.text() for a in panel.add_filter_button.menu().actions()]
+    panel.add_filter_button.menu().actions()[kinds.index("domain-deny")].trigger()
+    qtbot.keyClicks(panel.new_rule, "example.org")
+    qtbot.keyClick(panel.new_rule, Qt.Key.Key_Return)
+    assert panel.draft.filters[-1].rules_text == "example.org\n"
+
+    with qtbot.waitSignal(panel.sig_previewed, timeout=5000) as blocker:
+        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+    result = blocker.args[0]
+    assert result["known"] == 4
+    assert (result["newly_rejected"], result["newly_accepted"]) == (3, 1)
+    assert "3 newly rejected, 1 newly accepted" in panel.preview_label.text()
+    assert panel.accepted_examples.item(0).text() == "https://other.net/x"
+    assert panel.rejected_examples.count() == 3
+
+    edited = tmp_path / "edited.toml"
+    edited.write_text(panel.draft.to_toml(), encoding="utf-8")
+    panel.window().close()  # the CLI opens the store itself: let the window go first
+    capsys.readouterr()
+    assert cli_main(["filter", "preview", str(project.path), str(edited), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == {k: v for k, v in result.items() if k != "known"}
+
+
+def test_nutch_import_fills_the_editor_and_export_writes_files(
+    qtbot, open_panel, monkeypatch, tmp_path
+):
+    panel = open_panel()
+    out = tmp_path / "exported"
+    answers = iter([str(CONF), str(out)])
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: next(answers))
+    with qtbot.waitSignal(panel.sig_validated):
+        qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)
+    assert [f.kind for f in panel.draft.filters] == list(DEFAULT_ORDER)
+    assert panel.chain_model.rowCount() == len(DEFAULT_ORDER)
+    assert panel.rules_model.flt is panel.draft.filters[0]
+    assert panel.validation.ok and panel.apply_button.isEnabled()  # not applied yet
+    assert any(w.message.startswith("slow and unsafe") for w in panel.validation.warnings)
+    panel.checker.set_urls("http://example.com/photo.GIF")
+    assert verdict(panel, "http://example.com/photo.GIF")[:3] == ("reject", False, 0)
+    assert parse_chain(policy.chain_text()).filters[0].name == "no-binaries"  # unchanged
+
+    qtbot.mouseClick(panel.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: (out / "suffix-urlfilter.txt").is_file())
+    qtbot.waitUntil(lambda: panel.context.jobs.pending() == 0)
+    assert (out / "regex-urlfilter.txt").read_text(encoding="utf-8") == (
+        CONF / "regex-urlfilter.txt.template"
+    ).read_text(encoding="utf-8")
+
+
+def test_why_not_crawled_names_the_filter_and_line(qtbot, project, open_panel):
+    url = "https://example.org/s?sid=3"
+    inject(["https://example.org/", url], NOW)  # the session id is rejected, and recorded
+    (link,) = store.rejected_links()
+    expected = policy.project_chain().check(url)
+    assert (link.filter, link.line) == ("clean-up", expected.line)
+    panel = open_panel()
+    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)
+    panel.tabs.setCurrentIndex(3)
+
+    qtbot.keyClicks(panel.why_edit, url)
+    qtbot.keyClick(panel.why_edit, Qt.Key.Key_Return)
+    answer = panel.why_answer.text()
+    assert f"Rejected by filter “clean-up”, line {expected.line}" in answer
+    rule = panel.saved.filters[1].lines()[expected.line - 1].strip()
+    assert rule.replace("&", "&amp;").replace("<", "&lt;") in answer
+    assert f"reject by filter 1 (clean-up), line {expected.line}" in answer
+    assert panel.checker.verdict_of(url) is not None  # the checker shows every rule too
+
+    panel.why_edit.clear()
+    panel.why_answer.clear()
+    panel.rejected_view.selectRow(0)
+    assert "clean-up" in panel.why_answer.text()
+
+    panel.why_edit.setText("https://example.org/never-seen")
+    qtbot.keyClick(panel.why_edit, Qt.Key.Key_Return)
+    assert "Not in the rejected-links record" in panel.why_answer.text()
+
+
+def test_a_new_project_shows_what_to_do(qtbot, open_panel, qtmodeltester):
+    panel = open_panel()
+    assert "No link has been turned away yet" in panel.why_answer.text()
+    panel.chain_model.setData(
+        panel.chain_model.index(0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole
+    )
+    with qtbot.waitSignal(panel.sig_previewed, timeout=5000):
+        pass  # the preview runs by itself once the typing pauses
+    assert "knows no URLs yet" in panel.preview_label.text()
+    qtmodeltester.check(panel.chain_model)
+    qtmodeltester.check(panel.rules_model)
+    qtmodeltester.check(panel.rejected_model)
+
+
+def test_the_editor_follows_a_chain_changed_elsewhere_unless_edited(qtbot, open_panel):
+    panel = open_panel()
+    panel.select_filter(2)
+    policy.add_scope_hosts(["example.org"])  # what inject does from the Crawl panel
+    with qtbot.waitSignal(panel.sig_loaded):
+        panel.context.changes.sig_policy.emit()
+    assert panel.draft.filters[2].rules_text.strip() == "example.org"
+    assert panel.current_filter() == 2 and panel.rules_model.rowCount() == 1
+    assert not panel.dirty
+
+    # an edit in progress is not thrown away by a change elsewhere
+    qtbot.keyClicks(panel.new_rule, "example.net")
+    qtbot.keyClick(panel.new_rule, Qt.Key.Key_Return)
+    policy.add_scope_hosts(["example.com"])
+    panel.context.changes.sig_policy.emit()
+    qtbot.waitUntil(lambda: panel.context.jobs.pending() == 0)
+    assert panel.draft.filters[2].rules_text.split() == ["example.org", "example.net"]
+    qtbot.mouseClick(panel.revert_button, Qt.MouseButton.LeftButton)
+    assert panel.draft.filters[2].rules_text.split() == ["example.org"]

@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+
+from core import cli, policy
+from core.schedule import DAY, make_schedule
+from core.simulate import REFERENCE_PAGES, simulate_page
+from gui.schedule_panel import SchedulePanel
+
+
+def open_panel(qtbot, window) -> SchedulePanel:
+    window.show_panel("schedule")
+    panel = window.panels["schedule"]
+    qtbot.waitUntil(lambda: panel.saved is not None)
+    qtbot.waitUntil(lambda: bool(panel.trajectories) and not panel._simulating)
+    return panel
+
+
+def type_into(qtbot, widget, text: str) -> None:
+    widget.setFocus()
+    widget.selectAll()
+    qtbot.keyClick(widget, Qt.Key.Key_Delete)
+    qtbot.keyClicks(widget, text)
+
+
+def wait_drawn(qtbot, panel: SchedulePanel, check) -> None:
+    qtbot.waitUntil(lambda: not panel._simulating and not panel._timer.isActive() and check())
+
+
+def cli_json(capsys, *args: str) -> dict:
+    capsys.readouterr()
+    assert cli.main(list(args)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_shows_the_projects_schedule_and_four_trajectories(qtbot, window):
+    panel = open_panel(qtbot, window)
+    assert panel.schedule_combo.currentText() == "aronsson"
+    assert panel.signature_combo.currentText() == "text-profile"
+    assert panel.form.field("initial").edit.text() == "10d"
+    assert panel.form.value_of("increase") == 0.2
+    assert not panel.apply_button.isEnabled()  # nothing to save yet
+    assert set(panel.trajectories) == {label for label, _ in REFERENCE_PAGES}
+    assert all(len(curve.yData) for curve in panel.curves.values())
+    # the hourly page settles at one hour (DESIGN §4)
+    assert panel.curves["changes hourly"].yData[-1] * DAY == pytest.approx(3600, rel=1e-3)
+
+
+def test_a_parameter_edit_redraws_what_simulate_page_gives(qtbot, window):
+    panel = open_panel(qtbot, window)
+    before = {label: list(curve.yData) for label, curve in panel.curves.items()}
+    type_into(qtbot, panel.form.field("constant").edit, "2h")
+    spin = panel.form.field("decrease")
+    type_into(qtbot, spin, "0.4")
+    wait_drawn(qtbot, panel, lambda: panel.form.value_of("decrease") == 0.4)
+    expected = simulate_page(
+        make_schedule("aronsson", constant=7200.0, decrease=0.4),
+        change_every=3600,
+        until=panel.horizon.value() * DAY,
+    )
+    hourly = panel.curves["changes hourly"]
+    assert hourly.yData[-1] == expected[-1]["interval_after_days"]
+    assert list(hourly.xData) == [row["day"] for row in expected]
+    for label, curve in panel.curves.items():
+        assert list(curve.yData) != before[label] or label == "never changes"
+    assert len(panel.plot.getPlotItem().legend.items) == 4
+    assert panel.apply_button.isEnabled()
+
+
+def test_apply_persists_the_schedule(qtbot, window, project, capsys):
+    panel = open_panel(qtbot, window)
+    type_into(qtbot, panel.form.field("max").edit, "7d")
+    type_into(qtbot, panel.form.field("increase"), "0.3")
+    panel.form.hosts.setPlainText("min@example.org=1h")
+    wait_drawn(qtbot, panel, lambda: panel.apply_button.isEnabled())
+    with qtbot.waitSignal(window.context.changes.sig_policy):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert not panel.apply_button.isEnabled()
+    assert not panel.dirty()
+    described = cli_json(capsys, "schedule", str(project.path), "--json")
+    assert described["name"] == "aronsson"
+    assert described["max"] == 7 * DAY
+    assert described["increase"] == 0.3
+    assert described["hosts"] == {"example.org": {"min": 3600.0}}
+
+
+def test_another_schedule_shows_its_parameters_and_saves(qtbot, window, project, capsys):
+    panel = open_panel(qtbot, window)
+    panel.schedule_combo.setCurrentText("nutch-adaptive")
+    assert "inc_rate" in panel.form.fields and "increase" not in panel.form.fields
+    assert panel.form.field("min").edit.text() == "1m"  # Nutch's 60 s
+    assert panel.form.value_of("sync_delta") is True
+    panel.schedule_combo.setCurrentText("change-rate")
+    assert panel.form.value_of("target") == 0.8
+    assert panel.form.field("policy").currentText() == "optimal"
+    panel.schedule_combo.setCurrentText("score-tiers")
+    assert panel.form.field("top10").edit.text() == "7d"
+    panel.form.field("base").setCurrentText("fixed")
+    qtbot.waitUntil(lambda: "increase" not in panel.form.fields)
+    assert panel.form.field("initial").edit.text() == "30d"
+    wait_drawn(
+        qtbot, panel, lambda: panel.trajectories["changes hourly"][-1]["interval_after_days"] == 30
+    )
+    with qtbot.waitSignal(window.context.changes.sig_policy):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    described = cli_json(capsys, "schedule", str(project.path), "--json")
+    assert described["name"] == "score-tiers"
+    assert described["base"]["name"] == "fixed"
+
+
+def test_an_invalid_value_blocks_apply_with_the_reason(qtbot, window):
+    panel = open_panel(qtbot, window)
+    field = panel.form.field("initial")
+    type_into(qtbot, field.edit, "soon")
+    assert not panel.apply_button.isEnabled()
+    assert panel.problem_label.isVisible()
+    assert "not a duration" in panel.problem_label.text()
+    assert "initial" in panel.problem_label.text()
+    assert field.meaning.text() == "?"
+    # a bound pair that contradicts itself is refused as well
+    type_into(qtbot, field.edit, "10d")
+    type_into(qtbot, panel.form.field("min").edit, "2d")
+    type_into(qtbot, panel.form.field("max").edit, "1d")
+    assert "min is longer than max" in panel.problem_label.text()
+    assert not panel.apply_button.isEnabled()
+    type_into(qtbot, panel.form.field("max").edit, "3d")
+    assert not panel.problem_label.isVisible()
+    assert panel.apply_button.isEnabled()
+    # change-rate's own check: a freshness target of 1 cannot be reached
+    panel.schedule_combo.setCurrentText("change-rate")
+    type_into(qtbot, panel.form.field("target"), "1")
+    assert "target must be between 0 and 1" in panel.problem_label.text()
+    assert not panel.apply_button.isEnabled()
+    wait_drawn(qtbot, panel, lambda: True)
+
+
+def test_the_signature_choice_persists(qtbot, window, project, capsys):
+    panel = open_panel(qtbot, window)
+    panel.signature_combo.setCurrentText("simhash")
+    assert "simhash" in panel.signature_about.text().lower()
+    assert panel.apply_button.isEnabled()
+    with qtbot.waitSignal(window.context.changes.sig_policy):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    wait_drawn(qtbot, panel, lambda: True)
+    assert cli_json(capsys, "signature", str(project.path), "--json") == {"signature": "simhash"}
+    assert policy.schedule_spec()[0] == "aronsson"  # the schedule stayed as it was
+
+
+def test_revert_and_reload_from_the_store(qtbot, window):
+    panel = open_panel(qtbot, window)
+    type_into(qtbot, panel.form.field("constant").edit, "1h")
+    assert panel.revert_button.isEnabled()
+    qtbot.mouseClick(panel.revert_button, Qt.MouseButton.LeftButton)
+    assert panel.form.field("constant").edit.text() == "30m"
+    assert not panel.dirty()
+    wait_drawn(qtbot, panel, lambda: True)
