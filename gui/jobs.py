@@ -1,9 +1,11 @@
-"""Store queries off the GUI thread (STYLE: one serial executor, results by signal).
+"""Work off the GUI thread (STYLE: one serial executor, results by signal).
 
-Every query a panel needs runs here, one at a time, on a worker thread with its own
-database connection; the result comes back to the GUI thread through a signal and is
-handed to the caller's callback. Jobs return plain values (tuples, dicts, frozen
-dataclasses), never peewee model instances, which belong to the thread that made them.
+``submit`` runs store queries one at a time on the store thread, which has its own
+database connection; ``compute`` runs CPU-bound work that needs no store (simulations)
+on a second thread, so a long one never holds up the queries. Results come back to the
+GUI thread through a signal and are handed to the caller's callback. Jobs return plain
+values (tuples, dicts, frozen dataclasses), never peewee model instances, which belong
+to the thread that made them.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core import store
 from core.errors import RecrawlError
 from gui.threads import start_thread
+
+Done = Callable[[Any], None]
+Failed = Callable[[str], None]
 
 
 class _Runner(QObject):
@@ -29,60 +34,76 @@ class _Runner(QObject):
             result = job()
         except RecrawlError as exc:
             self.sig_failed.emit(ticket, str(exc))
-        except Exception as exc:  # a failed query must not kill the thread
+        except Exception as exc:  # a failed job must not kill the thread
             self.sig_failed.emit(ticket, f"{type(exc).__name__}: {exc}")
         else:
             self.sig_done.emit(ticket, result)
 
     @Slot()
     def finish(self) -> None:
-        store.close_database()  # this thread's connection only
+        store.close_database()  # this thread's connection, if it opened one
         self.thread().quit()
 
 
-class StoreJobs(QObject):
-    """Runs callables on the store thread; ``submit`` returns a ticket."""
+class _Lane(QObject):
+    """One worker thread running jobs in order."""
 
     sig_run = Signal(int, object)
     sig_finish = Signal()
+
+    def __init__(self, name: str, on_done: Callable[..., None], on_failed: Callable[..., None]):
+        super().__init__()
+        self.runner = _Runner()
+        self.thread: QThread = start_thread(self.runner, name)
+        self.sig_run.connect(self.runner.run)
+        self.sig_finish.connect(self.runner.finish)
+        self.runner.sig_done.connect(on_done)
+        self.runner.sig_failed.connect(on_failed)
+
+    def stop(self) -> None:
+        self.sig_finish.emit()  # queued after the jobs already submitted
+        self.thread.wait()
+
+
+class StoreJobs(QObject):
+    """``submit`` (store queries) and ``compute`` (no store); both return a ticket."""
+
     #: Any job failed (after its own error callback, if it had one).
     sig_failed = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._runner = _Runner()
-        self._thread = start_thread(self._runner, "store-jobs")
-        self.sig_run.connect(self._runner.run)
-        self.sig_finish.connect(self._runner.finish)
-        self._runner.sig_done.connect(self._done)
-        self._runner.sig_failed.connect(self._failed)
         self._tickets = itertools.count(1)
-        self._callbacks: dict[int, tuple[Callable[[Any], None], Callable[[str], None] | None]] = {}
+        self._callbacks: dict[int, tuple[Done, Failed | None]] = {}
         self._closed = False
+        self._store = _Lane("store-jobs", self._done, self._failed)
+        self._compute = _Lane("compute-jobs", self._done, self._failed)
 
-    def submit(
-        self,
-        job: Callable[[], Any],
-        on_done: Callable[[Any], None],
-        on_error: Callable[[str], None] | None = None,
+    def submit(self, job: Callable[[], Any], on_done: Done, on_error: Failed | None = None) -> int:
+        return self._queue(self._store, job, on_done, on_error)
+
+    def compute(self, job: Callable[[], Any], on_done: Done, on_error: Failed | None = None) -> int:
+        return self._queue(self._compute, job, on_done, on_error)
+
+    def _queue(
+        self, lane: _Lane, job: Callable[[], Any], on_done: Done, on_error: Failed | None
     ) -> int:
         ticket = next(self._tickets)
-        if self._closed:
-            return ticket
-        self._callbacks[ticket] = (on_done, on_error)
-        self.sig_run.emit(ticket, job)
+        if not self._closed:
+            self._callbacks[ticket] = (on_done, on_error)
+            lane.sig_run.emit(ticket, job)
         return ticket
 
     def pending(self) -> int:
         return len(self._callbacks)
 
     def shutdown(self) -> None:
-        """Finish the queued jobs, close the thread's connection, stop the thread."""
+        """Finish the queued jobs, close the threads' connections, stop the threads."""
         if self._closed:
             return
         self._closed = True
-        self.sig_finish.emit()
-        self._thread.wait()
+        self._store.stop()
+        self._compute.stop()
         self._callbacks.clear()
 
     @Slot(int, object)

@@ -322,7 +322,7 @@ class SchedulePanel(Panel):
         name, params, until = request
         self._simulating = True
         self.sim_state.setText("Simulating…")
-        self.context.jobs.submit(
+        self.context.jobs.compute(  # CPU only: the store's queries go on meanwhile
             lambda: reference_trajectories(name, params, until),
             lambda result: self._simulated(generation, request, result),
             self._simulation_failed,

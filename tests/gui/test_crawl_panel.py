@@ -47,6 +47,12 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
     assert panel.progress.value() == panel.progress.maximum() == 4  # round 2: the links
     assert sorted(p.url for p in Page.select()) == [server.url(f"/p{i}") for i in range(5)]
     assert all(p.last_fetched is not None for p in Page.select())
+    # and the Pages table shows them
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    pages = window.panels["pages"]
+    qtbot.waitUntil(lambda: pages.model.rowCount() == 5, timeout=10_000)
+    shown = {pages.model.index(r, 0).data() for r in range(5)}
+    assert shown == {server.url(f"/p{i}") for i in range(5)}
 
 
 def test_a_bad_seed_is_reported_and_nothing_added(qtbot, window):

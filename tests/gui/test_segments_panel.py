@@ -1,0 +1,85 @@
+"""The Segments panel lists liveness and compacts in the background."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView
+
+from core.crawl import inject
+from core.models import Segment
+from tests.conftest import crawl
+from tests.core.warcutil import DAY, T0, clock_at
+
+ROUNDS = 4
+
+
+def crawl_rounds(project, server) -> None:
+    """Four rounds: /a changes every round, /b never, so old rounds keep /b's response."""
+    inject([server.url("/a"), server.url("/b")], T0)
+    for r in range(ROUNDS):
+        server.html("/a", f"<p>a version {r}</p>")
+        server.html("/b", "<p>b, always the same</p>")
+        crawl(project, clock=clock_at(r * 100 * DAY))
+
+
+def shown(qtbot, window):
+    window.show_panel("segments")
+    panel = window.panels["segments"]
+    qtbot.waitUntil(lambda: panel.model.rowCount() > 0, timeout=10_000)
+    return panel
+
+
+def liveness(panel) -> dict[str, float]:
+    return {
+        panel.model.row(i)["name"]: panel.model.row(i)["liveness"]
+        for i in range(panel.model.rowCount())
+    }
+
+
+def test_an_empty_project_explains_segments(qtbot, window):
+    window.show_panel("segments")
+    panel = window.panels["segments"]
+    qtbot.waitUntil(lambda: panel._loaded, timeout=10_000)
+    assert panel.hint.isVisible() and "Each crawl round writes one segment" in panel.hint.text()
+    assert not panel.compact_below.isEnabled()
+
+
+def test_compact_all_below_updates_liveness(qtbot, window, project, server):
+    crawl_rounds(project, server)
+    panel = shown(qtbot, window)
+    before = liveness(panel)
+    assert len(before) == ROUNDS
+    assert list(before.values()) == [0.5, 0.0, 0.0, 1.0]  # round 0 keeps /b's response
+    assert "4 segments" in panel.summary.text() and "2 below 50 %" in panel.summary.text()
+    panel.threshold.clear()
+    qtbot.keyClicks(panel.threshold, "60")  # round 0, at 50 %, joins the two dead ones
+    with qtbot.waitSignal(window.context.compaction.sig_finished, timeout=30_000) as done:
+        qtbot.mouseClick(panel.compact_below, Qt.MouseButton.LeftButton)
+        assert not panel.compact_below.isEnabled()  # one compaction at a time
+    summary = done.args[0]
+    assert summary.compacted == list(before)[:3]
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=10_000)
+    after = liveness(panel)
+    assert list(after.values()) == [1.0, 1.0]
+    assert summary.new_segment in after
+    assert "Compacted 3 segment(s)" in panel.status.text()
+    assert {s.name for s in Segment.select()} == set(after)
+    qtbot.waitUntil(lambda: panel.compact_below.isEnabled(), timeout=10_000)
+
+
+def test_compact_selected_with_drop(qtbot, window, project, server):
+    crawl_rounds(project, server)
+    panel = shown(qtbot, window)
+    names = list(liveness(panel))
+    panel.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
+    panel.table.selectRow(1)
+    panel.table.selectRow(2)
+    panel.drop.setChecked(True)
+    assert panel.compact_selected.isEnabled()
+    with qtbot.waitSignal(window.context.compaction.sig_finished, timeout=30_000) as done:
+        qtbot.mouseClick(panel.compact_selected, Qt.MouseButton.LeftButton)
+    summary = done.args[0]
+    assert summary.compacted == names[1:3]
+    assert summary.records_dropped == 4 and summary.records_kept == 0
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=10_000)
+    assert list(liveness(panel)) == [names[0], names[3]]
