@@ -147,6 +147,7 @@ class CrawlPanel(Panel):
         self.progress.setFormat("%v of %m fetched")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setTextVisible(False)  # until a round says how much there is
         self.plot = plot_widget("time since start", "s", "pages per second", None)
         self.curve = self.plot.plot(pen=UNCHANGED)
         self.log = QPlainTextEdit()
@@ -258,9 +259,9 @@ class CrawlPanel(Panel):
                     self._log_buffer.append(f"error  {event.url}: {event.error}")
             elif isinstance(event, LinkRejected):
                 where = event.filter_name or event.filter
+                rule = f"line {event.line}" if event.line is not None else "no rule matched"
                 self._log_buffer.append(
-                    f"rejected  {event.url} (filter {where}, line {event.line}; "
-                    f"linked from {event.source})"
+                    f"rejected  {event.url} (filter {where}, {rule}; linked from {event.source})"
                 )
             elif isinstance(event, LogMessage):
                 self._log_buffer.append(f"{event.level}  {event.text}")
@@ -284,6 +285,7 @@ class CrawlPanel(Panel):
         self._dirty = False
         if self._round:
             self.round_label.setText(f"Round {self._round}")
+            self.progress.setTextVisible(True)
             self.progress.setRange(0, self._queued)
             self.progress.setValue(min(self._fetched_in_round, self._queued))
         if self._rates:
