@@ -26,6 +26,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) bench/crawl_bench.py
+	$(PY) bench/schedule_bench.py
+	$(PY) bench/filter_bench.py
+	$(PY) bench/compact_bench.py
+	QT_QPA_PLATFORM=offscreen $(PY) bench/gui_bench.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,129 @@
+"""Pages panel on a large project: time to the first rows, scrolling, sorting, and stalls.
+
+    QT_QPA_PLATFORM=offscreen python bench/gui_bench.py [--pages 1000000] [--keep]
+
+Builds a store of ``--pages`` pages (pointers only, as bench/compact_bench.py does), opens
+the main window on it offscreen, shows the Pages panel and measures, with a 10 ms timer
+recording the event loop's longest gap throughout:
+
+- the time from showing the panel to its first rows (target < 1 s);
+- scrolling: 20 jumps to the bottom of the table, each loading the next block;
+- sorting by an unindexed column (the interval) until the first rows are back.
+
+Exit status 1 if the first rows take 1 s or more, or the event loop stalls for 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from compact_bench import listing_store  # noqa: E402
+from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from core.project import Project  # noqa: E402
+from core.store import LISTING_COLUMNS  # noqa: E402
+from gui.main_window import MainWindow  # noqa: E402
+from gui.preferences import Preferences  # noqa: E402
+
+FIRST_ROWS_TARGET = 1.0
+STALL_TARGET = 0.1
+
+
+def wait_until(app: QApplication, condition: Callable[[], bool], timeout: float = 60.0) -> float:
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > timeout:
+            raise TimeoutError("the panel did not answer in time")
+        app.processEvents()
+        time.sleep(0.001)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=1_000_000)
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="recrawl-gui-bench-"))
+    try:
+        started = time.perf_counter()
+        listing_store(work / "project", args.pages, 1000, 0)
+        print(f"store: {args.pages:,} pages (built in {time.perf_counter() - started:.0f} s)")
+        app = QApplication.instance() or QApplication(sys.argv)
+        prefs = Preferences(QSettings(str(work / "prefs.ini"), QSettings.Format.IniFormat))
+        started = time.perf_counter()
+        window = MainWindow(Project.open(work / "project"), prefs)
+        window.resize(1280, 800)
+        window.show()
+        app.processEvents()
+        print(f"window shown in {time.perf_counter() - started:.2f} s")
+
+        ticks: list[float] = []
+        meter = QTimer()
+        meter.setInterval(10)
+        meter.timeout.connect(lambda: ticks.append(time.perf_counter()))
+        meter.start()
+        panel = window.panels["pages"]
+        window.show_panel("pages")
+        first = wait_until(app, lambda: panel.model.rowCount() > 0)
+        ok = first < FIRST_ROWS_TARGET
+        print(
+            f"first rows after {first:.3f} s ({panel.model.rowCount()} rows; "
+            f"target < {FIRST_ROWS_TARGET:.0f} s): {'ok' if ok else 'MISSED'}"
+        )
+        wait_until(app, lambda: "pages" in panel.count_label.text())
+        print(f"count shown: {panel.count_label.text()!r}")
+
+        scroll_times = []
+        for _ in range(20):
+            rows = panel.model.rowCount()
+            panel.table.scrollToBottom()
+            scroll_times.append(wait_until(app, lambda r=rows: panel.model.rowCount() > r))
+        print(
+            f"scrolling: 20 blocks, each in {min(scroll_times) * 1000:.0f}-"
+            f"{max(scroll_times) * 1000:.0f} ms; {panel.model.rowCount():,} rows loaded"
+        )
+
+        interval = LISTING_COLUMNS.index("fetch_interval")
+        rows_before = panel.model.rowCount()
+        started = time.perf_counter()
+        panel.table.sortByColumn(interval, Qt.SortOrder.DescendingOrder)
+        wait_until(app, lambda: 0 < panel.model.rowCount() < rows_before)
+        print(
+            f"sorted by an unindexed column: first rows after {time.perf_counter() - started:.3f} s"
+        )
+
+        meter.stop()
+        worst = max(b - a for a, b in itertools.pairwise(ticks))
+        stalls_ok = worst < STALL_TARGET
+        ok &= stalls_ok
+        print(
+            f"longest event-loop gap: {worst * 1000:.0f} ms over {len(ticks)} ticks "
+            f"(target < {STALL_TARGET * 1000:.0f} ms): {'ok' if stalls_ok else 'MISSED'}"
+        )
+        window.close()
+        app.processEvents()
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
