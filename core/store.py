@@ -7,6 +7,7 @@ crosses threads is plain values.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -47,12 +48,20 @@ def open_database(url: str) -> Database:
         if url.startswith("sqlite"):
             kwargs["pragmas"] = SQLITE_PRAGMAS
         db = connect(url, **kwargs)
+    except Exception as exc:
+        raise StoreError(f"cannot open the store ({exc})") from None
+    previous = DB.obj
+    try:
         DB.initialize(db)
         db.connect(reuse_if_open=True)
         migrate(db)
-    except StoreError:
-        raise
     except Exception as exc:
+        # the store that was open stays the one every query goes to
+        with contextlib.suppress(Exception):
+            db.close()
+        DB.initialize(previous)
+        if isinstance(exc, StoreError):
+            raise
         raise StoreError(f"cannot open the store ({exc})") from None
     return db
 

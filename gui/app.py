@@ -18,7 +18,9 @@ def run_app(project_dir: str | None = None) -> int:
     app.setOrganizationName("Recrawl")
     app.setWindowIcon(icon("app"))
     app.setStyleSheet(stylesheet())
-    project = Project.init(project_dir) if project_dir else Project.open_or_init_default()
+    # a folder given by name must be a project (a typo should not create one); the
+    # default project is created on first start
+    project = Project.open(project_dir) if project_dir else Project.open_or_init_default()
     window = MainWindow(project)
     window.show()
     return app.exec()

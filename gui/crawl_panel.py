@@ -200,6 +200,7 @@ class CrawlPanel(Panel):
         if result.added:
             self.seeds.clear()
         self.context.changes.sig_pages.emit()
+        self.context.changes.sig_policy.emit()  # the seeds' hosts joined the scope filter
 
     def _seed_failed(self, message: str) -> None:
         self.add_seeds.setEnabled(True)

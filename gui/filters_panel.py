@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from core import policy, store
+from core.errors import InvalidArgument
 from core.filters import parse_chain
 from core.filters.impact import known_urls, preview
 from core.filters.kinds import KINDS
@@ -82,8 +83,17 @@ def _export_job(text: str, folder: str) -> list[tuple[int, str, str | None]]:
     return [(e.index, e.name, str(e.path) if e.path else None) for e in written]
 
 
-def _apply_job(text: str) -> int:
-    return len(policy.set_chain(text).filters)
+def _apply_job(text: str, base: str | None) -> tuple[int, str]:
+    """Apply ``text`` unless the stored chain moved on since the editor loaded ``base``."""
+    if base is not None and policy.chain_text() != base:
+        # e.g. new seeds added their hosts to the scope filter: writing the old draft
+        # back would silently take them out again
+        raise InvalidArgument(
+            "the project's chain changed since it was loaded (adding seeds adds their hosts "
+            "to the scope filter); Revert to see it, then make your edit again"
+        )
+    count = len(policy.set_chain(text).filters)
+    return count, policy.chain_text()
 
 
 class FiltersPanel(Panel):
@@ -98,6 +108,8 @@ class FiltersPanel(Panel):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        #: The stored chain the editor started from (Apply refuses if it moved on).
+        self._base_text: str | None = None
         self.saved = ChainDraft()  # the applied chain, as last loaded or applied
         self.draft = ChainDraft()
         self.validation: Validation = self.draft.validate()
@@ -337,6 +349,7 @@ class FiltersPanel(Panel):
         self.context.jobs.submit(policy.chain_text, self._loaded, self._load_failed)
 
     def _loaded(self, text: str) -> None:
+        self._base_text = text
         try:
             self.saved = ChainDraft.from_toml(text)
         except Exception as exc:  # a stored chain always loads; say so if it did not
@@ -557,7 +570,7 @@ class FiltersPanel(Panel):
         self._preview_ticket += 1
         ticket = self._preview_ticket
         self.preview_label.setText("Previewing over the project's known URLs…")
-        self.context.jobs.submit(
+        self.context.jobs.compute(  # every known URL: off the store lane
             lambda: _preview_job(text),
             lambda result: self._previewed(ticket, result),
             lambda message: self.preview_label.setText(f"Preview failed: {message}"),
@@ -593,13 +606,19 @@ class FiltersPanel(Panel):
         text = self.draft.to_toml()
         applied = ChainDraft.from_toml(text)
         self.apply_button.setEnabled(False)
+        base = self._base_text
         self.context.jobs.submit(
-            lambda: _apply_job(text),
-            lambda count: self._applied(applied, count),
-            lambda message: self.status.setText(f"Not applied: {message}"),
+            lambda: _apply_job(text, base),
+            lambda result: self._applied(applied, *result),
+            self._apply_failed,
         )
 
-    def _applied(self, applied: ChainDraft, count: int) -> None:
+    def _apply_failed(self, message: str) -> None:
+        self._update_state()  # Apply is possible again...
+        self.status.setText(f"Not applied: {message}")  # ...and this says why it failed
+
+    def _applied(self, applied: ChainDraft, count: int, stored: str) -> None:
+        self._base_text = stored
         self.saved = applied
         self._update_state()
         self.run_preview()

@@ -1,8 +1,9 @@
 """Work off the GUI thread (STYLE: one serial executor, results by signal).
 
-``submit`` runs store queries one at a time on the store thread, which has its own
-database connection; ``compute`` runs CPU-bound work that needs no store (simulations)
-on a second thread, so a long one never holds up the queries. Results come back to the
+``submit`` runs short store queries one at a time on the store thread, which has its
+own database connection; ``compute`` runs long jobs (simulations, a preview over every
+known URL, a CSV export) on a second thread with a connection of its own, so a long
+one never holds up the queries that keep the tables moving. Results come back to the
 GUI thread through a signal and are handed to the caller's callback. Jobs return plain
 values (tuples, dicts, frozen dataclasses), never peewee model instances, which belong
 to the thread that made them.
@@ -11,6 +12,7 @@ to the thread that made them.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +30,14 @@ class _Runner(QObject):
     sig_done = Signal(int, object)
     sig_failed = Signal(int, str)
 
+    def __init__(self, closing: threading.Event) -> None:
+        super().__init__()
+        self._closing = closing
+
     @Slot(int, object)
     def run(self, ticket: int, job: Callable[[], Any]) -> None:
+        if self._closing.is_set():
+            return  # queued for a project that is being closed: nobody wants the answer
         try:
             result = job()
         except RecrawlError as exc:
@@ -51,9 +59,15 @@ class _Lane(QObject):
     sig_run = Signal(int, object)
     sig_finish = Signal()
 
-    def __init__(self, name: str, on_done: Callable[..., None], on_failed: Callable[..., None]):
+    def __init__(
+        self,
+        name: str,
+        on_done: Callable[..., None],
+        on_failed: Callable[..., None],
+        closing: threading.Event,
+    ) -> None:
         super().__init__()
-        self.runner = _Runner()
+        self.runner = _Runner(closing)
         self.thread: QThread = start_thread(self.runner, name)
         self.sig_run.connect(self.runner.run)
         self.sig_finish.connect(self.runner.finish)
@@ -66,7 +80,7 @@ class _Lane(QObject):
 
 
 class StoreJobs(QObject):
-    """``submit`` (store queries) and ``compute`` (no store); both return a ticket."""
+    """``submit`` (short queries) and ``compute`` (long jobs); both return a ticket."""
 
     #: Any job failed (after its own error callback, if it had one).
     sig_failed = Signal(str)
@@ -76,8 +90,9 @@ class StoreJobs(QObject):
         self._tickets = itertools.count(1)
         self._callbacks: dict[int, tuple[Done, Failed | None]] = {}
         self._closed = False
-        self._store = _Lane("store-jobs", self._done, self._failed)
-        self._compute = _Lane("compute-jobs", self._done, self._failed)
+        self._closing = threading.Event()
+        self._store = _Lane("store-jobs", self._done, self._failed, self._closing)
+        self._compute = _Lane("compute-jobs", self._done, self._failed, self._closing)
 
     def submit(self, job: Callable[[], Any], on_done: Done, on_error: Failed | None = None) -> int:
         return self._queue(self._store, job, on_done, on_error)
@@ -98,10 +113,11 @@ class StoreJobs(QObject):
         return len(self._callbacks)
 
     def shutdown(self) -> None:
-        """Finish the queued jobs, close the threads' connections, stop the threads."""
+        """Skip the queued jobs, let running ones end, close the connections, stop."""
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         self._store.stop()
         self._compute.stop()
         self._callbacks.clear()

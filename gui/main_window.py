@@ -155,6 +155,7 @@ class MainWindow(QMainWindow):
         )
         self.context = context
         context.crawl.sig_state.connect(self._crawl_state_changed)
+        context.compaction.sig_idle.connect(self._compaction_idle)
         context.jobs.sig_failed.connect(self._job_failed)
         changes.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         for key in list(self.panels):
@@ -187,6 +188,9 @@ class MainWindow(QMainWindow):
     def open_project_path(self, path: str, create: bool = False) -> bool:
         if not self._may_leave_project():
             return False
+        old = self.context.project if self.context else None
+        # the old project's services stop first: nothing queued for it may run on the new one
+        self._close_context()
         try:
             project = Project.init(path) if create else Project.open(path)
         except RecrawlError as exc:
@@ -194,11 +198,12 @@ class MainWindow(QMainWindow):
                 self.prefs.forget_project(path)
                 self._fill_recent()
             QMessageBox.warning(self, "Recrawl", str(exc))
+            if old is not None:
+                self.open_project(old)  # its store is still the open one
             return False
-        old = self.context.project if self.context else None
-        self.open_project(project)
         if old is not None and old is not project:
             old.release_lock()
+        self.open_project(project)
         return True
 
     def new_project_dialog(self) -> None:
@@ -229,6 +234,8 @@ class MainWindow(QMainWindow):
         context.crawl.wait()
         context.compaction.wait()
         context.jobs.shutdown()
+        for service in (context.jobs, context.crawl, context.compaction, context.changes):
+            service.deleteLater()
 
     # -- panels --------------------------------------------------------------------------
 
@@ -278,6 +285,10 @@ class MainWindow(QMainWindow):
         if state == "idle" and self._closing:
             self.close()
 
+    def _compaction_idle(self) -> None:
+        if self._closing:
+            self.close()
+
     def _job_failed(self, message: str) -> None:
         self.statusBar().showMessage(message, 10_000)
 
@@ -299,6 +310,13 @@ class MainWindow(QMainWindow):
             self._closing = True
             context.crawl.stop()
             self.statusBar().showMessage("Stopping the crawl before closing…")
+            event.ignore()
+            return
+        if context is not None and context.compaction.busy:
+            # a compaction is not interrupted (a kill would be safe, but this is politer):
+            # the window closes when it is done
+            self._closing = True
+            self.statusBar().showMessage("Finishing the compaction before closing…")
             event.ignore()
             return
         self.prefs.save_window(self.saveGeometry(), self.saveState())

@@ -84,8 +84,13 @@ class PagesPanel(Panel):
         self.count_label = QLabel("")
         # the window may be narrow: the count gives way first
         self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setShortcut("F5")
+        self.refresh_button.setToolTip("Query the store again (F5)")
+        self.refresh_button.clicked.connect(self.refresh)
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
+        bar.addWidget(self.refresh_button)
         bar.addWidget(self.export_button)
         filters = QHBoxLayout()
         filters.addWidget(self.status)
@@ -166,13 +171,18 @@ class PagesPanel(Panel):
         """Query again (after a crawl round); the selected page stays selected."""
         self._loaded = True
         self._stale = False
+        self.refresh_button.setText("Refresh")
         self.model.reload()
 
     def _pages_changed(self) -> None:
-        if self.isVisible():
+        browsing = self.table.verticalScrollBar().value() > 0 or self._selected is not None
+        if self.isVisible() and not browsing:
             self.refresh()
-        else:
-            self._stale = True  # reload when shown, not behind the user's back
+            return
+        # reload when shown, or when asked: a reload in the middle of reading the table
+        # would take the reader back to its top
+        self._stale = True
+        self.refresh_button.setText("Refresh (new data)")
 
     # -- filters ----------------------------------------------------------------------
 
@@ -261,6 +271,8 @@ class PagesPanel(Panel):
         self.context.changes.sig_status.emit(message)
         # other panels and this table refresh; the reload selects the page again
         self.context.changes.sig_pages.emit()
+        if self.isVisible():
+            self.refresh()  # the user's own action: show its effect now
         if self._selected == url and not self.isVisible():
             self.select_url(url)
 
@@ -295,7 +307,7 @@ class PagesPanel(Panel):
         query = self.model.query
         self.export_button.setEnabled(False)
         self.context.changes.sig_status.emit(f"Exporting pages to {path}…")
-        self.context.jobs.submit(
+        self.context.jobs.compute(  # long: its own thread, the table's queries go on
             lambda: page_jobs.export_csv(query, path),
             lambda count: self._exported(path, count),
             self._export_failed,

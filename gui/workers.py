@@ -110,19 +110,30 @@ class CrawlJob(_Job):
         super().__init__(parent)
         self._project = project
         self._crawler: Crawler | None = None
-        self._ready = threading.Event()
-        self._paused = False
+        # Pause and stop may come before the crawler exists (it reads the project's
+        # policy on its thread first): they are remembered and applied when it does.
+        self._lock = threading.Lock()
+        self._pause_wanted = False
+        self._stop_wanted = False
         self.sig_idle.connect(lambda: self.sig_state.emit("idle"))
 
     def start(self, settings: CrawlSettings) -> None:
-        self._ready.clear()
-        self._paused = False
+        with self._lock:
+            self._pause_wanted = self._stop_wanted = False
 
         def call(report: Callable[[Any], None]) -> CrawlSummary:
             crawler = Crawler(self._project, settings, observer=report)
-            self._crawler = crawler
-            self._ready.set()
-            return crawler.run()
+            with self._lock:
+                self._crawler = crawler
+                if self._stop_wanted:
+                    crawler.stop()
+                elif self._pause_wanted:
+                    crawler.pause()
+            try:
+                return crawler.run()
+            finally:
+                with self._lock:
+                    self._crawler = None
 
         self._launch(call, "crawl")
         self.sig_state.emit("running")
@@ -132,22 +143,31 @@ class CrawlJob(_Job):
         self.sig_events.emit(list(events))
 
     def pause(self) -> None:
-        if self._crawler is not None and self.busy:
-            self._crawler.pause()
-            self._paused = True
-            self.sig_state.emit("paused")
+        if not self.busy:
+            return
+        with self._lock:
+            self._pause_wanted = True
+            if self._crawler is not None:
+                self._crawler.pause()
+        self.sig_state.emit("paused")
 
     def resume(self) -> None:
-        if self._crawler is not None and self.busy:
-            self._crawler.resume()
-            self._paused = False
-            self.sig_state.emit("running")
+        if not self.busy:
+            return
+        with self._lock:
+            self._pause_wanted = False
+            if self._crawler is not None:
+                self._crawler.resume()
+        self.sig_state.emit("running")
 
     def stop(self) -> None:
-        if self.busy:
-            if self._ready.wait(5) and self._crawler is not None:
+        if not self.busy:
+            return
+        with self._lock:
+            self._stop_wanted = True
+            if self._crawler is not None:
                 self._crawler.stop()
-            self.sig_state.emit("stopping")
+        self.sig_state.emit("stopping")
 
 
 class CompactionJob(_Job):

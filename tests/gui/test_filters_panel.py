@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit
 
 from core import policy, store
 from core.cli import main as cli_main
+from core.clock import utcnow
 from core.crawl import inject
 from core.filters import parse_chain
 from core.filters.nutch import DEFAULT_ORDER
@@ -295,3 +296,17 @@ def test_the_editor_follows_a_chain_changed_elsewhere_unless_edited(qtbot, open_
     assert panel.draft.filters[2].rules_text.split() == ["example.org", "example.net"]
     qtbot.mouseClick(panel.revert_button, Qt.MouseButton.LeftButton)
     assert panel.draft.filters[2].rules_text.split() == ["example.org"]
+
+
+def test_apply_refuses_to_undo_a_chain_that_changed_meanwhile(qtbot, open_panel):
+    panel = open_panel()
+    panel.select_filter(1)
+    row = panel.rules_model.row_of(2)
+    edit_rule(qtbot, panel, row, "-^(mailto|javascript|tel):")
+    assert panel.apply_button.isEnabled()
+    # meanwhile new seeds add their host to the scope filter (as the Crawl panel does)
+    inject(["https://new-site.example/"], utcnow())
+    with qtbot.waitSignal(panel.context.jobs.sig_failed):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert "changed since it was loaded" in panel.status.text()
+    assert "new-site.example" in policy.chain_text()  # the seed's host is still in scope

@@ -83,3 +83,33 @@ def test_compact_selected_with_drop(qtbot, window, project, server):
     assert summary.records_dropped == 4 and summary.records_kept == 0
     qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=10_000)
     assert list(liveness(panel)) == [names[0], names[3]]
+
+
+def test_closing_during_a_compaction_waits_for_it(qtbot, window, project, server):
+    crawl_rounds(project, server)
+    panel = shown(qtbot, window)
+    with qtbot.waitSignal(window.context.compaction.sig_idle, timeout=30_000):
+        qtbot.mouseClick(panel.compact_below, Qt.MouseButton.LeftButton)
+        window.close()
+        assert window.isVisible()  # not while the compaction runs
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=10_000)
+
+
+def test_a_failed_open_keeps_the_project_that_was_open(qtbot, window, project, server, tmp_path):
+    crawl_rounds(project, server)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "recrawl.sqlite").write_bytes(b"this is not a database" * 100)
+    from PySide6.QtWidgets import QMessageBox
+
+    shown_messages = []
+    original = QMessageBox.warning
+    QMessageBox.warning = staticmethod(lambda *a, **k: shown_messages.append(a[2]))  # type: ignore[method-assign]
+    try:
+        assert not window.open_project_path(str(broken))
+    finally:
+        QMessageBox.warning = original  # type: ignore[method-assign]
+    assert shown_messages and "cannot open the store" in shown_messages[0]
+    assert window.project_path() == project.path
+    panel = shown(qtbot, window)  # its queries still reach its own store
+    assert panel.model.rowCount() == ROUNDS
