@@ -94,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="recrawl", description="Crawl manager for web archivists.")
     parser.add_argument("--version", action="version", version=f"recrawl {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="crawl a tiny loopback site from the app's own window (offscreen) and exit",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     p = sub.add_parser("gui", help="open the desktop app")
@@ -250,6 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.self_test:
+        from gui.self_test import run_self_test  # Qt only when the app is asked for
+
+        return run_self_test()
     command = args.command or "gui"
     if command == "gui":
         from gui.app import run_app  # Qt only when the GUI is asked for

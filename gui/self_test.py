@@ -1,0 +1,154 @@
+"""``recrawl --self-test``: the whole app, end to end, in a few seconds (offscreen).
+
+Opens the main window on a temporary project, serves a tiny site on loopback, adds its
+seed and crawls it from the Crawl panel, then checks that the pages are in the store and
+that a WARC segment holds their captures. Any exception or Qt warning fails it. The
+packaged app runs it after every build (packaging/smoke_test.py), so a bundle missing a
+module, a plugin or a resource is caught before anyone installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+PAGES = {
+    "/": '<a href="/one">one</a> <a href="/two">two</a>',
+    "/one": '<a href="/">home</a> <a href="/two">two</a>',
+    "/two": '<a href="/one">one</a>',
+}
+#: The offscreen platform says this whenever a window is shown: platform noise.
+PLATFORM_NOISE = ("This plugin does not support propagateSizeHints",)
+
+
+class _Site:
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                body = PAGES.get(self.path)
+                data = f"<html><body>{body}</body></html>".encode() if body else b""
+                self.send_response(200 if body else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run_self_test() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtWidgets import QApplication
+
+    problems: list[str] = []
+
+    def on_qt_message(kind: QtMsgType, _context: object, message: str) -> None:
+        quiet = kind in (QtMsgType.QtDebugMsg, QtMsgType.QtInfoMsg)
+        if not quiet and not message.startswith(PLATFORM_NOISE):
+            problems.append(f"Qt: {message}")
+
+    qInstallMessageHandler(on_qt_message)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="recrawl-self-test-") as tmp:
+            summary = _crawl_from_the_window(app, Path(tmp))
+    except Exception:
+        problems.append(traceback.format_exc())
+        summary = ""
+    finally:
+        qInstallMessageHandler(None)
+    if problems:
+        for problem in problems:
+            print(f"recrawl self-test: {problem}", file=sys.stderr)
+        return 1
+    print(f"recrawl self-test passed in {time.monotonic() - started:.1f} s: {summary}")
+    return 0
+
+
+def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+    from warcio.archiveiterator import ArchiveIterator
+
+    from core import __version__, store
+    from core.models import Page
+    from core.project import Project
+    from gui.main_window import MainWindow
+    from gui.preferences import Preferences
+
+    site = _Site()
+    try:
+        project = Project.init(folder / "project")
+        prefs = Preferences(QSettings(str(folder / "prefs.ini"), QSettings.Format.IniFormat))
+        window = MainWindow(project, prefs)
+        window.show()
+        context = window.context
+        assert context is not None
+        panel = window.panels["crawl"]
+        seeded: list[bool] = []
+        context.changes.sig_pages.connect(lambda: seeded.append(True))
+        panel.seeds.setPlainText(site.url("/"))
+        panel.add_seeds.click()
+        _wait(app, lambda: bool(seeded), "the seed to be added")
+        panel.delay.setValue(0)
+        panel.obey_robots.setChecked(False)
+        results: list[object] = []
+        context.crawl.sig_finished.connect(results.append)
+        context.crawl.sig_failed.connect(lambda message: results.append(RuntimeError(message)))
+        panel.start_button.click()
+        _wait(app, lambda: bool(results) and not context.crawl.busy, "the crawl to finish")
+        if isinstance(results[0], Exception):
+            raise results[0]
+        fetched = {p.url for p in Page.select() if p.last_fetched is not None}
+        expected = {site.url(path) for path in PAGES}
+        if fetched != expected:
+            raise AssertionError(f"crawled {sorted(fetched)}, expected {sorted(expected)}")
+        warcs = sorted((project.path / "segments").glob("*/*.warc.gz"))
+        if not warcs:
+            raise AssertionError("no WARC segment was written")
+        captured = set()
+        for warc in warcs:
+            with open(warc, "rb") as fh:
+                captured |= {
+                    r.rec_headers.get_header("WARC-Target-URI")
+                    for r in ArchiveIterator(fh)
+                    if r.rec_type == "response"
+                }
+        if captured != expected:
+            raise AssertionError(f"the WARCs hold {sorted(captured)}, expected {sorted(expected)}")
+        pages = store.page_count()
+        window.close()
+        _wait(app, lambda: not window.isVisible(), "the window to close")
+        project.close()
+        return f"Recrawl {__version__}, {pages} pages crawled, {len(warcs)} WARC segment(s)"
+    finally:
+        site.stop()
+
+
+def _wait(app, condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"gave up waiting for {what}")
+        app.processEvents()
+        time.sleep(0.005)
