@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench package package-test clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Recrawl needs Python >= 3.11"'
@@ -30,6 +30,13 @@ bench: $(STAMP)
 	$(PY) bench/filter_bench.py
 	$(PY) bench/compact_bench.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/gui_bench.py
+
+package: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[package]'
+	$(PY) packaging/build.py
+
+package-test: package
+	$(PY) packaging/smoke_test.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

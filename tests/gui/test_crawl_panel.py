@@ -114,4 +114,8 @@ def test_the_event_loop_never_stalls_during_a_5000_page_crawl(qtbot, window, tmp
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(gaps) > 100
     worst = max(gaps)
-    assert worst < 0.1, f"the event loop stalled for {worst * 1000:.0f} ms"
+    slowest = sorted(gaps)[-5:]
+    assert worst < 0.1, (
+        f"the event loop stalled for {worst * 1000:.0f} ms "
+        f"(five longest: {[round(g * 1000) for g in slowest]} ms)"
+    )

@@ -67,3 +67,14 @@ def test_opening_another_project_rebuilds_the_panels(qtbot, project, prefs, tmp_
     assert window.project_path() == other
     window.close()
     Project.open(other).close()
+
+
+def test_about_shows_the_package_version(qtbot, window, monkeypatch):
+    from importlib.metadata import version
+
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "about", staticmethod(lambda *a: shown.append(a[2])))
+    window.about()
+    assert shown and f"Recrawl {version('recrawl')}" in shown[0]

@@ -1,0 +1,8 @@
+"""The bundle's entry point: the same ``recrawl`` command as an installed package."""
+
+import sys
+
+from core.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
