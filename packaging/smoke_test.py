@@ -29,17 +29,25 @@ def main() -> int:
     # a clean home, so the bundle never sees the developer's settings or data
     home = ROOT / "build" / "smoke-home"
     home.mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-               XDG_DATA_HOME=str(home / ".local" / "share"))
-    done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, env=env,
-                          timeout=60)
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+    )
+    done = subprocess.run(
+        [str(exe), "--version"], capture_output=True, text=True, env=env, timeout=60
+    )
     expected = f"recrawl {version('recrawl')}"
     if done.returncode != 0 or done.stdout.strip() != expected:
-        print(f"smoke test: --version said {done.stdout.strip()!r} "
-              f"(exit {done.returncode}), expected {expected!r}\n{done.stderr}", file=sys.stderr)
+        print(
+            f"smoke test: --version said {done.stdout.strip()!r} "
+            f"(exit {done.returncode}), expected {expected!r}\n{done.stderr}",
+            file=sys.stderr,
+        )
         return 1
-    done = subprocess.run([str(exe), "--self-test"], capture_output=True, text=True, env=env,
-                          timeout=300)
+    done = subprocess.run(
+        [str(exe), "--self-test"], capture_output=True, text=True, env=env, timeout=300
+    )
     output = done.stdout + done.stderr
     print(output.strip())
     if done.returncode != 0 or "Traceback" in output or "Qt:" in output:
