@@ -96,6 +96,7 @@ def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped
     from gui.main_window import MainWindow
     from gui.preferences import Preferences
 
+    _check_bundled_files()
     site = _Site()
     try:
         project = Project.init(folder / "project")
@@ -143,6 +144,28 @@ def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped
         return f"Recrawl {__version__}, {pages} pages crawled, {len(warcs)} WARC segment(s)"
     finally:
         site.stop()
+
+
+def _check_bundled_files() -> None:
+    """What a bundle must carry: icons, stylesheet, default chain, certificates."""
+    import certifi
+    from PySide6.QtGui import QIcon
+
+    from core.resources import resources_dir
+    from gui.resources import icon, stylesheet
+
+    for name in ("style.qss", "default-chain.toml", "icons/app.svg", "icons/pages.svg"):
+        if not (resources_dir() / name).is_file():
+            raise AssertionError(f"resource missing: {resources_dir() / name}")
+    if not stylesheet().strip():
+        raise AssertionError("the stylesheet is empty")
+    if (
+        icon("app").isNull()
+        or QIcon(str(resources_dir() / "icons" / "app.svg")).pixmap(32).isNull()
+    ):
+        raise AssertionError("the app icon does not render (no SVG image plugin?)")
+    if not Path(certifi.where()).is_file():
+        raise AssertionError(f"no CA certificates at {certifi.where()}")
 
 
 def _wait(app, condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
