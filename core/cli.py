@@ -32,17 +32,7 @@ from core.signature import SIGNATURES
 from core.textfile import read_text
 from core.urls import canonical
 
-PAGE_COLUMNS = (
-    "url",
-    "status",
-    "first_seen",
-    "last_fetched",
-    "next_fetch",
-    "fetch_interval",
-    "content_changed_at",
-    "segment",
-    "score",
-)
+PAGE_COLUMNS = store.LISTING_COLUMNS  # as `recrawl urls` prints them
 
 
 class _Parser(argparse.ArgumentParser):

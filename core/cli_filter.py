@@ -31,14 +31,6 @@ def _print_lint(chain: Any) -> None:
         print(f"recrawl: warning: {warning}", file=sys.stderr)
 
 
-def _verdict_words(verdict: Any) -> str:
-    if verdict.filter is None:
-        return "accept (no filter rejected it)"
-    line = f"line {verdict.line}" if verdict.line is not None else "no rule matched"
-    word = "accept (short-circuit)" if verdict.shortcircuit else verdict.word
-    return f"{word} by filter {verdict.filter} ({verdict.filter_name}), {line}"
-
-
 def cmd_filter_check(args: argparse.Namespace) -> int:
     from core.filters import parse_chain
 
@@ -66,7 +58,7 @@ def cmd_filter_check(args: argparse.Namespace) -> int:
                 continue
             if args.explain:
                 verdict, steps = chain.explain(url)
-                print(f"{url}: {_verdict_words(verdict)}")
+                print(f"{url}: {verdict.describe()}")
                 for step in steps:
                     text = f"  filter {step.index} ({step.name}, {step.kind}): {step.status}"
                     if step.status == "ran":
@@ -83,7 +75,7 @@ def cmd_filter_check(args: argparse.Namespace) -> int:
                 if args.json:
                     print(json.dumps(verdict.to_json(url)))
                 else:
-                    print(f"{verdict.word:<6}  {url}  {_verdict_words(verdict)}")
+                    print(f"{verdict.word:<6}  {url}  {verdict.describe()}")
         return 1 if failed else 0
     finally:
         if project is not None:

@@ -31,15 +31,6 @@ MAX_URLS = 50
 ACCEPTED = "#2e7d32"
 
 
-def verdict_words(verdict: Verdict) -> str:
-    """``reject by filter 1 (scope), line 3``: what decided, in the CLI's words."""
-    if verdict.filter is None:
-        return "accept (no filter rejected it)"
-    line = f"line {verdict.line}" if verdict.line is not None else "no rule matched"
-    word = "accept (short-circuit)" if verdict.shortcircuit else verdict.word
-    return f"{word} by filter {verdict.filter} ({verdict.filter_name}), {line}"
-
-
 def step_words(step: Step) -> str:
     if step.status == "disabled":
         return "disabled"
@@ -119,7 +110,7 @@ class RuleChecker(QWidget):
             return
         verdict, steps, outcomes = explain_rules(self.chain, url)
         self.results[url] = (verdict, steps, outcomes)
-        top = QTreeWidgetItem([url, verdict_words(verdict)])
+        top = QTreeWidgetItem([url, verdict.describe()])
         top.setForeground(1, QBrush(ERROR if not verdict.accepted else ACCEPTED))
         top.setToolTip(0, url)
         top.setData(0, Qt.ItemDataRole.UserRole, url)

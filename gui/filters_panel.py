@@ -40,7 +40,7 @@ from core.filters.kinds import KINDS
 from core.filters.nutch import export_nutch, import_nutch
 from core.urls import canonical
 from gui.context import AppContext
-from gui.filter_checker import RuleChecker, verdict_words
+from gui.filter_checker import RuleChecker
 from gui.filter_draft import ChainDraft, Validation, new_filter
 from gui.filter_models import ChainModel, RejectedModel, RejectedRow, RulesModel
 from gui.formatting import local_time
@@ -719,7 +719,7 @@ class FiltersPanel(Panel):
             )
         chain = self.validation.chain
         if chain is not None:
-            parts.append(f"The edited chain now says: {_escape(verdict_words(chain.check(url)))}.")
+            parts.append(f"The edited chain now says: {_escape(chain.check(url).describe())}.")
         self.why_answer.setText("<br>".join(parts))
         self.checker.set_urls(url)
 

@@ -39,6 +39,14 @@ class Verdict:
     def word(self) -> str:
         return "accept" if self.accepted else "reject"
 
+    def describe(self) -> str:
+        """``reject by filter 1 (scope), line 3``: what decided, in words (CLI and GUI)."""
+        if self.filter is None:
+            return "accept (no filter rejected it)"
+        line = f"line {self.line}" if self.line is not None else "no rule matched"
+        word = "accept (short-circuit)" if self.shortcircuit else self.word
+        return f"{word} by filter {self.filter} ({self.filter_name}), {line}"
+
     def to_json(self, url: str) -> dict[str, Any]:
         return {
             "url": url,

@@ -14,6 +14,7 @@ from PySide6.QtCore import QSettings
 from gui.main_window import MainWindow
 from gui.preferences import Preferences
 from gui.threads import running_threads
+from tests.gui.helpers import open_window
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -30,11 +31,7 @@ def prefs(tmp_path) -> Preferences:
 @pytest.fixture
 def window(qtbot, project, prefs) -> Iterator[MainWindow]:
     """The main window on a fresh project (the ``project`` fixture), shown and active."""
-    win = MainWindow(project, prefs)
-    qtbot.addWidget(win)
-    with qtbot.waitActive(win):
-        win.show()
-        win.activateWindow()
+    win = open_window(qtbot, project, prefs)
     yield win
     if win.context is not None and win.context.crawl.busy:
         win.context.crawl.stop()

@@ -3,16 +3,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from core.project import Project
-from gui.main_window import PANELS, MainWindow
+from gui.main_window import PANELS
+from tests.gui.helpers import capture_warnings, open_window
 
-
-def make_window(qtbot, project, prefs) -> MainWindow:
-    window = MainWindow(project, prefs)
-    qtbot.addWidget(window)
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    return window
+make_window = open_window
 
 
 def test_main_window_shows_the_project_and_its_panels(qtbot, project, prefs):
@@ -43,7 +37,7 @@ def test_shortcuts_switch_panels_and_the_last_one_is_remembered(qtbot, project, 
     again.close()
 
 
-def test_opening_another_project_rebuilds_the_panels(qtbot, project, prefs, tmp_path):
+def test_opening_another_project_rebuilds_the_panels(qtbot, project, prefs, tmp_path, monkeypatch):
     window = make_window(qtbot, project, prefs)
     other = tmp_path / "other"
     assert window.open_project_path(str(other), create=True)
@@ -54,15 +48,8 @@ def test_opening_another_project_rebuilds_the_panels(qtbot, project, prefs, tmp_
     # a folder that is not a project: a message, and the open project stays
     missing = tmp_path / "missing"
     qtbot.waitUntil(lambda: True)
-    from PySide6.QtWidgets import QMessageBox
-
-    shown = []
-    original = QMessageBox.warning
-    QMessageBox.warning = staticmethod(lambda *a, **k: shown.append(a[2]))  # type: ignore[method-assign]
-    try:
-        assert not window.open_project_path(str(missing))
-    finally:
-        QMessageBox.warning = original  # type: ignore[method-assign]
+    shown = capture_warnings(monkeypatch)
+    assert not window.open_project_path(str(missing))
     assert shown and "no project at" in shown[0]
     assert window.project_path() == other
     window.close()

@@ -19,12 +19,12 @@ from core.clock import to_iso, utcnow
 from core.crawl import inject
 from core.models import DB, FetchEvent, Page
 from core.project import Project
-from gui.main_window import MainWindow
 from gui.pages_model import BLOCK, HEADERS, RAW_ROLE, PagesModel
 from gui.pages_panel import PagesPanel
 from gui.plots import CHANGED
 from tests.conftest import crawl
 from tests.core.warcutil import DAY, T0, clock_at
+from tests.gui.helpers import open_window
 
 TEXT = (
     "Archivists watch sites for months and want to know when each page changed, "
@@ -56,13 +56,7 @@ def crawled(project, server):
     return project
 
 
-def make_window(qtbot, project, prefs) -> MainWindow:
-    window = MainWindow(project, prefs)
-    qtbot.addWidget(window)
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    return window
+make_window = open_window
 
 
 def open_pages(qtbot, window) -> PagesPanel:

@@ -9,6 +9,7 @@ from core.crawl import inject
 from core.models import Segment
 from tests.conftest import crawl
 from tests.core.warcutil import DAY, T0, clock_at
+from tests.gui.helpers import capture_warnings
 
 ROUNDS = 4
 
@@ -95,20 +96,15 @@ def test_closing_during_a_compaction_waits_for_it(qtbot, window, project, server
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=10_000)
 
 
-def test_a_failed_open_keeps_the_project_that_was_open(qtbot, window, project, server, tmp_path):
+def test_a_failed_open_keeps_the_project_that_was_open(
+    qtbot, window, project, server, tmp_path, monkeypatch
+):
     crawl_rounds(project, server)
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "recrawl.sqlite").write_bytes(b"this is not a database" * 100)
-    from PySide6.QtWidgets import QMessageBox
-
-    shown_messages = []
-    original = QMessageBox.warning
-    QMessageBox.warning = staticmethod(lambda *a, **k: shown_messages.append(a[2]))  # type: ignore[method-assign]
-    try:
-        assert not window.open_project_path(str(broken))
-    finally:
-        QMessageBox.warning = original  # type: ignore[method-assign]
+    shown_messages = capture_warnings(monkeypatch)
+    assert not window.open_project_path(str(broken))
     assert shown_messages and "cannot open the store" in shown_messages[0]
     assert window.project_path() == project.path
     panel = shown(qtbot, window)  # its queries still reach its own store
