@@ -73,7 +73,19 @@ class SegmentsPanel(Panel):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # widths from sample texts, not ResizeToContents: that measures every row on each
+        # reload, and a project has thousands of segments
+        metrics = self.table.fontMetrics()
+        samples = ("20261130071323", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
+        for column, sample in enumerate(samples):
+            if column != LIVENESS:
+                width = max(
+                    metrics.horizontalAdvance(sample),
+                    metrics.horizontalAdvance(
+                        self.model.headerData(column, Qt.Orientation.Horizontal)
+                    ),
+                )
+                self.table.setColumnWidth(column, width + 24)
         header.setSectionResizeMode(LIVENESS, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
