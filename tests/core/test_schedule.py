@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.errors import InvalidArgument
 from core.schedule import (
     DAY,
+    RATE_BINS,
     Change,
     ScheduleInput,
     make_schedule,
@@ -240,3 +241,42 @@ def test_change_rate_counts_time_since_the_last_comparable_fetch():
     )
     (count, total) = next(iter(d.metadata["change_rate"]["c"].values()))
     assert (count, total) == (1.0, 3 * DAY)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, RATE_BINS - 1), st.integers(1, 30), st.floats(1e2, 1e7)),
+        max_size=6,
+    ),
+    st.floats(0, 1e8),
+    st.integers(0, 40),
+    st.one_of(st.none(), st.floats(1e-8, 1e-2)),
+    st.sampled_from([10, 90]),
+)
+def test_one_page_rate_estimate_equals_the_vectorised_one(bins, unchanged, extra, previous, its):
+    counts, sums = np.zeros(RATE_BINS), np.zeros(RATE_BINS)
+    for b, count, mean in bins:
+        counts[b], sums[b] = count, count * mean
+    visits = counts.sum() + extra or 1.0
+    low = None if previous is None else np.array([previous / 4] * 2)
+    high = None if previous is None else np.array([previous * 4] * 2)
+    one = mle_rates(
+        counts[None],
+        sums[None],
+        np.array([unchanged]),
+        np.array([visits]),
+        None if low is None else low[:1],
+        None if high is None else high[:1],
+        its,
+    )
+    two = mle_rates(
+        np.vstack([counts, counts]),
+        np.vstack([sums, sums]),
+        np.array([unchanged] * 2),
+        np.array([visits] * 2),
+        low,
+        high,
+        its,
+    )
+    assert one[0] == pytest.approx(two[0], rel=1e-9)
