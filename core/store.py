@@ -553,6 +553,26 @@ def rejected_links() -> list[RejectedLink]:
     return list(RejectedLink.select().order_by(RejectedLink.first_seen))
 
 
+def rejected_matching(text: str, limit: int) -> tuple[int, list[RejectedLink]]:
+    """How many rejected links contain ``text`` (case-insensitive), and the newest ``limit``."""
+    query = RejectedLink.select()
+    if text:
+        query = query.where(_url_contains(RejectedLink.url, text))
+    total = query.count()
+    rows = list(query.order_by(RejectedLink.first_seen.desc(), RejectedLink.id.desc()).limit(limit))
+    return total, rows
+
+
+def _url_contains(column: Any, text: str) -> Any:
+    """``column LIKE %text%``, case-insensitive (SQLite's LIKE), with % and _ literal."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return NodeList((column, SQL("LIKE"), f"%{escaped}%", SQL("ESCAPE '\\'")))
+
+
+def rejected_link(url: str) -> RejectedLink | None:
+    return RejectedLink.get_or_none(RejectedLink.url == url)
+
+
 # -- browsing pages (the GUI) ----------------------------------------------------------
 
 #: The columns of a page listing, as ``recrawl urls`` prints them.
@@ -585,9 +605,7 @@ def _listing(query: PageQuery, columns: Sequence[str]) -> Any:
         raise StoreError(f"internal: cannot sort pages by {query.order_by!r}")
     select = Page.select(*(getattr(Page, name) for name in columns))
     if query.search:
-        escaped = query.search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        # the escape keeps % and _ in the search text literal
-        like = NodeList((Page.url, SQL("LIKE"), f"%{escaped}%", SQL("ESCAPE '\\'")))
+        like = _url_contains(Page.url, query.search)
         select = select.where(like)
     if query.status:
         select = select.where(Page.status == query.status)

@@ -10,6 +10,7 @@ over the project's known URLs on the store thread; Apply saves it with
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -65,11 +66,22 @@ KIND_HINTS = {
 PREVIEW_DELAY_MS = 500  # a preview runs once typing pauses, not at every key
 
 
-def _rejected_rows() -> list[RejectedRow]:
-    return [
-        RejectedRow(link.url, link.filter, link.line, link.first_seen, link.count)
-        for link in store.rejected_links()
-    ]
+#: Rejected links listed at once; the search narrows a larger record in SQL.
+REJECTED_SHOWN = 1000
+
+
+def _row(link: Any) -> RejectedRow:
+    return RejectedRow(link.url, link.filter, link.line, link.first_seen, link.count)
+
+
+def _rejected_rows(needle: str) -> tuple[int, list[RejectedRow]]:
+    total, links = store.rejected_matching(needle, REJECTED_SHOWN)
+    return total, [_row(link) for link in links]
+
+
+def _rejected_record(url: str) -> RejectedRow | None:
+    link = store.rejected_link(url)
+    return None if link is None else _row(link)
 
 
 def _preview_job(text: str) -> dict:
@@ -116,7 +128,11 @@ class FiltersPanel(Panel):
         self.loaded = False
         self.last_preview: dict | None = None
         self._preview_ticket = 0
-        self.rejected: list[RejectedRow] = []
+        self.rejected_total = 0
+        self.rejected_timer = QTimer(self)
+        self.rejected_timer.setSingleShot(True)
+        self.rejected_timer.setInterval(300)  # the list follows typing once it pauses
+        self.rejected_timer.timeout.connect(self.load_rejected)
 
         self.chain_model = ChainModel(self.draft, self)
         self.rules_model = RulesModel(self)
@@ -312,7 +328,7 @@ class FiltersPanel(Panel):
         self.why_edit.setPlaceholderText(
             "Paste a URL to ask why it was not crawled, or type to filter the list"
         )
-        self.why_edit.textChanged.connect(self._filter_rejected)
+        self.why_edit.textChanged.connect(lambda _: self.rejected_timer.start())
         self.why_edit.returnPressed.connect(lambda: self.explain_url(self.why_edit.text()))
         self.why_button = QPushButton("Why?")
         self.why_button.clicked.connect(lambda: self.explain_url(self.why_edit.text()))
@@ -367,11 +383,27 @@ class FiltersPanel(Panel):
         self.status.setText(f"Could not read the project's chain: {message}")
 
     def load_rejected(self) -> None:
-        self.context.jobs.submit(_rejected_rows, self._rejected_loaded)
+        needle = self.why_edit.text().strip()
+        self.context.jobs.submit(
+            lambda: _rejected_rows(needle),
+            lambda result: self._rejected_loaded(needle, *result),
+        )
 
-    def _rejected_loaded(self, rows: list[RejectedRow]) -> None:
-        self.rejected = rows
-        self._filter_rejected(self.why_edit.text())
+    def _rejected_loaded(self, needle: str, total: int, rows: list[RejectedRow]) -> None:
+        if needle != self.why_edit.text().strip():
+            return  # typing went on: a newer query is coming
+        if not needle:
+            self.rejected_total = total
+        self.rejected_model.set_rows(rows)
+        if not self.rejected_total:
+            self.why_answer.setText(
+                "No link has been turned away yet. When a crawl meets a link the chain "
+                "rejects, it is recorded here with the filter and line that rejected it."
+            )
+        elif total > len(rows):
+            self.context.changes.sig_status.emit(
+                f"{total:,} rejected links match; the {len(rows):,} newest are listed"
+            )
         self.sig_rejected_loaded.emit()
 
     def _policy_changed(self) -> None:
@@ -677,16 +709,6 @@ class FiltersPanel(Panel):
 
     # -- why was this URL not crawled? ---------------------------------------------------
 
-    def _filter_rejected(self, text: str) -> None:
-        needle = text.strip().lower()
-        rows = [r for r in self.rejected if needle in r.url.lower()] if needle else self.rejected
-        self.rejected_model.set_rows(rows)
-        if not self.rejected:
-            self.why_answer.setText(
-                "No link has been turned away yet. When a crawl meets a link the chain "
-                "rejects, it is recorded here with the filter and line that rejected it."
-            )
-
     def _rejected_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
             self.explain_url(self.rejected_model.rows[current.row()].url)
@@ -701,7 +723,11 @@ class FiltersPanel(Panel):
         except Exception as exc:
             self.why_answer.setText(f"Not a URL: {exc}")
             return
-        found = next((r for r in self.rejected if r.url == url), None)
+        self.context.jobs.submit(
+            lambda: _rejected_record(url), lambda found: self._explain(url, found)
+        )
+
+    def _explain(self, url: str, found: RejectedRow | None) -> None:
         parts = []
         if found is not None:
             line = f"line {found.line}" if found.line is not None else "no rule matched"

@@ -81,3 +81,26 @@ def test_project_lock_is_exclusive_and_dies_with_its_holder(tmp_path):
     second.acquire_lock("crawl")  # released locks (and dead processes') are taken over
     second.release_lock()
     first.close()
+
+
+def test_rejected_links_are_searched_in_sql_with_wildcards_literal(project):
+    now = utcnow()
+    store.record_rejected(
+        [
+            ("https://a.example/x?sid=1", "clean-up", 4),
+            ("https://a.example/100%25_off", "no-binaries", 2),
+            ("https://b.example/SID=9", "clean-up", 4),
+        ],
+        now,
+    )
+    total, rows = store.rejected_matching("sid=", 10)  # case-insensitive
+    assert total == 2 and {r.url for r in rows} == {
+        "https://a.example/x?sid=1",
+        "https://b.example/SID=9",
+    }
+    assert store.rejected_matching("%", 10)[0] == 1  # a literal percent sign, not "anything"
+    assert store.rejected_matching("_", 10)[0] == 1
+    total, rows = store.rejected_matching("", 2)
+    assert total == 3 and len(rows) == 2
+    assert store.rejected_link("https://b.example/SID=9").filter == "clean-up"
+    assert store.rejected_link("https://nowhere.example/") is None

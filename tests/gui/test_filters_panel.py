@@ -246,6 +246,7 @@ def test_why_not_crawled_names_the_filter_and_line(qtbot, project, open_panel):
 
     qtbot.keyClicks(panel.why_edit, url)
     qtbot.keyClick(panel.why_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Rejected by filter" in panel.why_answer.text())  # a store lookup
     answer = panel.why_answer.text()
     assert f"Rejected by filter “clean-up”, line {expected.line}" in answer
     rule = panel.saved.filters[1].lines()[expected.line - 1].strip()
@@ -255,12 +256,17 @@ def test_why_not_crawled_names_the_filter_and_line(qtbot, project, open_panel):
 
     panel.why_edit.clear()
     panel.why_answer.clear()
+    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)  # the list, unfiltered
     panel.rejected_view.selectRow(0)
-    assert "clean-up" in panel.why_answer.text()
+    qtbot.waitUntil(lambda: "clean-up" in panel.why_answer.text())
 
     panel.why_edit.setText("https://example.org/never-seen")
     qtbot.keyClick(panel.why_edit, Qt.Key.Key_Return)
-    assert "Not in the rejected-links record" in panel.why_answer.text()
+    qtbot.waitUntil(lambda: "Not in the rejected-links record" in panel.why_answer.text())
+    # the list follows what is typed, in SQL
+    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 0)
+    panel.why_edit.setText("SID=")
+    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)
 
 
 def test_a_new_project_shows_what_to_do(qtbot, open_panel, qtmodeltester):
