@@ -83,7 +83,7 @@ class PageDetailView(QWidget):
             actions.addWidget(button)
         actions.addStretch(1)
 
-        self.plot = plot_widget("Fetched at", None, "Interval", "hours", time_axis=True)
+        self.plot = plot_widget("fetched at", "local time", "Interval", "hours", time_axis=True)
         item = self.plot.getPlotItem()
         self.legend = item.addLegend(offset=(-10, 10))
         self.path = item.plot(pen=pg.mkPen(UNCHANGED, width=1), name=None)
@@ -118,6 +118,7 @@ class PageDetailView(QWidget):
         split.addWidget(self.history_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])  # room for the history's columns from the start
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
