@@ -65,3 +65,12 @@ def test_about_shows_the_package_version(qtbot, window, monkeypatch):
     monkeypatch.setattr(QMessageBox, "about", staticmethod(lambda *a: shown.append(a[2])))
     window.about()
     assert shown and f"Recrawl {version('recrawl')}" in shown[0]
+
+
+def test_recrawl_gui_on_a_folder_that_is_no_project_says_so(qtbot, tmp_path, capsys):
+    from core.cli import main
+
+    missing = tmp_path / "typo"
+    assert main(["gui", str(missing)]) == 1
+    assert f"no project at {missing}" in capsys.readouterr().err
+    assert not missing.exists()  # a typo creates nothing
