@@ -10,7 +10,6 @@ over the project's known URLs on the store thread; Apply saves it with
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -33,18 +32,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import policy, store
+from core import policy
 from core.errors import InvalidArgument
 from core.filters import parse_chain
 from core.filters.impact import known_urls, preview
 from core.filters.kinds import KINDS
 from core.filters.nutch import export_nutch, import_nutch
-from core.urls import canonical
 from gui.context import AppContext
 from gui.filter_checker import RuleChecker
 from gui.filter_draft import ChainDraft, Validation, new_filter
-from gui.filter_models import ChainModel, RejectedModel, RejectedRow, RulesModel
-from gui.formatting import local_time
+from gui.filter_models import ChainModel, RulesModel
+from gui.filter_why import WhyNotCrawled
 from gui.panel import Panel
 
 KIND_HINTS = {
@@ -64,24 +62,6 @@ KIND_HINTS = {
 }
 
 PREVIEW_DELAY_MS = 500  # a preview runs once typing pauses, not at every key
-
-
-#: Rejected links listed at once; the search narrows a larger record in SQL.
-REJECTED_SHOWN = 1000
-
-
-def _row(link: Any) -> RejectedRow:
-    return RejectedRow(link.url, link.filter, link.line, link.first_seen, link.count)
-
-
-def _rejected_rows(needle: str) -> tuple[int, list[RejectedRow]]:
-    total, links = store.rejected_matching(needle, REJECTED_SHOWN)
-    return total, [_row(link) for link in links]
-
-
-def _rejected_record(url: str) -> RejectedRow | None:
-    link = store.rejected_link(url)
-    return None if link is None else _row(link)
 
 
 def _preview_job(text: str) -> dict:
@@ -128,15 +108,9 @@ class FiltersPanel(Panel):
         self.loaded = False
         self.last_preview: dict | None = None
         self._preview_ticket = 0
-        self.rejected_total = 0
-        self.rejected_timer = QTimer(self)
-        self.rejected_timer.setSingleShot(True)
-        self.rejected_timer.setInterval(300)  # the list follows typing once it pauses
-        self.rejected_timer.timeout.connect(self.load_rejected)
 
         self.chain_model = ChainModel(self.draft, self)
         self.rules_model = RulesModel(self)
-        self.rejected_model = RejectedModel(self)
         self.preview_timer = QTimer(self)
         self.preview_timer.setSingleShot(True)
         self.preview_timer.setInterval(PREVIEW_DELAY_MS)
@@ -320,39 +294,18 @@ class FiltersPanel(Panel):
         return tab
 
     def _build_why_tab(self) -> QWidget:
-        tab = QWidget()
-        layout = QVBoxLayout(tab)
-        row = QHBoxLayout()
-        self.why_edit = QLineEdit()
-        self.why_edit.setObjectName("why-url")
-        self.why_edit.setPlaceholderText(
-            "Paste a URL to ask why it was not crawled, or type to filter the list"
+        self.why = WhyNotCrawled(
+            self.context.jobs,
+            lambda: self.validation.chain,
+            self._rule_text,
+            self.checker.set_urls,
         )
-        self.why_edit.textChanged.connect(lambda _: self.rejected_timer.start())
-        self.why_edit.returnPressed.connect(lambda: self.explain_url(self.why_edit.text()))
-        self.why_button = QPushButton("Why?")
-        self.why_button.clicked.connect(lambda: self.explain_url(self.why_edit.text()))
-        row.addWidget(self.why_edit, 1)
-        row.addWidget(self.why_button)
-        self.why_answer = QLabel()
-        self.why_answer.setObjectName("why-answer")
-        self.why_answer.setWordWrap(True)
-        self.why_answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.rejected_view = QTableView()
-        self.rejected_view.setObjectName("rejected-view")
-        self.rejected_view.setModel(self.rejected_model)
-        self.rejected_view.verticalHeader().hide()
-        self.rejected_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.rejected_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        header = self.rejected_view.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, 5):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.rejected_view.selectionModel().currentRowChanged.connect(self._rejected_selected)
-        layout.addLayout(row)
-        layout.addWidget(self.why_answer)
-        layout.addWidget(self.rejected_view, 1)
-        return tab
+        self.why.sig_loaded.connect(self.sig_rejected_loaded)
+        self.why.sig_status.connect(self.context.changes.sig_status)
+        # the tab's parts, under the names the panel has always had
+        self.why_edit, self.why_answer = self.why.edit, self.why.answer
+        self.rejected_model, self.rejected_view = self.why.model, self.why.view
+        return self.why
 
     # -- loading -------------------------------------------------------------------------
 
@@ -383,28 +336,7 @@ class FiltersPanel(Panel):
         self.status.setText(f"Could not read the project's chain: {message}")
 
     def load_rejected(self) -> None:
-        needle = self.why_edit.text().strip()
-        self.context.jobs.submit(
-            lambda: _rejected_rows(needle),
-            lambda result: self._rejected_loaded(needle, *result),
-        )
-
-    def _rejected_loaded(self, needle: str, total: int, rows: list[RejectedRow]) -> None:
-        if needle != self.why_edit.text().strip():
-            return  # typing went on: a newer query is coming
-        if not needle:
-            self.rejected_total = total
-        self.rejected_model.set_rows(rows)
-        if not self.rejected_total:
-            self.why_answer.setText(
-                "No link has been turned away yet. When a crawl meets a link the chain "
-                "rejects, it is recorded here with the filter and line that rejected it."
-            )
-        elif total > len(rows):
-            self.context.changes.sig_status.emit(
-                f"{total:,} rejected links match; the {len(rows):,} newest are listed"
-            )
-        self.sig_rejected_loaded.emit()
+        self.why.load()
 
     def _policy_changed(self) -> None:
         # another panel (or inject) changed the chain: follow it unless the user is editing
@@ -709,45 +641,8 @@ class FiltersPanel(Panel):
 
     # -- why was this URL not crawled? ---------------------------------------------------
 
-    def _rejected_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self.explain_url(self.rejected_model.rows[current.row()].url)
-
     def explain_url(self, text: str) -> None:
-        """Answer "why was this URL not crawled?" from the record and the edited chain."""
-        text = text.strip()
-        if not text:
-            return
-        try:
-            url = canonical(text)
-        except Exception as exc:
-            self.why_answer.setText(f"Not a URL: {exc}")
-            return
-        self.context.jobs.submit(
-            lambda: _rejected_record(url), lambda found: self._explain(url, found)
-        )
-
-    def _explain(self, url: str, found: RejectedRow | None) -> None:
-        parts = []
-        if found is not None:
-            line = f"line {found.line}" if found.line is not None else "no rule matched"
-            parts.append(
-                f"<b>Rejected by filter “{found.filter}”, {line}</b> "
-                f"(first met {local_time(found.first_seen)}, {found.count} "
-                f"time{'s' * (found.count != 1)})."
-            )
-            rule = self._rule_text(found.filter, found.line)
-            if rule is not None:
-                parts.append(f"That line reads: <code>{_escape(rule)}</code>")
-        else:
-            parts.append(
-                "Not in the rejected-links record: no crawl met it as a link the chain turned away."
-            )
-        chain = self.validation.chain
-        if chain is not None:
-            parts.append(f"The edited chain now says: {_escape(chain.check(url).describe())}.")
-        self.why_answer.setText("<br>".join(parts))
-        self.checker.set_urls(url)
+        self.why.explain(text)
 
     def _rule_text(self, name: str, line: int | None) -> str | None:
         if line is None:
@@ -760,7 +655,3 @@ class FiltersPanel(Panel):
 
     def shutdown(self) -> None:
         self.preview_timer.stop()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
