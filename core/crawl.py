@@ -43,7 +43,7 @@ from core.events import (
 from core.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from core.filters import Chain, Verdict
 from core.filters.compiled import compile_chain
-from core.models import Page
+from core.models import Page, PageStatus
 from core.parse import ParseResult, is_html, media_type, parse_html
 from core.policy import (
     add_scope_hosts,
@@ -141,6 +141,8 @@ class Crawler:
         self.segments: list[str] = []
         self._round_queued = 0
         self._seen: set[str] = set()
+        #: Pages whose host asked for a break longer than a round waits: page id → seconds.
+        self._come_back: dict[int, float] = {}
         self._rejected: set[str] = set()
         self._slots: dict[str, HostSlot] = {}
         self._rescore: set[str] = set()
@@ -376,6 +378,7 @@ class Crawler:
                     continue
                 if wait > politeness.max_retry_after:
                     self._defer_host(slot, wait)
+                    self._come_back[page.id] = wait
             else:
                 slot.answered()
             self._process_safely(page, result, outcome)
@@ -513,6 +516,11 @@ class Crawler:
             max_retries=self.settings.max_retries,
             note=note,
         )
+        asked = self._come_back.pop(page.id, None)
+        if asked is not None and update.status == PageStatus.RETRY:
+            # the server named its break (Retry-After): come back then, not after the
+            # schedule's retry day, which may be sooner than it asked
+            update.fields["next_fetch"] = now + timedelta(seconds=asked)
         if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
             update.fields.update(self.scoring.on_fetched(page, targets, self.batch))
         self.batch.page_updates.append((page.id, update.fields))

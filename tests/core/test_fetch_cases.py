@@ -519,3 +519,15 @@ def test_link_marked_nofollow_once_is_still_followed_through_a_plain_link(projec
     crawl(project, settings(), clock=clock_at())
     assert page(server.url("/x")).status == PageStatus.FETCHED
     assert server.hits_for("/x") == 1
+
+
+def test_a_long_retry_after_sets_the_next_try(project, server):
+    """Past the round's patience, the page comes back when the server said, not in a day."""
+    server.routes["/later"] = Reply(
+        503, b"maintenance", {"Retry-After": "172800", "Content-Type": "text/plain"}
+    )
+    inject([server.url("/later")], T0)
+    crawl(project, settings(), clock=clock_at())
+    later = page(server.url("/later"))
+    assert (later.status, later.retries) == (PageStatus.RETRY, 1)
+    assert timedelta(hours=47) < later.next_fetch - T0 < timedelta(hours=49)
