@@ -76,3 +76,7 @@ class CrawlSettings:
     #: Failed fetches (network errors, 5xx) before a page is marked gone; when a failed
     #: page is tried again is the schedule's call (``retry_interval``, one day).
     max_retries: int = 3
+    #: Links whose filter verdict one crawl remembers (so a link met on every page is
+    #: filtered and recorded once); past this the memory starts over, which costs only
+    #: re-checking (~100 bytes a URL: a million is about 150 MB).
+    seen_limit: int = 1_000_000

@@ -585,6 +585,11 @@ class Crawler:
                 return False
             self.batch.links.append((page.id, url))
             return True
+        if len(self._seen) >= self.settings.seen_limit:
+            # a long crawl meets more URLs than memory should hold: start over (the store
+            # ignores pages it has, so forgetting only costs checking again)
+            self._seen.clear()
+            self._rejected.clear()
         self._seen.add(url)
         verdict = self.filter.check(url)
         if not verdict.accepted:
