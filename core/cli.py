@@ -522,9 +522,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if not names:
             raise InvalidArgument("--corpus needs --schedules A,B,...")
         rates = corpus_rates(args.corpus, args.seed)
+        per_schedule = _corpus_params(names, args.param)
         rows = []
         for name in names:
-            result = simulate_corpus(make_schedule(name), rates, args.days, seed=args.seed)
+            schedule = make_schedule(name, **per_schedule[name])
+            result = simulate_corpus(schedule, rates, args.days, seed=args.seed)
             best = optimum(rates, result.fetches_per_page_per_day, args.days)
             row = result.to_json()
             row["optimum"] = {
@@ -580,6 +582,22 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 f"{r['interval_before_days']:>14.3f} d {r['interval_after_days']:>8.3f} d"
             )
     return 0
+
+
+def _corpus_params(names: list[str], assignments: list[str]) -> dict[str, dict[str, Any]]:
+    """Each ``--param`` goes to every compared schedule that takes it; one none takes fails."""
+    out: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for item in assignments:
+        taken = False
+        for name in names:
+            try:
+                out[name].update(policy.parse_params(name, None, [item]))
+                taken = True
+            except InvalidArgument:
+                continue
+        if not taken:
+            raise InvalidArgument(f"none of {', '.join(names)} takes --param {item!r}")
+    return out
 
 
 def _cmd_scoring(project: Project, args: argparse.Namespace) -> int:

@@ -186,3 +186,20 @@ def test_simulate_corpus_reports_each_schedule_and_the_optimum(capsys):
     for row in rows:
         assert 0 < row["freshness"] <= row["optimum"]["freshness"] + 0.02
         assert row["fetches_per_page_per_day"] > 0
+
+
+def test_simulate_corpus_takes_params_for_the_schedules_that_have_them(capsys):
+    def run(*extra: str) -> dict[str, float]:
+        code = main(["simulate", "--corpus", "200", "--days", "30",
+                     "--schedules", "fixed,aronsson", "--json", *extra])  # fmt: skip
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        return {r["schedule"]: r["fetches_per_page_per_day"] for r in json.loads(out)}
+
+    plain = run()
+    tuned = run("--param", "initial=1d")  # both take it: fixed's only interval
+    assert tuned["fixed"] == pytest.approx(1.0, rel=0.05) != plain["fixed"]
+    tuned = run("--param", "increase=2.0")  # only aronsson takes it
+    assert tuned["fixed"] == plain["fixed"] and tuned["aronsson"] < plain["aronsson"]
+    assert main(["simulate", "--corpus", "10", "--schedules", "fixed", "--param", "nope=1"]) == 1
+    assert "none of fixed takes --param 'nope=1'" in capsys.readouterr().err
