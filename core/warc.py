@@ -65,6 +65,18 @@ class Written:
     record_type: str
 
 
+class _ReceivedHeaders(StatusAndHeaders):
+    """HTTP headers written back as the bytes they came as.
+
+    Header values arrive as bytes and are kept as latin-1 text, which maps each byte to
+    one character and back. warcio would percent-encode any value that is not ASCII (an
+    ETag or filename with an accent); encoding latin-1 instead writes the bytes received.
+    """
+
+    def compute_headers_buffer(self, header_filter=None) -> None:  # type: ignore[no-untyped-def]
+        self.headers_buff = self.to_bytes(header_filter, encoding="latin-1")
+
+
 def _response_headers(response: HttpResponse) -> StatusAndHeaders:
     # The body is stored de-chunked, so a Transfer-Encoding header would lie about it;
     # it is kept under another name so nothing the server said is lost.
@@ -74,7 +86,7 @@ def _response_headers(response: HttpResponse) -> StatusAndHeaders:
         else (name, value)
         for name, value in response.headers
     ]
-    return StatusAndHeaders(
+    return _ReceivedHeaders(
         f"{response.status} {response.reason}".strip(), headers, protocol=response.version
     )
 
@@ -120,7 +132,7 @@ class RecordWriter:
     def write_request(
         self, url: str, instant: datetime, request: HttpRequest, concurrent_to: str | None = None
     ) -> Written:
-        http_headers = StatusAndHeaders(
+        http_headers = _ReceivedHeaders(
             f"{request.method} {request.target} {request.version}",
             request.headers,
             is_http_request=True,

@@ -110,3 +110,36 @@ def test_robots_groups_match_the_product_token_only(project, server):
     inject([server.url("/ok")], utcnow())
     crawl(project, fast_settings())
     assert _page(server.url("/ok")).status == PageStatus.FETCHED
+
+
+def test_non_ascii_response_headers_are_archived_byte_for_byte(project, server):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    server.routes["/h"] = Reply(
+        200,
+        b"<p>h</p>",
+        {
+            "Content-Type": "text/html",
+            "ETag": '"caf\u00e9"',
+            "Content-Disposition": 'inline; filename="r\u00e9sum\u00e9.html"',
+        },
+    )
+    inject([server.url("/h")], utcnow())
+    crawl(project)
+    page = _page(server.url("/h"))
+    (warc,) = list((project.path / "segments").glob("*/*.warc.gz"))
+    import gzip
+
+    data = gzip.decompress(warc.read_bytes())
+    # http.server sends header text as latin-1: those very bytes are in the WARC
+    assert b'ETag: "caf\xe9"\r\n' in data
+    assert b'filename="r\xe9sum\xe9.html"' in data
+    assert b"%E9" not in data and b"UTF-8''" not in data
+    record = read_payload(project.path, page.payload_file, page.payload_offset)
+    assert record.body == b"<p>h</p>"
+    exe = Path(sys.executable).parent / "warcio"
+    for tool in ("check", "index"):
+        done = subprocess.run([str(exe), tool, str(warc)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
