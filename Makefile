@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench package package-test clean
+.PHONY: run test check typecheck lint bench package package-test clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Recrawl needs Python >= 3.11"'
@@ -18,10 +18,22 @@ run: $(STAMP)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
-	$(VENV)/bin/ruff check .
+	$(MAKE) --no-print-directory check
 
-lint: $(STAMP)
+# ruff, mypy and import-linter; the last two see the package as installed (recrawl.core,
+# recrawl.gui), so the repository's folders are linked into build/check/recrawl for them
+check: $(STAMP)
 	$(VENV)/bin/ruff check .
+	@mkdir -p build/check/recrawl
+	@for f in recrawl/*.py core gui resources; do ln -sfn ../../../$$f build/check/recrawl/; done
+	cd build/check && ../../$(VENV)/bin/lint-imports --config ../../pyproject.toml
+
+lint: check
+
+typecheck: $(STAMP)
+	@mkdir -p build/check/recrawl
+	@for f in recrawl/*.py core gui resources; do ln -sfn ../../../$$f build/check/recrawl/; done
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'

@@ -4,7 +4,7 @@
                                   [--listing-pages 1000000] [--listing-segments 1000] [--keep]
 
 1. Generates a project the way a long crawl leaves it: ``--rounds`` segments written by
-   :class:`core.segments.SegmentWriter` (gzipped WARC records, sorted CDXJ, store
+   :class:`recrawl.core.archive.segments.SegmentWriter` (gzipped WARC records, sorted CDXJ, store
    pointers). Pages are refetched every 1 to 100 rounds or fetched once (those arrive
    in bursts), and a fetch finds a page changed with a per-page probability; unchanged
    fetches are revisits that keep old responses alive. Segments end up with liveness
@@ -14,7 +14,7 @@
    page pointers), so smaller records lower its MB/s (see bench/README.md).
 2. Copies the WARCs of the segments below 50 % liveness to a scratch folder on the
    same disk (``shutil.copyfile`` + fsync per file): the plain-copy figure.
-3. Runs ``core.compaction.compact(below=0.5)`` (superseded captures to history, as by
+3. Runs ``recrawl.core.archive.compaction.compact(below=0.5)`` (superseded captures to history, as by
    default) and prints its MB/s over the same bytes, lock, planning, store transaction
    and deletions included. Steps 2 and 3 run ``--trials`` times, each on a fresh copy of
    the project with dirty pages flushed first (this machine's disk is noisy); the
@@ -44,12 +44,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import store
-from core.compaction import choose_segments, compact
-from core.models import DB, Segment
-from core.project import Project
-from core.segments import SegmentWriter, allocate_name, warc_relpath
-from core.warc import IDENTICAL_PAYLOAD, HttpRequest, HttpResponse, payload_digest
+from recrawl.core import store
+from recrawl.core.archive.compaction import choose_segments, compact
+from recrawl.core.archive.segments import SegmentWriter, allocate_name, warc_relpath
+from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, payload_digest
+from recrawl.core.net.http import HttpRequest, HttpResponse
+from recrawl.core.project import Project
+from recrawl.core.store.models import DB, Segment
 
 T0 = datetime(2027, 1, 1)
 ONCE = 1 << 30
@@ -295,7 +296,7 @@ def main() -> int:
         for _ in range(3):
             started = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-m", "core.cli", "segments", str(listing), "--json"],
+                [sys.executable, "-m", "recrawl", "segments", str(listing), "--json"],
                 capture_output=True,
                 cwd=Path(__file__).resolve().parents[1],
             )

@@ -13,7 +13,7 @@ query/login URLs. It prints URLs/second on one core for
     short-circuit counts as accept-and-go-on), timed on a random sample (``--sample-a``)
     because it runs the 2,000 automaton rules for nearly every in-scope URL;
 (b) the plain in-order evaluation with short-circuit;
-(c) the compiled fast path (``core.filters.compiled``);
+(c) the compiled fast path (``recrawl.core.filters.compiled``);
 
 and checks that (b) and (c) give the same verdict and provenance for every URL. Both
 baselines are honest: rules are parsed and patterns compiled once, prefixes are looked up
@@ -32,9 +32,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from core.filters.chain import PLAIN_ACCEPT, Chain, Verdict, build_filter
-from core.filters.compiled import compile_chain
-from core.filters.kinds import ACCEPT, REJECT, SHORTCIRCUIT, FilterResult, PrefixFilter
+from recrawl.core.filters.chain import PLAIN_ACCEPT, Chain, Verdict, build_filter
+from recrawl.core.filters.compiled import compile_chain
+from recrawl.core.filters.kinds import ACCEPT, REJECT, SHORTCIRCUIT, FilterResult, PrefixFilter
 
 TARGET_RATE = 300_000
 TARGET_VS_A = 40.0

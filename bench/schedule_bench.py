@@ -2,12 +2,12 @@
 
     python bench/schedule_bench.py [--pages 10000] [--days 365] [--seed 0] [--budget F]
 
-Simulates a corpus (``core.simulate.simulate_corpus``: Poisson change rates spread
+Simulates a corpus (``recrawl.core.policy.simulate.simulate_corpus``: Poisson change rates spread
 log-normally from hours to months) under every schedule with its defaults, then again
 with one knob of each schedule tuned so that all of them spend the same fetch budget B
 (fetches per page per day; default: what change-rate spends at its default target 0.8).
 Each row gives the schedule's freshness, mean staleness, the freshness of Cho &
-Garcia-Molina's optimal allocation at the same cost (``core.simulate.optimum``) and the
+Garcia-Molina's optimal allocation at the same cost (``recrawl.core.policy.simulate.optimum``) and the
 ratio to it.
 
 How the budget is matched: each knob is first swept over a coarse grid on a small corpus
@@ -32,9 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from core.schedule import DAY, HOUR, MINUTE, make_schedule
-from core.simulate import CorpusResult, corpus_rates, optimum, simulate_corpus
+from recrawl.core.policy.schedule import DAY, HOUR, MINUTE, make_schedule
+from recrawl.core.policy.simulate import CorpusResult, corpus_rates, optimum, simulate_corpus
 
 SCHEDULE_NAMES = ("fixed", "aronsson", "nutch-adaptive", "change-rate")
 OPTIMUM_TARGET = 0.95

@@ -1,8 +1,15 @@
-"""Recrawl's Qt-free crawl engine."""
+"""Recrawl's Qt-free engine, in layers; each imports only the ones below it.
 
-from importlib.metadata import PackageNotFoundError, version
+    cli        the ``recrawl`` command line: parses, calls, prints
+    engine     crawl rounds: generate → fetch → parse → filter → update → segment
+    project    a project folder: its store, its writer lock, recovery on open
+    archive    WARC segments, CDXJ indexes, captures, compaction, recovery
+    policy     schedules, signatures, scoring, simulation, the project's choices
+    net        URLs, HTTP fetching, robots.txt, per-host politeness
+    store      the database: models, migrations, queries
+    filters    URL filter chains (pure: no store, no network)
+    errors, clock, config, resources, textfile   shared by all
 
-try:
-    __version__ = version("recrawl")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).
+Nothing here imports Qt or :mod:`recrawl.gui`.
+"""

@@ -10,7 +10,7 @@ import re
 import time
 from datetime import UTC, datetime, timedelta
 
-from core.errors import InvalidArgument
+from recrawl.core.errors import InvalidArgument
 
 
 def utcnow() -> datetime:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core import __version__
+from recrawl import __version__
 
 DEFAULT_CONTACT_URL = "https://github.com/recrawl/recrawl"
 

@@ -1,6 +1,7 @@
 """A project: one folder with the store (``recrawl.sqlite``) and ``segments/``.
 
-Opening a project opens and migrates its store and binds it to :data:`core.models.DB`.
+Opening a project opens and migrates its store and binds it to
+:data:`recrawl.core.store.models.DB`.
 Writers (a crawl, later a compaction) take the project lock first.
 """
 
@@ -13,9 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import platformdirs
-
-from core import store
-from core.errors import ProjectError, ProjectLocked, RecrawlError, StoreError
+from recrawl.core import store
+from recrawl.core.archive.recovery import recover
+from recrawl.core.clock import utcnow
+from recrawl.core.errors import ProjectError, ProjectLocked, RecrawlError, StoreError
+from recrawl.core.policy.choices import ensure_defaults
 
 STORE_FILE = "recrawl.sqlite"
 SEGMENTS_DIR = "segments"
@@ -51,8 +54,6 @@ class Project:
             raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
         project = cls(folder, db_url)
         project._open_store()
-        from core.policy import ensure_defaults  # policy imports the store, not projects
-
         ensure_defaults()
         project.recover_if_idle()
         return project
@@ -89,9 +90,6 @@ class Project:
 
     def recover_if_idle(self) -> list[str]:
         """Finish or undo what a killed crawl or compaction left, unless one is running."""
-        from core.clock import utcnow
-        from core.recovery import recover  # recovery needs segments, which need the store
-
         if not store.needs_recovery():
             return []  # readers never take the lock: a writer starting now won't meet them
         try:

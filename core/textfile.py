@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.errors import InvalidArgument
+from recrawl.core.errors import InvalidArgument
 
 
 def read_text(path: Path, what: str = "file") -> str:

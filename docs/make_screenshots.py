@@ -28,14 +28,13 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from core.clock import Clock, parse_iso  # noqa: E402
-from core.config import CrawlSettings  # noqa: E402
-from core.crawl import Crawler, inject  # noqa: E402
-from core.project import Project  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
-from gui.preferences import Preferences  # noqa: E402
-from gui.resources import icon, stylesheet  # noqa: E402
+from recrawl.core.clock import Clock, parse_iso  # noqa: E402
+from recrawl.core.config import CrawlSettings  # noqa: E402
+from recrawl.core.engine.crawl import Crawler, inject  # noqa: E402
+from recrawl.core.project import Project  # noqa: E402
+from recrawl.gui.main_window import MainWindow  # noqa: E402
+from recrawl.gui.preferences import Preferences  # noqa: E402
+from recrawl.gui.resources import icon, stylesheet  # noqa: E402
 
 T0 = parse_iso("2026-06-01T09:00:00Z")
 SIZE = (1280, 800)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from core.project import Project
+from recrawl.core.project import Project
 
 
 def run_app(project_dir: str | None = None) -> int:
     from PySide6.QtWidgets import QApplication
-
-    from gui.main_window import MainWindow
-    from gui.resources import icon, stylesheet
+    from recrawl.gui.main_window import MainWindow
+    from recrawl.gui.resources import icon, stylesheet
 
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Recrawl")

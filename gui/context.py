@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
-
-from core.project import Project
-from gui.jobs import StoreJobs
-from gui.preferences import Preferences
-from gui.workers import CompactionJob, CrawlJob
+from recrawl.core.project import Project
+from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.preferences import Preferences
+from recrawl.gui.workers import CompactionJob, CrawlJob
 
 
 class Changes(QObject):

@@ -27,12 +27,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core import store
-from core.clock import utcnow
-from core.config import CrawlSettings, PolitenessSettings
-from core.crawl import InjectResult, inject
-from core.events import (
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.config import CrawlSettings, PolitenessSettings
+from recrawl.core.engine.crawl import InjectResult, inject
+from recrawl.core.engine.events import (
     CrawlSummary,
     LinkRejected,
     LogMessage,
@@ -41,9 +40,9 @@ from core.events import (
     RoundStarted,
     StatsSnapshot,
 )
-from gui.context import AppContext
-from gui.panel import Panel
-from gui.plots import UNCHANGED, plot_widget
+from recrawl.gui.context import AppContext
+from recrawl.gui.panel import Panel
+from recrawl.gui.plots import UNCHANGED, plot_widget
 
 REDRAW_MS = 250
 LOG_LINES = 2000

@@ -18,12 +18,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core.errors import RecrawlError
-from core.filters import Chain, Verdict
-from core.filters.chain import RuleOutcome, Step, explain_rules
-from core.urls import canonical
-from gui.filter_models import COMMENT, ERROR
+from recrawl.core.errors import RecrawlError
+from recrawl.core.filters import Chain, Verdict
+from recrawl.core.filters.chain import RuleOutcome, Step, explain_rules
+from recrawl.core.net.urls import canonical
+from recrawl.gui.filter_models import COMMENT, ERROR
 
 #: More URLs than this are not checked as you type (paste a list into a file and use
 #: the preview for bulk questions).

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.filters import Chain, ChainError, parse_chain
-from core.filters.chain import build_filter
-from core.filters.kinds import KINDS, line_errors, rule_lines
-from core.filters.lint import LintWarning, lint
+from recrawl.core.filters import Chain, ChainError, parse_chain
+from recrawl.core.filters.chain import build_filter
+from recrawl.core.filters.kinds import KINDS, line_errors, rule_lines
+from recrawl.core.filters.lint import LintWarning, lint
 
 
 @dataclass

@@ -21,11 +21,10 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QBrush, QColor
-
-from core.filters.kinds import can_shortcircuit, is_shortcircuit, set_shortcircuit
-from core.filters.lint import LintWarning
-from gui.filter_draft import ChainDraft, FilterDraft, rule_count
-from gui.formatting import local_time
+from recrawl.core.filters.kinds import can_shortcircuit, is_shortcircuit, set_shortcircuit
+from recrawl.core.filters.lint import LintWarning
+from recrawl.gui.filter_draft import ChainDraft, FilterDraft, rule_count
+from recrawl.gui.formatting import local_time
 
 Index = QModelIndex | QPersistentModelIndex
 ERROR = QColor("#c62828")

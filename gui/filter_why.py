@@ -22,13 +22,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core import store
-from core.filters import Chain
-from core.urls import canonical
-from gui.filter_models import RejectedModel, RejectedRow
-from gui.formatting import local_time
-from gui.jobs import StoreJobs
+from recrawl.core import store
+from recrawl.core.filters import Chain
+from recrawl.core.net.urls import canonical
+from recrawl.gui.filter_models import RejectedModel, RejectedRow
+from recrawl.gui.formatting import local_time
+from recrawl.gui.jobs import StoreJobs
 
 #: Rejected links listed at once; the search narrows a larger record in SQL.
 SHOWN = 1000

@@ -1,10 +1,10 @@
 """The Filters panel (DESIGN.md §6, §9): edit, check, preview and apply the URL filter chain.
 
-The editor works on a draft (:mod:`gui.filter_draft`); every edit is validated at once
+The editor works on a draft (:mod:`recrawl.gui.filter_draft`); every edit is validated at once
 by the core's own loader, so a bad pattern is marked with its reason and the draft
 cannot be applied. The rule checker runs the draft on typed URLs; the preview runs it
 over the project's known URLs on the store thread; Apply saves it with
-``policy.set_chain`` on the store thread and tells the other panels.
+``choices.set_chain`` on the store thread and tells the other panels.
 """
 
 from __future__ import annotations
@@ -31,19 +31,18 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core import policy
-from core.errors import InvalidArgument
-from core.filters import parse_chain
-from core.filters.impact import known_urls, preview
-from core.filters.kinds import KINDS
-from core.filters.nutch import export_nutch, import_nutch
-from gui.context import AppContext
-from gui.filter_checker import RuleChecker
-from gui.filter_draft import ChainDraft, Validation, new_filter
-from gui.filter_models import ChainModel, RulesModel
-from gui.filter_why import WhyNotCrawled
-from gui.panel import Panel
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.filters import parse_chain
+from recrawl.core.filters.kinds import KINDS
+from recrawl.core.filters.nutch import export_nutch, import_nutch
+from recrawl.core.policy import choices
+from recrawl.core.policy.filter_impact import known_urls, preview
+from recrawl.gui.context import AppContext
+from recrawl.gui.filter_checker import RuleChecker
+from recrawl.gui.filter_draft import ChainDraft, Validation, new_filter
+from recrawl.gui.filter_models import ChainModel, RulesModel
+from recrawl.gui.filter_why import WhyNotCrawled
+from recrawl.gui.panel import Panel
 
 KIND_HINTS = {
     "prefix": "One URL prefix per line (SHORTCIRCUIT: marks one). The longest matching "
@@ -66,7 +65,7 @@ PREVIEW_DELAY_MS = 500  # a preview runs once typing pauses, not at every key
 
 def _preview_job(text: str) -> dict:
     urls = known_urls()
-    result = preview(policy.project_chain(), parse_chain(text), urls)
+    result = preview(choices.project_chain(), parse_chain(text), urls)
     return {**result, "known": len(urls)}
 
 
@@ -77,15 +76,15 @@ def _export_job(text: str, folder: str) -> list[tuple[int, str, str | None]]:
 
 def _apply_job(text: str, base: str | None) -> tuple[int, str]:
     """Apply ``text`` unless the stored chain moved on since the editor loaded ``base``."""
-    if base is not None and policy.chain_text() != base:
+    if base is not None and choices.chain_text() != base:
         # e.g. new seeds added their hosts to the scope filter: writing the old draft
         # back would silently take them out again
         raise InvalidArgument(
             "the project's chain changed since it was loaded (adding seeds adds their hosts "
             "to the scope filter); Revert to see it, then make your edit again"
         )
-    count = len(policy.set_chain(text).filters)
-    return count, policy.chain_text()
+    count = len(choices.set_chain(text).filters)
+    return count, choices.chain_text()
 
 
 class FiltersPanel(Panel):
@@ -315,7 +314,7 @@ class FiltersPanel(Panel):
         self.load_rejected()
 
     def load(self) -> None:
-        self.context.jobs.submit(policy.chain_text, self._loaded, self._load_failed)
+        self.context.jobs.submit(choices.chain_text, self._loaded, self._load_failed)
 
     def _loaded(self, text: str) -> None:
         self._base_text = text

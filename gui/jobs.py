@@ -17,10 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
-
-from core import store
-from core.errors import RecrawlError
-from gui.threads import start_thread
+from recrawl.core import store
+from recrawl.core.errors import RecrawlError
+from recrawl.gui.threads import start_thread
 
 Done = Callable[[Any], None]
 Failed = Callable[[str], None]

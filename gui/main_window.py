@@ -24,21 +24,21 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QWidget,
 )
+from recrawl.core.errors import RecrawlError
+from recrawl.core.project import Project
+from recrawl.gui.context import AppContext, Changes
+from recrawl.gui.crawl_panel import CrawlPanel
+from recrawl.gui.filters_panel import FiltersPanel
+from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.pages_panel import PagesPanel
+from recrawl.gui.panel import Panel
+from recrawl.gui.preferences import Preferences
+from recrawl.gui.resources import icon
+from recrawl.gui.schedule_panel import SchedulePanel
+from recrawl.gui.segments_panel import SegmentsPanel
+from recrawl.gui.workers import CompactionJob, CrawlJob
 
-from core import __version__
-from core.errors import RecrawlError
-from core.project import Project
-from gui.context import AppContext, Changes
-from gui.crawl_panel import CrawlPanel
-from gui.filters_panel import FiltersPanel
-from gui.jobs import StoreJobs
-from gui.pages_panel import PagesPanel
-from gui.panel import Panel
-from gui.preferences import Preferences
-from gui.resources import icon
-from gui.schedule_panel import SchedulePanel
-from gui.segments_panel import SegmentsPanel
-from gui.workers import CompactionJob, CrawlJob
+from recrawl import __version__
 
 PANELS: tuple[type[Panel], ...] = (
     CrawlPanel,

@@ -1,6 +1,6 @@
 """The selected page: its interval trajectory, its fetch history and what to do with it.
 
-A view only: it draws a :class:`gui.page_jobs.PageDetail` and reports the user's
+A view only: it draws a :class:`recrawl.gui.page_jobs.PageDetail` and reports the user's
 actions as signals; the Pages panel runs them through the store thread.
 """
 
@@ -24,13 +24,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core.clock import parse_duration
-from core.errors import RecrawlError
-from gui import formatting
-from gui.page_jobs import Content, PageDetail
-from gui.pages_model import HistoryModel
-from gui.plots import BOUND, CHANGED, UNCHANGED, plot_widget
+from recrawl.core.clock import parse_duration
+from recrawl.core.errors import RecrawlError
+from recrawl.gui import formatting
+from recrawl.gui.page_jobs import Content, PageDetail
+from recrawl.gui.pages_model import HistoryModel
+from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, plot_widget
 
 HOUR = 3600.0
 DAY = 86400.0

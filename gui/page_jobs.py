@@ -12,11 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import policy, store
-from core.captures import latest_payload
-from core.clock import to_iso
-from core.errors import NotFound
-from core.fetch import decode_body
+from recrawl.core import store
+from recrawl.core.archive.captures import latest_payload
+from recrawl.core.clock import to_iso
+from recrawl.core.errors import NotFound
+from recrawl.core.net.http import decode_body
+from recrawl.core.policy import choices
 
 #: Show at most this much of a payload in the content dialog.
 CONTENT_CAP = 2 << 20
@@ -31,7 +32,7 @@ class PageDetail:
     next_fetch: datetime
     #: ``metadata.fixed_interval``: the interval the user pinned, if any.
     fixed_interval: float | None
-    #: store.history as tuples of gui.pages_model.HISTORY_COLUMNS, oldest first.
+    #: store.history as tuples of recrawl.gui.pages_model.HISTORY_COLUMNS, oldest first.
     events: tuple[tuple[Any, ...], ...]
     schedule: str
     #: The schedule's interval bounds for this page's host (min 0 = none; max None = none).
@@ -46,8 +47,8 @@ def page_detail(url: str) -> PageDetail:
         (e.fetched_at, e.http_status, e.change, e.interval_before, e.interval_after, e.segment)
         for e in store.history(page)
     )
-    name, _ = policy.schedule_spec()
-    low, high = policy.project_schedule().bounds(page.host)
+    name, _ = choices.schedule_spec()
+    low, high = choices.project_schedule().bounds(page.host)
     fixed = (page.metadata or {}).get("fixed_interval")
     return PageDetail(
         url=page.url,

@@ -3,7 +3,7 @@
 :class:`PagesModel` never queries on the GUI thread. It asks the store thread
 (``context.jobs``) for the first block of rows and the match count, and for the next
 block whenever the view scrolls near the end (``canFetchMore``/``fetchMore``). Sorting
-and filtering replace the :class:`~core.store.PageQuery` and start over; SQL does the
+and filtering replace the :class:`~recrawl.core.store.PageQuery` and start over; SQL does the
 sorting (``ORDER BY column, id``, paged by key), never Python. Every query carries the generation it
 was asked in, and an answer to an older generation is dropped, so a slow block that
 arrives after the filters changed never lands in the new listing.
@@ -23,10 +23,9 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-
-from core import store
-from gui import formatting
-from gui.jobs import StoreJobs
+from recrawl.core import store
+from recrawl.gui import formatting
+from recrawl.gui.jobs import StoreJobs
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -63,7 +62,7 @@ def _text(column: str, value: Any) -> str:
 
 
 class PagesModel(QAbstractTableModel):
-    """The pages matching a :class:`~core.store.PageQuery`, loaded a block at a time."""
+    """The pages matching a :class:`~recrawl.core.store.PageQuery`, loaded a block at a time."""
 
     #: (matching pages, pages in the project), when a count arrives.
     sig_counted = Signal(int, int)

@@ -1,6 +1,6 @@
 """The Pages panel (DESIGN.md §9): every page of the project, and the selected one's story.
 
-The table is a lazy :class:`~gui.pages_model.PagesModel` over the store: a project of a
+The table is a lazy :class:`~recrawl.gui.pages_model.PagesModel` over the store: a project of a
 million pages opens with its first block of rows while the count is still coming.
 Search (debounced), status and "first seen since" filters and header clicks become a
 new SQL query. The panel is the controller: it runs the detail view's actions through
@@ -32,16 +32,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core import store
-from core.clock import utcnow
-from core.models import PageStatus
-from gui import page_jobs
-from gui.context import AppContext
-from gui.page_detail import PageDetailView
-from gui.page_jobs import Content, PageDetail
-from gui.pages_model import PagesModel
-from gui.panel import Panel
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.store.models import PageStatus
+from recrawl.gui import page_jobs
+from recrawl.gui.context import AppContext
+from recrawl.gui.page_detail import PageDetailView
+from recrawl.gui.page_jobs import Content, PageDetail
+from recrawl.gui.pages_model import PagesModel
+from recrawl.gui.panel import Panel
 
 #: Typing pauses this long (ms) before the search runs.
 SEARCH_DELAY_MS = 300

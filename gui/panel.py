@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
-
-from gui.context import AppContext
+from recrawl.gui.context import AppContext
 
 
 class Panel(QWidget):

@@ -1,16 +1,9 @@
-"""Icons and the stylesheet, found in a source tree or a PyInstaller bundle."""
+"""Icons and the stylesheet (package data, wherever Recrawl is installed)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtGui import QIcon
-
-from core.resources import resources_dir
-
-
-def resource_path(name: str) -> Path:
-    return resources_dir() / name
+from recrawl.core.resources import resource, resource_path
 
 
 def icon(name: str) -> QIcon:
@@ -19,5 +12,5 @@ def icon(name: str) -> QIcon:
 
 
 def stylesheet() -> str:
-    path = resource_path("style.qss")
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    sheet = resource("style.qss")
+    return sheet.read_text(encoding="utf-8") if sheet.is_file() else ""

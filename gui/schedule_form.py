@@ -26,11 +26,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core.clock import parse_duration
-from core.errors import InvalidArgument
-from core.policy import Parameter
-from gui.formatting import duration
+from recrawl.core.clock import parse_duration
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy.choices import Parameter
+from recrawl.gui.formatting import duration
 
 INVALID_STYLE = "border: 1px solid #d1495b;"
 _UNITS = (("d", 86400.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0))

@@ -1,6 +1,6 @@
 """The Schedule panel (DESIGN.md §9, §4–§5): choose and tune the revisit schedule.
 
-The form is generated from the schedule's own parameters (``policy.schedule_parameters``)
+The form is generated from the schedule's own parameters (``choices.schedule_parameters``)
 and reads as the ``KEY=VALUE`` assignments of ``recrawl schedule --param``. Each edit
 redraws, after a short pause, the trajectories of four reference pages (changing hourly,
 daily, monthly, never) as ``recrawl simulate --schedule NAME --change-every DUR`` prints
@@ -29,16 +29,16 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core import policy, store
-from core.errors import InvalidArgument
-from core.schedule import DAY, SCHEDULES, ScoreTiers, make_schedule, schedule_names
-from core.signature import SIGNATURES
-from core.simulate import REFERENCE_PAGES, reference_trajectories
-from gui.context import AppContext
-from gui.panel import Panel
-from gui.plots import BOUND, plot_widget
-from gui.schedule_form import ParameterForm
+from recrawl.core import store
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy import choices
+from recrawl.core.policy.schedule import DAY, SCHEDULES, ScoreTiers, make_schedule, schedule_names
+from recrawl.core.policy.signature import SIGNATURES
+from recrawl.core.policy.simulate import REFERENCE_PAGES, reference_trajectories
+from recrawl.gui.context import AppContext
+from recrawl.gui.panel import Panel
+from recrawl.gui.plots import BOUND, plot_widget
+from recrawl.gui.schedule_form import ParameterForm
 
 #: One colour per reference page, from the fastest-changing (warm) to the never (grey).
 PAGE_COLOURS = ("#d1495b", "#edae49", "#2d6a8f", "#666666")
@@ -60,8 +60,8 @@ def schedule_description(name: str) -> str:
 
 def _load() -> tuple[str, dict[str, Any], str]:
     """The project's choices as plain values (runs on the store thread)."""
-    name, params = policy.schedule_spec()
-    return name, params, store.get_setting("signature") or policy.DEFAULT_SIGNATURE
+    name, params = choices.schedule_spec()
+    return name, params, store.get_setting("signature") or choices.DEFAULT_SIGNATURE
 
 
 class SchedulePanel(Panel):
@@ -100,11 +100,11 @@ class SchedulePanel(Panel):
         self.signature_combo.addItems(list(SIGNATURES))
         self.signature_about = QLabel()
         self.signature_about.setWordWrap(True)
-        choices = QFormLayout()
-        choices.addRow("Schedule", self.schedule_combo)
-        choices.addRow("", self.schedule_about)
-        choices.addRow("Signature", self.signature_combo)
-        choices.addRow("", self.signature_about)
+        picker = QFormLayout()
+        picker.addRow("Schedule", self.schedule_combo)
+        picker.addRow("", self.schedule_about)
+        picker.addRow("Signature", self.signature_combo)
+        picker.addRow("", self.signature_about)
 
         self.form = ParameterForm()
         self.problem_label = QLabel()
@@ -126,7 +126,7 @@ class SchedulePanel(Panel):
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
-        left_layout.addLayout(choices)
+        left_layout.addLayout(picker)
         left_layout.addWidget(self.form)
         left_layout.addWidget(self.problem_label)
         left_layout.addLayout(buttons)
@@ -227,7 +227,7 @@ class SchedulePanel(Panel):
             combo.blockSignals(False)
         self.schedule_about.setText(schedule_description(name))
         self.signature_about.setText(_first_line(SIGNATURES[signature]))
-        self.form.build(policy.schedule_parameters(name, params.get("base")), params)
+        self.form.build(choices.schedule_parameters(name, params.get("base")), params)
         self.form.set_hosts(params.get("hosts", {}))
 
     def _revert(self) -> None:
@@ -251,7 +251,7 @@ class SchedulePanel(Panel):
         }
         tiers = {k: v for k, v in tiers.items() if isinstance(v, float)}
         values = {**keep, **tiers, "base": base}
-        self.form.build(policy.schedule_parameters(name, base), values)
+        self.form.build(choices.schedule_parameters(name, base), values)
         self._edited()
 
     def _signature_chosen(self, kind: str) -> None:
@@ -290,7 +290,7 @@ class SchedulePanel(Panel):
     def _check(self) -> str | None:
         try:
             name, assignments, _ = self._current()
-            policy.check_schedule(name, assignments)
+            choices.check_schedule(name, assignments)
         except InvalidArgument as exc:
             return str(exc)
         return None
@@ -307,9 +307,9 @@ class SchedulePanel(Panel):
     def _simulate(self) -> None:
         try:
             name, assignments, _ = self._current()
-            policy.check_schedule(name, assignments)
+            choices.check_schedule(name, assignments)
             base = next((a.split("=", 1)[1] for a in assignments if a.startswith("base=")), None)
-            params = policy.parse_params(name, base, assignments)
+            params = choices.parse_params(name, base, assignments)
         except InvalidArgument:
             return
         request = (name, params, self.horizon.value() * DAY)
@@ -397,8 +397,8 @@ class SchedulePanel(Panel):
 
         def save() -> tuple[str, dict[str, Any], str]:
             with store.transaction():
-                policy.replace_schedule(name, assignments)
-                policy.set_signature(signature)
+                choices.replace_schedule(name, assignments)
+                choices.set_signature(signature)
             return _load()
 
         self.context.jobs.submit(save, self._applied, self._apply_failed)

@@ -10,9 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-
-from core.clock import utcnow
-from gui.formatting import age, local_time, size
+from recrawl.core.clock import utcnow
+from recrawl.gui.formatting import age, local_time, size
 
 COLUMNS = ("Segment", "Age", "Records", "Live", "Liveness", "Size")
 LIVENESS = COLUMNS.index("Liveness")

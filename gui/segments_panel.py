@@ -24,14 +24,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from core import store
-from core.clock import utcnow
-from core.compaction import CompactionSummary
-from gui.context import AppContext
-from gui.formatting import size
-from gui.panel import Panel
-from gui.segments_model import LIVENESS, ROW_ROLE, SegmentsModel
+from recrawl.core import store
+from recrawl.core.archive.compaction import CompactionSummary
+from recrawl.core.clock import utcnow
+from recrawl.gui.context import AppContext
+from recrawl.gui.formatting import size
+from recrawl.gui.panel import Panel
+from recrawl.gui.segments_model import LIVENESS, ROW_ROLE, SegmentsModel
 
 EMPTY_HINT = (
     "No segments yet. Each crawl round writes one segment: a WARC file of its captures "

@@ -88,13 +88,13 @@ def run_self_test() -> int:
 
 def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
-    from warcio.archiveiterator import ArchiveIterator
+    from recrawl.core import store
+    from recrawl.core.archive.warc import iter_records
+    from recrawl.core.project import Project
+    from recrawl.gui.main_window import MainWindow
+    from recrawl.gui.preferences import Preferences
 
-    from core import __version__, store
-    from core.models import Page
-    from core.project import Project
-    from gui.main_window import MainWindow
-    from gui.preferences import Preferences
+    from recrawl import __version__
 
     _check_bundled_files()
     site = _Site()
@@ -120,7 +120,7 @@ def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped
         _wait(app, lambda: bool(results) and not context.crawl.busy, "the crawl to finish")
         if isinstance(results[0], Exception):
             raise results[0]
-        fetched = {p.url for p in Page.select() if p.last_fetched is not None}
+        fetched = {p["url"] for p in store.list_pages() if p["last_fetched"] is not None}
         expected = {site.url(path) for path in PAGES}
         if fetched != expected:
             raise AssertionError(f"crawled {sorted(fetched)}, expected {sorted(expected)}")
@@ -129,12 +129,9 @@ def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped
             raise AssertionError("no WARC segment was written")
         captured = set()
         for warc in warcs:
-            with open(warc, "rb") as fh:
-                captured |= {
-                    r.rec_headers.get_header("WARC-Target-URI")
-                    for r in ArchiveIterator(fh)
-                    if r.rec_type == "response"
-                }
+            captured |= {
+                r.record.url for r in iter_records(warc) if r.record.record_type == "response"
+            }
         if captured != expected:
             raise AssertionError(f"the WARCs hold {sorted(captured)}, expected {sorted(expected)}")
         pages = store.page_count()
@@ -150,18 +147,17 @@ def _check_bundled_files() -> None:
     """What a bundle must carry: icons, stylesheet, default chain, certificates."""
     import certifi
     from PySide6.QtGui import QIcon
-
-    from core.resources import resources_dir
-    from gui.resources import icon, stylesheet
+    from recrawl.core.resources import resource, resource_path
+    from recrawl.gui.resources import icon, stylesheet
 
     for name in ("style.qss", "default-chain.toml", "icons/app.svg", "icons/pages.svg"):
-        if not (resources_dir() / name).is_file():
-            raise AssertionError(f"resource missing: {resources_dir() / name}")
+        if not resource(name).is_file():
+            raise AssertionError(f"resource missing: {name} in {resource('.')}")
     if not stylesheet().strip():
         raise AssertionError("the stylesheet is empty")
     if (
         icon("app").isNull()
-        or QIcon(str(resources_dir() / "icons" / "app.svg")).pixmap(32).isNull()
+        or QIcon(str(resource_path("icons/app.svg"))).pixmap(32).isNull()
     ):
         raise AssertionError("the app icon does not render (no SVG image plugin?)")
     if not Path(certifi.where()).is_file():

@@ -14,15 +14,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QMetaObject, QObject, Qt, QThread, Signal, Slot
-
-from core import store
-from core.compaction import CompactionProgress, CompactionSummary, compact
-from core.config import CrawlSettings
-from core.crawl import Crawler
-from core.errors import RecrawlError
-from core.events import CrawlSummary, Event
-from core.project import Project
-from gui.threads import start_thread
+from recrawl.core import store
+from recrawl.core.archive.compaction import CompactionProgress, CompactionSummary, compact
+from recrawl.core.config import CrawlSettings
+from recrawl.core.engine.crawl import Crawler
+from recrawl.core.engine.events import CrawlSummary, Event
+from recrawl.core.errors import RecrawlError
+from recrawl.core.project import Project
+from recrawl.gui.threads import start_thread
 
 
 class _Worker(QObject):
@@ -103,7 +102,7 @@ class _Job(QObject):
 class CrawlJob(_Job):
     """A crawl of the open project. ``sig_events`` carries the core's event batches."""
 
-    sig_events = Signal(object)  # a list of core.events values
+    sig_events = Signal(object)  # a list of recrawl.core.engine.events values
     sig_state = Signal(str)  # "running", "paused", "stopping", "idle"
 
     def __init__(self, project: Project, parent: QObject | None = None) -> None:

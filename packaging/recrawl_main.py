@@ -2,7 +2,7 @@
 
 import sys
 
-from core.cli import main
+from recrawl.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

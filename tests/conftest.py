@@ -5,8 +5,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from recrawl.core.project import Project
 
-from core.project import Project
 from tests.httpserver import TestServer
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -30,7 +30,7 @@ def fast_settings(**overrides: object):
     """Crawl settings for loopback tests: no politeness delay, short timeouts."""
     from dataclasses import replace
 
-    from core.config import CrawlSettings, FetchSettings, PolitenessSettings
+    from recrawl.core.config import CrawlSettings, FetchSettings, PolitenessSettings
 
     politeness = replace(PolitenessSettings(), delay=0.0, per_host=4, concurrency=8)
     fetch = replace(FetchSettings(), read_timeout=2.0, connect_timeout=2.0, total_timeout=10.0)
@@ -40,6 +40,6 @@ def fast_settings(**overrides: object):
 
 def crawl(project: Project, settings=None, **kwargs):
     """Run a crawl to completion on the calling thread; returns its summary."""
-    from core.crawl import Crawler
+    from recrawl.core.engine.crawl import Crawler
 
     return Crawler(project, settings or fast_settings(), **kwargs).run()

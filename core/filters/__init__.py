@@ -1,7 +1,15 @@
 """URL filter chains (DESIGN.md §6): kinds, verdicts with provenance, chain files."""
 
-from core.filters.chain import PLAIN_ACCEPT, Chain, ChainError, Filter, Step, Verdict, parse_chain
-from core.filters.kinds import ACCEPT, KINDS, REJECT, SHORTCIRCUIT, FilterResult
+from recrawl.core.filters.chain import (
+    PLAIN_ACCEPT,
+    Chain,
+    ChainError,
+    Filter,
+    Step,
+    Verdict,
+    parse_chain,
+)
+from recrawl.core.filters.kinds import ACCEPT, KINDS, REJECT, SHORTCIRCUIT, FilterResult
 
 __all__ = [
     "ACCEPT",

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import RecrawlError
-from core.filters.kinds import ACCEPT, KINDS, REJECT, SHORTCIRCUIT, FilterResult, RuleError
+from recrawl.core.errors import RecrawlError
+from recrawl.core.filters.kinds import ACCEPT, KINDS, REJECT, SHORTCIRCUIT, FilterResult, RuleError
 
 
 class ChainError(RecrawlError):
@@ -205,7 +205,7 @@ class RuleOutcome:
 
 def explain_rules(chain: Chain, url: str) -> tuple[Verdict, list[Step], list[list[RuleOutcome]]]:
     """:meth:`Chain.explain` plus, for every filter, each rule's outcome for ``url``."""
-    from core.filters.kinds import rule_matches
+    from recrawl.core.filters.kinds import rule_matches
 
     verdict, steps = chain.explain(url)
     outcomes: list[list[RuleOutcome]] = []

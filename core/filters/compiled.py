@@ -1,6 +1,6 @@
 """The compiled fast path of a filter chain (DESIGN.md §6).
 
-:func:`compile_chain` turns a :class:`~core.filters.chain.Chain` into a
+:func:`compile_chain` turns a :class:`~recrawl.core.filters.chain.Chain` into a
 :class:`CompiledChain` whose :meth:`CompiledChain.check` gives exactly the verdict and
 provenance of the reference :meth:`Chain.check` (plain in-order evaluation), only faster:
 
@@ -27,9 +27,8 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import re2
-
-from core.filters.chain import PLAIN_ACCEPT, Chain, Verdict
-from core.filters.kinds import (
+from recrawl.core.filters.chain import PLAIN_ACCEPT, Chain, Verdict
+from recrawl.core.filters.kinds import (
     AutomatonFilter,
     DomainDenyFilter,
     DomainFilter,

@@ -2,7 +2,7 @@
 
 Every kind turns its ``rules`` text into :class:`Rule` values (with their 1-based line
 numbers) and decides a URL in plain rule order: this is the reference evaluation the
-compiled fast path (:mod:`core.filters.compiled`) must agree with, verdict and line.
+compiled fast path (:mod:`recrawl.core.filters.compiled`) must agree with, verdict and line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.filters.patterns import Pattern, compile_pattern
+from recrawl.core.filters.patterns import Pattern, compile_pattern
 
 ACCEPT = "accept"
 REJECT = "reject"

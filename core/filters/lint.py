@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.filters.chain import Chain, Filter
+from recrawl.core.filters.chain import Chain, Filter
 
 #: Regex (found anywhere) patterns that match every URL: a rule after one never decides.
 _ALWAYS_FOUND = frozenset({"", ".", ".*", ".+", "^", "$", "^.", "^.*", "^.+", ".*$", "(?s).*"})

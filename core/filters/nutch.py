@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import InvalidArgument
-from core.filters.chain import Chain, build_filter, parse_chain
-from core.filters.kinds import KINDS
-from core.textfile import read_text
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.filters.chain import Chain, build_filter, parse_chain
+from recrawl.core.filters.kinds import KINDS
+from recrawl.core.textfile import read_text
 
 DEFAULT_ORDER = ("suffix", "domain-deny", "domain", "regex", "prefix", "automaton")
 

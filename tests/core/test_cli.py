@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from recrawl.main import main
 
 CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
 URL_KEYS = {
@@ -125,7 +125,7 @@ def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site):
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "core.cli", *map(str, args)],
+        [sys.executable, "-m", "recrawl", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parents[2],
@@ -214,7 +214,7 @@ def test_show_at_picks_the_capture_closest_before(tmp_path, capsys, server):
 
     assert show_at("2027-01-15T00:00:00Z") == (0, "<p>first version</p>")
     # February's fetch was an identical-payload revisit: it shows January's response
-    from core.captures import find_captures
+    from recrawl.core.archive.captures import find_captures
 
     kinds = [c.mime for c in find_captures(d, server.url("/p"))]
     assert kinds == ["text/html", "warc/revisit", "text/html"]

@@ -19,14 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from recrawl.core import store
+from recrawl.core.clock import parse_iso
+from recrawl.core.engine.crawl import inject
+from recrawl.core.errors import ProjectLocked
+from recrawl.core.project import Project
+from recrawl.core.store.models import Compaction, Page, Segment
 
-from core import store
-from core.cli import main
-from core.clock import parse_iso
-from core.crawl import inject
-from core.errors import ProjectLocked
-from core.models import Compaction, Page, Segment
-from core.project import Project
+from recrawl.main import main
 from tests import httpserver
 from tests.conftest import crawl
 from tests.core.warcutil import DAY, T0, cdxj_lines, clock_at, read_warc
@@ -370,8 +370,8 @@ def test_a_compaction_waits_for_a_crawl_and_says_so(proj, capsys):
 
 COMPACT_SCRIPT = """
 import sys
-from core.compaction import compact
-from core.project import Project
+from recrawl.core.archive.compaction import compact
+from recrawl.core.project import Project
 project = Project.open(sys.argv[1])
 print("opened", flush=True)
 compact(
@@ -480,7 +480,7 @@ def test_a_damaged_segment_is_refused_and_nothing_changes(proj, capsys):
 def test_index_lines_are_read_and_moved_without_being_fooled_by_their_urls(tmp_path):
     from datetime import datetime
 
-    from core.cdxj import cdxj_line, read_index, relocated_lines
+    from recrawl.core.archive.cdxj import cdxj_line, read_index, relocated_lines
 
     tricky = 'http://a.example/x?q="offset":9,"length":3,"filename":"x"'
     lines = [

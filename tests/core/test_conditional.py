@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core.crawl import inject
-from core.events import PageFetched
-from core.models import PageStatus
-from core.segments import read_payload
-from core.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED
+from recrawl.core.archive.segments import read_payload
+from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED
+from recrawl.core.engine.crawl import inject
+from recrawl.core.engine.events import PageFetched
+from recrawl.core.store.models import PageStatus
+
 from tests.conftest import crawl
 from tests.core.warcutil import (
     DAY,

@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from core import store
-from core.clock import utcnow
-from core.crawl import Crawler, inject
-from core.events import CrawlFinished, PageFetched, RoundStarted, StatsSnapshot
-from core.models import Page, Segment
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.engine.crawl import Crawler, inject
+from recrawl.core.engine.events import CrawlFinished, PageFetched, RoundStarted, StatsSnapshot
+from recrawl.core.store.models import Page, Segment
+
 from tests.conftest import fast_settings
 
 

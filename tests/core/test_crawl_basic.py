@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core import store
-from core.clock import utcnow
-from core.crawl import Crawler, inject
-from core.models import Page, PageStatus
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.engine.crawl import Crawler, inject
+from recrawl.core.store.models import Page, PageStatus
+
 from tests.conftest import crawl, fast_settings
 
 

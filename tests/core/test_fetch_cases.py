@@ -15,12 +15,12 @@ from datetime import timedelta
 from urllib.parse import quote
 
 import pytest
+from recrawl.core.archive.segments import read_payload
+from recrawl.core.engine.crawl import Crawler, inject
+from recrawl.core.engine.events import LogMessage, RoundStarted
+from recrawl.core.net.http import decode_body
+from recrawl.core.store.models import Link, Page, PageStatus
 
-from core.crawl import Crawler, inject
-from core.events import LogMessage, RoundStarted
-from core.fetch import decode_body
-from core.models import Link, Page, PageStatus
-from core.segments import read_payload
 from tests.conftest import crawl
 from tests.core.warcutil import (
     DAY,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from recrawl.core.clock import utcnow
+from recrawl.core.engine.crawl import inject
+from recrawl.core.filters import ChainError, parse_chain
+from recrawl.core.store.models import Page, RejectedLink
 
-from core.clock import utcnow
-from core.crawl import inject
-from core.filters import ChainError, parse_chain
-from core.models import Page, RejectedLink
 from tests.conftest import crawl
 
 

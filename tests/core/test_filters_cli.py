@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.filters import parse_chain
+from recrawl.core.project import Project
 
-from core import store
-from core.cli import main
-from core.clock import utcnow
-from core.filters import parse_chain
-from core.project import Project
+from recrawl.main import main
 
 CONF = Path(__file__).resolve().parent.parent / "data" / "nutch-conf"
 

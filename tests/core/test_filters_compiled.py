@@ -1,4 +1,4 @@
-"""The compiled fast path (core.filters.compiled) against the reference Chain.check.
+"""The compiled fast path (recrawl.core.filters.compiled) against the reference Chain.check.
 
 Random chains built from a small alphabet of hosts, paths, suffixes and patterns, so
 that rules really match; every verdict (accepted, shortcircuit, filter, line, name) must
@@ -11,9 +11,8 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core.filters.chain import Chain, Verdict, build_filter, parse_chain
-from core.filters.compiled import compile_chain, prefix_head
+from recrawl.core.filters.chain import Chain, Verdict, build_filter, parse_chain
+from recrawl.core.filters.compiled import compile_chain, prefix_head
 
 SCHEMES = ["http", "https", "ftp", "HTTP"]
 HOSTS = [

@@ -6,12 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from core.errors import InvalidArgument
-from core.filters import ChainError, parse_chain
-from core.filters.chain import build_filter
-from core.filters.lint import lint
-from core.filters.nutch import DEFAULT_ORDER, export_nutch, import_nutch, parse_order
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.filters import ChainError, parse_chain
+from recrawl.core.filters.chain import build_filter
+from recrawl.core.filters.lint import lint
+from recrawl.core.filters.nutch import DEFAULT_ORDER, export_nutch, import_nutch, parse_order
 
 CONF = Path(__file__).resolve().parent.parent / "data" / "nutch-conf"
 

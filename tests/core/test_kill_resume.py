@@ -10,12 +10,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from recrawl.core.clock import utcnow
+from recrawl.core.engine.crawl import inject
+from recrawl.core.engine.events import LogMessage
+from recrawl.core.store.models import FetchEvent, Page, PageStatus, Segment
 from warcio.archiveiterator import ArchiveIterator
 
-from core.clock import utcnow
-from core.crawl import inject
-from core.events import LogMessage
-from core.models import FetchEvent, Page, PageStatus, Segment
 from tests.conftest import crawl
 
 PAGES = 150
@@ -23,8 +23,8 @@ PAGES = 150
 CRAWL_SCRIPT = """
 import sys
 from dataclasses import replace
-from core.crawl import Crawler
-from core.project import Project
+from recrawl.core.engine.crawl import Crawler
+from recrawl.core.project import Project
 from tests.conftest import fast_settings
 project = Project.open(sys.argv[1])
 Crawler(project, replace(fast_settings(), commit_every=7, commit_seconds=0.05)).run()

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from core.errors import InvalidUrl
-from core.parse import is_html, parse_html
-from core.urls import canonical
+from recrawl.core.engine.parse import is_html, parse_html
+from recrawl.core.errors import InvalidUrl
+from recrawl.core.net.urls import canonical
 
 BASE = "http://site.example/dir/page.html"
 

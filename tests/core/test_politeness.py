@@ -5,9 +5,8 @@ from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from core.config import PolitenessSettings
-from core.politeness import HostSlot, retry_after_seconds
+from recrawl.core.config import PolitenessSettings
+from recrawl.core.net.politeness import HostSlot, retry_after_seconds
 
 
 @given(st.floats(min_value=0.01, max_value=20), st.floats(min_value=0, max_value=1))

@@ -6,13 +6,13 @@ import itertools
 import json
 
 import pytest
+from recrawl.core.clock import Clock, parse_iso, utcnow
+from recrawl.core.engine.crawl import inject
+from recrawl.core.policy import choices
+from recrawl.core.policy.schedule import DAY
+from recrawl.core.store.models import FetchEvent, Page
 
-from core import policy
-from core.cli import main
-from core.clock import Clock, parse_iso, utcnow
-from core.crawl import inject
-from core.models import FetchEvent, Page
-from core.schedule import DAY
+from recrawl.main import main
 from tests.conftest import crawl
 
 PARAGRAPH = (
@@ -41,8 +41,8 @@ def events(url: str) -> list[FetchEvent]:
 
 
 def test_two_rounds_with_changes_move_intervals_as_aronsson_says(project, server):
-    assert policy.schedule_spec()[0] == "aronsson"  # a new project's default
-    assert policy.project_signature().kind == "text-profile"
+    assert choices.schedule_spec()[0] == "aronsson"  # a new project's default
+    assert choices.project_signature().kind == "text-profile"
     server.html("/", '<a href="/news">n</a> <a href="/static">s</a> <a href="/counter">c</a>')
     server.html("/news", article("first story"))
     server.html("/static", article("never changes"))
@@ -89,7 +89,7 @@ def test_inlink_scores_follow_the_link_graph(project, server):
 
 
 def test_opic_hands_cash_to_outlinks(project, server):
-    policy.set_scoring("opic")
+    choices.set_scoring("opic")
     server.html("/", '<a href="/a">a</a> <a href="/b">b</a>')
     server.html("/a", '<a href="/b">b</a>')
     server.html("/b", "<p>leaf</p>")
@@ -158,7 +158,7 @@ def test_opic_cash_is_conserved_across_batches(project, server):
 
     from tests.conftest import fast_settings
 
-    policy.set_scoring("opic")
+    choices.set_scoring("opic")
     server.html("/", '<a href="/a">a</a>')
     server.html("/a", '<a href="/b">b</a> <a href="/">home</a>')
     server.html("/b", '<a href="/">home</a>')

@@ -7,12 +7,12 @@ import time
 from datetime import timedelta
 
 import pytest
+from recrawl.core.config import FetchSettings, PolitenessSettings
+from recrawl.core.engine.crawl import inject
+from recrawl.core.net.politeness import HostSlot
+from recrawl.core.net.robots import policy_from
+from recrawl.core.store.models import PageStatus, Robots
 
-from core.config import FetchSettings, PolitenessSettings
-from core.crawl import inject
-from core.models import PageStatus, Robots
-from core.politeness import HostSlot
-from core.robots import policy_from
 from tests.conftest import crawl
 from tests.core.warcutil import (
     DAY,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from core.clock import utcnow
-from core.config import FetchSettings, PolitenessSettings
-from core.crawl import inject
-from core.models import FetchEvent, Page, PageStatus
-from core.segments import read_payload
+from recrawl.core.archive.segments import read_payload
+from recrawl.core.clock import utcnow
+from recrawl.core.config import FetchSettings, PolitenessSettings
+from recrawl.core.engine.crawl import inject
+from recrawl.core.store.models import FetchEvent, Page, PageStatus
+
 from tests.conftest import crawl, fast_settings
 from tests.httpserver import Reply
 
@@ -50,7 +51,7 @@ def test_politeness_delay_holds_across_rounds(project, server):
 
 
 def test_304_after_a_404_never_points_at_the_error_page(project, server):
-    from core.clock import Clock, parse_iso
+    from recrawl.core.clock import Clock, parse_iso
 
     state = {"n": 0}
 
@@ -74,7 +75,7 @@ def test_304_after_a_404_never_points_at_the_error_page(project, server):
 
 
 def test_non_ascii_etag_is_sent_back_as_received(project, server):
-    from core.clock import Clock, parse_iso
+    from recrawl.core.clock import Clock, parse_iso
 
     server.routes["/e"] = Reply(
         200, b"<p>e</p>", {"ETag": '"caf\u00e9"', "Content-Type": "text/html"}

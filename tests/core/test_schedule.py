@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.errors import InvalidArgument
-from core.schedule import (
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy.schedule import (
     DAY,
     RATE_BINS,
     Change,
@@ -150,7 +149,7 @@ def test_gone_retry_should_fetch_and_force():
 
 
 def test_score_tiers_cap_the_best_pages():
-    from core.schedule import Corpus
+    from recrawl.core.policy.schedule import Corpus
 
     tiers = make_schedule("score-tiers", base="fixed")
     tiers.prepare(Corpus(np.empty(0), np.arange(1000, dtype=float)))
@@ -197,7 +196,7 @@ def test_change_rate_estimator_on_known_cases():
     # 10 visits a day apart, 5 changed: MLE for regular visits is −ln(1 − 5/10)/day
     counts = np.zeros((1, 16))
     sums = np.zeros((1, 16))
-    from core.schedule import rate_bin
+    from recrawl.core.policy.schedule import rate_bin
 
     counts[0, rate_bin(DAY)] = 5
     sums[0, rate_bin(DAY)] = 5 * DAY
@@ -217,7 +216,7 @@ def test_optimal_split_and_target_freshness():
 
 
 def test_score_tiers_never_fill_a_tier_with_ties():
-    from core.schedule import Corpus
+    from recrawl.core.policy.schedule import Corpus
 
     tiers = make_schedule("score-tiers", base="fixed")
     tiers.prepare(Corpus(np.empty(0), np.array([0.0] * 95 + [3.0] * 5)))

@@ -8,10 +8,9 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from core.errors import InvalidArgument
-from core.schedule import Change
-from core.signature import (
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy.schedule import Change
+from recrawl.core.policy.signature import (
     SIGNATURES,
     Md5Signature,
     OutlinksSignature,

@@ -6,13 +6,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from core import store
-from core.clock import utcnow
-from core.errors import ProjectLocked, StoreError
-from core.migrations import SCHEMA_VERSION, current_version
-from core.models import DB, Page, Setting
-from core.project import Project
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.errors import ProjectLocked, StoreError
+from recrawl.core.project import Project
+from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
+from recrawl.core.store.models import DB, Page, Setting
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -34,7 +33,7 @@ def test_stored_database_of_each_schema_version_opens_and_migrates(tmp_path, ver
         assert Page.select().count() > 0  # data written by that version survives
         assert all(p.first_seen is not None for p in Page.select())
         # version 1's seed hosts became the chain's scope: same pages in scope as before
-        from core.policy import project_chain
+        from recrawl.core.policy.choices import project_chain
 
         scope = next(f for f in project_chain().filters if f.name == "scope")
         assert [r.text for r in scope.rules] == ["127.0.0.1"]

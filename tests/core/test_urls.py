@@ -3,9 +3,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.errors import InvalidUrl
-from core.urls import canonical, host_of, origin_of
+from recrawl.core.errors import InvalidUrl
+from recrawl.core.net.urls import canonical, host_of, origin_of
 
 
 @pytest.mark.parametrize(
@@ -54,6 +53,6 @@ def test_host_and_origin():
 def test_cached_join_equals_urljoin(base, href):
     from urllib.parse import urljoin
 
-    from core.urls import _join
+    from recrawl.core.net.urls import _join
 
     assert _join(base, href) == urljoin(base, href)

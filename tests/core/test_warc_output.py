@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from recrawl.core.engine.crawl import inject
+from recrawl.core.store.models import Page, PageStatus, Segment
 
-from core.crawl import inject
-from core.models import Page, PageStatus, Segment
 from tests.conftest import crawl
 from tests.core.warcutil import (
     DAY,

@@ -1,7 +1,7 @@
-"""Helpers for the crawl-behaviour tests: reading WARCs independently of core.warc,
+"""Helpers for the crawl-behaviour tests: reading WARCs independently of recrawl.core.archive.warc,
 collecting events, and building settings and clocks.
 
-WARC records are read with warcio directly (not through core.warc) so the tests check
+WARC records are read with warcio directly (not through recrawl.core.archive.warc) so the tests check
 what is on disk, not what our own reader makes of it.
 """
 
@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from recrawl.core.clock import Clock, parse_iso
+from recrawl.core.engine.events import Event, LogMessage, PageFetched
+from recrawl.core.store.models import FetchEvent, Page
 from warcio.archiveiterator import ArchiveIterator
 
-from core.clock import Clock, parse_iso
-from core.events import Event, LogMessage, PageFetched
-from core.models import FetchEvent, Page
 from tests.conftest import fast_settings
 
 T0 = parse_iso("2027-01-01T00:00:00Z")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gui.main_window import MainWindow
+from recrawl.gui.main_window import MainWindow
 
 
 def open_window(qtbot, project, prefs) -> MainWindow:  # type: ignore[no-untyped-def]

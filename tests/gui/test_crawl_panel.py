@@ -7,9 +7,9 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
+from recrawl.core import store
+from recrawl.core.store.models import Page
 
-from core import store
-from core.models import Page
 from tests.siteserver import StaticSite
 
 

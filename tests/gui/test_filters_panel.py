@@ -10,17 +10,18 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.engine.crawl import inject
+from recrawl.core.filters import parse_chain
+from recrawl.core.filters.nutch import DEFAULT_ORDER
+from recrawl.core.policy import choices
+from recrawl.gui.filter_models import RulesModel
+from recrawl.gui.filters_panel import FiltersPanel
+from recrawl.gui.main_window import MainWindow
+from recrawl.gui.preferences import Preferences
 
-from core import policy, store
-from core.cli import main as cli_main
-from core.clock import utcnow
-from core.crawl import inject
-from core.filters import parse_chain
-from core.filters.nutch import DEFAULT_ORDER
-from gui.filter_models import RulesModel
-from gui.filters_panel import FiltersPanel
-from gui.main_window import MainWindow
-from gui.preferences import Preferences
+from recrawl.main import main as cli_main
 
 CONF = Path(__file__).resolve().parent.parent / "data" / "nutch-conf"
 NOW = datetime(2026, 11, 1, 12, 0, 0)
@@ -110,13 +111,13 @@ def test_an_invalid_pattern_blocks_apply_with_the_reason(qtbot, open_panel):
     assert panel.apply_button.isEnabled()
     with qtbot.waitSignal(panel.sig_applied):
         qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
-    saved = parse_chain(policy.chain_text())
+    saved = parse_chain(choices.chain_text())
     assert saved.filters[1].rules_text.split("\n")[1] == "-^(mailto|javascript|tel):"
     assert not panel.apply_button.isEnabled()  # the editor now shows the applied chain
 
 
 def test_toggling_a_rules_short_circuit_changes_the_verdict(qtbot, project, open_panel):
-    policy.set_chain(KEEP_THEN_DENY)
+    choices.set_chain(KEEP_THEN_DENY)
     panel = open_panel()
     url = "https://example.org/a"
     panel.checker.set_urls(url)
@@ -147,7 +148,7 @@ def test_toggling_a_rules_short_circuit_changes_the_verdict(qtbot, project, open
 
 
 def test_reordering_and_disabling_filters_change_the_outcome(qtbot, project, open_panel):
-    policy.set_chain(KEEP_THEN_DENY.replace("+^https", "+SHORTCIRCUIT:^https"))
+    choices.set_chain(KEEP_THEN_DENY.replace("+^https", "+SHORTCIRCUIT:^https"))
     panel = open_panel()
     url = "https://example.org/a"
     panel.checker.set_urls(url)
@@ -224,7 +225,7 @@ def test_nutch_import_fills_the_editor_and_export_writes_files(
     assert any(w.message.startswith("slow and unsafe") for w in panel.validation.warnings)
     panel.checker.set_urls("http://example.com/photo.GIF")
     assert verdict(panel, "http://example.com/photo.GIF")[:3] == ("reject", False, 0)
-    assert parse_chain(policy.chain_text()).filters[0].name == "no-binaries"  # unchanged
+    assert parse_chain(choices.chain_text()).filters[0].name == "no-binaries"  # unchanged
 
     qtbot.mouseClick(panel.export_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: (out / "suffix-urlfilter.txt").is_file())
@@ -238,7 +239,7 @@ def test_why_not_crawled_names_the_filter_and_line(qtbot, project, open_panel):
     url = "https://example.org/s?sid=3"
     inject(["https://example.org/", url], NOW)  # the session id is rejected, and recorded
     (link,) = store.rejected_links()
-    expected = policy.project_chain().check(url)
+    expected = choices.project_chain().check(url)
     assert (link.filter, link.line) == ("clean-up", expected.line)
     panel = open_panel()
     qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)
@@ -286,7 +287,7 @@ def test_a_new_project_shows_what_to_do(qtbot, open_panel, qtmodeltester):
 def test_the_editor_follows_a_chain_changed_elsewhere_unless_edited(qtbot, open_panel):
     panel = open_panel()
     panel.select_filter(2)
-    policy.add_scope_hosts(["example.org"])  # what inject does from the Crawl panel
+    choices.add_scope_hosts(["example.org"])  # what inject does from the Crawl panel
     with qtbot.waitSignal(panel.sig_loaded):
         panel.context.changes.sig_policy.emit()
     assert panel.draft.filters[2].rules_text.strip() == "example.org"
@@ -296,7 +297,7 @@ def test_the_editor_follows_a_chain_changed_elsewhere_unless_edited(qtbot, open_
     # an edit in progress is not thrown away by a change elsewhere
     qtbot.keyClicks(panel.new_rule, "example.net")
     qtbot.keyClick(panel.new_rule, Qt.Key.Key_Return)
-    policy.add_scope_hosts(["example.com"])
+    choices.add_scope_hosts(["example.com"])
     panel.context.changes.sig_policy.emit()
     qtbot.waitUntil(lambda: panel.context.jobs.pending() == 0)
     assert panel.draft.filters[2].rules_text.split() == ["example.org", "example.net"]
@@ -315,4 +316,4 @@ def test_apply_refuses_to_undo_a_chain_that_changed_meanwhile(qtbot, open_panel)
     with qtbot.waitSignal(panel.context.jobs.sig_failed):
         qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     assert "changed since it was loaded" in panel.status.text()
-    assert "new-site.example" in policy.chain_text()  # the seed's host is still in scope
+    assert "new-site.example" in choices.chain_text()  # the seed's host is still in scope

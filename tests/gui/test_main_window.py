@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from recrawl.core.project import Project
+from recrawl.gui.main_window import PANELS
 
-from core.project import Project
-from gui.main_window import PANELS
 from tests.gui.helpers import capture_warnings, open_window
 
 make_window = open_window
@@ -68,7 +68,7 @@ def test_about_shows_the_package_version(qtbot, window, monkeypatch):
 
 
 def test_recrawl_gui_on_a_folder_that_is_no_project_says_so(qtbot, tmp_path, capsys):
-    from core.cli import main
+    from recrawl.main import main
 
     missing = tmp_path / "typo"
     assert main(["gui", str(missing)]) == 1

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QDateTime, QPoint, Qt
 from PySide6.QtGui import QDesktopServices
+from recrawl.core.clock import to_iso, utcnow
+from recrawl.core.engine.crawl import inject
+from recrawl.core.policy import choices
+from recrawl.core.project import Project
+from recrawl.core.store.models import DB, FetchEvent, Page
+from recrawl.gui.pages_model import BLOCK, HEADERS, RAW_ROLE, PagesModel
+from recrawl.gui.pages_panel import PagesPanel
+from recrawl.gui.plots import CHANGED
 
-from core import policy
-from core.clock import to_iso, utcnow
-from core.crawl import inject
-from core.models import DB, FetchEvent, Page
-from core.project import Project
-from gui.pages_model import BLOCK, HEADERS, RAW_ROLE, PagesModel
-from gui.pages_panel import PagesPanel
-from gui.plots import CHANGED
 from tests.conftest import crawl
 from tests.core.warcutil import DAY, T0, clock_at
 from tests.gui.helpers import open_window
@@ -39,7 +39,7 @@ def article(extra: str) -> str:
 @pytest.fixture
 def crawled(project, server):
     """A tiny site crawled over three rounds at shifted clocks; /news changes each round."""
-    policy.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
+    choices.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
     links = '<a href="/news">n</a> <a href="/static">s</a> <a href="/missing">m</a>'
     server.html("/", links)
     server.html("/news", article("first story"))
@@ -177,7 +177,7 @@ def test_a_selected_page_shows_its_trajectory_history_and_bounds(qtbot, crawled,
 
     # the history table says what `recrawl history --json` says
     out = subprocess.run(
-        [sys.executable, "-m", "core.cli", "history", str(crawled.path), news, "--json"],
+        [sys.executable, "-m", "recrawl", "history", str(crawled.path), news, "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -337,7 +337,7 @@ def test_a_big_store_opens_with_its_first_rows_and_the_gui_thread_never_queries(
 
 
 def test_paging_by_key_gives_the_order_sql_gives_nulls_and_ties_included(crawled):
-    from core import store
+    from recrawl.core import store
 
     for column in PagesModel.columns:
         for descending in (False, True):

@@ -4,11 +4,11 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-
-from core import cli, policy
-from core.schedule import DAY, make_schedule
-from core.simulate import REFERENCE_PAGES, simulate_page
-from gui.schedule_panel import SchedulePanel
+from recrawl.core import cli
+from recrawl.core.policy import choices
+from recrawl.core.policy.schedule import DAY, make_schedule
+from recrawl.core.policy.simulate import REFERENCE_PAGES, simulate_page
+from recrawl.gui.schedule_panel import SchedulePanel
 
 
 def open_panel(qtbot, window) -> SchedulePanel:
@@ -146,7 +146,7 @@ def test_the_signature_choice_persists(qtbot, window, project, capsys):
         qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     wait_drawn(qtbot, panel, lambda: True)
     assert cli_json(capsys, "signature", str(project.path), "--json") == {"signature": "simhash"}
-    assert policy.schedule_spec()[0] == "aronsson"  # the schedule stayed as it was
+    assert choices.schedule_spec()[0] == "aronsson"  # the schedule stayed as it was
 
 
 def test_revert_and_reload_from_the_store(qtbot, window):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
+from recrawl.core.engine.crawl import inject
+from recrawl.core.store.models import Segment
 
-from core.crawl import inject
-from core.models import Segment
 from tests.conftest import crawl
 from tests.core.warcutil import DAY, T0, clock_at
 from tests.gui.helpers import capture_warnings

@@ -11,7 +11,7 @@ from pathlib import Path
 def test_self_test_crawls_from_the_window_and_exits_zero():
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
-        [sys.executable, "-m", "core.cli", "--self-test"],
+        [sys.executable, "-m", "recrawl", "--self-test"],
         cwd=root,
         capture_output=True,
         text=True,

@@ -1,0 +1,5 @@
+"""The ``recrawl`` command line (DESIGN.md §8): it parses, calls the engine, prints."""
+
+from recrawl.core.cli.commands import App, main
+
+__all__ = ["App", "main"]

@@ -1,0 +1,87 @@
+"""Per-host politeness slots: they compute when the next request may start, never sleep.
+
+One slot per host for the whole crawl (http and https, any port: one machine to be
+polite to): a queue of pages for the current round, a jittered delay between request
+starts, the host's ``Crawl-delay``, and back-off after 429/503 (``Retry-After``
+honoured). robots.txt itself is per origin (RFC 9309) and lives in the engine.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from recrawl.core.config import PolitenessSettings
+from recrawl.core.net.http import parse_http_date
+from recrawl.core.store.models import Page
+
+#: The longest wait any server can impose (a Retry-After of years is a typo or an attack).
+MAX_WAIT = 365 * 86400.0
+
+
+@dataclass
+class HostSlot:
+    host: str
+    settings: PolitenessSettings
+    lane: int = 0  # which HTTP client pool the host's requests use (fetch.py)
+    queue: deque[Page] = field(default_factory=deque)
+    delay: float = 0.0
+    next_start: float = 0.0  # time.monotonic() before which no request may start
+    backoff: float = 0.0
+    attempts: dict[int, int] = field(default_factory=dict)  # page id -> throttled tries
+
+    def __post_init__(self) -> None:
+        self.delay = self.settings.delay
+
+    def honour_crawl_delay(self, crawl_delay: float | None) -> None:
+        if crawl_delay is not None and crawl_delay > 0:
+            self.delay = max(self.settings.delay, min(crawl_delay, self.settings.max_crawl_delay))
+
+    def _jittered(self) -> float:
+        if self.delay <= 0:
+            return 0.0
+        spread = self.settings.jitter
+        return self.delay * random.uniform(1 - spread, 1 + spread)
+
+    def reserve(self) -> float:
+        """Claim the next start time; returns seconds to wait before starting."""
+        now = time.monotonic()
+        start = max(now, self.next_start)
+        self.next_start = start + self._jittered()
+        return start - now
+
+    def finished(self) -> None:
+        """A response came back: keep the delay between it and the next request."""
+        if self.delay > 0:
+            self.next_start = max(self.next_start, time.monotonic() + self._jittered())
+
+    def throttled(self, retry_after: str | None) -> float:
+        """The host said 429/503: back off. Returns the back-off in seconds."""
+        wait = retry_after_seconds(retry_after)
+        if wait is None:
+            self.backoff = self.backoff * 2 if self.backoff else self.settings.backoff
+            wait = self.backoff
+        wait = min(wait, MAX_WAIT)
+        self.next_start = max(self.next_start, time.monotonic() + wait)
+        return wait
+
+    def answered(self) -> None:
+        """A normal answer: the next 429/503 starts its back-off afresh."""
+        self.backoff = 0.0
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """``Retry-After`` as seconds: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isascii() and value.isdigit():
+        return min(float(int(value)), MAX_WAIT)
+    when = parse_http_date(value)
+    if when is None:
+        return None
+    wait = (when - datetime.now(UTC).replace(tzinfo=None)).total_seconds()
+    return min(max(0.0, wait), MAX_WAIT)

@@ -1,0 +1,89 @@
+"""Numbered schema migrations. The store's ``schema_version`` setting says which ran.
+
+Add a migration by appending a function; never edit one that has shipped. Each runs in
+a transaction with a ``playhouse.migrate`` migrator for the open database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from peewee import Database
+from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as run_migrations
+from recrawl.core.errors import StoreError
+from recrawl.core.filters import parse_chain
+from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
+from recrawl.core.resources import resource_text
+from recrawl.core.store.models import MODELS, Compaction, Page, Setting
+
+
+def _m0001_initial(db: Database, migrator: SchemaMigrator) -> None:
+    db.create_tables(MODELS)
+
+
+def _m0002_scores_and_rates(db: Database, migrator: SchemaMigrator) -> None:
+    # A store created by this version already has the columns (0001 creates the
+    # current tables); one from version 1 gets them here.
+    have = {column.name for column in db.get_columns("page")}
+    additions = [(name, Page._meta.fields[name]) for name in ("cash", "change_rate")]
+    migrate_ops = [
+        migrator.add_column("page", name, fld) for name, fld in additions if name not in have
+    ]
+    if migrate_ops:
+        run_migrations(*migrate_ops)
+
+
+def _m0003_scope_into_chain(db: Database, migrator: SchemaMigrator) -> None:
+    # Version 1 kept the seeds' hosts in a "scope_hosts" setting; they now live in the
+    # filter chain's "scope" filter, so an old project keeps crawling what it crawled.
+    old = Setting.get_or_none(Setting.key == "scope_hosts")
+    if old is None or not old.value:
+        return
+    stored = Setting.get_or_none(Setting.key == "filter_chain")
+    chain = parse_chain(stored.value if stored else resource_text(DEFAULT_CHAIN_FILE))
+    if widen_scope(chain, list(old.value)):
+        Setting.replace(key="filter_chain", value=chain.to_toml()).execute()
+
+
+def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
+    db.create_tables([Compaction], safe=True)
+
+
+def _m0005_liveness_index(db: Database, migrator: SchemaMigrator) -> None:
+    # The payload pointer's own index becomes one that covers the liveness count.
+    db.execute_sql("DROP INDEX IF EXISTS page_payload_segment")
+    Page._schema.create_indexes(safe=True)
+
+
+MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
+    _m0001_initial,
+    _m0002_scores_and_rates,
+    _m0003_scope_into_chain,
+    _m0004_compaction_journal,
+    _m0005_liveness_index,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(db: Database) -> int:
+    if not db.table_exists(Setting._meta.table_name):
+        return 0
+    row = Setting.get_or_none(Setting.key == "schema_version")
+    return int(row.value) if row else 0
+
+
+def migrate(db: Database) -> int:
+    """Bring the store up to :data:`SCHEMA_VERSION`; return the version found."""
+    found = current_version(db)
+    if found > SCHEMA_VERSION:
+        raise StoreError(
+            f"this project was written by a newer Recrawl (schema {found}, "
+            f"this one knows {SCHEMA_VERSION})"
+        )
+    migrator = SchemaMigrator.from_database(db)
+    for number in range(found, SCHEMA_VERSION):
+        with db.atomic():
+            MIGRATIONS[number](db, migrator)
+            Setting.replace(key="schema_version", value=number + 1).execute()
+    return found

@@ -1,0 +1,191 @@
+"""The store's schema (DESIGN.md §2) as peewee models bound to one proxy.
+
+Nothing here runs queries: those live in :mod:`recrawl.core.store`. All datetimes are naive UTC.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from peewee import (
+    BlobField,
+    CharField,
+    DatabaseProxy,
+    DateTimeField,
+    FloatField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+DB = DatabaseProxy()
+
+
+class JSONField(TextField):
+    def db_value(self, value: Any) -> str | None:
+        return None if value is None else json.dumps(value, sort_keys=True)
+
+    def python_value(self, value: str | None) -> Any:
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = DB
+        legacy_table_names = False
+
+
+class PageStatus:
+    UNFETCHED = "unfetched"
+    FETCHED = "fetched"
+    NOTMODIFIED = "notmodified"
+    GONE = "gone"
+    REDIRECT_TEMP = "redirect_temp"
+    REDIRECT_PERM = "redirect_perm"
+    RETRY = "retry"
+    ROBOTS_DENIED = "robots_denied"
+
+    ALL = (
+        UNFETCHED,
+        FETCHED,
+        NOTMODIFIED,
+        GONE,
+        REDIRECT_TEMP,
+        REDIRECT_PERM,
+        RETRY,
+        ROBOTS_DENIED,
+    )
+
+
+class Page(BaseModel):
+    url = TextField(unique=True)
+    host = CharField(index=True)
+    status = CharField(default=PageStatus.UNFETCHED, index=True)
+    first_seen = DateTimeField(index=True)
+    first_fetched = DateTimeField(null=True)
+    last_fetched = DateTimeField(null=True)
+    next_fetch = DateTimeField(index=True)
+    content_changed_at = DateTimeField(null=True)
+    prev_content_changed_at = DateTimeField(null=True)
+    server_last_modified = DateTimeField(null=True)
+    etag = TextField(null=True)
+    fetch_interval = FloatField()
+    retries = IntegerField(default=0)
+    score = FloatField(default=1.0, index=True)
+    #: OPIC cash not yet handed on to the page's outlinks (scoring.py).
+    cash = FloatField(default=0.0)
+    #: Estimated Poisson change rate (changes per second), when a schedule estimates one.
+    change_rate = FloatField(null=True)
+    signature = BlobField(null=True)
+    signature_kind = CharField(null=True)
+    segment = CharField(null=True, index=True)
+    # Pointer to the latest capture (a response or a revisit record).
+    capture_file = TextField(null=True)
+    capture_offset = IntegerField(null=True)
+    capture_length = IntegerField(null=True)
+    # Pointer to the response record holding the latest payload; equals the capture
+    # for a response, is the revisit's target for a revisit (liveness and `show`).
+    payload_segment = CharField(null=True)
+    payload_file = TextField(null=True)
+    payload_offset = IntegerField(null=True)
+    payload_length = IntegerField(null=True)
+    payload_record_id = TextField(null=True)
+    payload_date = DateTimeField(null=True)
+    payload_digest = CharField(null=True)
+    content_type = TextField(null=True)
+    depth = IntegerField(default=0)
+    discovered_from = TextField(null=True)
+    metadata = JSONField(default=dict)
+
+    class Meta:
+        # Covers segment liveness (store.segment_summaries): the payload counts without
+        # reading a million table rows.
+        indexes = ((("payload_segment", "segment", "payload_offset", "capture_offset"), False),)
+
+
+class Segment(BaseModel):
+    name = CharField(unique=True)
+    created_at = DateTimeField()
+    closed_at = DateTimeField(null=True)
+    # "open" while a round writes it; "closed" once the WARC and CDXJ are renamed.
+    state = CharField(default="open")
+    warc_file = TextField()
+    # Bytes of the WARC the store has committed pointers into; recovery truncates here.
+    committed_bytes = IntegerField(default=0)
+    records = IntegerField(default=0)
+    bytes = IntegerField(default=0)
+
+
+class Compaction(BaseModel):
+    """The journal of one compaction (DESIGN.md §7), so a killed one can be finished or undone.
+
+    ``copying``: the new files exist only under temporary names and no page points at
+    them; recovery deletes them. ``committed``: pages point at the new segment (one
+    transaction); recovery renames what is left and deletes the old segments.
+    ``done`` or ``rolled_back``: nothing left to do; kept as a log.
+    """
+
+    name = CharField(unique=True)  # the new segment's name (and its history file's)
+    state = CharField(default="copying")
+    started_at = DateTimeField()
+    finished_at = DateTimeField(null=True)
+    sources = JSONField()  # names of the segments being compacted
+    drop_superseded = IntegerField(default=0)
+    summary = JSONField(null=True)
+
+
+class FetchEvent(BaseModel):
+    page = ForeignKeyField(Page, backref="events", on_delete="CASCADE", index=True)
+    fetched_at = DateTimeField()
+    http_status = IntegerField(null=True)
+    change = CharField(default="unknown")
+    interval_before = FloatField(null=True)
+    interval_after = FloatField(null=True)
+    segment = CharField(null=True)
+    bytes = IntegerField(default=0)
+    elapsed_ms = FloatField(null=True)
+    error = TextField(null=True)
+
+
+class Link(BaseModel):
+    source = ForeignKeyField(Page, on_delete="CASCADE", backref="outlinks")
+    target = ForeignKeyField(Page, on_delete="CASCADE", backref="inlinks", index=True)
+    first_seen = DateTimeField()
+
+    class Meta:
+        indexes = ((("source", "target"), True),)
+
+
+class RejectedLink(BaseModel):
+    url = TextField(unique=True)
+    filter = CharField()
+    line = IntegerField(null=True)
+    first_seen = DateTimeField()
+    count = IntegerField(default=1)
+
+
+class Robots(BaseModel):
+    origin = CharField(unique=True)
+    fetched_at = DateTimeField()
+    http_status = IntegerField(null=True)
+    body = TextField(null=True)
+    error = TextField(null=True)
+
+
+class Setting(BaseModel):
+    key = CharField(primary_key=True)
+    value = JSONField(null=True)
+
+
+MODELS: tuple[type[BaseModel], ...] = (
+    Page,
+    Segment,
+    Compaction,
+    FetchEvent,
+    Link,
+    RejectedLink,
+    Robots,
+    Setting,
+)

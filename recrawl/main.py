@@ -1,0 +1,49 @@
+"""The ``recrawl`` command: the command line, or the desktop app when asked for.
+
+This module sits above both :mod:`recrawl.core` and :mod:`recrawl.gui`, so the engine
+never imports the GUI: the command line gets the app handed in, and Qt is imported only
+when the app is started (the other commands start quickly and run without Qt).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from recrawl.core.cli import main as cli_main
+
+
+class DesktopApp:
+    """:class:`recrawl.core.cli.App`: the PySide6 app, checked for before Qt loads."""
+
+    def open(self, project_dir: str | None) -> int:
+        if (problem := _missing_libraries()) is not None:
+            print(f"recrawl: error: {problem}", file=sys.stderr)
+            return 1
+        from recrawl.gui.app import run_app
+
+        return run_app(project_dir)
+
+    def self_test(self) -> int:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no screen needed
+        if (problem := _missing_libraries()) is not None:
+            print(f"recrawl: error: {problem}", file=sys.stderr)
+            return 1
+        from recrawl.gui.self_test import run_self_test
+
+        return run_self_test()
+
+
+def _missing_libraries() -> str | None:
+    from recrawl.gui.system_libraries import check
+
+    return check()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli_main(argv, app=DesktopApp())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
