@@ -42,7 +42,7 @@ from crawl_bench import generate_site, page_path, start_server  # noqa: E402
 from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from recrawl.core.project import Project  # noqa: E402
-from recrawl.core.store.queries import LISTING_COLUMNS  # noqa: E402
+from recrawl.core.store import LISTING_COLUMNS  # noqa: E402
 from recrawl.gui.main_window import MainWindow  # noqa: E402
 from recrawl.gui.preferences import Preferences  # noqa: E402
 

@@ -86,7 +86,7 @@ def latest_payload(project_dir: Path, url: str) -> StoredRecord:
         page = store.page_by_url(url)
         if page is None:
             raise NotFound(f"no page {url} in this project")
-        if page.payload_file is None:
+        if page.payload_file is None or page.payload_offset is None:
             raise NotFound(f"{page.url} has no capture yet (status {page.status})")
         return read_payload(project_dir, page.payload_file, page.payload_offset)
 

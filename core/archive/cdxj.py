@@ -61,7 +61,8 @@ class IndexEntry(NamedTuple):
         return self.line.split(" ", 2)[1]
 
     def fields(self) -> dict[str, Any]:
-        return json.loads(self.line.split(" ", 2)[2])
+        fields: dict[str, Any] = json.loads(self.line.split(" ", 2)[2])
+        return fields
 
 
 def parse_line(line: str) -> IndexEntry:

@@ -9,18 +9,14 @@ cuts the file there (dropping records no page refers to) and closes the segment.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from recrawl.core import store
 from recrawl.core.archive.cdxj import cdxj_line, write_index
 from recrawl.core.archive.warc import (
-    HttpRequest,
-    HttpResponse,
     RecordWriter,
     StoredRecord,
     Written,
@@ -30,6 +26,7 @@ from recrawl.core.archive.warc import (
 )
 from recrawl.core.clock import segment_name
 from recrawl.core.errors import WarcError
+from recrawl.core.net.http import HttpRequest, HttpResponse
 
 OPEN_SUFFIX = ".open"
 
@@ -83,16 +80,6 @@ def allocate_name(project_dir: Path, start: datetime) -> str:
     return name
 
 
-@dataclass
-class CaptureRecord:
-    """A capture written for one fetch: the record a page points at, and index fields."""
-
-    written: Written
-    url: str
-    date: datetime
-    cdx: dict
-
-
 class SegmentWriter:
     """Writes one round's WARC; every record a page will point at is indexed on close."""
 
@@ -135,14 +122,12 @@ class SegmentWriter:
         """Make what was handed to the OS durable (safe from another thread)."""
         os.fsync(self._fh.fileno())
 
-    def _index_capture(self, url: str, instant: datetime, written: Written, fields: dict) -> None:
-        fields = {
-            **fields,
-            "length": written.length,
-            "offset": written.offset,
-            "filename": self.final_path.name,
-        }
-        self._index.append((written.offset, cdxj_line(url, instant, fields)))
+    def _index_capture(
+        self, url: str, instant: datetime, written: Written, fields: dict[str, str]
+    ) -> None:
+        where = {"length": written.length, "offset": written.offset}
+        line = cdxj_line(url, instant, {**fields, **where, "filename": self.final_path.name})
+        self._index.append((written.offset, line))
         self.captures += 1
 
     def write_response(
@@ -222,10 +207,6 @@ class SegmentWriter:
         self._fh.close()
         lines = [line for offset, line in self._index if offset < committed_bytes]
         _finish(self.project_dir, self.name, closed_at, lines)
-
-    def abandon(self) -> None:
-        with contextlib.suppress(OSError):
-            self._fh.close()
 
 
 def _finish(

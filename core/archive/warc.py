@@ -21,6 +21,7 @@ from recrawl.core.errors import MissingFile, WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
+from warcio.recordloader import ArcWarcRecord
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -91,7 +92,7 @@ class RecordWriter:
     def tell(self) -> int:
         return self._out.tell()
 
-    def _write(self, record) -> Written:
+    def _write(self, record: ArcWarcRecord) -> Written:
         self._buffer.seek(0)
         self._buffer.truncate()
         self._writer.write_record(record)
@@ -211,7 +212,7 @@ def read_record(path: Path, offset: int) -> StoredRecord:
     raise WarcError(f"no WARC record in {path} at offset {offset}")
 
 
-def _stored(record) -> StoredRecord:
+def _stored(record: ArcWarcRecord) -> StoredRecord:
     http = record.http_headers
     status = None
     if http is not None and record.rec_type in ("response", "revisit"):

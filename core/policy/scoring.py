@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.store import CommitBatch
 from recrawl.core.store.models import Page
-from recrawl.core.store.queries import CommitBatch
 
 
 class Scoring(Protocol):

@@ -1,59 +1,75 @@
 """The store: the database behind a project (DESIGN.md §2).
 
-Models live in :mod:`.models`, schema changes in :mod:`.migrations`, and every query
-the engine runs in the modules re-exported here; callers write ``store.due_pages(...)``.
+Models live in :mod:`.models`, schema changes in :mod:`.migrations`, and every query the
+engine runs in the modules below, one per concern; callers write ``store.due_pages(...)``.
+
+    connection    opening, closing, transactions
+    settings      the project's settings (JSON by key)
+    pages         adding, finding and choosing pages; their fetch history
+    commits       a crawl's batch of results in one transaction; scores
+    segments      segments' rows, their liveness, pages' pointers into them
+    compactions   the compaction journal
+    robots        the robots.txt cache
+    rejected      links the filter chain turned away
+    listing       the GUI's page listing, read in blocks
+    sql           helpers the modules above share
 """
 
-from recrawl.core.store.queries import (
-    LISTING_COLUMNS,
-    SQLITE_PRAGMAS,
-    CommitBatch,
-    NewPage,
-    PageQuery,
-    Pointer,
-    add_pages,
+from recrawl.core.store.commits import CommitBatch, commit_batch, give_cash, rescore_inlinks
+from recrawl.core.store.compactions import (
     begin_compaction,
-    close_database,
-    close_segment,
-    commit_batch,
     commit_compaction,
     compaction_names,
+    end_compaction,
+    needs_recovery,
+    unfinished_compactions,
+)
+from recrawl.core.store.connection import (
+    SQLITE_PRAGMAS,
+    close_database,
+    open_database,
+    transaction,
+)
+from recrawl.core.store.listing import (
+    LISTING_COLUMNS,
+    PageQuery,
+    count_listing,
+    iter_listing,
+    listing_rows,
+)
+from recrawl.core.store.pages import (
+    NewPage,
+    add_pages,
     corpus_figures,
     count_due,
-    count_listing,
-    create_segment,
-    delete_segment,
     due_pages,
-    end_compaction,
-    fetched_urls,
-    get_setting,
-    give_cash,
     history,
-    iter_listing,
     list_pages,
-    listing_rows,
     make_due,
-    needs_recovery,
-    open_database,
-    open_segments,
     page_by_url,
     page_count,
     page_ids,
-    pointers_into,
+    set_fixed_interval,
+)
+from recrawl.core.store.rejected import (
     record_rejected,
     rejected_link,
     rejected_links,
     rejected_matching,
-    rescore_inlinks,
-    robots_entry,
-    save_robots,
+)
+from recrawl.core.store.robots import robots_entry, save_robots
+from recrawl.core.store.segments import (
+    Pointer,
+    SegmentSummary,
+    close_segment,
+    create_segment,
+    delete_segment,
+    open_segments,
+    pointers_into,
     segment_names,
     segment_summaries,
-    set_fixed_interval,
-    set_setting,
-    transaction,
-    unfinished_compactions,
 )
+from recrawl.core.store.settings import get_setting, set_setting
 
 __all__ = [
     "LISTING_COLUMNS",
@@ -62,6 +78,7 @@ __all__ = [
     "NewPage",
     "PageQuery",
     "Pointer",
+    "SegmentSummary",
     "add_pages",
     "begin_compaction",
     "close_database",
@@ -76,7 +93,6 @@ __all__ = [
     "delete_segment",
     "due_pages",
     "end_compaction",
-    "fetched_urls",
     "get_setting",
     "give_cash",
     "history",

@@ -53,7 +53,7 @@ def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
 def _m0005_liveness_index(db: Database, migrator: SchemaMigrator) -> None:
     # The payload pointer's own index becomes one that covers the liveness count.
     db.execute_sql("DROP INDEX IF EXISTS page_payload_segment")
-    Page._schema.create_indexes(safe=True)
+    Page._schema.create_indexes(safe=True)  # type: ignore[attr-defined]  # not in peewee's stubs
 
 
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from peewee import (
+    AutoField,
     BlobField,
     CharField,
     DatabaseProxy,
@@ -60,6 +61,7 @@ class PageStatus:
 
 
 class Page(BaseModel):
+    id = AutoField()
     url = TextField(unique=True)
     host = CharField(index=True)
     status = CharField(default=PageStatus.UNFETCHED, index=True)
@@ -106,6 +108,7 @@ class Page(BaseModel):
 
 
 class Segment(BaseModel):
+    id = AutoField()
     name = CharField(unique=True)
     created_at = DateTimeField()
     closed_at = DateTimeField(null=True)
@@ -127,6 +130,7 @@ class Compaction(BaseModel):
     ``done`` or ``rolled_back``: nothing left to do; kept as a log.
     """
 
+    id = AutoField()
     name = CharField(unique=True)  # the new segment's name (and its history file's)
     state = CharField(default="copying")
     started_at = DateTimeField()
@@ -137,6 +141,7 @@ class Compaction(BaseModel):
 
 
 class FetchEvent(BaseModel):
+    id = AutoField()
     page = ForeignKeyField(Page, backref="events", on_delete="CASCADE", index=True)
     fetched_at = DateTimeField()
     http_status = IntegerField(null=True)
@@ -150,6 +155,7 @@ class FetchEvent(BaseModel):
 
 
 class Link(BaseModel):
+    id = AutoField()
     source = ForeignKeyField(Page, on_delete="CASCADE", backref="outlinks")
     target = ForeignKeyField(Page, on_delete="CASCADE", backref="inlinks", index=True)
     first_seen = DateTimeField()
@@ -159,14 +165,18 @@ class Link(BaseModel):
 
 
 class RejectedLink(BaseModel):
+    id = AutoField()
     url = TextField(unique=True)
-    filter = CharField()
+    # the column is named for what DESIGN.md §2 calls it; Model.filter (a query
+    # shortcut) is never used on this model
+    filter = CharField()  # type: ignore[assignment]
     line = IntegerField(null=True)
     first_seen = DateTimeField()
     count = IntegerField(default=1)
 
 
 class Robots(BaseModel):
+    id = AutoField()
     origin = CharField(unique=True)
     fetched_at = DateTimeField()
     http_status = IntegerField(null=True)

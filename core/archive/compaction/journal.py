@@ -1,0 +1,146 @@
+"""Steps 2 and 3 of a compaction, the rollback before 2, and recovery after a kill.
+
+The journal row (:mod:`recrawl.core.store.compactions`) says which side of the commit a
+compaction stopped on: ``copying`` is rolled back, ``committed`` is finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from recrawl.core import store
+from recrawl.core.archive.compaction.copying import Output, temp_path
+from recrawl.core.archive.compaction.plan import KEEP, Plan
+from recrawl.core.archive.compaction.progress import CompactionProgress, Progress, quiet
+from recrawl.core.archive.segments import history_relpath, index_path, warc_relpath
+from recrawl.core.archive.warc import fsync_dir
+from recrawl.core.errors import ProjectError
+
+
+def commit(
+    name: str, plan: Plan, segment: Output | None, summary: dict[str, Any], now: datetime
+) -> None:
+    """Step 2, one transaction: pages follow their records, the new segment replaces the old."""
+    store.commit_compaction(
+        name,
+        plan.names,
+        _repoints(plan, name, segment.moved if segment else {}),
+        (warc_relpath(name), plan.count(KEEP), segment.size) if segment else None,
+        summary,
+        now,
+    )
+
+
+def _repoints(
+    plan: Plan, name: str, moved: dict[str, dict[int, int]]
+) -> list[tuple[int, dict[str, Any]]]:
+    relpath = warc_relpath(name)
+    repoints = []
+    for p in plan.pointers:
+        fields: dict[str, Any] = {}
+        capture = _moved_to(moved, p.segment, p.offset)
+        if capture is not None:
+            fields.update(segment=name, capture_file=relpath, capture_offset=capture)
+        payload = _moved_to(moved, p.payload_segment, p.payload_offset)
+        if payload is not None:
+            fields.update(payload_segment=name, payload_file=relpath, payload_offset=payload)
+        if fields:
+            repoints.append((p.page_id, fields))
+    return repoints
+
+
+def _moved_to(
+    moved: dict[str, dict[int, int]], segment: str | None, offset: int | None
+) -> int | None:
+    """Where the record at ``offset`` of ``segment`` went in the new segment, if it moved."""
+    if segment is None or offset is None:
+        return None
+    return moved.get(segment, {}).get(offset)
+
+
+def complete(
+    project_dir: Path,
+    name: str,
+    sources: Sequence[str],
+    now: datetime,
+    progress: Progress = quiet,
+) -> None:
+    """Step 3, after the commit: rename the new files into place, delete the old segments.
+
+    Failing here loses nothing: pages already point at the new segment (readable under
+    its temporary name), and the journal keeps the job for the next start to finish.
+    """
+    try:
+        _put_in_place(project_dir, name, sources, progress)
+    except OSError as exc:
+        raise ProjectError(
+            f"compaction {name} is committed but its files could not be put in place "
+            f"({describe(exc)}); nothing is lost, and the next start finishes it"
+        ) from None
+    store.end_compaction(name, "done", now)
+    progress(CompactionProgress("done", 1, 1))
+
+
+def _put_in_place(project_dir: Path, name: str, sources: Sequence[str], progress: Progress) -> None:
+    progress(CompactionProgress("rename", 0, 1))
+    for final in _final_paths(project_dir, name):
+        temp = temp_path(final)
+        if temp.exists():
+            os.replace(temp, final)
+            fsync_dir(final.parent)
+    live = store.segment_names()
+    gone = [project_dir / "segments" / source for source in sources if source not in live]
+    # Freeing a file's blocks is the file system's slow part, and it runs outside the
+    # GIL: a few folders at a time finish sooner than one after another.
+    with ThreadPoolExecutor(4) as pool:
+        for done, _ in enumerate(pool.map(_remove_folder, gone), 1):
+            progress(CompactionProgress("delete", done, len(gone)))
+    fsync_dir(project_dir / "segments")
+
+
+def _remove_folder(folder: Path) -> None:
+    if folder.exists():  # a recovery may be finishing what an earlier run began
+        shutil.rmtree(folder)
+
+
+def roll_back(project_dir: Path, name: str, now: datetime) -> None:
+    """Before the commit: delete the temporary files; the old segments were never touched."""
+    for final in _final_paths(project_dir, name):
+        # a temporary file that cannot go is only clutter: no page ever pointed at it
+        with contextlib.suppress(OSError):
+            temp_path(final).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # not empty: something else lives there, leave it
+        (project_dir / "segments" / name).rmdir()
+    store.end_compaction(name, "rolled_back", now)
+
+
+def recover_compactions(project_dir: Path, now: datetime) -> list[str]:
+    """Finish (after the commit) or undo (before it) compactions a kill interrupted."""
+    messages = []
+    for job in store.unfinished_compactions():
+        if job.state == "committed":
+            complete(project_dir, job.name, list(job.sources), now)
+            messages.append(f"finished the interrupted compaction {job.name}")
+        else:
+            roll_back(project_dir, job.name, now)
+            messages.append(f"rolled back the interrupted compaction {job.name}; nothing was lost")
+    return messages
+
+
+def _final_paths(project_dir: Path, name: str) -> list[Path]:
+    """The final paths a compaction named ``name`` writes: indexes before their WARCs."""
+    segment = project_dir / warc_relpath(name)
+    history = project_dir / history_relpath(name)
+    return [index_path(segment), segment, index_path(history), history]
+
+
+def describe(exc: OSError) -> str:
+    """An OS error as a message names it: what went wrong, and with which file."""
+    return f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)

@@ -1,0 +1,137 @@
+"""One compaction from start to end (:func:`compact`): the package's steps, in order."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from recrawl.core import store
+from recrawl.core.archive.compaction.copying import copy_plan
+from recrawl.core.archive.compaction.journal import (
+    commit,
+    complete,
+    describe,
+    recover_compactions,
+    roll_back,
+)
+from recrawl.core.archive.compaction.plan import (
+    DROP,
+    HISTORY,
+    KEEP,
+    Plan,
+    choose_segments,
+    make_plan,
+)
+from recrawl.core.archive.compaction.progress import CompactionProgress, Progress, quiet
+from recrawl.core.archive.segments import allocate_name, history_relpath, recover_open_segments
+from recrawl.core.clock import utcnow
+from recrawl.core.errors import ProjectError
+
+
+@dataclass(frozen=True)
+class CompactionSummary:
+    compacted: list[str]
+    new_segment: str | None
+    history_file: str | None
+    records_kept: int
+    records_moved_to_history: int
+    records_dropped: int
+    bytes_before: int
+    bytes_after: int
+    history_bytes: int
+    elapsed_s: float
+    #: Seconds spent planning, copying (fsyncs included), committing, and renaming and
+    #: deleting: where a slow compaction spends its time.
+    phases: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"segments_compacted": len(self.compacted), **asdict(self)}
+        data["elapsed_s"] = round(self.elapsed_s, 3)
+        data["phases"] = {k: round(v, 3) for k, v in self.phases.items()}
+        return data
+
+
+class ProjectFolder(Protocol):
+    """What compaction needs of a project: its folder and its writer lock."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def locked(self, purpose: str) -> contextlib.AbstractContextManager[None]: ...
+
+
+def compact(
+    project: ProjectFolder,
+    *,
+    below: float | None = None,
+    names: Sequence[str] | None = None,
+    drop_superseded: bool = False,
+    progress: Progress | None = None,
+) -> CompactionSummary:
+    """Compact the chosen segments (DESIGN.md §7); holds the project lock throughout."""
+    started = time.perf_counter()
+    with project.locked("compaction"):
+        now = utcnow()
+        # what a killed writer left goes first (recovery.recover, which imports this)
+        recover_compactions(project.path, now)
+        recover_open_segments(project.path, now)
+        sources = choose_segments(below=below, names=names)
+        if not sources:
+            return CompactionSummary([], None, None, 0, 0, 0, 0, 0, 0, 0.0)
+        plan = make_plan(project.path, sources, drop_superseded)
+        phases = {"plan": time.perf_counter() - started}
+        return _run(project.path, plan, drop_superseded, now, progress or quiet, phases)
+
+
+def _run(
+    project_dir: Path,
+    plan: Plan,
+    drop: bool,
+    now: datetime,
+    progress: Progress,
+    phases: dict[str, float],
+) -> CompactionSummary:
+    clock = time.perf_counter()
+
+    def lap(phase: str) -> None:
+        nonlocal clock
+        phases[phase], clock = time.perf_counter() - clock, time.perf_counter()
+
+    name = allocate_name(project_dir, now)
+    store.begin_compaction(name, plan.names, drop, now)  # step 1: journal "copying"
+    try:
+        segment, history = copy_plan(project_dir, plan, name, now, progress)
+    except OSError as exc:  # a full disk, a file where a folder should be...
+        roll_back(project_dir, name, now)
+        raise ProjectError(
+            f"cannot write the compacted segment ({describe(exc)}); nothing was changed"
+        ) from None
+    except BaseException:
+        roll_back(project_dir, name, now)
+        raise
+    lap("copy")
+    summary = CompactionSummary(
+        compacted=plan.names,
+        new_segment=name if segment else None,
+        history_file=history_relpath(name) if history else None,
+        records_kept=plan.count(KEEP),
+        records_moved_to_history=plan.count(HISTORY),
+        records_dropped=plan.count(DROP),
+        bytes_before=plan.bytes_before,
+        bytes_after=segment.size if segment else 0,
+        history_bytes=history.size if history else 0,
+        elapsed_s=0.0,
+    )
+    progress(CompactionProgress("commit", 0, 1))
+    commit(name, plan, segment, summary.to_json(), now)  # step 2
+    lap("commit")
+    complete(project_dir, name, plan.names, now, progress)  # step 3
+    lap("finish")
+    return CompactionSummary(
+        **{**asdict(summary), "elapsed_s": sum(phases.values()), "phases": phases}
+    )

@@ -1,0 +1,110 @@
+"""The crawl's writes: one batch of results applied in one transaction, and scores.
+
+A round hands its results over in slices (:class:`CommitBatch`): pages updated, fetch
+events, new pages and links, rejected links, OPIC cash; :func:`commit_batch` applies a
+slice atomically, together with how far the segment's WARC is committed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from peewee import fn
+from recrawl.core.store.models import DB, FetchEvent, Link, Page, Segment
+from recrawl.core.store.pages import NewPage, insert_pages, page_ids
+from recrawl.core.store.rejected import record_rejected
+from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages
+
+
+@dataclass
+class CommitBatch:
+    """What one slice of a round changes; applied atomically by :func:`commit_batch`."""
+
+    segment: str
+    committed_bytes: int = 0
+    records: int = 0
+    page_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # keyed by page id
+    new_pages: list[NewPage] = field(default_factory=list)
+    links: list[tuple[int, str]] = field(default_factory=list)  # (source page id, target url)
+    rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
+    #: Pages whose in-link count must be recounted (inlinks scoring; see rescore_inlinks).
+    rescore: set[str] = field(default_factory=set)
+    #: OPIC cash handed to pages: (url, amount), and paid out by fetched pages.
+    cash: list[tuple[str, float]] = field(default_factory=list)
+    payouts: list[tuple[str, float]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.page_updates)
+
+    def snapshot(self) -> tuple[int, ...]:
+        """Sizes to :meth:`restore` to, taking back entries added since."""
+        return (
+            self.records, len(self.page_updates), len(self.events), len(self.new_pages),
+            len(self.links), len(self.rejected), len(self.cash), len(self.payouts),
+        )  # fmt: skip
+
+    def restore(self, sizes: tuple[int, ...]) -> None:
+        records, updates, events, new_pages, links, rejected, cash, payouts = sizes
+        self.records = records
+        del self.page_updates[updates:], self.events[events:], self.new_pages[new_pages:]
+        del self.links[links:], self.rejected[rejected:], self.cash[cash:]
+        del self.payouts[payouts:]
+
+
+def commit_batch(batch: CommitBatch, now: datetime) -> int:
+    """Apply a batch in one transaction; returns how many new pages it added."""
+    with DB.atomic():
+        added = insert_pages(batch.new_pages, now) if batch.new_pages else 0
+        update_pages(batch.page_updates)
+        if batch.events:
+            insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
+        if batch.links:
+            ids = page_ids(target for _, target in batch.links)
+            rows = [
+                [source, ids[target], now]
+                for source, target in dict.fromkeys(batch.links)
+                if target in ids
+            ]
+            insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
+        _apply_scores(batch)
+        record_rejected(batch.rejected, now)
+        Segment.update(
+            committed_bytes=batch.committed_bytes,
+            bytes=batch.committed_bytes,
+            records=Segment.records + batch.records,
+        ).where(Segment.name == batch.segment).execute()
+    return added
+
+
+def give_cash(amount: float) -> None:
+    """Every page holds ``amount`` of OPIC cash (switching a project to OPIC)."""
+    Page.update(cash=amount).execute()
+
+
+def rescore_inlinks(urls: set[str]) -> None:
+    """Set each page's score to its number of known in-links."""
+    inlinks = Link.select(fn.COUNT(Link.id)).where(Link.target == Page.id)
+    with DB.atomic():
+        for chunk in chunks(sorted(urls)):
+            Page.update(score=inlinks).where(Page.url.in_(chunk)).execute()
+
+
+def _apply_scores(batch: CommitBatch) -> None:
+    # In-link counts (batch.rescore) are recounted once per round by the engine: a
+    # popular page is linked from every batch, and counting it each time is wasted.
+    if batch.cash:
+        gains: dict[str, float] = {}
+        for url, amount in batch.cash:
+            gains[url] = gains.get(url, 0.0) + amount
+        sample_url, sample_gain = next(iter(gains.items()))
+        query = Page.update(cash=Page.cash + sample_gain, score=Page.score + sample_gain).where(
+            Page.url == sample_url
+        )
+        executemany(query, [[gain, gain, url] for url, gain in gains.items()])
+    if batch.payouts:
+        sample_url, sample_paid = batch.payouts[0]
+        query = Page.update(cash=Page.cash - sample_paid).where(Page.url == sample_url)
+        executemany(query, [[paid, url] for url, paid in batch.payouts])

@@ -1,0 +1,170 @@
+"""Pages (DESIGN.md §2): adding, finding, choosing the due ones, and their history.
+
+Callers get model instances only on the thread that asked for them; what crosses
+threads is plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from peewee import Field
+from recrawl.core.errors import NotFound
+from recrawl.core.store.models import DB, FetchEvent, Page, PageStatus
+from recrawl.core.store.sql import chunks
+
+
+@dataclass(frozen=True)
+class NewPage:
+    url: str
+    host: str
+    next_fetch: datetime
+    fetch_interval: float
+    depth: int = 0
+    discovered_from: str | None = None
+    #: Discovered pages start with nothing; the scoring gives them their due.
+    score: float = 0.0
+    cash: float = 0.0
+
+
+def add_pages(pages: Sequence[NewPage], now: datetime) -> int:
+    """Insert pages that are not yet known; ``first_seen`` is set once, never overwritten."""
+    if not pages:
+        return 0
+    with DB.atomic():
+        return insert_pages(pages, now)
+
+
+def insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
+    """:func:`add_pages` inside the caller's transaction; returns how many were new."""
+    rows: list[dict[str, Any]] = [
+        {
+            "url": p.url,
+            "host": p.host,
+            "status": PageStatus.UNFETCHED,
+            "first_seen": now,
+            "next_fetch": p.next_fetch,
+            "fetch_interval": p.fetch_interval,
+            "depth": p.depth,
+            "discovered_from": p.discovered_from,
+            "score": p.score,
+            "cash": p.cash,
+            "metadata": {},
+        }
+        for p in pages
+    ]
+    added = 0
+    for chunk in chunks(rows, 100):
+        added += Page.insert_many(chunk).on_conflict_ignore().as_rowcount().execute()
+    return added
+
+
+def make_due(urls: Sequence[str], now: datetime) -> None:
+    for chunk in chunks(urls):
+        Page.update(next_fetch=now).where(Page.url.in_(chunk), Page.next_fetch > now).execute()
+
+
+def page_ids(urls: Iterable[str]) -> dict[str, int]:
+    wanted = list(dict.fromkeys(urls))
+    found: dict[str, int] = {}
+    for chunk in chunks(wanted):
+        found.update(Page.select(Page.url, Page.id).where(Page.url.in_(chunk)).tuples().iterator())
+    return found
+
+
+def page_by_url(url: str) -> Page | None:
+    return Page.get_or_none(Page.url == url)
+
+
+def due_pages(now: datetime, limit: int, per_host_cap: int | None = None) -> list[Page]:
+    """The pages a round fetches: due now, best score first, oldest due first."""
+    query = (
+        Page.select()
+        .where(Page.next_fetch <= now)
+        .order_by(Page.score.desc(), Page.next_fetch, Page.id)
+    )
+    if per_host_cap is None:
+        return list(query.limit(limit))
+    taken: dict[str, int] = {}
+    chosen: list[Page] = []
+    for page in query.iterator():
+        if taken.get(page.host, 0) >= per_host_cap:
+            continue
+        taken[page.host] = taken.get(page.host, 0) + 1
+        chosen.append(page)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def count_due(now: datetime) -> int:
+    return Page.select().where(Page.next_fetch <= now).count()
+
+
+def list_pages(
+    status: str | None = None, new_since: datetime | None = None
+) -> Iterator[dict[str, Any]]:
+    """Pages as ``recrawl urls`` lists them (the columns of DESIGN.md §8), oldest first."""
+    query = Page.select(
+        Page.url,
+        Page.status,
+        Page.first_seen,
+        Page.last_fetched,
+        Page.next_fetch,
+        Page.fetch_interval,
+        Page.content_changed_at,
+        Page.segment,
+        Page.score,
+    )
+    if status:
+        query = query.where(Page.status == status)
+    if new_since:
+        query = query.where(Page.first_seen >= new_since)
+    return query.order_by(Page.first_seen, Page.id).dicts().iterator()
+
+
+def history(page: Page) -> list[FetchEvent]:
+    return list(
+        FetchEvent.select()
+        .where(FetchEvent.page == page)
+        .order_by(FetchEvent.fetched_at, FetchEvent.id)
+    )
+
+
+def page_count() -> int:
+    return Page.select().count()
+
+
+def corpus_figures() -> tuple[list[float], list[float]]:
+    """Every page's estimated change rate (where known) and score, for schedules."""
+    known = Page.select(Page.change_rate).where(Page.change_rate.is_null(False))
+    rates = [rate for (rate,) in known.tuples().iterator()]
+    scores = [score for (score,) in Page.select(Page.score).tuples().iterator()]
+    return rates, scores
+
+
+def set_fixed_interval(url: str, seconds: float | None, now: datetime) -> None:
+    """Pin a page's interval (``metadata.fixed_interval``), or hand it back to the schedule.
+
+    A pinned page's next fetch moves at once: one interval after its last fetch, never
+    in the past.
+    """
+    with DB.atomic():
+        page = Page.get_or_none(Page.url == url)
+        if page is None:
+            raise NotFound(f"no page {url} in this project")
+        metadata = dict(page.metadata or {})
+        values: dict[Field[Any], Any] = {}
+        if seconds is None:
+            metadata.pop("fixed_interval", None)
+        else:
+            metadata["fixed_interval"] = float(seconds)
+            values[Page.fetch_interval] = float(seconds)
+            if page.last_fetched is not None:
+                due = page.last_fetched + timedelta(seconds=seconds)
+                values[Page.next_fetch] = max(due, now)
+        values[Page.metadata] = metadata
+        Page.update(values).where(Page.id == page.id).execute()

@@ -1,0 +1,43 @@
+"""Rejected links: URLs the filter chain turned away, and by which rule (DESIGN.md §2).
+
+They answer "why was X never crawled".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from recrawl.core.store.models import RejectedLink
+from recrawl.core.store.sql import chunks, url_contains
+
+
+def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: datetime) -> None:
+    """Remember URLs the chain turned away: (url, filter name, rule line); counts repeats."""
+    rows = [
+        {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
+        for url, name, line in rejected
+    ]
+    for chunk in chunks(rows, 200):
+        RejectedLink.insert_many(chunk).on_conflict(
+            conflict_target=[RejectedLink.url],
+            update={RejectedLink.count: RejectedLink.count + 1},
+        ).execute()
+
+
+def rejected_links() -> list[RejectedLink]:
+    return list(RejectedLink.select().order_by(RejectedLink.first_seen))
+
+
+def rejected_matching(text: str, limit: int) -> tuple[int, list[RejectedLink]]:
+    """How many rejected links contain ``text`` (case-insensitive), and the newest ``limit``."""
+    query = RejectedLink.select()
+    if text:
+        query = query.where(url_contains(RejectedLink.url, text))
+    total = query.count()
+    rows = list(query.order_by(RejectedLink.first_seen.desc(), RejectedLink.id.desc()).limit(limit))
+    return total, rows
+
+
+def rejected_link(url: str) -> RejectedLink | None:
+    return RejectedLink.get_or_none(RejectedLink.url == url)

@@ -1,0 +1,19 @@
+"""The robots.txt cache: one answer per origin, as fetched (DESIGN.md §3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from recrawl.core.store.models import Robots
+
+
+def robots_entry(origin: str) -> Robots | None:
+    return Robots.get_or_none(Robots.origin == origin)
+
+
+def save_robots(
+    origin: str, fetched_at: datetime, status: int | None, body: str | None, error: str | None
+) -> None:
+    Robots.replace(
+        origin=origin, fetched_at=fetched_at, http_status=status, body=body, error=error
+    ).execute()
