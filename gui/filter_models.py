@@ -6,6 +6,7 @@ after every change, so the panel can validate and re-check as the user types.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -144,7 +145,7 @@ class ChainModel(TableModel[FilterDraft]):
     def mimeTypes(self) -> list[str]:
         return [_ROW_MIME]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
         mime = QMimeData()
         rows = sorted({i.row() for i in indexes if i.isValid()})
         mime.setData(_ROW_MIME, QByteArray(str(rows[0] if rows else -1).encode()))

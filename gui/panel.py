@@ -21,4 +21,3 @@ class Panel(QWidget):
 
     def shutdown(self) -> None:
         """Called before the window closes or the project changes."""
-
