@@ -13,6 +13,7 @@ def run_app(project_dir: str | None = None) -> int:
     from recrawl.gui.resources import icon, stylesheet
 
     app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)  # a window needs the widgets' application
     app.setApplicationName("Recrawl")
     app.setOrganizationName("Recrawl")
     app.setWindowIcon(icon("app"))

@@ -33,6 +33,7 @@ from recrawl.core.config import CrawlSettings, PolitenessSettings
 from recrawl.core.engine.crawl import InjectResult, inject
 from recrawl.core.engine.events import (
     CrawlSummary,
+    Event,
     LinkRejected,
     LogMessage,
     PageFetched,
@@ -248,7 +249,7 @@ class CrawlPanel(Panel):
 
     # -- events (GUI thread, by signal) ----------------------------------------------
 
-    def _on_events(self, events: list) -> None:
+    def _on_events(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, StatsSnapshot):
                 self._queued = max(event.queued, 1)

@@ -104,6 +104,18 @@ class ChainDraft:
     def same_as(self, other: ChainDraft) -> bool:
         return [vars(f) for f in self.filters] == [vars(f) for f in other.filters]
 
+    def copy(self) -> ChainDraft:
+        """A draft to edit without touching this one."""
+        return ChainDraft([FilterDraft(**vars(f)) for f in self.filters])
+
+    def line_text(self, name: str, line: int | None) -> str | None:
+        """The text of rule ``line`` of the filter named ``name`` (None: no such line)."""
+        flt = next((f for f in self.filters if f.name == name), None)
+        if flt is None or line is None:
+            return None
+        lines = flt.lines()
+        return lines[line - 1].strip() if 0 < line <= len(lines) else None
+
 
 def new_filter(kind: str, taken: list[str]) -> FilterDraft:
     """An empty filter of ``kind`` with a name no other filter has."""

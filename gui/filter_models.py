@@ -6,60 +6,59 @@ after every change, so the panel can validate and re-check as the user types.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QAbstractTableModel,
-    QByteArray,
-    QMimeData,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from recrawl.core.filters.kinds import can_shortcircuit, is_shortcircuit, set_shortcircuit
 from recrawl.core.filters.lint import LintWarning
 from recrawl.gui.filter_draft import ChainDraft, FilterDraft, rule_count
 from recrawl.gui.formatting import local_time
+from recrawl.gui.table_model import Column, Index, TableModel
 
-Index = QModelIndex | QPersistentModelIndex
 ERROR = QColor("#c62828")
 WARNING = QColor("#9a6700")
 COMMENT = QColor("#6a737d")
 _ROW_MIME = "application/x-recrawl-filter-row"
 
 
-class ChainModel(QAbstractListModel):
-    """The filters in chain order; checkable (enabled), reorderable by drag and drop."""
+class ChainModel(TableModel[FilterDraft]):
+    """The filters in chain order (one column, for a list view); checkable (enabled),
+    reorderable by drag and drop. The rows are the draft's own list of filters."""
 
     sig_edited = Signal()
+    COLUMNS = (Column("Filter"),)
 
-    def __init__(self, draft: ChainDraft, parent: Any = None) -> None:
+    def __init__(self, draft: ChainDraft, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.draft = draft
+        self._rows = draft.filters
         self.errors: dict[int, dict[int, str]] = {}
 
     def set_draft(self, draft: ChainDraft) -> None:
-        self.beginResetModel()
         self.draft = draft
-        self.endResetModel()
+        self.set_rows(draft.filters)
 
     def set_errors(self, errors: dict[int, dict[int, str]]) -> None:
         self.errors = errors
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1))
+        self.refresh()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.draft.filters)
+    def index(
+        self,
+        row: int,
+        column: int = 0,  # a list: the column is always 0
+        parent: Index = QModelIndex(),  # noqa: B008
+    ) -> QModelIndex:
+        return super().index(row, column, parent)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # not cell(): the text and the errors go by the filter's position in the chain
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        flt = self.draft.filters[index.row()]
+        flt = self._rows[index.row()]
         bad = self.errors.get(index.row())
         if role == Qt.ItemDataRole.DisplayRole:
             rules = rule_count(flt)
@@ -129,9 +128,7 @@ class ChainModel(QAbstractListModel):
         return True
 
     def _renumbered(self) -> None:
-        # the displayed numbers are chain indexes: every row may have changed
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1))
+        self.refresh()  # the displayed numbers are chain indexes: every row may have changed
         self.sig_edited.emit()
 
     def moveRows(self, source: Index, row: int, count: int, destination: Index, child: int) -> bool:
@@ -148,7 +145,7 @@ class ChainModel(QAbstractListModel):
     def mimeTypes(self) -> list[str]:
         return [_ROW_MIME]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
         mime = QMimeData()
         rows = sorted({i.row() for i in indexes if i.isValid()})
         mime.setData(_ROW_MIME, QByteArray(str(rows[0] if rows else -1).encode()))
@@ -170,25 +167,25 @@ class ChainModel(QAbstractListModel):
         return False
 
 
-class RulesModel(QAbstractTableModel):
-    """One filter's non-blank lines: line number, short-circuit toggle, text, problem."""
+class RulesModel(TableModel[tuple[int, str]]):
+    """One filter's non-blank lines: line number, short-circuit toggle, text, problem.
+
+    A row is (line number, text) of one line of the filter's rules.
+    """
 
     sig_edited = Signal()
     LINE, SHORT, RULE, PROBLEM = range(4)
-    HEADERS = ("Line", "Short-circuit", "Rule", "Problem")
+    COLUMNS = (Column("Line"), Column("Short-circuit"), Column("Rule"), Column("Problem"))
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.flt: FilterDraft | None = None
-        self.rows: list[tuple[int, str]] = []
         self.errors: dict[int, str] = {}
         self.warnings: dict[int, str] = {}
 
     def set_filter(self, flt: FilterDraft | None) -> None:
-        self.beginResetModel()
         self.flt = flt
-        self.rows = flt.shown_lines() if flt is not None else []
-        self.endResetModel()
+        self.set_rows(flt.shown_lines() if flt is not None else [])
 
     def set_problems(self, errors: dict[int, str], warnings: list[LintWarning]) -> None:
         self.errors = errors
@@ -196,36 +193,18 @@ class RulesModel(QAbstractTableModel):
         for warning in warnings:
             if warning.line is not None:
                 self.warnings.setdefault(warning.line, warning.message)
-        if self.rows:
-            self.dataChanged.emit(
-                self.index(0, 0), self.index(len(self.rows) - 1, len(self.HEADERS) - 1)
-            )
-
-    def line_of(self, row: int) -> int:
-        return self.rows[row][0]
+        self.refresh()
 
     def row_of(self, line: int) -> int | None:
-        return next((r for r, (n, _) in enumerate(self.rows) if n == line), None)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
+        return next((r for r, (n, _) in enumerate(self._rows) if n == line), None)
 
     def _comment(self, text: str) -> bool:
         return text.strip().startswith("#")
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.flt is None:
+    def cell(self, row: tuple[int, str], column: int, role: int) -> Any:
+        if self.flt is None:
             return None
-        line, text = self.rows[index.row()]
-        column = index.column()
+        line, text = row
         kind = self.flt.kind
         if column == self.SHORT:
             if role == Qt.ItemDataRole.CheckStateRole and can_shortcircuit(kind, text):
@@ -263,7 +242,7 @@ class RulesModel(QAbstractTableModel):
         if index.column() == self.RULE:
             flags |= Qt.ItemFlag.ItemIsEditable
         if index.column() == self.SHORT and can_shortcircuit(
-            self.flt.kind, self.rows[index.row()][1]
+            self.flt.kind, self._rows[index.row()][1]
         ):
             flags |= Qt.ItemFlag.ItemIsUserCheckable
         return flags
@@ -271,7 +250,7 @@ class RulesModel(QAbstractTableModel):
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or self.flt is None:
             return False
-        line, text = self.rows[index.row()]
+        line, text = self._rows[index.row()]
         if index.column() == self.RULE and role == Qt.ItemDataRole.EditRole:
             new = str(value).strip()
             if not new:
@@ -282,7 +261,7 @@ class RulesModel(QAbstractTableModel):
         else:
             return False
         self.flt.set_line(line, new)
-        self.rows[index.row()] = (line, new)
+        self._rows[index.row()] = (line, new)
         self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), self.PROBLEM))
         self.sig_edited.emit()
         return True
@@ -293,11 +272,11 @@ class RulesModel(QAbstractTableModel):
         self.flt.add_line(text)
         self.set_filter(self.flt)
         self.sig_edited.emit()
-        return len(self.rows) - 1
+        return len(self._rows) - 1
 
     def remove_rule(self, row: int) -> None:
         assert self.flt is not None
-        self.flt.remove_line(self.rows[row][0])
+        self.flt.remove_line(self._rows[row][0])
         self.set_filter(self.flt)
         self.sig_edited.emit()
 
@@ -311,52 +290,36 @@ class RejectedRow:
     count: int
 
 
-class RejectedModel(QAbstractTableModel):
+class RejectedModel(TableModel[RejectedRow]):
     """The rejected-links record, shown a batch at a time (it can be large)."""
 
-    HEADERS = ("URL", "Filter", "Line", "Times", "First seen")
+    COLUMNS = (
+        Column("URL"),
+        Column("Filter"),
+        Column("Line"),
+        Column("Times"),
+        Column("First seen"),
+    )
     BATCH = 500
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.rows: list[RejectedRow] = []
-        self.shown = 0
+        self._later: list[RejectedRow] = []  # not shown until the view scrolls to them
 
     def set_rows(self, rows: list[RejectedRow]) -> None:
-        self.beginResetModel()
-        self.rows = rows
-        self.shown = min(len(rows), self.BATCH)
-        self.endResetModel()
+        self._later = rows[self.BATCH :]
+        super().set_rows(rows[: self.BATCH])
 
     def canFetchMore(self, parent: Index) -> bool:
-        return not parent.isValid() and self.shown < len(self.rows)
+        return not parent.isValid() and bool(self._later)
 
     def fetchMore(self, parent: Index) -> None:
-        more = min(self.BATCH, len(self.rows) - self.shown)
-        if more <= 0:
-            return
-        self.beginInsertRows(QModelIndex(), self.shown, self.shown + more - 1)
-        self.shown += more
-        self.endInsertRows()
+        more, self._later = self._later[: self.BATCH], self._later[self.BATCH :]
+        self.append_rows(more)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self.shown
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role not in (
-            Qt.ItemDataRole.DisplayRole,
-            Qt.ItemDataRole.ToolTipRole,
-        ):
+    def cell(self, row: RejectedRow, column: int, role: int) -> Any:
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
-        row = self.rows[index.row()]
         values = (
             row.url,
             row.filter or "—",
@@ -364,4 +327,4 @@ class RejectedModel(QAbstractTableModel):
             row.count,
             local_time(row.first_seen),
         )
-        return values[index.column()]
+        return values[column]

@@ -133,7 +133,7 @@ class WhyNotCrawled(QWidget):
 
     def _selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.explain(self.model.rows[current.row()].url)
+            self.explain(self.model.row(current.row()).url)
 
     # -- one URL -----------------------------------------------------------------------
 

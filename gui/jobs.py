@@ -67,7 +67,7 @@ class _Lane(QObject):
     ) -> None:
         super().__init__()
         self.runner = _Runner(closing)
-        self.thread: QThread = start_thread(self.runner, name)
+        self._thread: QThread = start_thread(self.runner, name)  # not QObject.thread()
         self.sig_run.connect(self.runner.run)
         self.sig_finish.connect(self.runner.finish)
         self.runner.sig_done.connect(on_done)
@@ -75,7 +75,7 @@ class _Lane(QObject):
 
     def stop(self) -> None:
         self.sig_finish.emit()  # queued after the jobs already submitted
-        self.thread.wait()
+        self._thread.wait()
 
 
 class StoreJobs(QObject):

@@ -9,6 +9,7 @@ crawl first and closes once it has stopped.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QStackedWidget,
     QWidget,
@@ -122,7 +124,13 @@ class MainWindow(QMainWindow):
         menu = self.menuBar().addMenu("&Help")
         self._action(menu, "&About Recrawl", self.about)
 
-    def _action(self, menu, text, slot, shortcut=None) -> QAction:  # type: ignore[no-untyped-def]
+    def _action(
+        self,
+        menu: QMenu,
+        text: str,
+        slot: Callable[..., object],
+        shortcut: str | QKeySequence.StandardKey | None = None,
+    ) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -244,7 +252,9 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(keys.index(key) if key in keys else 0)
 
     def current_panel(self) -> Panel:
-        return self.stack.currentWidget()  # type: ignore[return-value]
+        panel = self.stack.currentWidget()
+        assert isinstance(panel, Panel)  # the stack holds the panels and nothing else
+        return panel
 
     def _show_row(self, row: int) -> None:
         if row < 0:

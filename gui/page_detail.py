@@ -7,7 +7,7 @@ actions as signals; the Pages panel runs them through the store thread.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDialog,
@@ -202,9 +202,9 @@ class PageDetailView(QWidget):
 
     # -- actions ----------------------------------------------------------------------
 
-    def _emit(self, signal: Signal) -> None:
+    def _emit(self, signal: SignalInstance) -> None:
         if self.detail is not None:
-            signal.emit(self.detail.url)  # type: ignore[attr-defined]
+            signal.emit(self.detail.url)
 
     def _ask_interval(self) -> None:
         if self.detail is None:

@@ -15,19 +15,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
 from recrawl.core import store
 from recrawl.gui import formatting
 from recrawl.gui.jobs import StoreJobs
-
-Index = QModelIndex | QPersistentModelIndex
+from recrawl.gui.table_model import Column, Index, TableModel
 
 #: Rows asked for at a time: a few screens, one quick indexed query.
 BLOCK = 500
@@ -61,8 +53,11 @@ def _text(column: str, value: Any) -> str:
     return str(value)
 
 
-class PagesModel(QAbstractTableModel):
-    """The pages matching a :class:`~recrawl.core.store.PageQuery`, loaded a block at a time."""
+class PagesModel(TableModel[tuple[Any, ...]]):
+    """The pages matching a :class:`~recrawl.core.store.PageQuery`, loaded a block at a time.
+
+    Rows are tuples as the store gives them: :data:`columns`, then the page id.
+    """
 
     #: (matching pages, pages in the project), when a count arrives.
     sig_counted = Signal(int, int)
@@ -71,14 +66,21 @@ class PagesModel(QAbstractTableModel):
     #: The first block of a new listing arrived.
     sig_loaded = Signal()
 
+    #: The store's names of the columns.
     columns = store.LISTING_COLUMNS
+    COLUMNS = tuple(
+        Column(
+            HEADERS[name],
+            tip="Local time" if name in TIME_COLUMNS else None,
+            numeric=name in ("fetch_interval", "score"),
+        )
+        for name in columns
+    )
 
     def __init__(self, jobs: StoreJobs, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._jobs = jobs
         self._query = store.PageQuery()
-        #: Rows as the store gives them: LISTING_COLUMNS, then the page id.
-        self._rows: list[tuple[Any, ...]] = []
         self._generation = 0
         self._pending = False  # a block is on its way
         self._exhausted = True  # nothing asked yet: nothing to fetch
@@ -115,12 +117,10 @@ class PagesModel(QAbstractTableModel):
     def reload(self) -> None:
         """Start over: forget the rows, ask for the first block and the counts."""
         self._generation += 1
-        self.beginResetModel()
-        self._rows = []
         self._pending = False
         self._exhausted = False
         self.matching = None
-        self.endResetModel()
+        self.set_rows([])
         self._request_block()  # rows first: the count may take longer on a big store
         generation, query = self._generation, self._query
         self._jobs.submit(
@@ -157,11 +157,7 @@ class PagesModel(QAbstractTableModel):
         first = not self._rows
         self._pending = False
         self._exhausted = len(rows) < BLOCK
-        if rows:
-            start = len(self._rows)
-            self.beginInsertRows(QModelIndex(), start, start + len(rows) - 1)
-            self._rows.extend(rows)
-            self.endInsertRows()
+        self.append_rows(rows)
         if first:
             self.sig_loaded.emit()
 
@@ -182,39 +178,18 @@ class PagesModel(QAbstractTableModel):
 
     # -- the table --------------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.columns)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._rows):
-            return None
-        column = self.columns[index.column()]
-        value = self._rows[index.row()][index.column()]
+    def cell(self, row: tuple[Any, ...], column: int, role: int) -> Any:
+        name = self.columns[column]
+        value = row[column]
         if role == Qt.ItemDataRole.DisplayRole:
-            return _text(column, value)
+            return _text(name, value)
         if role == Qt.ItemDataRole.ToolTipRole:
-            if column in TIME_COLUMNS and value is not None:
+            if name in TIME_COLUMNS and value is not None:
                 return formatting.local_time(value, seconds=True) + " (local time)"
-            if column == "url":
+            if name == "url":
                 return value
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in ("fetch_interval", "score"):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == RAW_ROLE:
             return value
-        return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[self.columns[section]]
-        if role == Qt.ItemDataRole.ToolTipRole and self.columns[section] in TIME_COLUMNS:
-            return "Local time"
         return None
 
     def url_at(self, row: int) -> str | None:
@@ -241,51 +216,22 @@ HISTORY_COLUMNS = (
 HISTORY_HEADERS = ("Fetched at", "HTTP", "Change", "Interval before", "Interval after", "Segment")
 
 
-class HistoryModel(QAbstractTableModel):
+class HistoryModel(TableModel[tuple[Any, ...]]):
     """One page's fetch events, oldest first; rows are tuples of :data:`HISTORY_COLUMNS`."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[tuple[Any, ...]] = []
+    COLUMNS = tuple(Column(title) for title in HISTORY_HEADERS)
 
-    def set_rows(self, rows: list[tuple[Any, ...]]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
-
-    def rows(self) -> list[tuple[Any, ...]]:
-        return list(self._rows)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(HISTORY_COLUMNS)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._rows):
-            return None
-        column = HISTORY_COLUMNS[index.column()]
-        value = self._rows[index.row()][index.column()]
+    def cell(self, row: tuple[Any, ...], column: int, role: int) -> Any:
+        name = HISTORY_COLUMNS[column]
+        value = row[column]
         if role == RAW_ROLE:
             return value
         if role == Qt.ItemDataRole.DisplayRole:
             if value is None:
                 return ""
-            if column == "fetched_at":
+            if name == "fetched_at":
                 return formatting.local_time(value, seconds=True)
-            if column.startswith("interval"):
+            if name.startswith("interval"):
                 return formatting.duration(value)
             return str(value)
-        return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(HISTORY_HEADERS)
-        ):
-            return HISTORY_HEADERS[section]
         return None

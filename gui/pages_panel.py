@@ -124,7 +124,7 @@ class PagesPanel(Panel):
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
 
-        listing = QWidget()
+        self.listing = listing = QWidget()
         listing_layout = QVBoxLayout(listing)
         listing_layout.setContentsMargins(0, 0, 0, 0)
         listing_layout.addLayout(bar)
@@ -203,7 +203,7 @@ class PagesPanel(Panel):
         )
 
     def _counted(self, matching: int, total: int) -> None:
-        self.stack.setCurrentWidget(self.hint if total == 0 else self.stack.widget(0))
+        self.stack.setCurrentWidget(self.hint if total == 0 else self.listing)
         if matching == total:
             self.count_label.setText(f"{total:,} pages")
         else:

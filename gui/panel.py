@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 from recrawl.gui.context import AppContext
 
 
@@ -21,11 +21,3 @@ class Panel(QWidget):
 
     def shutdown(self) -> None:
         """Called before the window closes or the project changes."""
-
-
-def placeholder(panel: Panel, text: str) -> None:
-    layout = QVBoxLayout(panel)
-    label = QLabel(text)
-    label.setWordWrap(True)
-    layout.addWidget(label)
-    layout.addStretch(1)

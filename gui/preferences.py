@@ -23,7 +23,9 @@ class Preferences:
         value = self._settings.value("projects/recent", [])
         if isinstance(value, str):  # QSettings gives a one-item list back as a string
             value = [value]
-        return [str(v) for v in value or [] if v]
+        if not isinstance(value, list):  # none stored (an empty list reads back as None)
+            return []
+        return [str(v) for v in value if v]
 
     def add_recent_project(self, path: str | Path) -> None:
         text = str(path)

@@ -196,9 +196,10 @@ class ParameterForm(QWidget):
     # -- one field per kind ----------------------------------------------------------------
 
     def _field(self, parameter: Parameter) -> QWidget:
+        field: QWidget
         if parameter.kind == "duration":
-            field: QWidget = DurationField(parameter)
-            field.sig_edited.connect(self.sig_edited)
+            field = duration = DurationField(parameter)
+            duration.sig_edited.connect(self.sig_edited)
         elif parameter.kind == "bool":
             field = QCheckBox()
             field.toggled.connect(self.sig_edited)

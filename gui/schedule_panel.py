@@ -245,8 +245,10 @@ class SchedulePanel(Panel):
     def _base_chosen(self, base: str) -> None:
         name = self.schedule_combo.currentText()
         saved = self.saved
-        keep = saved[1] if saved is not None and saved[1].get("base") == base else {}
-        tiers = {
+        keep: dict[str, Any] = (
+            saved[1] if saved is not None and saved[1].get("base") == base else {}
+        )
+        tiers: dict[str, Any] = {
             key: self.form.value_of(key) for key in ("top1", "top10") if key in self.form.fields
         }
         tiers = {k: v for k, v in tiers.items() if isinstance(v, float)}

@@ -9,51 +9,36 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from recrawl.core.clock import utcnow
 from recrawl.gui.formatting import age, local_time, size
+from recrawl.gui.table_model import Column, TableModel
 
-COLUMNS = ("Segment", "Age", "Records", "Live", "Liveness", "Size")
-LIVENESS = COLUMNS.index("Liveness")
 #: The row's summary dict, for delegates and tests.
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 
-Index = QModelIndex | QPersistentModelIndex
 
+class SegmentsModel(TableModel[dict[str, Any]]):
+    """Rows are the summary dicts of ``store.segment_summaries``."""
 
-class SegmentsModel(QAbstractTableModel):
+    COLUMNS = (
+        Column("Segment"),
+        Column("Age"),
+        Column("Records", numeric=True),
+        Column("Live", numeric=True),
+        Column("Liveness", numeric=True),
+        Column("Size", numeric=True),
+    )
+
     def __init__(self) -> None:
         super().__init__()
-        self._rows: list[dict[str, Any]] = []
         self._now = utcnow()
 
     def set_rows(self, rows: list[dict[str, Any]], now: datetime | None = None) -> None:
-        self.beginResetModel()
-        self._rows = rows
         self._now = now or utcnow()
-        self.endResetModel()
+        super().set_rows(rows)
 
-    def row(self, number: int) -> dict[str, Any]:
-        return self._rows[number]
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        seg = self._rows[index.row()]
-        column = index.column()
+    def cell(self, seg: dict[str, Any], column: int, role: int) -> Any:
         if role == ROW_ROLE:
             return seg
         if role == Qt.ItemDataRole.DisplayRole:
@@ -73,6 +58,8 @@ class SegmentsModel(QAbstractTableModel):
                     f"{seg['live_records']:,} of {seg['records']:,} records are a page's latest "
                     "capture, or the response a latest revisit refers to"
                 )
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+#: The column the segments panel draws as a bar.
+LIVENESS = [column.title for column in SegmentsModel.COLUMNS].index("Liveness")

@@ -7,7 +7,9 @@ list reloads when it is done.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, Qt
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,7 +43,12 @@ EMPTY_HINT = (
 class LivenessBar(QStyledItemDelegate):
     """A bar as long as the segment's liveness, with the percentage on it."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         seg = index.data(ROW_ROLE)
         if seg is None:
             super().paint(painter, option, index)
@@ -145,7 +152,7 @@ class SegmentsPanel(Panel):
             return
         self.context.jobs.submit(store.segment_summaries, self._show)
 
-    def _show(self, rows: list[dict]) -> None:
+    def _show(self, rows: list[dict[str, Any]]) -> None:
         selected = {self.model.row(i.row())["name"] for i in self._selected_rows()}
         self.model.set_rows(rows, utcnow())
         self._loaded = True
@@ -189,13 +196,15 @@ class SegmentsPanel(Panel):
     def compact_all_below(self) -> None:
         self._start(below=self.threshold.value() / 100)
 
-    def _start(self, **which: object) -> None:
+    def _start(self, *, names: list[str] | None = None, below: float | None = None) -> None:
         if self.context.compaction.busy or self.context.crawl.busy:
             return
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.status.setText("Compacting…")
-        self.context.compaction.start(drop_superseded=self.drop.isChecked(), **which)  # type: ignore[arg-type]
+        self.context.compaction.start(
+            below=below, names=names, drop_superseded=self.drop.isChecked()
+        )
         self._update_buttons()
 
     def _progress(self, phase: str, done: int, total: int) -> None:

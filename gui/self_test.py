@@ -18,6 +18,10 @@ import traceback
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported when the self-test runs, not when this module loads
+    from PySide6.QtCore import QCoreApplication
 
 PAGES = {
     "/": '<a href="/one">one</a> <a href="/two">two</a>',
@@ -86,11 +90,12 @@ def run_self_test() -> int:
     return 0
 
 
-def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped-def]
+def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
     from PySide6.QtCore import QSettings
     from recrawl.core import store
     from recrawl.core.archive.warc import iter_records
     from recrawl.core.project import Project
+    from recrawl.gui.crawl_panel import CrawlPanel
     from recrawl.gui.main_window import MainWindow
     from recrawl.gui.preferences import Preferences
 
@@ -106,6 +111,7 @@ def _crawl_from_the_window(app, folder: Path) -> str:  # type: ignore[no-untyped
         context = window.context
         assert context is not None
         panel = window.panels["crawl"]
+        assert isinstance(panel, CrawlPanel)
         seeded: list[bool] = []
         context.changes.sig_pages.connect(lambda: seeded.append(True))
         panel.seeds.setPlainText(site.url("/"))
@@ -155,16 +161,15 @@ def _check_bundled_files() -> None:
             raise AssertionError(f"resource missing: {name} in {resource('.')}")
     if not stylesheet().strip():
         raise AssertionError("the stylesheet is empty")
-    if (
-        icon("app").isNull()
-        or QIcon(str(resource_path("icons/app.svg"))).pixmap(32).isNull()
-    ):
+    if icon("app").isNull() or QIcon(str(resource_path("icons/app.svg"))).pixmap(32).isNull():
         raise AssertionError("the app icon does not render (no SVG image plugin?)")
     if not Path(certifi.where()).is_file():
         raise AssertionError(f"no CA certificates at {certifi.where()}")
 
 
-def _wait(app, condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+def _wait(
+    app: QCoreApplication, condition: Callable[[], bool], what: str, timeout: float = 60.0
+) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

@@ -75,7 +75,7 @@ def verdict(panel: FiltersPanel, url: str) -> tuple[str, bool, int | None, int |
 
 def edit_rule(qtbot, panel: FiltersPanel, row: int, text: str) -> None:
     """Type a new rule text into the rules table's editor, as a user does."""
-    view = panel.rules_view
+    view = panel.editor.rules_view
     index = panel.rules_model.index(row, RulesModel.RULE)
     view.setCurrentIndex(index)
     view.edit(index)
@@ -92,7 +92,7 @@ def test_an_invalid_pattern_blocks_apply_with_the_reason(qtbot, open_panel):
     panel = open_panel()
     assert [f.name for f in panel.draft.filters] == ["no-binaries", "clean-up", "scope"]
     assert not panel.apply_button.isEnabled()  # nothing edited yet
-    panel.select_filter(1)
+    panel.editor.select_filter(1)
     row = panel.rules_model.row_of(2)  # "-^(mailto|javascript|...):"
     assert row is not None
     edit_rule(qtbot, panel, row, "-^(mailto|javascript")
@@ -123,12 +123,12 @@ def test_toggling_a_rules_short_circuit_changes_the_verdict(qtbot, project, open
     panel.checker.set_urls(url)
     assert verdict(panel, url) == ("reject", False, 1, 1)
 
-    panel.select_filter(0)
+    panel.editor.select_filter(0)
     index = panel.rules_model.index(0, RulesModel.SHORT)
     assert index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
-    panel.rules_view.setFocus()
-    panel.rules_view.setCurrentIndex(index)
-    qtbot.keyClick(panel.rules_view, Qt.Key.Key_Space)
+    panel.editor.rules_view.setFocus()
+    panel.editor.rules_view.setCurrentIndex(index)
+    qtbot.keyClick(panel.editor.rules_view, Qt.Key.Key_Space)
     assert index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
     assert (
         panel.draft.filters[0].rules_text.split("\n")[0] == "+SHORTCIRCUIT:^https://example\\.org/"
@@ -142,9 +142,29 @@ def test_toggling_a_rules_short_circuit_changes_the_verdict(qtbot, project, open
     assert any("short-circuit" in w.message for w in panel.validation.warnings)
     assert panel.tabs.tabText(2).startswith("Lint (")
 
-    qtbot.keyClick(panel.rules_view, Qt.Key.Key_Space)  # and back
+    qtbot.keyClick(panel.editor.rules_view, Qt.Key.Key_Space)  # and back
     assert verdict(panel, url) == ("reject", False, 1, 1)
     assert not panel.apply_button.isEnabled()  # back to the applied chain
+
+
+def test_a_lint_warning_leads_to_its_rule(qtbot, project, open_panel):
+    choices.set_chain(KEEP_THEN_DENY.replace("+^https", "+SHORTCIRCUIT:^https"))
+    panel = open_panel()
+    panel.editor.select_filter(0)
+    (warning,) = panel.validation.warnings
+    assert (warning.filter, warning.line) == (1, 1)
+    assert panel.tabs.tabText(2) == "Lint (1)"
+    assert panel.lint.count() == 1 and "short-circuit" in panel.lint.item(0).text()
+    panel.tabs.setCurrentIndex(2)
+    panel.lint.setCurrentRow(0)
+    panel.lint.setFocus()
+    qtbot.keyClick(panel.lint, Qt.Key.Key_Return)  # activates the warning
+    assert panel.editor.current_filter() == 1
+    assert panel.editor.name_edit.text() == "deny"
+    rows = panel.editor.rules_view.selectionModel().selectedRows()
+    assert [panel.rules_model.row(i.row()) for i in rows] == [(1, "example.org")]
+    problem = panel.rules_model.index(0, RulesModel.PROBLEM).data()
+    assert problem == warning.message
 
 
 def test_reordering_and_disabling_filters_change_the_outcome(qtbot, project, open_panel):
@@ -154,8 +174,8 @@ def test_reordering_and_disabling_filters_change_the_outcome(qtbot, project, ope
     panel.checker.set_urls(url)
     assert verdict(panel, url) == ("accept", True, 0, 1)
 
-    panel.select_filter(1)
-    qtbot.mouseClick(panel.up_button, Qt.MouseButton.LeftButton)
+    panel.editor.select_filter(1)
+    qtbot.mouseClick(panel.editor.up_button, Qt.MouseButton.LeftButton)
     assert [f.name for f in panel.draft.filters] == ["deny", "keep"]
     assert verdict(panel, url) == ("reject", False, 0, 1)
 
@@ -185,20 +205,20 @@ def test_preview_counts_match_the_command_line(qtbot, project, open_panel, tmp_p
     panel.chain_model.setData(
         panel.chain_model.index(scope), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole
     )
-    kinds = [a.text() for a in panel.add_filter_button.menu().actions()]
-    panel.add_filter_button.menu().actions()[kinds.index("domain-deny")].trigger()
-    qtbot.keyClicks(panel.new_rule, "example.org")
-    qtbot.keyClick(panel.new_rule, Qt.Key.Key_Return)
+    kinds = [a.text() for a in panel.editor.add_filter_button.menu().actions()]
+    panel.editor.add_filter_button.menu().actions()[kinds.index("domain-deny")].trigger()
+    qtbot.keyClicks(panel.editor.new_rule, "example.org")
+    qtbot.keyClick(panel.editor.new_rule, Qt.Key.Key_Return)
     assert panel.draft.filters[-1].rules_text == "example.org\n"
 
     with qtbot.waitSignal(panel.sig_previewed, timeout=5000) as blocker:
-        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.preview.button, Qt.MouseButton.LeftButton)
     result = blocker.args[0]
     assert result["known"] == 4
     assert (result["newly_rejected"], result["newly_accepted"]) == (3, 1)
-    assert "3 newly rejected, 1 newly accepted" in panel.preview_label.text()
-    assert panel.accepted_examples.item(0).text() == "https://other.net/x"
-    assert panel.rejected_examples.count() == 3
+    assert "3 newly rejected, 1 newly accepted" in panel.preview.label.text()
+    assert panel.preview.accepted_examples.item(0).text() == "https://other.net/x"
+    assert panel.preview.rejected_examples.count() == 3
 
     edited = tmp_path / "edited.toml"
     edited.write_text(panel.draft.to_toml(), encoding="utf-8")
@@ -242,61 +262,61 @@ def test_why_not_crawled_names_the_filter_and_line(qtbot, project, open_panel):
     expected = choices.project_chain().check(url)
     assert (link.filter, link.line) == ("clean-up", expected.line)
     panel = open_panel()
-    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)
+    qtbot.waitUntil(lambda: panel.why.model.rowCount() == 1)
     panel.tabs.setCurrentIndex(3)
 
-    qtbot.keyClicks(panel.why_edit, url)
-    qtbot.keyClick(panel.why_edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: "Rejected by filter" in panel.why_answer.text())  # a store lookup
-    answer = panel.why_answer.text()
+    qtbot.keyClicks(panel.why.edit, url)
+    qtbot.keyClick(panel.why.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Rejected by filter" in panel.why.answer.text())  # a store lookup
+    answer = panel.why.answer.text()
     assert f"Rejected by filter “clean-up”, line {expected.line}" in answer
     rule = panel.saved.filters[1].lines()[expected.line - 1].strip()
     assert rule.replace("&", "&amp;").replace("<", "&lt;") in answer
     assert f"reject by filter 1 (clean-up), line {expected.line}" in answer
     assert panel.checker.verdict_of(url) is not None  # the checker shows every rule too
 
-    panel.why_edit.clear()
-    panel.why_answer.clear()
-    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)  # the list, unfiltered
-    panel.rejected_view.selectRow(0)
-    qtbot.waitUntil(lambda: "clean-up" in panel.why_answer.text())
+    panel.why.edit.clear()
+    panel.why.answer.clear()
+    qtbot.waitUntil(lambda: panel.why.model.rowCount() == 1)  # the list, unfiltered
+    panel.why.view.selectRow(0)
+    qtbot.waitUntil(lambda: "clean-up" in panel.why.answer.text())
 
-    panel.why_edit.setText("https://example.org/never-seen")
-    qtbot.keyClick(panel.why_edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: "Not in the rejected-links record" in panel.why_answer.text())
+    panel.why.edit.setText("https://example.org/never-seen")
+    qtbot.keyClick(panel.why.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Not in the rejected-links record" in panel.why.answer.text())
     # the list follows what is typed, in SQL
-    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 0)
-    panel.why_edit.setText("SID=")
-    qtbot.waitUntil(lambda: panel.rejected_model.rowCount() == 1)
+    qtbot.waitUntil(lambda: panel.why.model.rowCount() == 0)
+    panel.why.edit.setText("SID=")
+    qtbot.waitUntil(lambda: panel.why.model.rowCount() == 1)
 
 
 def test_a_new_project_shows_what_to_do(qtbot, open_panel, qtmodeltester):
     panel = open_panel()
-    assert "No link has been turned away yet" in panel.why_answer.text()
+    assert "No link has been turned away yet" in panel.why.answer.text()
     panel.chain_model.setData(
         panel.chain_model.index(0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole
     )
     with qtbot.waitSignal(panel.sig_previewed, timeout=5000):
         pass  # the preview runs by itself once the typing pauses
-    assert "knows no URLs yet" in panel.preview_label.text()
+    assert "knows no URLs yet" in panel.preview.label.text()
     qtmodeltester.check(panel.chain_model)
     qtmodeltester.check(panel.rules_model)
-    qtmodeltester.check(panel.rejected_model)
+    qtmodeltester.check(panel.why.model)
 
 
 def test_the_editor_follows_a_chain_changed_elsewhere_unless_edited(qtbot, open_panel):
     panel = open_panel()
-    panel.select_filter(2)
+    panel.editor.select_filter(2)
     choices.add_scope_hosts(["example.org"])  # what inject does from the Crawl panel
     with qtbot.waitSignal(panel.sig_loaded):
         panel.context.changes.sig_policy.emit()
     assert panel.draft.filters[2].rules_text.strip() == "example.org"
-    assert panel.current_filter() == 2 and panel.rules_model.rowCount() == 1
+    assert panel.editor.current_filter() == 2 and panel.rules_model.rowCount() == 1
     assert not panel.dirty
 
     # an edit in progress is not thrown away by a change elsewhere
-    qtbot.keyClicks(panel.new_rule, "example.net")
-    qtbot.keyClick(panel.new_rule, Qt.Key.Key_Return)
+    qtbot.keyClicks(panel.editor.new_rule, "example.net")
+    qtbot.keyClick(panel.editor.new_rule, Qt.Key.Key_Return)
     choices.add_scope_hosts(["example.com"])
     panel.context.changes.sig_policy.emit()
     qtbot.waitUntil(lambda: panel.context.jobs.pending() == 0)
@@ -307,7 +327,7 @@ def test_the_editor_follows_a_chain_changed_elsewhere_unless_edited(qtbot, open_
 
 def test_apply_refuses_to_undo_a_chain_that_changed_meanwhile(qtbot, open_panel):
     panel = open_panel()
-    panel.select_filter(1)
+    panel.editor.select_filter(1)
     row = panel.rules_model.row_of(2)
     edit_rule(qtbot, panel, row, "-^(mailto|javascript|tel):")
     assert panel.apply_button.isEnabled()

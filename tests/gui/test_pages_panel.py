@@ -151,7 +151,9 @@ def test_search_status_and_first_seen_filters_narrow_the_rows(qtbot, crawled, pr
     window.close()
 
 
-def test_a_selected_page_shows_its_trajectory_history_and_bounds(qtbot, crawled, prefs, server):
+def test_a_selected_page_shows_its_trajectory_history_and_bounds(
+    qtbot, qtmodeltester, crawled, prefs, server
+):
     window = make_window(qtbot, crawled, prefs)
     panel = open_pages(qtbot, window)
     news = server.url("/news")
@@ -196,6 +198,7 @@ def test_a_selected_page_shows_its_trajectory_history_and_bounds(qtbot, crawled,
         for r in range(model.rowCount())
     ]
     assert shown == cli
+    qtmodeltester.check(model)  # Qt's own checks of the model's contract
     window.close()
 
 

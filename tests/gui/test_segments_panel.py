@@ -45,9 +45,10 @@ def test_an_empty_project_explains_segments(qtbot, window):
     assert not panel.compact_below.isEnabled()
 
 
-def test_compact_all_below_updates_liveness(qtbot, window, project, server):
+def test_compact_all_below_updates_liveness(qtbot, qtmodeltester, window, project, server):
     crawl_rounds(project, server)
     panel = shown(qtbot, window)
+    qtmodeltester.check(panel.model)  # Qt's own checks of the model's contract
     before = liveness(panel)
     assert len(before) == ROUNDS
     assert list(before.values()) == [0.5, 0.0, 0.0, 1.0]  # round 0 keeps /b's response
