@@ -11,15 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy.schedule import (
-    DAY,
+from recrawl.core.policy.schedule import DAY, Change, ScheduleInput
+from recrawl.core.policy.schedules import make_schedule, schedule_names
+from recrawl.core.policy.schedules.estimators import (
     RATE_BINS,
-    Change,
-    ScheduleInput,
-    make_schedule,
     mle_rates,
     optimal_intervals,
-    schedule_names,
     x_for_freshness,
 )
 
@@ -196,7 +193,7 @@ def test_change_rate_estimator_on_known_cases():
     # 10 visits a day apart, 5 changed: MLE for regular visits is −ln(1 − 5/10)/day
     counts = np.zeros((1, 16))
     sums = np.zeros((1, 16))
-    from recrawl.core.policy.schedule import rate_bin
+    from recrawl.core.policy.schedules.estimators import rate_bin
 
     counts[0, rate_bin(DAY)] = 5
     sums[0, rate_bin(DAY)] = 5 * DAY
