@@ -7,4 +7,6 @@
     simulate       one page or a whole corpus under a schedule (``recrawl simulate``)
     choices        the project's chosen schedule, signature, scoring and filter chain
     filter_impact  what a chain edit does to the project's known URLs
+
+Schedules, signatures and scorings are plug-ins: a Protocol and a registry by name.
 """
