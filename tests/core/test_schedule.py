@@ -158,6 +158,24 @@ def test_score_tiers_cap_the_best_pages():
     assert tiers.after_fetch(rest, Change.UNCHANGED).interval == 30 * DAY
 
 
+def test_score_tiers_is_its_base_schedule_outside_the_tiers():
+    tiers = make_schedule(
+        "score-tiers",
+        base="change-rate",
+        retry_interval=2 * DAY,
+        hosts={"example.com": {"max": 3 * DAY}},
+    )
+    assert tiers.name == "score-tiers" and tiers.needs_corpus
+    assert tiers.retry_interval == 2 * DAY
+    assert tiers.hosts == {"example.com": {"max": 3 * DAY}}
+    assert tiers.bounds("www.example.com") == (600.0, 3 * DAY)
+    assert tiers.bounds("other.org") == (600.0, 365 * DAY)
+    assert tiers.initial_interval() == DAY
+    retry = tiers.after_retry(page(5 * DAY))
+    assert retry.next_fetch == T0 + timedelta(days=2) and retry.interval == 5 * DAY
+    assert tiers.after_gone(page(DAY)).interval == 1.5 * DAY
+
+
 def test_unknown_schedule_and_parameter_are_clear_errors():
     with pytest.raises(InvalidArgument, match="known: fixed, aronsson"):
         make_schedule("weekly")
