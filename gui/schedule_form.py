@@ -1,4 +1,4 @@
-"""The form of one schedule's parameters, generated from ``policy.schedule_parameters``.
+"""The form of one schedule's parameters, generated from ``schedule_parameters``.
 
 Every field turns into the ``KEY=VALUE`` assignments the CLI takes (``--param``), so the
 panel saves, checks and simulates exactly what ``recrawl schedule --param`` would.
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.clock import parse_duration
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy.choices import Parameter
+from recrawl.core.policy.schedules.parameters import Parameter
 from recrawl.gui.formatting import duration
 
 INVALID_STYLE = "border: 1px solid #d1495b;"

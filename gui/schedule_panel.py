@@ -1,6 +1,6 @@
 """The Schedule panel (DESIGN.md §9, §4–§5): choose and tune the revisit schedule.
 
-The form is generated from the schedule's own parameters (``choices.schedule_parameters``)
+The form is generated from the schedule's own parameters (``schedule_parameters``)
 and reads as the ``KEY=VALUE`` assignments of ``recrawl schedule --param``. Each edit
 redraws, after a short pause, the trajectories of four reference pages (changing hourly,
 daily, monthly, never) as ``recrawl simulate --schedule NAME --change-every DUR`` prints
@@ -32,7 +32,9 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import DAY, SCHEDULES, ScoreTiers, make_schedule, schedule_names
+from recrawl.core.policy.schedule import DAY
+from recrawl.core.policy.schedules import SCHEDULES, ScoreTiers, make_schedule, schedule_names
+from recrawl.core.policy.schedules.parameters import schedule_parameters
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.policy.simulate import REFERENCE_PAGES, reference_trajectories
 from recrawl.gui.context import AppContext
@@ -227,7 +229,7 @@ class SchedulePanel(Panel):
             combo.blockSignals(False)
         self.schedule_about.setText(schedule_description(name))
         self.signature_about.setText(_first_line(SIGNATURES[signature]))
-        self.form.build(choices.schedule_parameters(name, params.get("base")), params)
+        self.form.build(schedule_parameters(name, params.get("base")), params)
         self.form.set_hosts(params.get("hosts", {}))
 
     def _revert(self) -> None:
@@ -253,7 +255,7 @@ class SchedulePanel(Panel):
         }
         tiers = {k: v for k, v in tiers.items() if isinstance(v, float)}
         values = {**keep, **tiers, "base": base}
-        self.form.build(choices.schedule_parameters(name, base), values)
+        self.form.build(schedule_parameters(name, base), values)
         self._edited()
 
     def _signature_chosen(self, kind: str) -> None:

@@ -26,7 +26,7 @@ from recrawl.core.errors import InvalidArgument, NotFound, RecrawlError
 from recrawl.core.net.http import decode_body
 from recrawl.core.net.urls import canonical
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import make_schedule, schedule_names
+from recrawl.core.policy.schedules import make_schedule, schedule_names
 from recrawl.core.policy.scoring import SCORINGS
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.project import Project

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recrawl.core.errors import RecrawlError
-from recrawl.core.filters.kinds import ACCEPT, KINDS, REJECT, SHORTCIRCUIT, FilterResult, RuleError
+from recrawl.core.filters.kinds import (
+    ACCEPT,
+    KINDS,
+    REJECT,
+    SHORTCIRCUIT,
+    FilterResult,
+    ParsedFilter,
+    Rule,
+    RuleError,
+    rule_matches,
+)
 
 
 class ChainError(RecrawlError):
@@ -66,13 +76,13 @@ class Filter:
     name: str
     enabled: bool
     rules_text: str
-    impl: Any = field(repr=False)
+    impl: ParsedFilter = field(repr=False)
 
     def decide(self, url: str) -> FilterResult:
         return self.impl.decide(url)
 
     @property
-    def rules(self) -> list[Any]:
+    def rules(self) -> Sequence[Rule]:
         return self.impl.rules
 
 
@@ -205,8 +215,6 @@ class RuleOutcome:
 
 def explain_rules(chain: Chain, url: str) -> tuple[Verdict, list[Step], list[list[RuleOutcome]]]:
     """:meth:`Chain.explain` plus, for every filter, each rule's outcome for ``url``."""
-    from recrawl.core.filters.kinds import rule_matches
-
     verdict, steps = chain.explain(url)
     outcomes: list[list[RuleOutcome]] = []
     for flt, step in zip(chain.filters, steps, strict=True):

@@ -37,9 +37,12 @@ from recrawl.core.filters.kinds import (
     Rule,
     SuffixFilter,
 )
+from recrawl.core.filters.patterns import Pattern
 
 #: A compiled filter: None means "accept, go on"; a Verdict stops the chain.
 Decider = Callable[[str], Verdict | None]
+#: "Not in this table": a Verdict no filter gives (filter -1), told apart by identity.
+_MISSING = Verdict(False, filter=-1)
 
 
 def _set_options() -> re2.Options:
@@ -81,7 +84,7 @@ def _compile_prefix(flt: PrefixFilter, index: int, name: str) -> Decider:
     }
     generic_t = tuple(generic)
     get = table.get
-    missing = object()
+    missing = _MISSING
     # A generic prefix that matches a URL whose head is H (``scheme://authority/``) is a
     # prefix of H without its slash (it has no '/' after the first '://'), so the best
     # generic match is a function of H alone: memoised per head, bounded. Every bucket
@@ -112,7 +115,7 @@ def _compile_prefix(flt: PrefixFilter, index: int, name: str) -> Decider:
                     if len(generic_best) >= 65536:
                         generic_best.clear()
                     best = generic_best[head] = scan(head)
-                return best  # type: ignore[return-value]
+                return best
         return scan(url)
 
     return decide
@@ -192,7 +195,7 @@ def _compile_suffix(flt: SuffixFilter, index: int, name: str) -> Decider:
     unmatched = _stop(False, False, index, None, name) if listed_accept else None
     get = outcomes.get
     ignore_case, path_only = flt.ignore_case, flt.path_only
-    missing = object()
+    missing = _MISSING
 
     every = tuple(table)
 
@@ -207,7 +210,7 @@ def _compile_suffix(flt: SuffixFilter, index: int, name: str) -> Decider:
             if length <= size:
                 outcome = get(subject[size - length :], missing)
                 if outcome is not missing:
-                    return outcome  # type: ignore[return-value]
+                    return outcome
         return unmatched
 
     return decide
@@ -216,7 +219,8 @@ def _compile_suffix(flt: SuffixFilter, index: int, name: str) -> Decider:
 def _bytes_match(regex_set: re2.Set) -> Callable[[bytes], list[int] | None]:
     """The set's match on UTF-8 bytes, skipping the wrapper's per-call dispatch if it can."""
     match = getattr(getattr(regex_set, "_set", None), "Match", None)
-    return match if callable(match) else regex_set.Match
+    found: Callable[[bytes], list[int] | None] = match if callable(match) else regex_set.Match
+    return found
 
 
 def _compile_regex(flt: RegexFilter, index: int, name: str) -> Decider:
@@ -231,11 +235,13 @@ def _compile_regex(flt: RegexFilter, index: int, name: str) -> Decider:
         else:
             outcomes.append(None)
     n = len(flt.rules)
-    fast = [
-        i for i, r in enumerate(flt.rules) if r.pattern is not None and r.pattern.engine == "re2"
-    ]
+    patterns: list[Pattern] = []
+    for rule in flt.rules:
+        assert rule.pattern is not None  # parse compiles every regex rule
+        patterns.append(rule.pattern)
+    fast = [i for i, pattern in enumerate(patterns) if pattern.engine == "re2"]
     fast_set = set(fast)
-    slow = [(i, r.pattern) for i, r in enumerate(flt.rules) if i not in fast_set]
+    slow = [(i, pattern) for i, pattern in enumerate(patterns) if i not in fast_set]
 
     set_match: Callable[[bytes], list[int] | None] | None = None
     set_rule: list[int] = []  # set index → rule position
@@ -244,24 +250,22 @@ def _compile_regex(flt: RegexFilter, index: int, name: str) -> Decider:
         regex_set = re2.Set.FullMatchSet(options) if full else re2.Set.SearchSet(options)
         try:
             for position in fast:
-                pattern = flt.rules[position].pattern
-                assert pattern is not None
                 set_rule.append(position)
-                added = regex_set.Add(pattern.source)
+                added = regex_set.Add(patterns[position].source)
                 assert added == len(set_rule) - 1
             regex_set.Compile()
             set_match = _bytes_match(regex_set)
         except re2.error:
             # the set cannot be built: every rule runs on its own, still in order
             set_match = None
-            slow = [(i, r.pattern) for i, r in enumerate(flt.rules)]
+            slow = list(enumerate(patterns))
             set_rule = []
 
     if set_match is None:
 
         def decide_plain(url: str) -> Verdict | None:
             for position, pattern in slow:
-                if pattern.matches(url):  # type: ignore[union-attr]
+                if pattern.matches(url):
                     return outcomes[position]
             return reject
 
@@ -286,7 +290,7 @@ def _compile_regex(flt: RegexFilter, index: int, name: str) -> Decider:
         for position, pattern in slow_t:
             if position > first:
                 break
-            if pattern.matches(url):  # type: ignore[union-attr]
+            if pattern.matches(url):
                 return outcomes[position]
         if first < n:
             return outcomes[first]
@@ -318,10 +322,6 @@ class CompiledChain:
             if verdict is not None:
                 return verdict
         return PLAIN_ACCEPT
-
-    def check_many(self, urls: list[str]) -> list[Verdict]:
-        check = self.check
-        return [check(url) for url in urls]
 
 
 def compile_chain(chain: Chain) -> CompiledChain:

@@ -1,7 +1,8 @@
 """The six filter kinds of DESIGN.md §6, each parsed from Nutch's file syntax.
 
-Every kind turns its ``rules`` text into :class:`Rule` values (with their 1-based line
-numbers) and decides a URL in plain rule order: this is the reference evaluation the
+Every kind (a :class:`FilterKind`, registered in :data:`KINDS`) parses its ``rules``
+text into a :class:`ParsedFilter`: :class:`Rule` values with their 1-based line numbers,
+and a decision for a URL in plain rule order. That is the reference evaluation the
 compiled fast path (:mod:`recrawl.core.filters.compiled`) must agree with, verdict and line.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol, Self
 from urllib.parse import urlsplit
 
 from recrawl.core.filters.patterns import Pattern, compile_pattern
@@ -45,6 +46,25 @@ class Rule:
     pattern: Pattern | None = field(default=None, compare=False)
 
 
+class ParsedFilter(Protocol):
+    """One filter's parsed rules and its reference decision (what a kind's parse returns)."""
+
+    @property
+    def rules(self) -> Sequence[Rule]:
+        """The rules in line order (blank and comment lines left out)."""
+        ...
+
+    def decide(self, url: str) -> FilterResult:
+        """Accept (go on), reject or shortcircuit, with the deciding rule's line."""
+        ...
+
+
+class FilterKind(Protocol):
+    """A filter kind: its rules text parsed, or RuleError naming the line at fault."""
+
+    def parse(self, text: str) -> ParsedFilter: ...
+
+
 def rule_lines(rules: str) -> list[tuple[int, str]]:
     """(line number, trimmed text) of every line that is not blank or a # comment."""
     out = []
@@ -69,7 +89,7 @@ class PrefixFilter:
     kind = "prefix"
 
     @classmethod
-    def parse(cls, text: str) -> PrefixFilter:
+    def parse(cls, text: str) -> Self:
         rules = []
         for line, item in rule_lines(text):
             short, prefix = _marked(item)
@@ -103,7 +123,7 @@ class SuffixFilter:
     kind = "suffix"
 
     @classmethod
-    def parse(cls, text: str) -> SuffixFilter:
+    def parse(cls, text: str) -> Self:
         rules: list[Rule] = []
         sign, letters = "-", ""
         for line, item in rule_lines(text):
@@ -144,7 +164,7 @@ class RegexFilter:
     full_match = False
 
     @classmethod
-    def parse(cls, text: str) -> RegexFilter:
+    def parse(cls, text: str) -> Self:
         rules = []
         for line, item in rule_lines(text):
             sign, body = item[0], item[1:]
@@ -179,10 +199,6 @@ class AutomatonFilter(RegexFilter):
     kind = "automaton"
     full_match = True
 
-    @classmethod
-    def parse(cls, text: str) -> AutomatonFilter:
-        return cls(RegexFilter.parse.__func__(cls, text).rules)  # type: ignore[attr-defined]
-
 
 def _host_matches(host: str, entry: str) -> bool:
     return host == entry or host.endswith("." + entry)
@@ -199,7 +215,7 @@ class DomainFilter:
     kind = "domain"
 
     @classmethod
-    def parse(cls, text: str) -> DomainFilter:
+    def parse(cls, text: str) -> Self:
         rules = []
         for line, item in rule_lines(text):
             short, entry = _marked(item)
@@ -234,16 +250,12 @@ class DomainDenyFilter(DomainFilter):
 
     kind = "domain-deny"
 
-    @classmethod
-    def parse(cls, text: str) -> DomainDenyFilter:
-        return cls(DomainFilter.parse.__func__(cls, text).rules)  # type: ignore[attr-defined]
-
     def decide(self, url: str) -> FilterResult:
         rule = self.best(url)
         return FilterResult(REJECT, rule.line) if rule is not None else FilterResult(ACCEPT)
 
 
-KINDS: dict[str, Any] = {
+KINDS: dict[str, FilterKind] = {
     "prefix": PrefixFilter,
     "suffix": SuffixFilter,
     "regex": RegexFilter,
@@ -251,10 +263,6 @@ KINDS: dict[str, Any] = {
     "domain": DomainFilter,
     "domain-deny": DomainDenyFilter,
 }
-
-
-def kind_names() -> Sequence[str]:
-    return tuple(KINDS)
 
 
 # -- rule-line helpers for editors (the GUI's rule table) ------------------------------
@@ -307,7 +315,7 @@ def line_errors(kind: str, rules: str) -> dict[int, str]:
     return errors
 
 
-def rule_matches(impl: Any, rule: Rule, url: str) -> bool:
+def rule_matches(impl: ParsedFilter, rule: Rule, url: str) -> bool:
     """Whether one rule of a parsed filter matches ``url`` (whether or not it decides)."""
     if isinstance(impl, RegexFilter):
         return rule.pattern is not None and rule.pattern.matches(url)

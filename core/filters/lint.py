@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recrawl.core.filters.chain import Chain, Filter
+from recrawl.core.filters.kinds import SuffixFilter
 
 #: Regex (found anywhere) patterns that match every URL: a rule after one never decides.
 _ALWAYS_FOUND = frozenset({"", ".", ".*", ".+", "^", "$", "^.", "^.*", "^.+", ".*$", "(?s).*"})
@@ -61,7 +62,7 @@ def _reject_lines(flt: Filter) -> list[int]:
         return [r.line for r in flt.rules if not r.accept]
     if flt.kind == "domain-deny":
         return [r.line for r in flt.rules]
-    if flt.kind == "suffix" and not flt.impl.listed_accept:
+    if isinstance(flt.impl, SuffixFilter) and not flt.impl.listed_accept:
         return [r.line for r in flt.rules]
     return []
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.filters.chain import Chain, build_filter, parse_chain
+from recrawl.core.filters.chain import Chain, Filter, build_filter, parse_chain
 from recrawl.core.filters.kinds import KINDS
 from recrawl.core.textfile import read_text
 
@@ -95,7 +95,7 @@ def import_nutch(conf_dir: Path, order: list[str] | None = None) -> str:
     conf_dir = Path(conf_dir)
     if not conf_dir.is_dir():
         raise InvalidArgument(f"no Nutch conf folder at {conf_dir}")
-    filters = []
+    filters: list[Filter] = []
     for kind in _full_order(order):
         for name, path in kind_files(conf_dir, kind):
             table = {"kind": kind, "name": name, "rules": read_text(path)}

@@ -4,6 +4,7 @@ for what RE2 cannot express (backreferences, lookaround), as DESIGN.md §6 allow
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import re2
 import regex
@@ -15,12 +16,23 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # the error is reported to the user, not to stderr
 
 
+class CompiledPattern(Protocol):
+    """What a compiled ``re2`` and a compiled ``regex`` pattern share (both untyped).
+
+    ``options``: the backtracking engine's ``timeout``; RE2 needs none.
+    """
+
+    def search(self, text: str, **options: float) -> object | None: ...
+
+    def fullmatch(self, text: str, **options: float) -> object | None: ...
+
+
 @dataclass(frozen=True)
 class Pattern:
     source: str
     full_match: bool
     engine: str  # "re2" or "backtracking"
-    compiled: object
+    compiled: CompiledPattern
 
     @property
     def slow(self) -> bool:

@@ -1,1 +1,12 @@
-"""policy"""
+"""What to fetch when, and what counts as a change (DESIGN.md §4–§5).
+
+    schedule       the FetchSchedule plug-in point and the values it sees and decides
+    schedules/     the built-in schedules, their registry and their form parameters
+    signature      signatures: the pluggable "page equality" that decides a change
+    scoring        page scores (in-links, OPIC), pluggable by kind
+    simulate       one page or a whole corpus under a schedule (``recrawl simulate``)
+    choices        the project's chosen schedule, signature, scoring and filter chain
+    filter_impact  what a chain edit does to the project's known URLs
+
+Schedules, signatures and scorings are plug-ins: a Protocol and a registry by name.
+"""

@@ -6,7 +6,6 @@ A new project starts with the defaults of DESIGN.md §4–§5.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from recrawl.core import store
@@ -14,7 +13,9 @@ from recrawl.core.clock import parse_duration
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
-from recrawl.core.policy.schedule import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
+from recrawl.core.policy.schedule import FetchSchedule
+from recrawl.core.policy.schedules import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
+from recrawl.core.policy.schedules.registry import TIER_PARAMETERS, TIERS, parameter_fields
 from recrawl.core.policy.scoring import Scoring, make_scoring
 from recrawl.core.policy.signature import Signature, make_signature
 from recrawl.core.resources import resource_text
@@ -39,21 +40,18 @@ def schedule_spec() -> tuple[str, dict[str, Any]]:
     return spec["name"], dict(spec.get("params", {}))
 
 
-def project_schedule() -> Any:
+def project_schedule() -> FetchSchedule:
     name, params = schedule_spec()
     return make_schedule(name, **params)
 
 
-def set_schedule(name: str | None, assignments: list[str]) -> Any:
+def set_schedule(name: str | None, assignments: list[str]) -> FetchSchedule:
     """Choose a schedule (``name``) and/or change its parameters (``K=V``, ``min@host=V``)."""
     current, params = schedule_spec()
     if name is not None and name != current:
         params = {}
     name = name or current
-    base = next(
-        (a.partition("=")[2].strip() for a in assignments if a.partition("=")[0].strip() == "base"),
-        params.get("base"),
-    )
+    base = _base_of(assignments, params.get("base"))
     new = parse_params(name, base, assignments)
     for host, bounds in new.pop("hosts", {}).items():  # merge: other hosts' bounds stay
         params.setdefault("hosts", {}).setdefault(host, {}).update(bounds)
@@ -63,7 +61,40 @@ def set_schedule(name: str | None, assignments: list[str]) -> Any:
     return schedule
 
 
+def check_schedule(name: str, assignments: list[str]) -> FetchSchedule:
+    """Build the schedule ``assignments`` describe, saving nothing; InvalidArgument if wrong.
+
+    Besides what the schedule itself checks, every lower bound must not exceed its upper
+    bound (the clamp would silently let ``min`` win).
+    """
+    base = _base_of(assignments, None)
+    params = parse_params(name, base, assignments)
+    schedule = make_schedule(name, **params)
+    for host in ["", *schedule.hosts]:
+        low, high = schedule.bounds(host)
+        if high is not None and low > high:
+            where = f" for {host}" if host else ""
+            raise InvalidArgument(f"min is longer than max{where}")
+    return schedule
+
+
+def replace_schedule(name: str, assignments: list[str]) -> FetchSchedule:
+    """Set the schedule to exactly ``assignments`` (defaults for the rest).
+
+    Unlike :func:`set_schedule`, nothing of the stored parameters is kept: a form that
+    shows the whole parameter set saves it whole, so a host bound removed there is gone.
+    """
+    schedule = check_schedule(name, assignments)
+    params = parse_params(name, _base_of(assignments, None), assignments)
+    store.set_setting("schedule", {"name": name, "params": params})
+    return schedule
+
+
 def parse_params(name: str, base: str | None, assignments: list[str]) -> dict[str, Any]:
+    """``K=V`` and ``min@HOST=V`` assignments as schedule ``name``'s typed parameters.
+
+    ``base`` is score-tiers' base schedule, whose parameters the other keys are.
+    """
     out: dict[str, Any] = {}
     for item in assignments:
         key, sep, value = item.partition("=")
@@ -77,27 +108,27 @@ def parse_params(name: str, base: str | None, assignments: list[str]) -> dict[st
             hosts = out.setdefault("hosts", {})
             hosts.setdefault(host.lower(), {})[bound] = parse_duration(value)
             continue
-        if name == "score-tiers" and key in ("top1", "top10"):
+        if name == TIERS and key in TIER_PARAMETERS:
             out[key] = parse_duration(value)
             continue
-        if name == "score-tiers" and key == "base":
+        if name == TIERS and key == "base":
             out[key] = value
             continue
-        target = (base or DEFAULT_SCHEDULE) if name == "score-tiers" else name
+        target = (base or DEFAULT_SCHEDULE) if name == TIERS else name
         out[key] = _typed(target, key, value)
     return out
 
 
-def _typed(schedule: str, key: str, value: str) -> Any:
+def _typed(schedule: str, key: str, value: str) -> bool | int | float | str | None:
     cls = SCHEDULES.get(schedule)
     if cls is None:
         raise InvalidArgument(f"unknown schedule {schedule!r}")
-    kinds = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+    kinds = {f.name: str(f.type) for f in parameter_fields(cls)}
     kind = kinds.get(key)
-    if kind is None or key in ("hosts", "mu"):
+    if kind is None or key == "hosts":  # per-host bounds are min@HOST=, max@HOST=
         raise InvalidArgument(
             f"schedule {schedule!r} has no parameter {key!r} "
-            f"(it has: {', '.join(sorted(set(kinds) - {'hosts', 'mu'}))})"
+            f"(it has: {', '.join(sorted(set(kinds) - {'hosts'}))})"
         )
     if kind.startswith("bool"):
         if value.lower() in ("true", "yes", "1", "on"):
@@ -120,18 +151,23 @@ def _typed(schedule: str, key: str, value: str) -> Any:
         return parse_duration(value)
 
 
-def describe_schedule(schedule: Any) -> dict[str, Any]:
+def _base_of(assignments: list[str], default: str | None) -> str | None:
+    return next(
+        (a.partition("=")[2].strip() for a in assignments if a.partition("=")[0].strip() == "base"),
+        default,
+    )
+
+
+def describe_schedule(schedule: FetchSchedule) -> dict[str, Any]:
     """Name and every parameter (defaults included), JSON-ready."""
     if isinstance(schedule, ScoreTiers):
         return {
-            "name": "score-tiers",
+            "name": TIERS,
             "top1": schedule.top1,
             "top10": schedule.top10,
             "base": describe_schedule(schedule.base),
         }
-    values = {
-        f.name: getattr(schedule, f.name) for f in dataclasses.fields(schedule) if f.name != "mu"
-    }
+    values = {f.name: getattr(schedule, f.name) for f in parameter_fields(type(schedule))}
     return {"name": schedule.name, **values}
 
 
@@ -180,132 +216,3 @@ def add_scope_hosts(hosts: list[str]) -> None:
     chain = project_chain()
     if widen_scope(chain, hosts):
         store.set_setting("filter_chain", chain.to_toml())
-
-
-# -- what a schedule can be tuned by (the GUI builds its form from this) -------------------
-
-#: Parameters that are lengths of time (seconds; typed as ``30d``, ``12h``, ``1800s``).
-DURATION_PARAMETERS = frozenset(
-    {"initial", "min", "max", "constant", "retry_interval", "gone_max", "top1", "top10"}
-)
-#: Rarely tuned: how failures and gone pages are handled, the estimator's memory.
-ADVANCED_PARAMETERS = frozenset(
-    {"retry_interval", "gone_factor", "gone_max", "min_visits", "memory"}
-)
-PARAMETER_HELP = {
-    "initial": "interval of a page when it is first found",
-    "min": "no interval shorter than this (empty: no lower bound)",
-    "max": "no interval longer than this (empty: no upper bound)",
-    "increase": "unchanged: interval × (1 + increase)",
-    "decrease": "changed: interval × (1 − decrease)",
-    "constant": "added after every fetch; a page that always changes settles at twice this",
-    "inc_rate": "unchanged: interval × (1 + inc_rate)",
-    "dec_rate": "changed: interval × (1 − dec_rate)",
-    "sync_delta": "never wait less than the time since the last seen change",
-    "sync_delta_rate": "count the next fetch from that far back (share of the time since change)",
-    "target": "freshness to reach: the share of time the stored copy equals the page",
-    "policy": "optimal: spend fetches where they buy most freshness; uniform: same for all",
-    "min_visits": "visits with a known outcome before the change rate is trusted",
-    "memory": "visits after which old observations fade",
-    "retry_interval": "wait before trying a failed fetch again",
-    "gone_factor": "a gone page's interval grows by this factor at each 404/410",
-    "gone_max": "...up to this",
-    "top1": "the best-scored 1 % of pages wait at most this",
-    "top10": "the best-scored 10 % of pages wait at most this",
-    "base": "the schedule that decides every other page",
-}
-_CHOICES = {"policy": ("optimal", "uniform"), "base": tuple(SCHEDULES)}
-
-
-@dataclasses.dataclass(frozen=True)
-class Parameter:
-    """One tunable parameter of a schedule, as a form shows it."""
-
-    key: str
-    #: "duration" (seconds), "number", "integer", "bool" or "choice".
-    kind: str
-    default: Any
-    #: Whether it may be left empty (None: no bound).
-    optional: bool = False
-    choices: tuple[str, ...] = ()
-    help: str = ""
-    advanced: bool = False
-
-
-def schedule_parameters(name: str, base: str | None = None) -> list[Parameter]:
-    """The parameters schedule ``name`` takes, with their defaults (``base``: score-tiers')."""
-    if name == "score-tiers":
-        tiers = {f.name: f.default for f in dataclasses.fields(ScoreTiers) if f.name in _TIERS}
-        head = [_parameter(key, "float", tiers[key]) for key in ("top1", "top10")]
-        head.append(_parameter("base", "str", DEFAULT_SCHEDULE))
-        return head + schedule_parameters(base or DEFAULT_SCHEDULE)
-    cls = SCHEDULES.get(name)
-    if cls is None:
-        raise InvalidArgument(f"unknown schedule {name!r}")
-    return [
-        _parameter(f.name, str(f.type), f.default)
-        for f in dataclasses.fields(cls)
-        if f.name not in ("hosts", "mu")
-    ]
-
-
-_TIERS = ("top1", "top10")
-
-
-def _parameter(key: str, type_name: str, default: Any) -> Parameter:
-    if key in _CHOICES:
-        kind = "choice"
-    elif key in DURATION_PARAMETERS:
-        kind = "duration"
-    elif type_name.startswith("bool"):
-        kind = "bool"
-    elif type_name.startswith("int"):
-        kind = "integer"
-    else:
-        kind = "number"
-    return Parameter(
-        key,
-        kind,
-        default,
-        optional="None" in type_name,
-        choices=_CHOICES.get(key, ()),
-        help=PARAMETER_HELP.get(key, ""),
-        advanced=key in ADVANCED_PARAMETERS,
-    )
-
-
-def check_schedule(name: str, assignments: list[str]) -> Any:
-    """Build the schedule ``assignments`` describe, saving nothing; InvalidArgument if wrong.
-
-    Besides what the schedule itself checks, every lower bound must not exceed its upper
-    bound (the clamp would silently let ``min`` win).
-    """
-    base = _base_of(assignments, None)
-    params = parse_params(name, base, assignments)
-    schedule = make_schedule(name, **params)
-    inner = schedule.base if isinstance(schedule, ScoreTiers) else schedule
-    for host in ["", *inner.hosts]:
-        low, high = inner.bounds(host)
-        if high is not None and low > high:
-            where = f" for {host}" if host else ""
-            raise InvalidArgument(f"min is longer than max{where}")
-    return schedule
-
-
-def replace_schedule(name: str, assignments: list[str]) -> Any:
-    """Set the schedule to exactly ``assignments`` (defaults for the rest).
-
-    Unlike :func:`set_schedule`, nothing of the stored parameters is kept: a form that
-    shows the whole parameter set saves it whole, so a host bound removed there is gone.
-    """
-    schedule = check_schedule(name, assignments)
-    params = parse_params(name, _base_of(assignments, None), assignments)
-    store.set_setting("schedule", {"name": name, "params": params})
-    return schedule
-
-
-def _base_of(assignments: list[str], default: str | None) -> str | None:
-    return next(
-        (a.partition("=")[2].strip() for a in assignments if a.partition("=")[0].strip() == "base"),
-        default,
-    )

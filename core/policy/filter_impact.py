@@ -21,7 +21,9 @@ def known_urls() -> list[str]:
     return list(dict.fromkeys(urls))
 
 
-def preview(current: Chain, edited: Chain, urls: Iterable[str], examples: int = 10) -> dict:
+def preview(
+    current: Chain, edited: Chain, urls: Iterable[str], examples: int = 10
+) -> dict[str, Any]:
     """How many URLs the edited chain would newly reject or newly accept, with examples."""
     before, after = compile_chain(current), compile_chain(edited)
     changes: dict[str, list[str]] = {"newly_rejected": [], "newly_accepted": []}

@@ -11,7 +11,7 @@ them in the same transaction as the links they come from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,14 +21,17 @@ from recrawl.core.store.models import Page
 
 
 class Scoring(Protocol):
-    kind: str
+    # A read-only property, so that frozen dataclasses satisfy the protocol.
+    @property
+    def kind(self) -> str: ...
 
     def seed_fields(self) -> dict[str, Any]:
         """Column values for an injected page."""
         ...
 
-    def on_fetched(self, page: Page, outlinks: Sequence[str], batch: CommitBatch) -> dict:
-        """Record the score effects of a fetch; returns updates for the page itself."""
+    def on_fetched(self, page: Page, outlinks: Sequence[str], batch: CommitBatch) -> dict[str, Any]:
+        """Record the score effects of a fetch in ``batch``; returns column updates for
+        the page itself."""
         ...
 
 
@@ -39,7 +42,7 @@ class InlinkScoring:
     def seed_fields(self) -> dict[str, Any]:
         return {"score": 0.0}
 
-    def on_fetched(self, page: Page, outlinks: Sequence[str], batch: CommitBatch) -> dict:
+    def on_fetched(self, page: Page, outlinks: Sequence[str], batch: CommitBatch) -> dict[str, Any]:
         batch.rescore.update(outlinks)
         return {}
 
@@ -51,7 +54,7 @@ class OpicScoring:
     def seed_fields(self) -> dict[str, Any]:
         return {"score": 1.0, "cash": 1.0}
 
-    def on_fetched(self, page: Page, outlinks: Sequence[str], batch: CommitBatch) -> dict:
+    def on_fetched(self, page: Page, outlinks: Sequence[str], batch: CommitBatch) -> dict[str, Any]:
         if not outlinks or page.cash <= 0:
             return {}
         share = page.cash / len(outlinks)
@@ -62,7 +65,7 @@ class OpicScoring:
         return {}
 
 
-SCORINGS: dict[str, type] = {"inlinks": InlinkScoring, "opic": OpicScoring}
+SCORINGS: dict[str, Callable[[], Scoring]] = {"inlinks": InlinkScoring, "opic": OpicScoring}
 
 
 def make_scoring(kind: str = "inlinks") -> Scoring:

@@ -18,16 +18,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from recrawl.core.policy.schedule import (
-    DAY,
-    HOUR,
-    RATE_BINS,
+from recrawl.core.policy.schedule import DAY, HOUR, Change, Corpus, FetchSchedule, ScheduleInput
+from recrawl.core.policy.schedules import (
     BaseSchedule,
-    Change,
     ChangeRateSchedule,
-    Corpus,
-    ScheduleInput,
     ScoreTiers,
+    make_schedule,
+)
+from recrawl.core.policy.schedules.estimators import (
+    RATE_BINS,
     freshness,
     mle_rates,
     optimal_intervals,
@@ -41,7 +40,7 @@ EPOCH = datetime(2000, 1, 1)
 
 
 def simulate_page(
-    schedule: Any,
+    schedule: FetchSchedule,
     *,
     change_every: float | None = None,
     change_at: Sequence[float] | None = None,
@@ -131,7 +130,7 @@ def corpus_rates(n: int, seed: int = 0) -> np.ndarray:
 
 
 def simulate_corpus(
-    schedule: Any,
+    schedule: FetchSchedule,
     rates: np.ndarray,
     days: float,
     *,
@@ -145,6 +144,10 @@ def simulate_corpus(
     due time (a page due twice in one window waits for the next). Changes are Poisson:
     after each fetch the time to the next change is drawn, which decides both what the
     next fetch sees and how long the stored copy stayed fresh.
+
+    Scores are not simulated: ``score-tiers`` runs as its base schedule. The built-in
+    schedules' array rules (:meth:`BaseSchedule.step`) make this fast; a schedule without
+    one cannot be simulated on a corpus (TypeError).
     """
     import time
 
@@ -152,7 +155,11 @@ def simulate_corpus(
     rng = np.random.default_rng(seed + 1)
     n = len(rates)
     horizon = days * DAY
-    base = schedule.base if isinstance(schedule, ScoreTiers) else schedule
+    base = schedule
+    while isinstance(base, ScoreTiers):
+        base = base.base
+    if not isinstance(base, BaseSchedule):
+        raise TypeError(f"schedule {schedule.name!r} has no array rule to simulate a corpus with")
     interval = np.full(n, float(schedule.initial_interval()))
     last = np.zeros(n)
     next_fetch = interval.copy()
@@ -160,14 +167,14 @@ def simulate_corpus(
     fresh = np.zeros(n)
     stale = np.zeros(n)
     fetches = np.zeros(n)
-    estimator = _RateTable(n) if isinstance(base, ChangeRateSchedule) else None
+    estimator = _RateTable(n, base) if isinstance(base, ChangeRateSchedule) else None
     prepare_every = 7 * DAY
     next_prepare = 0.0
     start = 0.0
     while start < horizon:
         end = min(start + window, horizon)
         if estimator is not None and base.needs_corpus and start >= next_prepare:
-            base.prepare(Corpus(estimator.known_rates(base.min_visits), np.empty(0)))
+            base.prepare(Corpus(estimator.known_rates(), np.empty(0)))
             next_prepare = start + prepare_every
         due = np.flatnonzero(next_fetch < end)
         if due.size:
@@ -180,7 +187,7 @@ def simulate_corpus(
             fetches[due] += 1
             code = changed.astype(int)
             if estimator is not None:
-                new_interval = estimator.step(base, due, interval[due], gap, changed)
+                new_interval = estimator.step(due, interval[due], gap, changed)
                 reference = when
             else:
                 new_interval, reference = base.step(interval[due], code, when, modified[due])
@@ -204,26 +211,31 @@ def simulate_corpus(
 
 
 class _RateTable:
-    """:class:`recrawl.core.policy.schedule.RateEstimate` for a whole corpus, as arrays."""
+    """The :class:`~recrawl.core.policy.schedules.estimators.RateEstimate` of every page
+    of a corpus, as arrays, and ``schedule``'s intervals from them."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, schedule: ChangeRateSchedule) -> None:
+        self.schedule = schedule
         self.visits = np.zeros(n)
         self.unchanged = np.zeros(n)
         self.counts = np.zeros((n, RATE_BINS))
         self.sums = np.zeros((n, RATE_BINS))
         self.rate = np.full(n, np.nan)
 
-    def known_rates(self, min_visits: int) -> np.ndarray:
-        return self.rate[(self.visits >= min_visits) & np.isfinite(self.rate)]
+    def known_rates(self) -> np.ndarray:
+        known: np.ndarray = self.rate[
+            (self.visits >= self.schedule.min_visits) & np.isfinite(self.rate)
+        ]
+        return known
 
     def step(
         self,
-        schedule: ChangeRateSchedule,
         idx: np.ndarray,
         interval: np.ndarray,
         gap: np.ndarray,
         changed: np.ndarray,
     ) -> np.ndarray:
+        schedule = self.schedule
         memory = schedule.memory
         keep = np.where(self.visits[idx] >= memory, 1 - 1 / memory, 1.0)
         self.visits[idx] = self.visits[idx] * keep + 1
@@ -256,8 +268,9 @@ class _RateTable:
         if schedule.policy == "optimal" and schedule.mu is not None:
             target = optimal_intervals(rate, schedule.mu, low_b, high_b)
         else:
-            target = np.clip(schedule._x_target / np.maximum(rate, 1e-300), low_b, high_b)
-        return np.where(trusted, target, interval)
+            target = np.clip(schedule.x_target / np.maximum(rate, 1e-300), low_b, high_b)
+        intervals: np.ndarray = np.where(trusted, target, interval)
+        return intervals
 
 
 def optimum(rates: np.ndarray, fetches_per_page_per_day: float, days: float) -> CorpusResult:
@@ -288,13 +301,6 @@ def optimum(rates: np.ndarray, fetches_per_page_per_day: float, days: float) -> 
     )
 
 
-def compare_schedules(
-    schedules: Sequence[tuple[str, BaseSchedule]], n: int, days: float, seed: int = 0
-) -> list[CorpusResult]:
-    rates = corpus_rates(n, seed)
-    return [simulate_corpus(s, rates, days, seed=seed, label=label) for label, s in schedules]
-
-
 # -- the four reference pages ---------------------------------------------------------------
 
 #: Pages that change hourly, daily, monthly and never (seconds between changes).
@@ -314,8 +320,6 @@ def reference_trajectories(
     Each page gets a schedule of its own (schedules may keep state), built here so the
     caller can pass plain values across threads.
     """
-    from recrawl.core.policy.schedule import make_schedule
-
     out: dict[str, list[dict[str, Any]]] = {}
     for label, every in REFERENCE_PAGES:
         schedule = make_schedule(name, **params)

@@ -11,15 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy.schedule import (
-    DAY,
+from recrawl.core.policy.schedule import DAY, Change, ScheduleInput
+from recrawl.core.policy.schedules import make_schedule, schedule_names
+from recrawl.core.policy.schedules.estimators import (
     RATE_BINS,
-    Change,
-    ScheduleInput,
-    make_schedule,
     mle_rates,
     optimal_intervals,
-    schedule_names,
     x_for_freshness,
 )
 
@@ -161,6 +158,24 @@ def test_score_tiers_cap_the_best_pages():
     assert tiers.after_fetch(rest, Change.UNCHANGED).interval == 30 * DAY
 
 
+def test_score_tiers_is_its_base_schedule_outside_the_tiers():
+    tiers = make_schedule(
+        "score-tiers",
+        base="change-rate",
+        retry_interval=2 * DAY,
+        hosts={"example.com": {"max": 3 * DAY}},
+    )
+    assert tiers.name == "score-tiers" and tiers.needs_corpus
+    assert tiers.retry_interval == 2 * DAY
+    assert tiers.hosts == {"example.com": {"max": 3 * DAY}}
+    assert tiers.bounds("www.example.com") == (600.0, 3 * DAY)
+    assert tiers.bounds("other.org") == (600.0, 365 * DAY)
+    assert tiers.initial_interval() == DAY
+    retry = tiers.after_retry(page(5 * DAY))
+    assert retry.next_fetch == T0 + timedelta(days=2) and retry.interval == 5 * DAY
+    assert tiers.after_gone(page(DAY)).interval == 1.5 * DAY
+
+
 def test_unknown_schedule_and_parameter_are_clear_errors():
     with pytest.raises(InvalidArgument, match="known: fixed, aronsson"):
         make_schedule("weekly")
@@ -196,7 +211,7 @@ def test_change_rate_estimator_on_known_cases():
     # 10 visits a day apart, 5 changed: MLE for regular visits is −ln(1 − 5/10)/day
     counts = np.zeros((1, 16))
     sums = np.zeros((1, 16))
-    from recrawl.core.policy.schedule import rate_bin
+    from recrawl.core.policy.schedules.estimators import rate_bin
 
     counts[0, rate_bin(DAY)] = 5
     sums[0, rate_bin(DAY)] = 5 * DAY

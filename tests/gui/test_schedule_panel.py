@@ -6,7 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 from recrawl.core import cli
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import DAY, make_schedule
+from recrawl.core.policy.schedule import DAY
+from recrawl.core.policy.schedules import make_schedule
 from recrawl.core.policy.simulate import REFERENCE_PAGES, simulate_page
 from recrawl.gui.schedule_panel import SchedulePanel
 
