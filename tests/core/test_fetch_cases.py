@@ -16,8 +16,7 @@ from urllib.parse import quote
 
 import pytest
 from recrawl.core.archive.segments import read_payload
-from recrawl.core.engine.crawl import Crawler, inject
-from recrawl.core.engine.events import LogMessage, RoundStarted
+from recrawl.core.engine import Crawler, LogMessage, RoundStarted, inject
 from recrawl.core.net.http import decode_body
 from recrawl.core.store.models import Link, Page, PageStatus
 
