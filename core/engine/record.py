@@ -19,7 +19,7 @@ from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.parse import ParseResult, is_html, media_type, parse_html
 from recrawl.core.engine.update import Capture, Outcome, update_page
 from recrawl.core.net.fetch import FetchResult
-from recrawl.core.net.robots import ALLOW_ALL, RobotsPolicy
+from recrawl.core.net.robots import RobotsPolicy
 from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import Signature, compare
@@ -62,7 +62,7 @@ class FetchRecorder:
         now = self.clock.now()
         note = "denied by robots.txt"
         update = update_page(page, Outcome.ROBOTS_DENIED, None, now, self.schedule, note=note)
-        if policy.mode == "deny-all" and policy is not ALLOW_ALL:
+        if policy.mode == "deny-all":
             # an unreachable robots.txt is temporary: try again in a day, not a month
             update.fields["next_fetch"] = now + timedelta(seconds=self.schedule.retry_interval)
         batch.page_updates.append((page.id, update.fields))

@@ -88,9 +88,6 @@ class HostSlots:
             slot = self._slots[host] = HostSlot(host, self.settings, lane=len(self._slots))
         return slot
 
-    def __len__(self) -> int:
-        return len(self._slots)
-
 
 def retry_after_seconds(value: str | None) -> float | None:
     """``Retry-After`` as seconds: delta-seconds or an HTTP date."""
