@@ -31,12 +31,12 @@ if TYPE_CHECKING:
         RoundStarted,
         StatsSnapshot,
     )
-    from recrawl.core.engine.inject import InjectResult, inject
+    from recrawl.core.engine.seeds import InjectResult, inject
 
 _HOMES = {
     "Crawler": "crawl",
-    "inject": "inject",
-    "InjectResult": "inject",
+    "inject": "seeds",
+    "InjectResult": "seeds",
     **dict.fromkeys(
         (
             "CrawlFinished",
