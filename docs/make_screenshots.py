@@ -30,7 +30,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from recrawl.core.clock import Clock, parse_iso  # noqa: E402
 from recrawl.core.config import CrawlSettings  # noqa: E402
-from recrawl.core.engine.crawl import Crawler, inject  # noqa: E402
+from recrawl.core.engine import Crawler, inject  # noqa: E402
 from recrawl.core.project import Project  # noqa: E402
 from recrawl.gui.main_window import MainWindow  # noqa: E402
 from recrawl.gui.preferences import Preferences  # noqa: E402

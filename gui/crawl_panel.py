@@ -30,16 +30,17 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.config import CrawlSettings, PolitenessSettings
-from recrawl.core.engine.crawl import InjectResult, inject
-from recrawl.core.engine.events import (
+from recrawl.core.engine import (
     CrawlSummary,
     Event,
+    InjectResult,
     LinkRejected,
     LogMessage,
     PageFetched,
     RoundFinished,
     RoundStarted,
     StatsSnapshot,
+    inject,
 )
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel

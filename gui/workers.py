@@ -17,8 +17,7 @@ from PySide6.QtCore import QMetaObject, QObject, Qt, QThread, Signal, Slot
 from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionProgress, CompactionSummary, compact
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine.crawl import Crawler
-from recrawl.core.engine.events import CrawlSummary, Event
+from recrawl.core.engine import Crawler, CrawlSummary, Event
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.threads import start_thread

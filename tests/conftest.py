@@ -40,6 +40,6 @@ def fast_settings(**overrides: object):
 
 def crawl(project: Project, settings=None, **kwargs):
     """Run a crawl to completion on the calling thread; returns its summary."""
-    from recrawl.core.engine.crawl import Crawler
+    from recrawl.core.engine import Crawler
 
     return Crawler(project, settings or fast_settings(), **kwargs).run()

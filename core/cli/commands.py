@@ -286,7 +286,7 @@ def _dispatch(args: argparse.Namespace, app: App | None) -> int:
 
 
 def _cmd_inject(project: Project, args: argparse.Namespace) -> int:
-    from recrawl.core.engine.crawl import inject
+    from recrawl.core.engine import inject
 
     urls = list(args.urls)
     if args.file:
@@ -305,7 +305,7 @@ def _cmd_inject(project: Project, args: argparse.Namespace) -> int:
 
 
 def _cmd_crawl(project: Project, args: argparse.Namespace) -> int:
-    from recrawl.core.engine.crawl import Crawler
+    from recrawl.core.engine import Crawler
 
     settings = CrawlSettings(rounds=args.rounds, max_pages=args.max_pages)
     politeness = settings.politeness

@@ -2,15 +2,31 @@
 
 The engine calls ``observer(events)`` from its own thread; the GUI relays the batch as a
 Qt signal, the CLI prints or ignores it. Nothing here knows Qt.
+
+Counts (:class:`RoundFinished`, :class:`StatsSnapshot`, :class:`CrawlSummary`, and the
+JSON of ``recrawl crawl --json``, DESIGN.md §8). Every fetch attempt that is recorded
+counts once, as either
+
+- **fetched**: the server answered and the answer became the page's state: a page (2xx),
+  not modified (304), a redirect, or gone (other 4xx). ``pages_per_s`` is these per
+  second of the crawl's wall-clock time;
+- **errors**: the attempt failed and the page will be tried again (or given up on): no
+  HTTP response (network error, timeout), a 5xx, a 429/503 not retried within the
+  round, or a response the engine could not process.
+
+Pages robots.txt denies are never requested and not counted; a 429/503 retried within
+the round counts once, by its last attempt. ``fetched + errors`` are the attempts
+``CrawlSettings.max_pages`` bounds. **new_urls**: pages the store added (discovered links
+that passed the filter chain and were not yet known).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-
-from recrawl.core.clock import to_iso
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +65,8 @@ class LogMessage:
 
 @dataclass(frozen=True, slots=True)
 class RoundFinished:
+    """A round's counts (module docstring, "Counts")."""
+
     round: int
     segment: str
     fetched: int
@@ -58,6 +76,9 @@ class RoundFinished:
 
 @dataclass(frozen=True, slots=True)
 class StatsSnapshot:
+    """Progress every ``CrawlSettings.event_interval``: the crawl's totals so far (module
+    docstring, "Counts"); ``queued`` is the pages of the current round."""
+
     round: int
     queued: int
     fetched: int
@@ -69,6 +90,8 @@ class StatsSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class CrawlSummary:
+    """A crawl's totals (module docstring, "Counts"); :meth:`to_json` is DESIGN.md §8's."""
+
     rounds: int
     fetched: int
     new_urls: int
@@ -78,7 +101,7 @@ class CrawlSummary:
     segments: list[str] = field(default_factory=list)
     stopped: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("stopped")
         data["elapsed_s"] = round(self.elapsed_s, 3)
@@ -103,8 +126,23 @@ Event = (
 Observer = Callable[[Sequence[Event]], None]
 
 
-def event_json(event: Event) -> dict:
-    data = {"event": type(event).__name__}
-    for key, value in asdict(event).items():
-        data[key] = to_iso(value) if isinstance(value, datetime) else value
-    return data
+class EventQueue:
+    """Events gathered as they happen, handed to the observer in batches by :meth:`flush`."""
+
+    def __init__(self, observer: Observer | None) -> None:
+        self.observer = observer
+        self._pending: list[Event] = []
+        self._lock = threading.Lock()
+
+    def emit(self, event: Event) -> None:
+        if self.observer is not None:
+            with self._lock:
+                self._pending.append(event)
+
+    def flush(self) -> None:
+        if self.observer is None:
+            return
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if batch:
+            self.observer(batch)

@@ -29,7 +29,6 @@ class Outlink:
 class ParseResult:
     links: list[Outlink] = field(default_factory=list)
     text: str | None = None
-    encoding: str | None = None
     malformed: int = 0
     #: The page asked robots not to follow its links (<meta name=robots content=nofollow>).
     nofollow_all: bool = False
@@ -48,9 +47,9 @@ def is_html(content_type: str | None, body: bytes) -> bool:
 
 
 def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
-    encoding, text = html_to_unicode(content_type, body)
+    _, text = html_to_unicode(content_type, body)
     tree = LexborHTMLParser(text)
-    result = ParseResult(encoding=encoding)
+    result = ParseResult()
     base = url
     based = False
     raw_links: list[tuple[str, bool]] = []

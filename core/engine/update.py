@@ -83,7 +83,6 @@ class PageUpdate:
     fields: dict[str, Any]
     event: dict[str, Any]
     status: str
-    change: Change
 
 
 def update_page(
@@ -194,4 +193,4 @@ def update_page(
         "elapsed_ms": round(result.elapsed_ms, 2) if result is not None else None,
         "error": error,
     }
-    return PageUpdate(fields, event, status, change)
+    return PageUpdate(fields, event, status)

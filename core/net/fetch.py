@@ -119,12 +119,12 @@ class Fetcher:
         client, transport = self.clients[lane], self.transports[lane]
         result = FetchResult(url=url, started_at=started_at)
         cap = max_bytes if max_bytes is not None else self.settings.max_body_bytes
-        headers: dict[str, str | bytes] = {}
+        headers: list[tuple[bytes, bytes]] = []
         if etag:
             # sent back byte for byte as it came (latin-1), even when not ASCII
-            headers["If-None-Match"] = etag.encode("latin-1", "replace")
+            headers.append((b"If-None-Match", etag.encode("latin-1", "replace")))
         if last_modified:
-            headers["If-Modified-Since"] = http_date(last_modified)
+            headers.append((b"If-Modified-Since", http_date(last_modified).encode("ascii")))
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(self.settings.total_timeout):
@@ -170,7 +170,7 @@ class Fetcher:
         transport: httpx.AsyncHTTPTransport,
         result: FetchResult,
         url: str,
-        headers: dict[str, str | bytes],
+        headers: list[tuple[bytes, bytes]],
         cap: int,
         follow_redirects: bool,
     ) -> None:

@@ -31,7 +31,6 @@ class HttpResponse:
     body: bytes  # exactly as received: Content-Encoding kept, chunking removed
 
 
-
 def http_date(value: datetime) -> str:
     return format_datetime(value.replace(tzinfo=UTC), usegmt=True)
 

@@ -73,6 +73,22 @@ class HostSlot:
         self.backoff = 0.0
 
 
+class HostSlots:
+    """The crawl's slot of each host, made on first use; they outlive rounds, so delays
+    and back-offs carry over."""
+
+    def __init__(self, settings: PolitenessSettings) -> None:
+        self.settings = settings
+        self._slots: dict[str, HostSlot] = {}
+
+    def __getitem__(self, host: str) -> HostSlot:
+        slot = self._slots.get(host)
+        if slot is None:
+            # hosts take turns over the fetcher's client lanes
+            slot = self._slots[host] = HostSlot(host, self.settings, lane=len(self._slots))
+        return slot
+
+
 def retry_after_seconds(value: str | None) -> float | None:
     """``Retry-After`` as seconds: delta-seconds or an HTTP date."""
     if not value:

@@ -41,9 +41,6 @@ class RobotsPolicy:
         return float(delay) if delay is not None else None
 
 
-ALLOW_ALL = RobotsPolicy("allow-all")
-
-
 def policy_from(
     status: int | None, body: str | None, error: str | None, content_type: str | None = None
 ) -> RobotsPolicy:

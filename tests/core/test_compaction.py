@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from recrawl.core import store
 from recrawl.core.clock import parse_iso
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.errors import ProjectLocked
 from recrawl.core.project import Project
 from recrawl.core.store.models import Compaction, Page, Segment

@@ -6,8 +6,7 @@ from datetime import datetime
 
 from recrawl.core.archive.segments import read_payload
 from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED
-from recrawl.core.engine.crawl import inject
-from recrawl.core.engine.events import PageFetched
+from recrawl.core.engine import PageFetched, inject
 from recrawl.core.store.models import PageStatus
 
 from tests.conftest import crawl

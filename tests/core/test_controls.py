@@ -7,8 +7,14 @@ from dataclasses import replace
 
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.engine.crawl import Crawler, inject
-from recrawl.core.engine.events import CrawlFinished, PageFetched, RoundStarted, StatsSnapshot
+from recrawl.core.engine import (
+    Crawler,
+    CrawlFinished,
+    PageFetched,
+    RoundStarted,
+    StatsSnapshot,
+    inject,
+)
 from recrawl.core.store.models import Page, Segment
 
 from tests.conftest import fast_settings

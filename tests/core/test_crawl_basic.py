@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.engine.crawl import Crawler, inject
+from recrawl.core.engine import Crawler, inject
 from recrawl.core.store.models import Page, PageStatus
 
 from tests.conftest import crawl, fast_settings
@@ -32,6 +32,6 @@ def test_the_memory_of_links_seen_is_bounded(project, server):
     crawler = Crawler(project, replace(fast_settings(), seen_limit=4))
     summary = crawler.run()
     assert summary.fetched == 12 and summary.errors == 0  # nothing lost by forgetting
-    assert len(crawler._seen) <= 4
+    assert crawler.links.remembered <= 4
     assert Page.select().count() == 12  # and nothing added twice
     assert [r.url for r in store.rejected_links()] == [server.url("/x.zip")]

@@ -16,8 +16,7 @@ from urllib.parse import quote
 
 import pytest
 from recrawl.core.archive.segments import read_payload
-from recrawl.core.engine.crawl import Crawler, inject
-from recrawl.core.engine.events import LogMessage, RoundStarted
+from recrawl.core.engine import Crawler, LogMessage, RoundFinished, RoundStarted, inject
 from recrawl.core.net.http import decode_body
 from recrawl.core.store.models import Link, Page, PageStatus
 
@@ -288,7 +287,27 @@ def test_hanging_server_times_out_and_other_pages_are_fetched(project, server):
     assert event.error and "timeout" in event.error.lower(), event.error
     assert event.http_status is None
     assert summary.errors == 1
+    assert summary.fetched == 2  # the failed attempt is an error, not a page fetched
     assert records_for(project.path, slow.url) == []
+
+
+def test_pages_fetched_and_errors_are_separate_counts(project, server):
+    # fetched: answers recorded as the page's state (200, 404, redirect); errors: attempts
+    # to try again (5xx, 429/503 not retried in the round, no response)
+    server.routes["/err"] = Reply(500, b"<h1>down</h1>")
+    server.routes["/busy"] = Reply(503, b"", {"Retry-After": "0"})
+    server.routes["/moved"] = Reply(301, b"", {"Location": "/"})
+    server.html("/", "<p>home</p>")
+    inject([server.url(p) for p in ("/", "/err", "/missing", "/moved", "/busy")], T0)
+    events = Events()
+    no_retry = settings(rounds=1, politeness={"inround_retries": 0})
+    summary = crawl(project, no_retry, clock=clock_at(), observer=events)
+
+    assert (summary.fetched, summary.errors) == (3, 2)
+    (finished,) = events.of(RoundFinished)
+    assert (finished.fetched, finished.errors) == (3, 2)
+    assert page(server.url("/missing")).status == PageStatus.GONE
+    assert page(server.url("/busy")).status == PageStatus.RETRY
 
 
 def test_5xx_is_retried_daily_then_gone(project, server):

@@ -6,7 +6,7 @@ import time
 
 import pytest
 from recrawl.core.clock import utcnow
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.filters import ChainError, parse_chain
 from recrawl.core.store.models import Page, RejectedLink
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from recrawl.core.clock import utcnow
-from recrawl.core.engine.crawl import inject
-from recrawl.core.engine.events import LogMessage
+from recrawl.core.engine import LogMessage, inject
 from recrawl.core.store.models import FetchEvent, Page, PageStatus, Segment
 from warcio.archiveiterator import ArchiveIterator
 
@@ -23,7 +22,7 @@ PAGES = 150
 CRAWL_SCRIPT = """
 import sys
 from dataclasses import replace
-from recrawl.core.engine.crawl import Crawler
+from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
 from tests.conftest import fast_settings
 project = Project.open(sys.argv[1])

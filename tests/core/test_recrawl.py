@@ -7,7 +7,7 @@ import json
 
 import pytest
 from recrawl.core.clock import Clock, parse_iso, utcnow
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.policy.schedule import DAY
 from recrawl.core.store.models import FetchEvent, Page

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from recrawl.core.config import FetchSettings, PolitenessSettings
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.net.politeness import HostSlot
 from recrawl.core.net.robots import policy_from
 from recrawl.core.store.models import PageStatus, Robots

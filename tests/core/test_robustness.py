@@ -8,7 +8,7 @@ from datetime import timedelta
 from recrawl.core.archive.segments import read_payload
 from recrawl.core.clock import utcnow
 from recrawl.core.config import FetchSettings, PolitenessSettings
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.store.models import FetchEvent, Page, PageStatus
 
 from tests.conftest import crawl, fast_settings

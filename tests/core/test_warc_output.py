@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.store.models import Page, PageStatus, Segment
 
 from tests.conftest import crawl

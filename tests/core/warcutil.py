@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from recrawl.core.clock import Clock, parse_iso
-from recrawl.core.engine.events import Event, LogMessage, PageFetched
+from recrawl.core.engine import Event, LogMessage, PageFetched
 from recrawl.core.store.models import FetchEvent, Page
 from warcio.archiveiterator import ArchiveIterator
 

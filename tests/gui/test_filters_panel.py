@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.filters import parse_chain
 from recrawl.core.filters.nutch import DEFAULT_ORDER
 from recrawl.core.policy import choices

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QDateTime, QPoint, Qt
 from PySide6.QtGui import QDesktopServices
 from recrawl.core.clock import to_iso, utcnow
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.project import Project
 from recrawl.core.store.models import DB, FetchEvent, Page

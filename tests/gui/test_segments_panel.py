@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
-from recrawl.core.engine.crawl import inject
+from recrawl.core.engine import inject
 from recrawl.core.store.models import Segment
 
 from tests.conftest import crawl

@@ -1,0 +1,68 @@
+"""The commit pipeline: one thread writes to the store, in order, while the loop fetches.
+
+Durability (DESIGN.md §3): a batch is committed only after the WARC bytes its rows point
+at are fsynced, both on the store thread, so a kill at any point leaves no page pointing
+past the WARC's durable end; the next run cuts the WARC back to the committed size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+
+from recrawl.core import store
+from recrawl.core.archive.segments import SegmentWriter
+
+
+class CommitPipeline:
+    """The store thread of one crawl; made inside the crawl's event loop, closed at its end."""
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recrawl-store")
+        self._pending: list[asyncio.Future[int]] = []
+
+    def commit(
+        self,
+        batch: store.CommitBatch,
+        writer: SegmentWriter,
+        now: datetime,
+        added: Callable[[int], None],
+    ) -> None:
+        """Fsync ``writer``'s WARC, then commit ``batch``; ``added(new pages)`` on success.
+
+        ``batch.committed_bytes`` must already be the size handed to the OS
+        (``writer.written()``): those are the bytes the fsync makes durable.
+        """
+
+        def job() -> int:
+            writer.sync()
+            return store.commit_batch(batch, now)
+
+        def done(future: asyncio.Future[int]) -> None:
+            if not future.cancelled() and future.exception() is None:
+                added(future.result())  # a failure is raised by drain()
+
+        future = asyncio.get_running_loop().run_in_executor(self._thread, job)
+        future.add_done_callback(done)
+        self._pending.append(future)
+
+    def call(self, function: Callable[..., object], *args: object) -> None:
+        """Run a store write in order with the commits, without waiting for it.
+
+        A write on the loop's thread would wait for the commit in progress, stalling
+        every fetch meanwhile.
+        """
+        self._thread.submit(function, *args)
+
+    async def drain(self) -> None:
+        """Wait for every commit handed over so far; a store error ends the crawl here."""
+        pending, self._pending = self._pending, []
+        for future in pending:
+            await future
+
+    def close(self) -> None:
+        """Close the store thread's own database connection, then the thread."""
+        self._thread.submit(store.close_database).result()
+        self._thread.shutdown()

@@ -1,0 +1,107 @@
+"""Link discovery: links of fetched pages through the filter chain, to new pages.
+
+Each link target is checked once per crawl by the compiled chain (DESIGN.md §6); an
+accepted one becomes a link row and, if new, a page; a rejected one a rejected-link row
+(answering "why was X never crawled") and a :class:`LinkRejected` event. The verdicts
+are remembered so a link met on every page of a site costs one check.
+"""
+
+from __future__ import annotations
+
+from recrawl.core import store
+from recrawl.core.clock import Clock
+from recrawl.core.engine.events import EventQueue, LinkRejected, LogMessage
+from recrawl.core.engine.parse import ParseResult
+from recrawl.core.errors import InvalidUrl
+from recrawl.core.filters.compiled import CompiledChain
+from recrawl.core.net.urls import canonical, host_of
+from recrawl.core.policy.schedule import FetchSchedule
+from recrawl.core.store.models import Page
+
+
+class LinkDiscoverer:
+    """One crawl's link discovery, with its memory of the link targets it has checked."""
+
+    def __init__(
+        self,
+        compiled_chain: CompiledChain,
+        schedule: FetchSchedule,
+        clock: Clock,
+        events: EventQueue,
+        *,
+        seen_limit: int,
+        follow_nofollow: bool,
+    ) -> None:
+        self.compiled_chain = compiled_chain
+        self.schedule = schedule
+        self.clock = clock
+        self.events = events
+        self.seen_limit = seen_limit
+        self.follow_nofollow = follow_nofollow
+        self._seen: set[str] = set()  # targets checked (and queued pages)
+        self._rejected: set[str] = set()  # the ones of them the chain rejected
+
+    @property
+    def remembered(self) -> int:
+        """How many URLs the memory holds (at most ``seen_limit`` plus one round's queue)."""
+        return len(self._seen)
+
+    def remember(self, url: str) -> None:
+        """A page queued for fetching: links to it need no check."""
+        self._seen.add(url)
+
+    def from_html(self, page: Page, parsed: ParseResult, batch: store.CommitBatch) -> list[str]:
+        """The targets of the page's followable links that are (or become) pages."""
+        return [
+            link.url
+            for link in parsed.links
+            if (self.follow_nofollow or not link.nofollow)
+            and self._discovered(page, link.url, batch)
+        ]
+
+    def from_redirect(self, page: Page, location: str, batch: store.CommitBatch) -> list[str]:
+        """The redirect's target, if it is (or becomes) a page."""
+        try:
+            target = canonical(location, page.url)
+        except InvalidUrl:
+            self.events.emit(
+                LogMessage("warning", f"{page.url}: bad redirect Location {location!r}")
+            )
+            return []
+        return [target] if self._discovered(page, target, batch) else []
+
+    def _discovered(self, page: Page, url: str, batch: store.CommitBatch) -> bool:
+        """Filter a link into ``batch``; returns whether its target is (or becomes) a page."""
+        if url == page.url:
+            return False
+        if url in self._seen:
+            if url in self._rejected:
+                return False
+            batch.links.append((page.id, url))
+            return True
+        if len(self._seen) >= self.seen_limit:
+            # a long crawl meets more URLs than memory should hold: start over (the store
+            # ignores pages it has, so forgetting only costs checking again)
+            self._seen.clear()
+            self._rejected.clear()
+        self._seen.add(url)
+        verdict = self.compiled_chain.check(url)
+        if not verdict.accepted:
+            self._rejected.add(url)
+            batch.rejected.append((url, verdict.filter_name or "", verdict.line))
+            self.events.emit(
+                LinkRejected(url, page.url, verdict.filter, verdict.filter_name, verdict.line)
+            )
+            return False
+        batch.new_pages.append(
+            store.NewPage(
+                url=url,
+                host=host_of(url),
+                next_fetch=self.clock.now(),
+                fetch_interval=self.schedule.initial_interval(),
+                depth=page.depth + 1,
+                discovered_from=page.url,
+            )
+        )
+        batch.links.append((page.id, url))
+        return True

@@ -1,0 +1,181 @@
+"""What one fetch does to its page: change detection, the capture, links, the new record.
+
+The update itself is :func:`~recrawl.core.engine.update.update_page` (pure); here its
+inputs are gathered (the signature compared, the capture written, the links discovered)
+and its result goes into the round's commit batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from recrawl.core import store
+from recrawl.core.clock import Clock
+from recrawl.core.config import CrawlSettings
+from recrawl.core.engine.captures import CaptureWriter
+from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
+from recrawl.core.engine.links import LinkDiscoverer
+from recrawl.core.engine.parse import ParseResult, is_html, media_type, parse_html
+from recrawl.core.engine.update import Capture, Outcome, update_page
+from recrawl.core.net.fetch import FetchResult
+from recrawl.core.net.robots import RobotsPolicy
+from recrawl.core.policy.schedule import Change, FetchSchedule
+from recrawl.core.policy.scoring import Scoring
+from recrawl.core.policy.signature import Signature, compare
+from recrawl.core.store.models import Page, PageStatus
+
+
+def text_of(result: FetchResult, parsed: ParseResult | None) -> str | None:
+    """Text for signatures: HTML's text, None for other text, "" for binary payloads.
+
+    An empty text makes text-based signatures fall back to the payload's hash, so a
+    changed image is not mistaken for unchanged garbage "words".
+    """
+    if parsed is not None:
+        return parsed.text
+    return None if media_type(result.header("content-type")).startswith("text/") else ""
+
+
+class FetchRecorder:
+    """Records fetches into a round's batch and segment; one per crawl."""
+
+    def __init__(
+        self,
+        settings: CrawlSettings,
+        clock: Clock,
+        schedule: FetchSchedule,
+        signature: Signature,
+        scoring: Scoring,
+        links: LinkDiscoverer,
+        events: EventQueue,
+    ) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.schedule = schedule
+        self.signature = signature
+        self.scoring = scoring
+        self.links = links
+        self.events = events
+
+    def robots_denied(self, page: Page, policy: RobotsPolicy, batch: store.CommitBatch) -> None:
+        now = self.clock.now()
+        note = "denied by robots.txt"
+        update = update_page(page, Outcome.ROBOTS_DENIED, None, now, self.schedule, note=note)
+        if policy.mode == "deny-all":
+            # an unreachable robots.txt is temporary: try again in a day, not a month
+            update.fields["next_fetch"] = now + timedelta(seconds=self.schedule.retry_interval)
+        batch.page_updates.append((page.id, update.fields))
+        batch.events.append(update.event)
+        self.events.emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
+
+    def record_safely(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        batch: store.CommitBatch,
+        captures: CaptureWriter,
+        asked_wait: float | None = None,
+    ) -> Outcome:
+        """Record one fetch; a bug or absurd input costs that page, not the crawl.
+
+        On an error, the page's WARC records and batch entries are taken back, so the
+        segment holds no capture that no page points at, and the page is recorded as
+        failed with the reason. Returns the outcome recorded. ``asked_wait``: the
+        seconds the server asked to wait (a long Retry-After).
+        """
+        mark = captures.tell()
+        saved = batch.snapshot()
+        try:
+            self._record(page, result, outcome, batch, captures, asked_wait)
+        except Exception as exc:
+            captures.rollback(mark)
+            batch.restore(saved)
+            reason = f"internal error processing the response: {type(exc).__name__}: {exc}"
+            self.events.emit(LogMessage("error", f"{page.url}: {reason}"))
+            failed = replace(result, response=None, error=reason)
+            self._record(page, failed, Outcome.FAILED, batch, captures, asked_wait)
+            return Outcome.FAILED
+        return outcome
+
+    def _record(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        batch: store.CommitBatch,
+        captures: CaptureWriter,
+        asked_wait: float | None,
+    ) -> None:
+        now = result.started_at
+        change = Change.UNKNOWN
+        capture: Capture | None = None
+        signature = None
+        size = len(result.response.body) if result.response is not None else 0
+        note = result.decode_error
+        if result.truncated:
+            note = f"body cut ({result.truncated}) at {size} bytes"
+        targets: list[str] = []
+        if outcome is Outcome.OK:
+            parsed = self._parse(page, result)
+            if parsed is not None:
+                targets = self.links.from_html(page, parsed, batch)
+            new_sig = self.signature.compute(
+                result.decoded or b"",
+                text_of(result, parsed),
+                tuple(link.url for link in parsed.links) if parsed else (),
+            )
+            change = compare(self.signature, page.signature, page.signature_kind, new_sig)
+            signature = (new_sig, self.signature.kind)
+            capture = captures.page(page, result, now)
+        elif outcome is Outcome.NOT_MODIFIED:
+            change = Change.UNCHANGED
+            capture = captures.not_modified(page, result, now)
+        elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
+            capture = captures.response(page, result, now)
+            targets = self.links.from_redirect(page, result.header("location") or "", batch)
+        elif outcome is Outcome.GONE:
+            capture = captures.response(page, result, now)
+        if capture is not None:
+            batch.records += 1
+        update = update_page(
+            page,
+            outcome,
+            result,
+            now,
+            self.schedule,
+            change=change,
+            capture=capture,
+            signature=signature,
+            segment=captures.segment,
+            max_retries=self.settings.max_retries,
+            note=note,
+        )
+        if asked_wait is not None and update.status == PageStatus.RETRY:
+            # the server named its break (Retry-After): come back then, not after the
+            # schedule's retry day, which may be sooner than it asked
+            update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
+        if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
+            update.fields.update(self.scoring.on_fetched(page, targets, batch))
+        batch.page_updates.append((page.id, update.fields))
+        batch.events.append(update.event)
+        self.events.emit(
+            PageFetched(
+                page.url,
+                update.status,
+                result.status,
+                change.value,
+                size,
+                result.elapsed_ms,
+                update.event["error"],
+            )
+        )
+
+    @staticmethod
+    def _parse(page: Page, result: FetchResult) -> ParseResult | None:
+        content_type = result.header("content-type")
+        body = result.decoded or b""
+        if not is_html(content_type, body):
+            return None
+        return parse_html(body, page.url, content_type)

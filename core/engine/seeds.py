@@ -1,0 +1,56 @@
+"""Seeds: URLs the user adds to a project (``recrawl inject``, the GUI's seed box)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from recrawl.core import store
+from recrawl.core.filters import Verdict
+from recrawl.core.net.urls import canonical, host_of
+from recrawl.core.policy.choices import (
+    add_scope_hosts,
+    project_chain,
+    project_schedule,
+    project_scoring,
+)
+
+
+@dataclass(frozen=True)
+class InjectResult:
+    added: int
+    urls: list[str]  # canonical, in the order given
+    rejected: list[tuple[str, Verdict]]  # seeds the chain turned away, and why
+
+
+def inject(urls: Sequence[str], now: datetime) -> InjectResult:
+    """Add seed URLs: canonicalized, their hosts added to the scope, run through the chain.
+
+    Raises InvalidUrl before writing anything; seeds the chain rejects are recorded in
+    the rejected-links table (with filter and line), not added.
+    """
+    canon = list(dict.fromkeys(canonical(u) for u in urls))
+    schedule = project_schedule()
+    seed = project_scoring().seed_fields()
+    with store.transaction():
+        add_scope_hosts([host_of(u) for u in canon])
+        chain = project_chain()
+        verdicts = [(u, chain.check(u)) for u in canon]
+        accepted = [u for u, v in verdicts if v.accepted]
+        rejected = [(u, v) for u, v in verdicts if not v.accepted]
+        pages = [
+            store.NewPage(
+                url=u,
+                host=host_of(u),
+                next_fetch=now,
+                fetch_interval=schedule.initial_interval(),
+                **seed,
+            )
+            for u in accepted
+        ]
+        added = store.add_pages(pages, now)
+        # re-injecting a known page makes it due now: the user asked for it
+        store.make_due(accepted, now)
+        store.record_rejected([(u, v.filter_name or "", v.line) for u, v in rejected], now)
+    return InjectResult(added, canon, rejected)

@@ -1,0 +1,101 @@
+"""What a crawl counts, per round and in total (the meanings: :mod:`.events`, "Counts")."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from recrawl.core.engine.events import CrawlSummary, RoundFinished, StatsSnapshot
+from recrawl.core.engine.update import Outcome
+
+#: Outcomes counted as errors; the other outcomes of a request count as fetched.
+FAILED_OUTCOMES = frozenset({Outcome.FAILED, Outcome.THROTTLED})
+
+
+@dataclass
+class CrawlStats:
+    """A crawl's totals since :meth:`started`, and the current round's queue size."""
+
+    rounds: int = 0
+    fetched: int = 0
+    errors: int = 0
+    new_urls: int = 0
+    segments: list[str] = field(default_factory=list)
+    #: Pages queued for the current (or last) round.
+    queued: int = 0
+    _started: float = field(default=0.0, repr=False)
+
+    @property
+    def attempts(self) -> int:
+        return self.fetched + self.errors
+
+    def started(self) -> None:
+        self._started = time.perf_counter()
+
+    def elapsed_s(self) -> float:
+        return time.perf_counter() - self._started
+
+    def pages_per_s(self) -> float:
+        elapsed = self.elapsed_s()
+        return self.fetched / elapsed if elapsed > 0 else 0.0
+
+    def start_round(self, segment: str, queued: int) -> RoundStats:
+        self.rounds += 1
+        self.queued = queued
+        return RoundStats(self.rounds, segment, queued, self)
+
+    def snapshot(self, paused: bool) -> StatsSnapshot:
+        return StatsSnapshot(
+            round=self.rounds,
+            queued=self.queued,
+            fetched=self.fetched,
+            errors=self.errors,
+            new_urls=self.new_urls,
+            pages_per_s=self.pages_per_s(),
+            paused=paused,
+        )
+
+    def summary(self, stopped: bool) -> CrawlSummary:
+        elapsed = self.elapsed_s()
+        return CrawlSummary(
+            rounds=self.rounds,
+            fetched=self.fetched,
+            new_urls=self.new_urls,
+            errors=self.errors,
+            elapsed_s=elapsed,
+            pages_per_s=self.fetched / elapsed if elapsed > 0 else 0.0,
+            segments=list(self.segments),
+            stopped=stopped,
+        )
+
+
+@dataclass
+class RoundStats:
+    """One round's counts; each one also goes to the crawl's totals."""
+
+    number: int
+    segment: str
+    queued: int
+    totals: CrawlStats = field(repr=False)
+    fetched: int = 0
+    errors: int = 0
+    new_urls: int = 0
+
+    def count(self, outcome: Outcome) -> None:
+        """Count one recorded fetch attempt by its outcome ("Counts" in :mod:`.events`)."""
+        if outcome is Outcome.ROBOTS_DENIED:
+            return  # never requested
+        if outcome in FAILED_OUTCOMES:
+            self.errors += 1
+            self.totals.errors += 1
+        else:
+            self.fetched += 1
+            self.totals.fetched += 1
+
+    def added(self, new_urls: int) -> None:
+        """The store committed a batch that added ``new_urls`` pages."""
+        self.new_urls += new_urls
+        self.totals.new_urls += new_urls
+
+    def finished(self) -> RoundFinished:
+        return RoundFinished(self.number, self.segment, self.fetched, self.errors, self.new_urls)
