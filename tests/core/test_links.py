@@ -10,7 +10,7 @@ from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.parse import Outlink, ParseResult
 from recrawl.core.filters import parse_chain
 from recrawl.core.filters.compiled import compile_chain
-from recrawl.core.policy.schedule import FixedSchedule
+from recrawl.core.policy.schedules import FixedSchedule
 from recrawl.core.store.models import Page
 
 from tests.core.warcutil import Events
