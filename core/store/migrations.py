@@ -12,8 +12,6 @@ from peewee import Database
 from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as run_migrations
 from recrawl.core.errors import StoreError
-from recrawl.core.filters import parse_chain
-from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
 from recrawl.core.resources import resource_text
 from recrawl.core.store.models import MODELS, Compaction, Page, Setting
 
@@ -40,6 +38,10 @@ def _m0003_scope_into_chain(db: Database, migrator: SchemaMigrator) -> None:
     old = Setting.get_or_none(Setting.key == "scope_hosts")
     if old is None or not old.value:
         return
+    # the filter chain (its regex engine): only a version-1 store with scope hosts needs it
+    from recrawl.core.filters import parse_chain
+    from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
+
     stored = Setting.get_or_none(Setting.key == "filter_chain")
     chain = parse_chain(stored.value if stored else resource_text(DEFAULT_CHAIN_FILE))
     if widen_scope(chain, list(old.value)):
