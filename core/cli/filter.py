@@ -6,14 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from recrawl.core.cli.output import print_rows, url_lines
 from recrawl.core.cli.parser import Command, Parser
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.errors import InvalidArgument, RecrawlError
+from recrawl.core.filters import Chain, parse_chain
+from recrawl.core.filters.lint import lint
+from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
 from recrawl.core.net.urls import canonical
 from recrawl.core.policy import choices
+from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
 
@@ -59,17 +62,13 @@ def run_filter(args: argparse.Namespace) -> int:
     return _action(args)
 
 
-def _print_lint(chain: Any) -> None:
-    from recrawl.core.filters.lint import lint
-
+def _print_lint(chain: Chain) -> None:
     for warning in lint(chain):
         print(f"recrawl: warning: {warning}", file=sys.stderr)
 
 
 def _check(args: argparse.Namespace) -> int:
     """Verdicts for URLs, from a project's chain or a chain file (DESIGN.md §6, §8)."""
-    from recrawl.core.filters import parse_chain
-
     positional = list(args.args)
     project = None
     if args.chain is not None:
@@ -120,10 +119,7 @@ def _check(args: argparse.Namespace) -> int:
 
 @project_command
 def _action(project: Project, args: argparse.Namespace) -> int:
-    from recrawl.core.filters import parse_chain
-    from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
-    from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
-
+    """get, set, import, export, preview, stats: on the project's chain."""
     action = args.filter_command
     if action == "get":
         text = choices.chain_text()
