@@ -1,6 +1,6 @@
 """Command start-up benchmark: how long each ``recrawl`` command takes, against ``python -c pass``.
 
-    python bench/cli_bench.py [--runs 15] [--pages 6] [--keep]
+    python bench/cli_bench.py [--runs 15] [--pages 6] [--instructions] [--keep]
 
 Builds a small project the way a user would: a loopback site of ``--pages`` pages (a
 threaded ``http.server`` in this process), ``recrawl init``, ``inject`` and ``crawl``. Then
@@ -10,8 +10,11 @@ runs each command (the installed ``recrawl`` script beside this Python, as users
 - the median wall time, start to finish, and the median CPU time of the process (user +
   system: less sensitive than the wall time to other work on the machine);
 - the import time (the top-level imports' cumulative time in one ``-X importtime`` run)
-  and its share of the wall time;
-- which heavy modules it loaded (numpy, httpx, w3lib, warcio, Qt, the crawl engine).
+  and its share of that run's wall time;
+- which heavy modules it loaded (numpy, httpx, w3lib, warcio, Qt, the crawl engine);
+- with ``--instructions`` (needs valgrind; slow): the instructions the process executed,
+  in millions and as a multiple of ``python -c pass``. Unlike times, they do not depend
+  on what else the machine is doing, so runs on a busy machine can be compared.
 
 Children run with bytecode caching on, as after ``pip install`` (which compiles every
 module), even where ``PYTHONDONTWRITEBYTECODE`` is set.
@@ -60,9 +63,11 @@ class Timing:
     wall_s: float
     cpu_s: float
     import_s: float
+    import_share: float
     modules: int
     heavy: tuple[str, ...]
     quick: bool
+    instructions: int | None
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -102,13 +107,22 @@ def run_once(argv: list[str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def import_profile(argv: list[str]) -> tuple[float, int, tuple[str, ...]]:
-    """Top-level import seconds, modules imported and the heavy ones, from ``-X importtime``."""
-    if argv[0] == sys.executable:
-        python_argv = [sys.executable, "-X", "importtime", *argv[1:]]
-    else:  # the console script: run it with this Python
-        python_argv = [sys.executable, "-X", "importtime", *argv]
-    result = subprocess.run(python_argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+def with_python(argv: list[str]) -> list[str]:
+    """``argv`` as this Python's arguments (a console script is run by it)."""
+    return argv[1:] if argv[0] == sys.executable else argv
+
+
+def import_profile(argv: list[str]) -> tuple[float, float, int, tuple[str, ...]]:
+    """Top-level import seconds and their share of the run, modules imported and the heavy
+    ones, from one ``-X importtime`` run."""
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", *with_python(argv)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    wall = time.perf_counter() - start
     total_us = 0
     names: list[str] = []
     for line in result.stderr.decode(errors="replace").splitlines():
@@ -123,21 +137,39 @@ def import_profile(argv: list[str]) -> tuple[float, int, tuple[str, ...]]:
         for prefix, label in HEAVY.items()
         if any(n == prefix or n.startswith(prefix + ".") for n in names)
     )
-    return total_us / 1e6, len(names), heavy
+    return total_us / 1e6, total_us / 1e6 / wall, len(names), heavy
 
 
-def measure(label: str, argv: list[str], runs: int, quick: bool) -> Timing:
+def instructions(argv: list[str]) -> int:
+    """Instructions the process executes, counted by valgrind (callgrind)."""
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    result = subprocess.run(
+        [*valgrind, sys.executable, *with_python(argv)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        text=True,
+    )
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind failed: {result.stderr[-500:]}")
+    return int(found[1])
+
+
+def measure(label: str, argv: list[str], runs: int, quick: bool, count: bool) -> Timing:
     run_once(argv)  # warm-up: the page cache, compiled modules written
     samples = [run_once(argv) for _ in range(runs)]
-    import_s, modules, heavy = import_profile(argv)
+    import_s, share, modules, heavy = import_profile(argv)
     return Timing(
         label,
         statistics.median(s[0] for s in samples),
         statistics.median(s[1] for s in samples),
         import_s,
+        share,
         modules,
         heavy,
         quick,
+        instructions(argv) if count else None,
     )
 
 
@@ -145,8 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="timed runs per command")
     parser.add_argument("--pages", type=int, default=6, help="pages of the loopback site")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions too (valgrind; slow)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind (apt-get install valgrind)")
 
     tmp = Path(tempfile.mkdtemp(prefix="cli-bench-"))
     site_root = tmp / "site"
@@ -180,19 +217,26 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"{'command':<22} {'wall':>8} {'cpu':>8} {'imports':>8} {'share':>6} "
-            f"{'modules':>8}  heavy modules"
+            f"{'modules':>8}"
+            + (f" {'instr':>7} {'x pass':>6}" if args.instructions else "")
+            + "  heavy modules"
         )
         missed = []
+        floor = None
         for label, command, quick in commands:
-            t = measure(label, command, args.runs, quick)
+            t = measure(label, command, args.runs, quick, args.instructions)
             verdict = ""
             if t.quick:
                 verdict = "  ok" if t.wall_s < TARGET_S else "  SLOW"
                 if t.wall_s >= TARGET_S:
                     missed.append(label)
+            counted = ""
+            if t.instructions is not None:
+                floor = floor or t.instructions  # the first row: python -c pass
+                counted = f" {t.instructions / 1e6:6.0f}M {t.instructions / floor:5.1f}x"
             print(
                 f"{t.label:<22} {t.wall_s * 1000:6.0f}ms {t.cpu_s * 1000:6.0f}ms "
-                f"{t.import_s * 1000:6.0f}ms {t.import_s / t.wall_s:6.0%} {t.modules:>8}  "
+                f"{t.import_s * 1000:6.0f}ms {t.import_share:6.0%} {t.modules:>8}{counted}  "
                 f"{', '.join(t.heavy) or '-'}{verdict}",
                 flush=True,
             )
