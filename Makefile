@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(PY) bench/schedule_bench.py
 	$(PY) bench/filter_bench.py
 	$(PY) bench/compact_bench.py
+	$(PY) bench/cli_bench.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/gui_bench.py
 
 package: $(STAMP)

@@ -14,12 +14,9 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import platformdirs
 from recrawl.core import store
-from recrawl.core.archive.recovery import recover
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import ProjectError, ProjectLocked, RecrawlError, StoreError
-from recrawl.core.policy.choices import ensure_defaults
 
 STORE_FILE = "recrawl.sqlite"
 SEGMENTS_DIR = "segments"
@@ -27,6 +24,8 @@ LOCK_FILE = "recrawl.lock"
 
 
 def default_project_dir() -> Path:
+    import platformdirs  # only the app's default project needs it: commands start quicker
+
     return Path(platformdirs.user_data_dir("Recrawl", appauthor=False)) / "default"
 
 
@@ -55,6 +54,9 @@ class Project:
             raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
         project = cls(folder, db_url)
         project._open_store()
+        # the policy stack (numpy): only a new project needs its defaults written
+        from recrawl.core.policy.choices import ensure_defaults
+
         ensure_defaults()
         project.recover_if_idle()
         return project
@@ -93,6 +95,9 @@ class Project:
         """Finish or undo what a killed crawl or compaction left, unless one is running."""
         if not store.needs_recovery():
             return []  # readers never take the lock: a writer starting now won't meet them
+        # the WARC and compaction code (warcio): only a project left mid-write needs it
+        from recrawl.core.archive.recovery import recover
+
         try:
             self.acquire_lock("recovery")
         except ProjectLocked:

@@ -6,9 +6,19 @@ PySide6 app) and ``recrawl.resources`` (``resources/``, bundled files). This pac
 itself holds only the version and the entry point (:mod:`recrawl.main`).
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-try:
-    __version__ = version("recrawl")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> str:
+    # __version__ is looked up on first use: importlib.metadata costs a quick command
+    # (`recrawl urls`) a quarter of its start-up (issue 11)
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("recrawl")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        found = "0.0.0+unknown"
+    globals()["__version__"] = found
+    return found

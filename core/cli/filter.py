@@ -5,35 +5,70 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from pathlib import Path
 
-from recrawl.core.cli.output import print_rows
+from recrawl.core.cli.output import print_rows, url_lines
+from recrawl.core.cli.parser import Command, Parser
+from recrawl.core.cli.project_command import project_command
 from recrawl.core.errors import InvalidArgument, RecrawlError
+from recrawl.core.filters import Chain, parse_chain
+from recrawl.core.filters.lint import lint
+from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
 from recrawl.core.net.urls import canonical
 from recrawl.core.policy import choices
+from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
 
 
-def url_lines(text: str) -> list[str]:
-    """One URL per line; blank lines and # comments skipped."""
-    return [
-        line.strip()
-        for line in text.splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
+def _filter_arguments(p: argparse.ArgumentParser) -> None:
+    fsub = p.add_subparsers(dest="filter_command", metavar="ACTION", parser_class=Parser)
+    fsub.required = True
+    q = fsub.add_parser(
+        "check",
+        help="run URLs through a chain",
+        description="filter check (DIR | --chain FILE) (URL... | --file F) [--json | --explain]",
+    )
+    q.add_argument("args", nargs="*", metavar="DIR URL", help="the project (unless --chain), URLs")
+    q.add_argument("--chain", type=Path, metavar="FILE", help="a chain file instead of a project")
+    q.add_argument("--file", type=Path, help="a file with one URL per line")
+    shape = q.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true")
+    shape.add_argument("--explain", action="store_true")
+    q = fsub.add_parser("get", help="print the project's chain (TOML)")
+    q.add_argument("dir")
+    q = fsub.add_parser("set", help="replace the project's chain with a TOML file")
+    q.add_argument("dir")
+    q.add_argument("file", type=Path)
+    q = fsub.add_parser("import", help="make the chain from Nutch's URL filter files")
+    q.add_argument("dir")
+    q.add_argument("nutch_conf_dir", type=Path, metavar="NUTCH_CONF_DIR")
+    q.add_argument("--order", metavar="KINDS", help="e.g. suffix,regex,prefix,automaton")
+    q = fsub.add_parser("export", help="write the chain as Nutch's URL filter files")
+    q.add_argument("dir")
+    q.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    q = fsub.add_parser("preview", help="what a new chain would change on the known URLs")
+    q.add_argument("dir")
+    q.add_argument("file", type=Path)
+    q.add_argument("--json", action="store_true")
+    q = fsub.add_parser("stats", help="hits per rule over the project's URLs")
+    q.add_argument("dir")
+    q.add_argument("--json", action="store_true")
 
 
-def _print_lint(chain: Any) -> None:
-    from recrawl.core.filters.lint import lint
+def run_filter(args: argparse.Namespace) -> int:
+    if args.filter_command == "check":
+        return _check(args)  # --chain FILE needs no project
+    return _action(args)
 
+
+def _print_lint(chain: Chain) -> None:
     for warning in lint(chain):
         print(f"recrawl: warning: {warning}", file=sys.stderr)
 
 
-def cmd_filter_check(args: argparse.Namespace) -> int:
-    from recrawl.core.filters import parse_chain
-
+def _check(args: argparse.Namespace) -> int:
+    """Verdicts for URLs, from a project's chain or a chain file (DESIGN.md §6, §8)."""
     positional = list(args.args)
     project = None
     if args.chain is not None:
@@ -82,11 +117,9 @@ def cmd_filter_check(args: argparse.Namespace) -> int:
             project.close()
 
 
-def cmd_filter(project: Project, args: argparse.Namespace) -> int:
-    from recrawl.core.filters import parse_chain
-    from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
-    from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
-
+@project_command
+def _action(project: Project, args: argparse.Namespace) -> int:
+    """get, set, import, export, preview, stats: on the project's chain."""
     action = args.filter_command
     if action == "get":
         text = choices.chain_text()
@@ -138,3 +171,6 @@ def cmd_filter(project: Project, args: argparse.Namespace) -> int:
         ),
     )
     return 0
+
+
+COMMANDS = {"filter": Command(_filter_arguments, run_filter)}

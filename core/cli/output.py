@@ -1,10 +1,10 @@
-"""Printing command results: a JSON array for scripts, or one line per row for people."""
+"""What commands read and print: URL lists in; a JSON array or one line per row out."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
 
 
 def print_rows(
@@ -15,3 +15,20 @@ def print_rows(
         return
     for row in rows:
         print(line(row))
+
+
+def write_json_array(out: TextIO, rows: Iterable[dict[str, Any]]) -> None:
+    """Stream a JSON array, one object per line, without holding all rows."""
+    out.write("[")
+    for index, row in enumerate(rows):
+        out.write(("\n" if index == 0 else ",\n") + json.dumps(row))
+    out.write("\n]\n")
+
+
+def url_lines(text: str) -> list[str]:
+    """One URL per line; blank lines and # comments skipped."""
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]

@@ -7,15 +7,14 @@ a transaction with a ``playhouse.migrate`` migrator for the open database.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from peewee import Database
-from playhouse.migrate import SchemaMigrator
-from playhouse.migrate import migrate as run_migrations
 from recrawl.core.errors import StoreError
-from recrawl.core.filters import parse_chain
-from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
-from recrawl.core.resources import resource_text
 from recrawl.core.store.models import MODELS, Compaction, Page, Setting
+
+if TYPE_CHECKING:  # playhouse.migrate is loaded only when a migration runs (issue 11)
+    from playhouse.migrate import SchemaMigrator
 
 
 def _m0001_initial(db: Database, migrator: SchemaMigrator) -> None:
@@ -31,6 +30,8 @@ def _m0002_scores_and_rates(db: Database, migrator: SchemaMigrator) -> None:
         migrator.add_column("page", name, fld) for name, fld in additions if name not in have
     ]
     if migrate_ops:
+        from playhouse.migrate import migrate as run_migrations
+
         run_migrations(*migrate_ops)
 
 
@@ -40,6 +41,12 @@ def _m0003_scope_into_chain(db: Database, migrator: SchemaMigrator) -> None:
     old = Setting.get_or_none(Setting.key == "scope_hosts")
     if old is None or not old.value:
         return
+    # the filter chain (its regex engine) and the default chain file (importlib.resources):
+    # only a version-1 store with scope hosts needs them
+    from recrawl.core.filters import parse_chain
+    from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
+    from recrawl.core.resources import resource_text
+
     stored = Setting.get_or_none(Setting.key == "filter_chain")
     chain = parse_chain(stored.value if stored else resource_text(DEFAULT_CHAIN_FILE))
     if widen_scope(chain, list(old.value)):
@@ -81,6 +88,10 @@ def migrate(db: Database) -> int:
             f"this project was written by a newer Recrawl (schema {found}, "
             f"this one knows {SCHEMA_VERSION})"
         )
+    if found == SCHEMA_VERSION:
+        return found
+    from playhouse.migrate import SchemaMigrator  # only when a migration runs
+
     migrator = SchemaMigrator.from_database(db)
     for number in range(found, SCHEMA_VERSION):
         with db.atomic():

@@ -1,0 +1,50 @@
+"""The ``recrawl`` command line (DESIGN.md §8): parse, run the command, report errors.
+
+Errors print one line on stderr and exit non-zero; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Protocol
+
+from recrawl.core.cli.parser import build_parser, command, command_word
+from recrawl.core.errors import InvalidArgument, RecrawlError
+
+
+class App(Protocol):
+    """The desktop app, as the command line starts it (``recrawl.main`` provides it).
+
+    The engine never imports the GUI: whoever runs the command line hands it in.
+    """
+
+    def open(self, project_dir: str | None) -> int:
+        """Run the app on a project folder (None: the default project) until it quits."""
+        ...
+
+    def self_test(self) -> int:
+        """Crawl a loopback site from the app's own window (offscreen); 0 when all is well."""
+        ...
+
+
+def main(argv: Sequence[str] | None = None, app: App | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(only=command_word(words)).parse_args(words)
+    try:
+        name = args.command or "gui"
+        if args.self_test or name == "gui":
+            if app is None:
+                raise InvalidArgument("this recrawl has no desktop app; use a command (see --help)")
+            return app.self_test() if args.self_test else app.open(getattr(args, "dir", None))
+        return command(name).run(args)
+    except RecrawlError as exc:
+        if args.debug:
+            raise
+        print(f"recrawl: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("recrawl: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,115 @@
+"""The ``recrawl`` argument parser (DESIGN.md §8) and the list of commands.
+
+A command's arguments and its code live in one module of this package; the list below
+names that module and the command's help line. Only the module of the command being
+run is imported, so a quick command such as ``urls`` never loads what others need
+(numpy, httpx, the crawl engine: issue 11), as pip loads only the command it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any, NoReturn
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command as its module defines it: its arguments, and what runs it."""
+
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A command as ``recrawl --help`` lists it, and the module that defines it."""
+
+    module: str  # under recrawl.core.cli; it has COMMANDS: dict[str, Command]
+    help: str
+
+
+LISTED: dict[str, Listed] = {
+    "init": Listed("crawl", "create a project folder"),
+    "inject": Listed("crawl", "add seed URLs"),
+    "crawl": Listed("crawl", "crawl what is due"),
+    "urls": Listed("pages", "list the pages"),
+    "history": Listed("pages", "a page's fetch history"),
+    "show": Listed("pages", "the decoded payload of a page's latest capture"),
+    "schedule": Listed("policy", "show or choose the project's fetch schedule"),
+    "signature": Listed("policy", "show or choose how content changes are detected"),
+    "scoring": Listed("policy", "show or choose how pages are scored"),
+    "simulate": Listed(
+        "policy", "simulate a schedule on one page, or compare schedules on a corpus"
+    ),
+    "segments": Listed("segments", "list segments with their liveness"),
+    "compact": Listed("segments", "fold low-liveness segments into one"),
+    "filter": Listed("filter", "check, edit, import and export the URL filter chain"),
+}
+
+
+def command(name: str) -> Command:
+    """The command ``name``, importing its module (and what that module needs)."""
+    module = import_module(f"recrawl.core.cli.{LISTED[name].module}")
+    found: Command = module.COMMANDS[name]
+    return found
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked (importlib.metadata is slow)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        help = "show program's version number and exit"  # argparse's own words
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> NoReturn:
+        from recrawl import __version__
+
+        print(f"recrawl {__version__}")
+        parser.exit()
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # one clear line instead of argparse's usage block
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with the arguments of command ``only`` alone.
+
+    Every command is listed either way (``recrawl --help`` shows them all); a command's
+    arguments are needed only when it is the one given.
+    """
+    parser = Parser(prog="recrawl", description="Crawl manager for web archivists.")
+    parser.add_argument("--version", action=_Version)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="crawl a tiny loopback site from the app's own window (offscreen) and exit",
+    )
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    p = sub.add_parser("gui", help="open the desktop app")
+    p.add_argument("dir", nargs="?", help="project folder (default: the default project)")
+    for name, listed in LISTED.items():
+        p = sub.add_parser(name, help=listed.help)
+        if only is None or only == name:
+            command(name).arguments(p)
+    return parser
+
+
+def command_word(argv: Sequence[str]) -> str:
+    """The command ``argv`` names ("gui" when none): its first word that is not an option.
+
+    No option before the command takes a value, so that word is the command.
+    """
+    return next((word for word in argv if not word.startswith("-")), "gui")

@@ -1,0 +1,199 @@
+"""``recrawl schedule``, ``signature``, ``scoring`` and ``simulate``: the revisit policy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from recrawl.core.cli.arguments import duration, positive_int
+from recrawl.core.cli.output import print_rows
+from recrawl.core.cli.parser import Command
+from recrawl.core.cli.project_command import project_command
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy import choices
+from recrawl.core.policy.schedules import make_schedule, schedule_names
+from recrawl.core.policy.scoring import SCORINGS
+from recrawl.core.policy.signature import SIGNATURES
+from recrawl.core.project import Project
+
+
+def _schedule_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir")
+    p.add_argument("--set", metavar="NAME", help="schedule: " + ", ".join(schedule_names()))
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="a parameter (durations like 30d, 12h, 1800s); min@HOST=V per host",
+    )
+    p.add_argument("--json", action="store_true")
+
+
+@project_command
+def run_schedule(project: Project, args: argparse.Namespace) -> int:
+    if args.set or args.param:
+        schedule = choices.set_schedule(args.set, args.param)
+    else:
+        schedule = choices.project_schedule()
+    description = choices.describe_schedule(schedule)
+    if args.json:
+        print(json.dumps(description))
+    else:
+        print(_describe_line(description))
+    return 0
+
+
+def _describe_line(description: dict[str, Any]) -> str:
+    parts = [f"{k}={v}" for k, v in description.items() if k not in ("name", "base")]
+    line = f"{description['name']}: {', '.join(parts)}"
+    if "base" in description:
+        line += f"; base {_describe_line(description['base'])}"
+    return line
+
+
+def _signature_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir")
+    p.add_argument("--set", metavar="KIND", help="signature: " + ", ".join(SIGNATURES))
+    p.add_argument("--json", action="store_true")
+
+
+@project_command
+def run_signature(project: Project, args: argparse.Namespace) -> int:
+    signature = choices.set_signature(args.set) if args.set else choices.project_signature()
+    print(json.dumps({"signature": signature.kind}) if args.json else signature.kind)
+    return 0
+
+
+def _scoring_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir")
+    p.add_argument("--set", metavar="KIND", help="scoring: " + ", ".join(SCORINGS))
+    p.add_argument("--json", action="store_true")
+
+
+@project_command
+def run_scoring(project: Project, args: argparse.Namespace) -> int:
+    scoring = choices.set_scoring(args.set) if args.set else choices.project_scoring()
+    print(json.dumps({"scoring": scoring.kind}) if args.json else scoring.kind)
+    return 0
+
+
+def _simulate_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "One page: --schedule NAME with --change-every DUR or --change-at "
+        "D1,D2,... (days). A corpus: --corpus N --days D --schedules A,B,..."
+    )
+    p.add_argument("--schedule", choices=schedule_names())
+    p.add_argument("--param", action="append", default=[], metavar="K=V")
+    p.add_argument("--change-every", type=duration, metavar="DUR")
+    p.add_argument("--change-at", metavar="D1,D2,...", help="days on which the page changes")
+    p.add_argument("--initial-interval", type=duration, metavar="DUR")
+    p.add_argument("--first-fetch", type=duration, default=0.0, metavar="DUR")
+    p.add_argument("--until", type=duration, default=365 * 86400.0, metavar="DUR")
+    p.add_argument("--corpus", type=positive_int, metavar="N")
+    p.add_argument("--days", type=positive_int, default=365)
+    p.add_argument("--schedules", metavar="A,B,...")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """No project: a simulated page, or a corpus of them (DESIGN.md §8)."""
+    if args.corpus:
+        return _simulate_corpus(args)
+    from recrawl.core.policy.simulate import simulate_page  # only simulate runs simulations
+
+    if not args.schedule:
+        raise InvalidArgument("simulate needs --schedule NAME (or --corpus N)")
+    if (args.change_every is None) == (args.change_at is None):
+        raise InvalidArgument("give exactly one of --change-every DUR or --change-at D1,D2,...")
+    base = next((a.split("=", 1)[1].strip() for a in args.param if a.startswith("base=")), None)
+    params = choices.parse_params(args.schedule, base, args.param)
+    schedule = make_schedule(args.schedule, **params)
+    change_at = None
+    if args.change_at is not None:
+        try:
+            change_at = [float(d) * 86400 for d in args.change_at.split(",") if d.strip()]
+        except ValueError:
+            raise InvalidArgument(
+                f"--change-at takes days like 0,3.5,10: {args.change_at!r}"
+            ) from None
+    if args.change_every is not None and args.change_every <= 0:
+        raise InvalidArgument("--change-every must be longer than zero")
+    rows = simulate_page(
+        schedule,
+        change_every=args.change_every,
+        change_at=change_at,
+        initial_interval=args.initial_interval,
+        first_fetch=args.first_fetch,
+        until=args.until,
+    )
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(
+            f"{'day':>9} {'changed':>8} {'since change':>13} {'interval before':>16} {'after':>10}"
+        )
+        for r in rows:
+            since = "-" if r["since_change_days"] is None else f"{r['since_change_days']:.2f} d"
+            print(
+                f"{r['day']:>9.2f} {'yes' if r['changed'] else 'no':>8} {since:>13} "
+                f"{r['interval_before_days']:>14.3f} d {r['interval_after_days']:>8.3f} d"
+            )
+    return 0
+
+
+def _simulate_corpus(args: argparse.Namespace) -> int:
+    from recrawl.core.policy.simulate import corpus_rates, optimum, simulate_corpus
+
+    names = [n.strip() for n in (args.schedules or "").split(",") if n.strip()]
+    if not names:
+        raise InvalidArgument("--corpus needs --schedules A,B,...")
+    rates = corpus_rates(args.corpus, args.seed)
+    per_schedule = _corpus_params(names, args.param)
+    rows = []
+    for name in names:
+        schedule = make_schedule(name, **per_schedule[name])
+        result = simulate_corpus(schedule, rates, args.days, seed=args.seed)
+        best = optimum(rates, result.fetches_per_page_per_day, args.days)
+        row = result.to_json()
+        row["optimum"] = {
+            "freshness": round(best.freshness, 4),
+            "mean_staleness_hours": round(best.mean_staleness_hours, 2),
+        }
+        rows.append(row)
+    print_rows(
+        rows,
+        args.json,
+        lambda row: (
+            f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
+            f"  freshness {row['freshness']:.3f} (optimum {row['optimum']['freshness']:.3f})"
+            f"  staleness {row['mean_staleness_hours']:.1f} h"
+        ),
+    )
+    return 0
+
+
+def _corpus_params(names: list[str], assignments: list[str]) -> dict[str, dict[str, Any]]:
+    """Each ``--param`` goes to every compared schedule that takes it; one none takes fails."""
+    out: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for item in assignments:
+        taken = False
+        for name in names:
+            try:
+                out[name].update(choices.parse_params(name, None, [item]))
+                taken = True
+            except InvalidArgument:
+                continue
+        if not taken:
+            raise InvalidArgument(f"none of {', '.join(names)} takes --param {item!r}")
+    return out
+
+
+COMMANDS = {
+    "schedule": Command(_schedule_arguments, run_schedule),
+    "signature": Command(_signature_arguments, run_signature),
+    "scoring": Command(_scoring_arguments, run_scoring),
+    "simulate": Command(_simulate_arguments, run_simulate),
+}

@@ -1,0 +1,85 @@
+"""``recrawl segments`` and ``compact``: segments with their liveness, and folding them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from recrawl.core import store
+from recrawl.core.cli.arguments import fraction
+from recrawl.core.cli.output import print_rows
+from recrawl.core.cli.parser import Command
+from recrawl.core.cli.project_command import project_command
+from recrawl.core.clock import to_iso
+from recrawl.core.project import Project
+
+
+def _segments_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir")
+    p.add_argument("--json", action="store_true")
+
+
+@project_command
+def run_segments(project: Project, args: argparse.Namespace) -> int:
+    rows = [
+        {
+            "name": s["name"],
+            "created_at": to_iso(s["created_at"]),
+            "records": s["records"],
+            "live_records": s["live_records"],
+            "liveness": round(s["liveness"], 4),
+            "bytes": s["bytes"],
+        }
+        for s in store.segment_summaries()
+    ]
+    print_rows(
+        rows,
+        args.json,
+        lambda row: (
+            f"{row['name']}  {row['records']:>7} records  {row['live_records']:>7} live  "
+            f"{row['liveness'] * 100:5.1f}%  {row['bytes']:>12} bytes"
+        ),
+    )
+    return 0
+
+
+def _compact_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Copy the live records of the chosen segments into one new segment; "
+        "superseded captures move to history/ unless --drop-superseded."
+    )
+    p.add_argument("dir")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--below", type=fraction, metavar="F", help="segments with liveness below F (0.5 or 50%%)"
+    )
+    which.add_argument("--segments", metavar="A,B", help="these segments, by name")
+    p.add_argument("--drop-superseded", action="store_true", help="drop, not keep, old captures")
+    p.add_argument("--json", action="store_true")
+
+
+@project_command
+def run_compact(project: Project, args: argparse.Namespace) -> int:
+    from recrawl.core.archive.compaction import compact  # WARC writing: not for `segments`
+
+    names = args.segments.split(",") if args.segments is not None else None
+    summary = compact(project, below=args.below, names=names, drop_superseded=args.drop_superseded)
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    elif not summary.compacted:
+        print("nothing to compact")
+    else:
+        print(
+            f"compacted {len(summary.compacted)} segment(s) into {summary.new_segment or '-'}: "
+            f"{summary.records_kept} records kept, {summary.records_moved_to_history} moved "
+            f"to {summary.history_file or 'history'}, {summary.records_dropped} dropped; "
+            f"{summary.bytes_before} -> {summary.bytes_after} bytes "
+            f"(+{summary.history_bytes} in history)"
+        )
+    return 0
+
+
+COMMANDS = {
+    "segments": Command(_segments_arguments, run_segments),
+    "compact": Command(_compact_arguments, run_compact),
+}
