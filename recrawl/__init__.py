@@ -6,19 +6,7 @@ PySide6 app) and ``recrawl.resources`` (``resources/``, bundled files). This pac
 itself holds only the version and the entry point (:mod:`recrawl.main`).
 """
 
-from __future__ import annotations
-
-
-def __getattr__(name: str) -> str:
-    # __version__ is looked up on first use: importlib.metadata costs a quick command
-    # (`recrawl urls`) a quarter of its start-up (issue 11)
-    if name != "__version__":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        found = version("recrawl")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        found = "0.0.0+unknown"
-    globals()["__version__"] = found
-    return found
+#: The one place the version is written: pyproject.toml reads it from here (setuptools'
+#: ``attr:``), so the package metadata, ``recrawl --version`` and the bundle agree, and
+#: no command pays for importlib.metadata at start-up.
+__version__ = "0.1.0"

@@ -12,7 +12,9 @@ import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, NoReturn
+from typing import NoReturn
+
+from recrawl import __version__
 
 
 @dataclass(frozen=True)
@@ -57,26 +59,6 @@ def command(name: str) -> Command:
     return found
 
 
-class _Version(argparse.Action):
-    """``--version``: the version is looked up only when asked (importlib.metadata is slow)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
-        help = "show program's version number and exit"  # argparse's own words
-        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, help=help)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> NoReturn:
-        from recrawl import __version__
-
-        print(f"recrawl {__version__}")
-        parser.exit()
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # one clear line instead of argparse's usage block
@@ -90,7 +72,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     arguments are needed only when it is the one given.
     """
     parser = Parser(prog="recrawl", description="Crawl manager for web archivists.")
-    parser.add_argument("--version", action=_Version)
+    parser.add_argument("--version", action="version", version=f"recrawl {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument(
         "--self-test",
