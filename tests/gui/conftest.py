@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 
@@ -15,6 +16,25 @@ from recrawl.gui.preferences import Preferences
 from recrawl.gui.threads import running_threads
 
 from tests.gui.helpers import open_window
+
+#: pytest-qt waits 5 s by default. A wait on a condition costs nothing once it holds, so
+#: the bound only limits how long a failing test hangs: generous, as a loaded 2-core
+#: machine (CI) can take seconds for what an idle one does at once.
+WAIT_MS = 30_000
+
+
+@pytest.fixture
+def qtbot(qtbot):
+    for name in (
+        "waitUntil",
+        "waitSignal",
+        "waitSignals",
+        "waitCallback",
+        "waitActive",
+        "waitExposed",
+    ):
+        setattr(qtbot, name, functools.partial(getattr(qtbot, name), timeout=WAIT_MS))
+    return qtbot
 
 
 def pytest_collection_modifyitems(items) -> None:

@@ -211,7 +211,7 @@ def test_preview_counts_match_the_command_line(qtbot, project, open_panel, tmp_p
     qtbot.keyClick(panel.editor.new_rule, Qt.Key.Key_Return)
     assert panel.draft.filters[-1].rules_text == "example.org\n"
 
-    with qtbot.waitSignal(panel.sig_previewed, timeout=5000) as blocker:
+    with qtbot.waitSignal(panel.sig_previewed, timeout=30_000) as blocker:
         qtbot.mouseClick(panel.preview.button, Qt.MouseButton.LeftButton)
     result = blocker.args[0]
     assert result["known"] == 4
@@ -296,7 +296,7 @@ def test_a_new_project_shows_what_to_do(qtbot, open_panel, qtmodeltester):
     panel.chain_model.setData(
         panel.chain_model.index(0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole
     )
-    with qtbot.waitSignal(panel.sig_previewed, timeout=5000):
+    with qtbot.waitSignal(panel.sig_previewed, timeout=30_000):
         pass  # the preview runs by itself once the typing pauses
     assert "knows no URLs yet" in panel.preview.label.text()
     qtmodeltester.check(panel.chain_model)

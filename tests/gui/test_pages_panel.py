@@ -322,7 +322,7 @@ def test_a_big_store_opens_with_its_first_rows_and_the_gui_thread_never_queries(
     monkeypatch.setattr(DB.obj, "execute_sql", watched)
     window.show_panel("pages")
     panel = window.panels["pages"]
-    qtbot.waitUntil(lambda: panel.model.rowCount() > 0, timeout=5000)
+    qtbot.waitUntil(lambda: panel.model.rowCount() > 0, timeout=30_000)
     assert panel.model.rowCount() == BLOCK  # one block, not the whole store
     qtbot.waitUntil(lambda: panel.count_label.text() == "100,000 pages")
     # scrolling to the end asks for the next block
