@@ -70,12 +70,12 @@ def render_icons() -> None:
     ICONS.mkdir(parents=True, exist_ok=True)
     for size in ICON_SIZES:
         image = icon.pixmap(size, size).toImage()
-        if not image.save(str(ICONS / f"recrawl-{size}.png"), b"PNG"):
+        if not image.save(str(ICONS / f"recrawl-{size}.png")):  # the format from the suffix
             raise RuntimeError(f"could not render the {size} px icon")
     image = icon.pixmap(256, 256).toImage()
-    for name, fmt in (("recrawl.png", "PNG"), ("recrawl.ico", "ICO"), ("recrawl.icns", "ICNS")):
-        if not image.save(str(ICONS / name), fmt.encode()):
-            print(f"build: could not write {name} (no {fmt} image plugin); skipped")
+    for name in ("recrawl.png", "recrawl.ico", "recrawl.icns"):
+        if not image.save(str(ICONS / name)):
+            print(f"build: could not write {name} (no image plugin for it); skipped")
     del app
 
 
