@@ -38,6 +38,9 @@ ICON_SIZES = (16, 32, 48, 64, 128, 256)
 def stage() -> str:
     """Installs the repository (not its dependencies) into build/stage; its version."""
     shutil.rmtree(STAGE, ignore_errors=True)
+    # setuptools builds in build/lib and never deletes there: a module removed from the
+    # tree would still be staged
+    shutil.rmtree(BUILD / "lib", ignore_errors=True)
     subprocess.run(
         [
             sys.executable,
