@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from importlib.metadata import PathDistribution
 from pathlib import Path
 
@@ -139,29 +140,36 @@ def first_paint(bundle: Path) -> str:
 
 
 def main() -> int:
+    clock = time.monotonic()
+    took: dict[str, float] = {}
+
+    def lap(step: str) -> None:
+        nonlocal clock
+        took[step], clock = time.monotonic() - clock, time.monotonic()
+
     version = stage()
+    lap("staging")
     render_icons()
     run_pyinstaller()
-    lines = []
+    lap("PyInstaller")
+    packages = []
     if sys.platform.startswith("linux"):
         from linux_package import build_deb, build_tarball
 
         strip_interpreter(BUNDLE)
         shutil.copy2(ROOT / "packaging" / "recrawl.desktop", BUNDLE / "recrawl.desktop")
         shutil.copy2(ICONS / "recrawl.png", BUNDLE / "recrawl.png")
-        deb = build_deb(BUNDLE, ICONS, version, DIST)
-        tarball = build_tarball(BUNDLE, version, DIST)
-        lines = [
-            f"package: {p.relative_to(ROOT)} ({p.stat().st_size / 1e6:.0f} MB)"
-            for p in (deb, tarball)
-        ]
+        packages.append(build_deb(BUNDLE, ICONS, version, DIST))
+        lap(".deb")
+        packages.append(build_tarball(BUNDLE, version, DIST))
+        lap(".tar.gz")
     files = sum(1 for f in BUNDLE.rglob("*") if f.is_file())
-    print(
-        f"bundle: {BUNDLE.relative_to(ROOT)} ({folder_size(BUNDLE) / 1e6:.0f} MB in {files} files)"
-    )
-    for line in lines:
-        print(line)
+    size = folder_size(BUNDLE) / 1e6
+    print(f"bundle: {BUNDLE.relative_to(ROOT)} ({size:.0f} MB in {files} files)")
+    for package in packages:
+        print(f"package: {package.relative_to(ROOT)} ({package.stat().st_size / 1e6:.0f} MB)")
     print(f"first paint: {first_paint(BUNDLE)}")
+    print("build took " + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in took.items()))
     return 0
 
 

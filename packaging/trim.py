@@ -83,20 +83,21 @@ def prune_binaries(
     user's own graphics drivers is a known source of crashes.
     """
     entries = [e for e in binaries if keeps_plugin(e[0])]
-    files = {PurePosixPath(e[0]).name: e for e in entries if e[2] != "SYMLINK"}
-    dependencies = needs([e[1] for e in files.values()])
+    files = [e for e in entries if e[2] != "SYMLINK"]
+    by_name: dict[str, list[Entry]] = {}
+    for entry in files:
+        by_name.setdefault(PurePosixPath(entry[0]).name, []).append(entry)
+    dependencies = needs([e[1] for e in files])
     kept: set[str] = set()
-    queue = [e for e in files.values() if _is_wanted(e[0])]
+    queue = [e for e in files if _is_wanted(e[0])]
     while queue:
         dest, source, _kind = queue.pop()
         if dest in kept:
             continue
         kept.add(dest)
-        queue += [
-            files[name]
-            for name in dependencies.get(source, [])
-            if name in files and name not in system
-        ]
+        for name in dependencies.get(source, []):
+            if name not in system:
+                queue += by_name.get(name, [])
     return without_dangling_links([e for e in entries if e[2] == "SYMLINK" or e[0] in kept], kept)
 
 
@@ -108,7 +109,7 @@ def without_dangling_links(entries: Iterable[Entry], present: Collection[str]) -
 
 def elf_needed(paths: list[str]) -> dict[str, list[str]]:
     """Each file's direct dependencies, from ``objdump -p`` (PyInstaller itself needs
-    binutils on Linux)."""
+    binutils on Linux); a file objdump cannot read needs nothing."""
     needed: dict[str, list[str]] = {}
     current: list[str] = []
     for start in range(0, len(paths), 100):
@@ -116,7 +117,6 @@ def elf_needed(paths: list[str]) -> dict[str, list[str]]:
             ["objdump", "-p", *paths[start : start + 100]],
             capture_output=True,
             text=True,
-            check=True,
         )
         for line in done.stdout.splitlines():
             if (header := FILE_HEADER.match(line)) is not None:
