@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test check typecheck lint bench package package-test clean
+.PHONY: run test check typecheck lint bench package package-test install-test clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Recrawl needs Python >= 3.11"'
@@ -44,12 +45,23 @@ bench: $(STAMP)
 	$(PY) bench/cli_bench.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/gui_bench.py
 
-package: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[package]'
+# the packaging tools (PyInstaller, build, pipx) on top of the test venv, once
+$(PACKAGE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,package]'
+	@touch $(PACKAGE_STAMP)
+
+# the bundle dist/recrawl/, and on Linux the .deb and .tar.gz; prints sizes and first paint
+package: $(PACKAGE_STAMP)
 	$(PY) packaging/build.py
 
+# the bundle's self-test, then the .deb installed with dpkg, run and removed (as root)
 package-test: package
 	$(PY) packaging/smoke_test.py
+	$(PY) packaging/package_test.py
+
+# the wheel, pip and pipx installs, each in a fresh venv, run from / on a loopback site
+install-test: $(PACKAGE_STAMP)
+	$(PY) packaging/install_test.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -1,24 +1,68 @@
-"""Build the desktop bundle into dist/recrawl/ with PyInstaller and say how big it is.
+"""Build the desktop bundle into dist/recrawl/ and, on Linux, the .deb and .tar.gz.
 
     python packaging/build.py        (make package)
 
-Renders the app icon from resources/icons/app.svg for each platform (PNG, ICO, ICNS)
-into build/icons, runs PyInstaller on packaging/recrawl.spec, then puts the Linux
-desktop entry and icon beside the executable. The same script builds on Windows and
-macOS (run it there; PyInstaller does not cross-compile).
+1. Stages Recrawl as its wheel installs it (build/stage), for PyInstaller to analyse.
+2. Renders the app icon from resources/icons/app.svg (PNG sizes, ICO, ICNS: build/icons).
+3. Runs PyInstaller on packaging/recrawl.spec (which trims what Recrawl never loads).
+4. Linux: strips the interpreter's debug information, adds the desktop entry and icon,
+   and builds dist/recrawl_<version>_<arch>.deb and dist/recrawl-<version>-linux-<machine>.tar.gz
+   (packaging/linux_package.py).
+5. Prints the benchmark lines: the sizes, and the bundle's launch-to-first-paint time
+   from its own ``--self-test`` (offscreen).
+
+The same script builds on Windows and macOS (run it there; PyInstaller does not
+cross-compile): steps 4's packages are Linux's only.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
+from importlib.metadata import PathDistribution
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
+STAGE = BUILD / "stage"
+ICONS = BUILD / "icons"
 DIST = ROOT / "dist"
+BUNDLE = DIST / "recrawl"
+#: PNG sizes of the app icon in the freedesktop icon theme (the .deb installs them)
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+
+
+def stage() -> str:
+    """Installs the repository (not its dependencies) into build/stage; its version."""
+    shutil.rmtree(STAGE, ignore_errors=True)
+    # setuptools builds in build/lib and never deletes there: a module removed from the
+    # tree would still be staged
+    shutil.rmtree(BUILD / "lib", ignore_errors=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--target",
+            str(STAGE),
+            str(ROOT),
+        ],
+        check=True,
+    )
+    return distribution_version(STAGE)
+
+
+def distribution_version(folder: Path) -> str:
+    [dist_info] = folder.glob("recrawl-*.dist-info")
+    return PathDistribution(dist_info).version
 
 
 def render_icons() -> None:
@@ -27,21 +71,19 @@ def render_icons() -> None:
 
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
     icon = QIcon(str(ROOT / "resources" / "icons" / "app.svg"))
-    out = BUILD / "icons"
-    out.mkdir(parents=True, exist_ok=True)
+    ICONS.mkdir(parents=True, exist_ok=True)
+    for size in ICON_SIZES:
+        image = icon.pixmap(size, size).toImage()
+        if not image.save(str(ICONS / f"recrawl-{size}.png")):  # the format from the suffix
+            raise RuntimeError(f"could not render the {size} px icon")
     image = icon.pixmap(256, 256).toImage()
-    for name, fmt in (("recrawl.png", "PNG"), ("recrawl.ico", "ICO"), ("recrawl.icns", "ICNS")):
-        if not image.save(str(out / name), fmt):
-            print(f"build: could not write {name} (no {fmt} image plugin); skipped")
+    for name in ("recrawl.png", "recrawl.ico", "recrawl.icns"):
+        if not image.save(str(ICONS / name)):
+            print(f"build: could not write {name} (no image plugin for it); skipped")
     del app
 
 
-def folder_size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
-
-
-def main() -> int:
-    render_icons()
+def run_pyinstaller() -> None:
     subprocess.run(
         [
             sys.executable,
@@ -59,13 +101,75 @@ def main() -> int:
         cwd=ROOT,
         check=True,
     )
-    bundle = DIST / "recrawl"
+
+
+def strip_interpreter(bundle: Path) -> None:
+    """The Python library and its extension modules may carry debug information (a
+    Python built from source does: 23 MB of libpython's 29); only those are stripped,
+    since stripping the wheels' own libraries (patched by auditwheel) can break them."""
+    strip = shutil.which("strip")
+    if strip is None:
+        print("build: no `strip` (binutils): the interpreter keeps its debug information")
+        return
+    internal = bundle / "_internal"
+    files = [*internal.glob("libpython3*.so*"), *internal.glob("python3*/lib-dynload/*.so")]
+    files = [f for f in files if f.is_file() and not f.is_symlink()]
+    if files:
+        subprocess.run([strip, "--strip-debug", *map(str, files)], check=True)
+
+
+def folder_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def first_paint(bundle: Path) -> str:
+    """The bundle's launch-to-first-paint time, as its ``--self-test`` reports it."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    home = BUILD / "paint-home"  # a clean home: no settings or data of the developer's
+    env.update(
+        HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data")
+    )
+    exe = bundle / ("recrawl.exe" if os.name == "nt" else "recrawl")
+    done = subprocess.run(
+        [str(exe), "--self-test"], capture_output=True, text=True, env=env, timeout=300, cwd="/"
+    )
+    match = re.search(r"first paint ([\d.]+) s after launch", done.stdout)
+    if done.returncode != 0 or match is None:
+        return f"not measured (--self-test exit {done.returncode}: {done.stderr.strip()[-300:]})"
+    return f"{match.group(1)} s from launch (its --self-test, offscreen)"
+
+
+def main() -> int:
+    clock = time.monotonic()
+    took: dict[str, float] = {}
+
+    def lap(step: str) -> None:
+        nonlocal clock
+        took[step], clock = time.monotonic() - clock, time.monotonic()
+
+    version = stage()
+    lap("staging")
+    render_icons()
+    run_pyinstaller()
+    lap("PyInstaller")
+    packages = []
     if sys.platform.startswith("linux"):
-        shutil.copy2(ROOT / "packaging" / "recrawl.desktop", bundle / "recrawl.desktop")
-        shutil.copy2(BUILD / "icons" / "recrawl.png", bundle / "recrawl.png")
-    size = folder_size(bundle)
-    files = sum(1 for f in bundle.rglob("*") if f.is_file())
-    print(f"bundle: {bundle} ({size / 1e6:.0f} MB in {files} files)")
+        from linux_package import build_deb, build_tarball
+
+        strip_interpreter(BUNDLE)
+        shutil.copy2(ROOT / "packaging" / "recrawl.desktop", BUNDLE / "recrawl.desktop")
+        shutil.copy2(ICONS / "recrawl.png", BUNDLE / "recrawl.png")
+        packages.append(build_deb(BUNDLE, ICONS, version, DIST))
+        lap(".deb")
+        packages.append(build_tarball(BUNDLE, version, DIST))
+        lap(".tar.gz")
+    files = sum(1 for f in BUNDLE.rglob("*") if f.is_file())
+    size = folder_size(BUNDLE) / 1e6
+    print(f"bundle: {BUNDLE.relative_to(ROOT)} ({size:.0f} MB in {files} files)")
+    for package in packages:
+        print(f"package: {package.relative_to(ROOT)} ({package.stat().st_size / 1e6:.0f} MB)")
+    print(f"first paint: {first_paint(BUNDLE)}")
+    print("build took " + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in took.items()))
     return 0
 
 
