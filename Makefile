@@ -21,20 +21,18 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 	$(MAKE) --no-print-directory check
 
-# ruff, mypy and import-linter; the last two see the package as installed (recrawl.core,
-# recrawl.gui), so the repository's folders are linked into build/check/recrawl for them
+# ruff (lint and format), mypy and import-linter. The last two see the package as
+# installed (recrawl.core, recrawl.gui): the repository's folders are linked into
+# build/check/recrawl for them.
 check: $(STAMP)
 	$(VENV)/bin/ruff check .
-	@mkdir -p build/check/recrawl
-	@for f in recrawl/*.py core gui resources; do ln -sfn ../../../$$f build/check/recrawl/; done
-	cd build/check && ../../$(VENV)/bin/lint-imports --config ../../pyproject.toml
-
-lint: check
-
-typecheck: $(STAMP)
+	$(VENV)/bin/ruff format --check .
 	@mkdir -p build/check/recrawl
 	@for f in recrawl/*.py core gui resources; do ln -sfn ../../../$$f build/check/recrawl/; done
 	$(VENV)/bin/mypy
+	cd build/check && ../../$(VENV)/bin/lint-imports --config ../../pyproject.toml
+
+lint typecheck: check
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'

@@ -144,10 +144,11 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
         window.close()
         _wait(app, lambda: not window.isVisible(), "the window to close")
         project.close()
-        painted = "" if painted_after is None else f"; first paint {painted_after:.2f} s after launch"
+        painted = (
+            "" if painted_after is None else f"; first paint {painted_after:.2f} s after launch"
+        )
         return (
-            f"Recrawl {__version__}, {pages} pages crawled, {len(warcs)} WARC segment(s)"
-            + painted
+            f"Recrawl {__version__}, {pages} pages crawled, {len(warcs)} WARC segment(s)" + painted
         )
     finally:
         site.stop()

@@ -14,9 +14,7 @@ import recrawl.core
 
 
 def test_core_never_imports_qt(tmp_path):
-    modules = [
-        m.name for m in pkgutil.walk_packages(recrawl.core.__path__, prefix="recrawl.core.")
-    ]
+    modules = [m.name for m in pkgutil.walk_packages(recrawl.core.__path__, prefix="recrawl.core.")]
     script = (
         "import sys\n"
         "for name in ('PySide6', 'pyqtgraph', 'shiboken6'):\n"
