@@ -24,22 +24,3 @@ def project(tmp_path: Path) -> Iterator[Project]:
     proj = Project.init(tmp_path / "proj")
     yield proj
     proj.close()
-
-
-def fast_settings(**overrides: object):
-    """Crawl settings for loopback tests: no politeness delay, short timeouts."""
-    from dataclasses import replace
-
-    from recrawl.core.config import CrawlSettings, FetchSettings, PolitenessSettings
-
-    politeness = replace(PolitenessSettings(), delay=0.0, per_host=4, concurrency=8)
-    fetch = replace(FetchSettings(), read_timeout=2.0, connect_timeout=2.0, total_timeout=10.0)
-    settings = CrawlSettings(politeness=politeness, fetch=fetch)
-    return replace(settings, **overrides)
-
-
-def crawl(project: Project, settings=None, **kwargs):
-    """Run a crawl to completion on the calling thread; returns its summary."""
-    from recrawl.core.engine import Crawler
-
-    return Crawler(project, settings or fast_settings(), **kwargs).run()

@@ -22,8 +22,7 @@ from recrawl.gui.pages_model import BLOCK, HEADERS, RAW_ROLE, PagesModel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.plots import CHANGED
 
-from tests.conftest import crawl
-from tests.core.warcutil import DAY, T0, clock_at
+from tests.crawling import DAY, T0, clock_at, crawl
 from tests.gui.helpers import open_window
 
 TEXT = (

@@ -7,8 +7,7 @@ from PySide6.QtWidgets import QAbstractItemView
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Segment
 
-from tests.conftest import crawl
-from tests.core.warcutil import DAY, T0, clock_at
+from tests.crawling import DAY, T0, clock_at, crawl
 from tests.gui.helpers import capture_warnings
 
 ROUNDS = 4

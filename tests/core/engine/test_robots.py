@@ -13,18 +13,9 @@ from recrawl.core.net.politeness import HostSlot
 from recrawl.core.net.robots import policy_from
 from recrawl.core.store.models import PageStatus, Robots
 
-from tests.conftest import crawl
-from tests.core.warcutil import (
-    DAY,
-    T0,
-    Events,
-    clock_at,
-    events_of,
-    page,
-    records_for,
-    settings,
-)
+from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
 from tests.httpserver import Reply
+from tests.warcs import records_for
 
 UA = FetchSettings().user_agent
 

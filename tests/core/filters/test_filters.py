@@ -10,7 +10,7 @@ from recrawl.core.engine import inject
 from recrawl.core.filters import ChainError, parse_chain
 from recrawl.core.store.models import Page, RejectedLink
 
-from tests.conftest import crawl
+from tests.crawling import crawl
 
 
 def chain(*filters: tuple[str, str] | tuple[str, str, bool]) -> object:

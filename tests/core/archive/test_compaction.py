@@ -28,8 +28,8 @@ from recrawl.core.store.models import Compaction, Page, Segment
 
 from recrawl.main import main
 from tests import httpserver
-from tests.conftest import crawl
-from tests.core.warcutil import DAY, T0, cdxj_lines, clock_at, read_warc
+from tests.crawling import DAY, T0, clock_at, crawl
+from tests.warcs import cdxj_lines, read_warc
 
 # path -> the page changes every this many rounds (99: never in these six rounds)
 PAGES = {
@@ -385,7 +385,7 @@ print("exit", flush=True)
 
 
 def _compact_child(proj: Path, drop: bool) -> subprocess.Popen:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     return subprocess.Popen(
         [sys.executable, "-c", COMPACT_SCRIPT, str(proj), "drop" if drop else "keep"],
         cwd=root,

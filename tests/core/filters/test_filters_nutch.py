@@ -12,7 +12,7 @@ from recrawl.core.filters.chain import build_filter
 from recrawl.core.filters.lint import lint
 from recrawl.core.filters.nutch import DEFAULT_ORDER, export_nutch, import_nutch, parse_order
 
-CONF = Path(__file__).resolve().parent.parent / "data" / "nutch-conf"
+CONF = Path(__file__).resolve().parents[2] / "data" / "nutch-conf"
 
 # (file in tests/data/nutch-conf, kind) for every shipped Nutch file kept there
 SHIPPED = [

@@ -13,7 +13,7 @@ from recrawl.core.project import Project
 
 from recrawl.main import main
 
-CONF = Path(__file__).resolve().parent.parent / "data" / "nutch-conf"
+CONF = Path(__file__).resolve().parents[2] / "data" / "nutch-conf"
 
 CHAIN = """
 [[filter]]

@@ -20,18 +20,9 @@ from recrawl.core.engine import Crawler, LogMessage, RoundFinished, RoundStarted
 from recrawl.core.net.http import decode_body
 from recrawl.core.store.models import Link, Page, PageStatus
 
-from tests.conftest import crawl
-from tests.core.warcutil import (
-    DAY,
-    T0,
-    Events,
-    clock_at,
-    events_of,
-    page,
-    records_for,
-    settings,
-)
+from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
 from tests.httpserver import Reply
+from tests.warcs import records_for
 
 MiB = 1024 * 1024
 HTML = {"Content-Type": "text/html; charset=utf-8"}

@@ -15,7 +15,7 @@ from recrawl.core.engine import LogMessage, inject
 from recrawl.core.store.models import FetchEvent, Page, PageStatus, Segment
 from warcio.archiveiterator import ArchiveIterator
 
-from tests.conftest import crawl
+from tests.crawling import crawl
 
 PAGES = 150
 
@@ -24,7 +24,7 @@ import sys
 from dataclasses import replace
 from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
-from tests.conftest import fast_settings
+from tests.crawling import fast_settings
 project = Project.open(sys.argv[1])
 Crawler(project, replace(fast_settings(), commit_every=7, commit_seconds=0.05)).run()
 """
@@ -53,7 +53,7 @@ def test_sigkill_mid_round_then_resume(project, server):
     _site(server)
     server.latency = 0.004
     inject([server.url("/p0")], utcnow())
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     rng = random.Random(11)
     kills = 0
     for _ in range(4):

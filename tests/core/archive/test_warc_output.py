@@ -12,21 +12,9 @@ import pytest
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Page, PageStatus, Segment
 
-from tests.conftest import crawl
-from tests.core.warcutil import (
-    DAY,
-    T0,
-    cdxj_lines,
-    clock_at,
-    page,
-    read_warc,
-    record_at,
-    records_for,
-    settings,
-    warc_files,
-    warcio_check,
-)
+from tests.crawling import DAY, T0, clock_at, crawl, page, settings
 from tests.httpserver import Reply
+from tests.warcs import cdxj_lines, read_warc, record_at, records_for, warc_files, warcio_check
 
 MiB = 1024 * 1024
 HOME = b"""<html><body>

@@ -11,7 +11,7 @@ from recrawl.core.config import FetchSettings, PolitenessSettings
 from recrawl.core.engine import inject
 from recrawl.core.store.models import FetchEvent, Page, PageStatus
 
-from tests.conftest import crawl, fast_settings
+from tests.crawling import crawl, fast_settings
 from tests.httpserver import Reply
 
 

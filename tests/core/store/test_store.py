@@ -13,7 +13,7 @@ from recrawl.core.project import Project
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
 from recrawl.core.store.models import DB, Page, Setting
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def test_new_store_is_wal_with_foreign_keys(project):

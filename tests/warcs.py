@@ -1,8 +1,7 @@
-"""Helpers for the crawl-behaviour tests: reading WARCs independently of recrawl.core.archive.warc,
-collecting events, and building settings and clocks.
+"""Reading WARCs and CDXJ indexes independently of recrawl.core.archive.warc.
 
-WARC records are read with warcio directly (not through recrawl.core.archive.warc) so the tests check
-what is on disk, not what our own reader makes of it.
+Records are read with warcio directly (not through our own reader), so the tests check
+what is on disk, not what our reader makes of it.
 """
 
 from __future__ import annotations
@@ -11,82 +10,12 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from recrawl.core.clock import Clock, parse_iso
-from recrawl.core.engine import Event, LogMessage, PageFetched
-from recrawl.core.store.models import FetchEvent, Page
+from recrawl.core.clock import parse_iso
 from warcio.archiveiterator import ArchiveIterator
-
-from tests.conftest import fast_settings
-
-T0 = parse_iso("2027-01-01T00:00:00Z")
-DAY = timedelta(days=1)
-
-
-def clock_at(offset: timedelta = timedelta(0)) -> Clock:
-    """A clock running from T0 + offset (it still advances in real time)."""
-    return Clock(T0 + offset)
-
-
-def settings(
-    *,
-    read_timeout: float = 0.5,
-    total_timeout: float = 2.0,
-    max_body_bytes: int | None = None,
-    politeness: dict | None = None,
-    **overrides: object,
-):
-    """fast_settings with short timeouts; ``politeness`` overrides PolitenessSettings fields."""
-    base = fast_settings()
-    fetch = replace(
-        base.fetch,
-        read_timeout=read_timeout,
-        connect_timeout=0.5,
-        total_timeout=total_timeout,
-    )
-    if max_body_bytes is not None:
-        fetch = replace(fetch, max_body_bytes=max_body_bytes)
-    pol = base.politeness
-    if politeness:
-        pol = replace(pol, **politeness)
-    return replace(base, fetch=fetch, politeness=pol, **overrides)
-
-
-class Events(list):
-    """An observer that keeps every event of every batch."""
-
-    def __call__(self, batch) -> None:
-        self.extend(batch)
-
-    def of(self, kind: type) -> list[Event]:
-        return [e for e in self if isinstance(e, kind)]
-
-    def logs(self, level: str | None = None) -> list[LogMessage]:
-        return [e for e in self.of(LogMessage) if level is None or e.level == level]
-
-    def fetched(self, url: str) -> list[PageFetched]:
-        return [e for e in self.of(PageFetched) if e.url == url]
-
-
-def page(url: str) -> Page:
-    found = Page.get_or_none(Page.url == url)
-    assert found is not None, f"no page {url}"
-    return found
-
-
-def events_of(url: str) -> list[FetchEvent]:
-    return list(
-        FetchEvent.select()
-        .join(Page)
-        .where(Page.url == url)
-        .order_by(FetchEvent.fetched_at, FetchEvent.id)
-    )
-
-
-# -- WARC reading ----------------------------------------------------------------------
 
 
 @dataclass
