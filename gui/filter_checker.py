@@ -7,7 +7,7 @@ user types, on the GUI thread.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -42,8 +42,6 @@ def step_words(step: Step) -> str:
 
 class RuleChecker(QWidget):
     """URLs in, an outcome tree out: URL → filters → rules."""
-
-    sig_checked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,7 +90,6 @@ class RuleChecker(QWidget):
             )
             for text in raw[:MAX_URLS]:
                 self._add(text)
-        self.sig_checked.emit()
 
     def verdict_of(self, url: str) -> Verdict | None:
         found = self.results.get(canonical(url))

@@ -53,7 +53,6 @@ class FiltersPanel(Panel):
     sig_previewed = Signal(dict)
     sig_applied = Signal()
     sig_loaded = Signal()
-    sig_rejected_loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
@@ -63,7 +62,6 @@ class FiltersPanel(Panel):
         self.draft = ChainDraft()
         self.validation: Validation = self.draft.validate()
         self.loaded = False
-        self.last_preview: dict[str, Any] | None = None
         self._preview_ticket = 0
 
         self.chain_model = ChainModel(self.draft, self)
@@ -137,7 +135,6 @@ class FiltersPanel(Panel):
             self.saved_line_text,
             self.checker.set_urls,
         )
-        self.why.sig_loaded.connect(self.sig_rejected_loaded)
         self.why.sig_status.connect(self.context.changes.sig_status)
         self.tabs.addTab(self.checker, "Check URLs")
         self.tabs.addTab(self.preview, "Preview")
@@ -216,7 +213,6 @@ class FiltersPanel(Panel):
         self.tabs.setTabText(LINT_TAB, f"Lint ({warnings})" if warnings else "Lint")
         self.checker.set_chain(self.validation.chain)
         self._update_state()
-        self.last_preview = None
         self.preview_timer.start()
         self.sig_validated.emit()
 
@@ -261,7 +257,6 @@ class FiltersPanel(Panel):
     def _previewed(self, ticket: int, result: dict[str, Any]) -> None:
         if ticket != self._preview_ticket:
             return  # an older edit's preview
-        self.last_preview = result
         self.preview.show_result(result)
         self.sig_previewed.emit(result)
 

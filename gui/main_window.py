@@ -12,7 +12,7 @@ import gc
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -59,8 +59,6 @@ CRAWL_STATES = {
 
 
 class MainWindow(QMainWindow):
-    sig_project_opened = Signal(str)
-
     def __init__(self, project: Project, prefs: Preferences | None = None) -> None:
         super().__init__()
         self.prefs = prefs or Preferences()
@@ -186,7 +184,6 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         self._crawl_state_changed("idle")
         self.show_panel(self.prefs.last_panel())
-        self.sig_project_opened.emit(str(project.path))
         # Everything alive now (modules, Qt wrappers, the panels) lives as long as the
         # window: frozen out of the cyclic collector, whose full passes over half a
         # million such objects otherwise stall the event loop for 50-150 ms mid-crawl.

@@ -52,7 +52,6 @@ class _Worker(QObject):
 class _Job(QObject):
     """One run of a worker at a time; ``busy`` until its thread has stopped."""
 
-    sig_started = Signal()
     sig_finished = Signal(object)
     sig_failed = Signal(str)
     #: Emitted once the thread is gone, after finished or failed.
@@ -77,7 +76,6 @@ class _Job(QObject):
         thread = start_thread(worker, name)
         thread.finished.connect(self._cleanup)
         self._worker, self._thread = worker, thread
-        self.sig_started.emit()
         # queued: run() starts on the worker's thread, not on this one
         QMetaObject.invokeMethod(worker, "run", Qt.ConnectionType.QueuedConnection)
 
