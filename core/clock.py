@@ -6,6 +6,7 @@ everything that leaves the engine as JSON goes through :func:`to_iso`.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -48,6 +49,36 @@ def parse_duration(text: str) -> float:
     if not match:
         raise InvalidArgument(f"not a duration (like 30d, 12h, 1800s): {text!r}")
     return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def human_duration(seconds: float | None) -> str:
+    """For people: ``45 s``, ``12 min``, ``3.5 h``, ``2.1 d`` (empty for None)."""
+    if seconds is None:
+        return ""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"
+
+
+_UNITS = (("d", 86400.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0))
+
+
+def duration_text(seconds: float | None) -> str:
+    """For editing: the shortest exact ``30d`` / ``12h`` / ``30m`` / ``90s`` that
+    :func:`parse_duration` reads back (empty for None)."""
+    if seconds is None:
+        return ""
+    for unit, size in _UNITS:
+        count = seconds / size
+        if count >= 1 and math.isclose(count, round(count), abs_tol=1e-9):
+            return f"{round(count)}{unit}"
+    # not a whole number of any unit: the largest unit it fills, to a thousandth
+    unit, size = next(((u, s) for u, s in _UNITS if seconds >= s), ("s", 1.0))
+    return f"{seconds / size:.3f}".rstrip("0").rstrip(".") + unit
 
 
 def segment_name(instant: datetime) -> str:

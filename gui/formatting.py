@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from recrawl.core.clock import human_duration
+
 
 def local_time(value: datetime | None, seconds: bool = False) -> str:
     """A stored (naive UTC) time as local time: ``2026-11-30 07:12``."""
@@ -19,19 +21,6 @@ def local_time(value: datetime | None, seconds: bool = False) -> str:
 def timestamp(value: datetime) -> float:
     """Seconds since the epoch of a stored (naive UTC) time, for plots' time axes."""
     return value.replace(tzinfo=UTC).timestamp()
-
-
-def duration(seconds: float | None) -> str:
-    """``45 s``, ``12 min``, ``3.5 h``, ``2.1 d``."""
-    if seconds is None:
-        return ""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
 
 
 def size(count: int | None) -> str:
@@ -50,4 +39,4 @@ def age(value: datetime | None, now: datetime) -> str:
     """How long ago a stored time was: ``3 h``, ``12 d``."""
     if value is None:
         return ""
-    return duration(max(0.0, (now - value).total_seconds()))
+    return human_duration(max(0.0, (now - value).total_seconds()))

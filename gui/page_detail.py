@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.clock import parse_duration
+from recrawl.core.clock import duration_text, human_duration, parse_duration
 from recrawl.core.errors import RecrawlError
 from recrawl.gui import formatting
 from recrawl.gui.page_jobs import Content, PageDetail
@@ -147,12 +147,12 @@ class PageDetailView(QWidget):
             return
         self.title.setText(f"<b>{_escape(detail.url)}</b>")
         pinned = (
-            f" — fixed at {formatting.duration(detail.fixed_interval)}"
+            f" — fixed at {human_duration(detail.fixed_interval)}"
             if detail.fixed_interval is not None
             else ""
         )
         self.summary.setText(
-            f"{detail.status}, interval {formatting.duration(detail.fetch_interval)}{pinned}, "
+            f"{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
             f"next fetch {formatting.local_time(detail.next_fetch)} (local time), "
             f"{len(detail.events)} fetches"
         )
@@ -183,13 +183,13 @@ class PageDetailView(QWidget):
                 pos=bound / scale,
                 angle=0,
                 pen=pg.mkPen(BOUND, width=1, style=Qt.PenStyle.DashLine),
-                label=f"{name} {formatting.duration(bound)}",
+                label=f"{name} {human_duration(bound)}",
                 # the max label below its line and the min one above: both stay in view
                 labelOpts={"position": 0.05, "color": BOUND, "anchors": [anchor, anchor]},
             )
             self.plot.addItem(line)
             self.bound_lines.append(line)
-            words.append(f"{name} {formatting.duration(bound)}")
+            words.append(f"{name} {human_duration(bound)}")
         self.bounds_label.setText(
             f"Schedule {detail.schedule}, bounds for {detail.host}: {', '.join(words)}. "
             "Diamonds: the fetch found a change."
@@ -232,7 +232,7 @@ class FixIntervalDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Fix interval")
-        self.edit = QLineEdit(_duration_text(current))
+        self.edit = QLineEdit(duration_text(current))
         self.edit.setPlaceholderText("e.g. 7d, 12h, 90m")
         self.error = QLabel("")
         self.error.setStyleSheet(f"color: {CHANGED}")
@@ -274,15 +274,6 @@ class FixIntervalDialog(QDialog):
     def _unfix(self) -> None:
         self.sig_chosen.emit(None)
         self.accept()
-
-
-def _duration_text(seconds: float) -> str:
-    for unit, size in (("d", DAY), ("h", HOUR), ("m", 60.0)):
-        if seconds >= size and seconds % size == 0:
-            return f"{seconds / size:.0f}{unit}"
-    if seconds >= DAY:
-        return f"{seconds / DAY:.2f}d"
-    return f"{seconds:.0f}s"
 
 
 class ContentDialog(QDialog):

@@ -17,6 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
 from recrawl.core import store
+from recrawl.core.clock import human_duration
 from recrawl.gui import formatting
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.table_model import Column, Index, TableModel
@@ -47,7 +48,7 @@ def _text(column: str, value: Any) -> str:
     if column in TIME_COLUMNS:
         return formatting.local_time(value)
     if column == "fetch_interval":
-        return formatting.duration(value)
+        return human_duration(value)
     if column == "score":
         return f"{value:.3g}"
     return str(value)
@@ -232,6 +233,6 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
             if name == "fetched_at":
                 return formatting.local_time(value, seconds=True)
             if name.startswith("interval"):
-                return formatting.duration(value)
+                return human_duration(value)
             return str(value)
         return None

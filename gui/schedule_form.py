@@ -8,7 +8,6 @@ a default that is not its own choice.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -26,24 +25,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.clock import parse_duration
+from recrawl.core.clock import duration_text, human_duration, parse_duration
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.schedules.parameters import Parameter
-from recrawl.gui.formatting import duration
 
 INVALID_STYLE = "border: 1px solid #d1495b;"
-_UNITS = (("d", 86400.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0))
-
-
-def duration_text(seconds: float | None) -> str:
-    """Seconds as the shortest exact ``30d`` / ``12h`` / ``30m`` / ``90s`` (empty: None)."""
-    if seconds is None:
-        return ""
-    for unit, size in _UNITS:
-        count = seconds / size
-        if count >= 1 and math.isclose(count, round(count), abs_tol=1e-9):
-            return f"{round(count)}{unit}"
-    return f"{seconds:g}s"
 
 
 def label_text(key: str) -> str:
@@ -93,7 +79,7 @@ class DurationField(QWidget):
             self.meaning.setText("?")
             self.edit.setStyleSheet(INVALID_STYLE)
         else:
-            self.meaning.setText("no bound" if seconds is None else f"= {duration(seconds)}")
+            self.meaning.setText("no bound" if seconds is None else f"= {human_duration(seconds)}")
             self.edit.setStyleSheet("")
         self.sig_edited.emit()
 

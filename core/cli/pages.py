@@ -16,7 +16,7 @@ from recrawl.core import store
 from recrawl.core.cli.output import print_rows, write_json_array
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
-from recrawl.core.clock import parse_iso, to_iso
+from recrawl.core.clock import human_duration, parse_iso, to_iso
 from recrawl.core.errors import NotFound, RecrawlError
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageStatus
@@ -101,7 +101,8 @@ def run_history(project: Project, args: argparse.Namespace) -> int:
         args.json,
         lambda row: (
             f"{row['fetched_at']}  {row['http_status'] or '-':>4}  {row['change']:<9} "
-            f"{row['interval_before']:.0f}s -> {row['interval_after']:.0f}s  "
+            f"{human_duration(row['interval_before']) or '-'} -> "
+            f"{human_duration(row['interval_after']) or '-'}  "
             f"{row['segment'] or '-'}"
         ),
     )

@@ -90,6 +90,9 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
         "segment",
     }
     assert event["http_status"] == 200 and event["segment"] in summary["segments"]
+    # for people, the intervals in days (aronsson: 10 d, first fetch unknown → 12.0 d)
+    code, out, _ = run(capsys, "history", d, site.url("/a"))
+    assert "10.0 d -> 12.0 d" in out and event["segment"] in out
 
     capsys.readouterr()
     assert main(["show", str(d), site.url("/b.html")]) == 0
