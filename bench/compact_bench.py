@@ -46,7 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from recrawl.core import store
 from recrawl.core.archive.compaction import choose_segments, compact
-from recrawl.core.archive.segments import SegmentWriter, allocate_name, warc_relpath
+from recrawl.core.archive.segment_writer import SegmentWriter
+from recrawl.core.archive.segments import allocate_name, warc_relpath
 from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, payload_digest
 from recrawl.core.net.http import HttpRequest, HttpResponse
 from recrawl.core.project import Project

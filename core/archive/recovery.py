@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core.archive.compaction import recover_compactions
-from recrawl.core.archive.segments import recover_open_segments
+from recrawl.core.archive.segment_writer import recover_open_segments
 
 
 def recover(project_dir: Path, now: datetime) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from recrawl.core.archive.segments import SegmentWriter
+from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, payload_digest
 from recrawl.core.engine.parse import media_type
 from recrawl.core.engine.update import Capture

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 from recrawl.core import store
-from recrawl.core.archive.segments import SegmentWriter
+from recrawl.core.archive.segment_writer import SegmentWriter
 
 
 class CommitPipeline:

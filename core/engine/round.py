@@ -17,7 +17,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from recrawl.core import store
-from recrawl.core.archive.segments import SegmentWriter, allocate_name
+from recrawl.core.archive.segment_writer import SegmentWriter
+from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.captures import CaptureWriter

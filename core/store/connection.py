@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from peewee import Database
-from playhouse.db_url import connect
+from peewee import Database, SqliteDatabase
 from recrawl.core.errors import StoreError
 from recrawl.core.store.migrations import migrate
 from recrawl.core.store.models import DB
 
+_SQLITE_FILE = "sqlite:///"
 SQLITE_PRAGMAS: dict[str, int | str] = {
     "journal_mode": "wal",  # readers never block the crawl; a kill loses nothing committed
     "foreign_keys": 1,
@@ -27,10 +27,7 @@ SQLITE_PRAGMAS: dict[str, int | str] = {
 def open_database(url: str) -> Database:
     """Connect, migrate, and bind every model to the database ``url`` names."""
     try:
-        kwargs: dict[str, Any] = {}
-        if url.startswith("sqlite"):
-            kwargs["pragmas"] = SQLITE_PRAGMAS
-        db: Database = connect(url, **kwargs)
+        db = _connect(url)
     except Exception as exc:
         raise StoreError(f"cannot open the store ({exc})") from None
     previous = DB.obj
@@ -46,6 +43,18 @@ def open_database(url: str) -> Database:
         if isinstance(exc, StoreError):
             raise
         raise StoreError(f"cannot open the store ({exc})") from None
+    return db
+
+
+def _connect(url: str) -> Database:
+    # A project's own store (sqlite:///PATH) opens directly: playhouse.db_url imports the
+    # driver of every database it knows, a tenth of a quick command's start-up.
+    if url.startswith(_SQLITE_FILE) and "?" not in url:
+        return SqliteDatabase(url[len(_SQLITE_FILE) :], pragmas=SQLITE_PRAGMAS)
+    from playhouse.db_url import connect
+
+    kwargs: dict[str, Any] = {"pragmas": SQLITE_PRAGMAS} if url.startswith("sqlite") else {}
+    db: Database = connect(url, **kwargs)
     return db
 
 

@@ -21,7 +21,8 @@ from recrawl.core.archive.segments import (
     index_path,
     warc_relpath,
 )
-from recrawl.core.archive.warc import RecordWriter, fsync_dir
+from recrawl.core.archive.warc import fsync_dir
+from recrawl.core.archive.warc_writer import RecordWriter
 from recrawl.core.errors import WarcError
 
 _GZIP_MAGIC = b"\x1f\x8b"

@@ -28,7 +28,8 @@ from recrawl.core.archive.compaction.plan import (
     make_plan,
 )
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress, quiet
-from recrawl.core.archive.segments import allocate_name, history_relpath, recover_open_segments
+from recrawl.core.archive.segment_writer import recover_open_segments
+from recrawl.core.archive.segments import allocate_name, history_relpath
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import ProjectError
 

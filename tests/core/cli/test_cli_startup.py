@@ -28,7 +28,16 @@ except SystemExit as exc:  # --version exits from argparse
 with open(sys.argv[1], "w") as out:
     json.dump({"code": code, "modules": sorted(sys.modules)}, out)
 """
-NEVER = ("numpy", "httpx", "PySide6", "recrawl.core.engine")  # for any read-only command
+# for any read-only command: nor playhouse.db_url (it loads every database driver), nor
+# warcio's writer
+NEVER = (
+    "numpy",
+    "httpx",
+    "PySide6",
+    "recrawl.core.engine",
+    "playhouse.db_url",
+    "warcio.warcwriter",
+)
 STORE_ONLY = (*NEVER, "w3lib", "warcio")  # for those that read the store alone
 
 

@@ -1,0 +1,234 @@
+"""Writing a segment (DESIGN.md §7): one round's WARC and its sorted CDXJ index.
+
+While a round writes, the WARC is ``<name>.warc.gz.open``; closing writes the sorted
+index under a temporary name, renames it, then renames the WARC. The store's
+``committed_bytes`` says how much of an open WARC its pages point into: after a kill,
+:func:`recover_open_segments` cuts the file there (dropping records no page refers to)
+and closes the segment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+from recrawl.core import store
+from recrawl.core.archive.cdxj import cdxj_line, write_index
+from recrawl.core.archive.segments import OPEN_SUFFIX, index_path, warc_relpath
+from recrawl.core.archive.warc import fsync_dir, iter_records
+from recrawl.core.archive.warc_writer import RecordWriter, Written
+from recrawl.core.errors import WarcError
+from recrawl.core.net.http import HttpRequest, HttpResponse
+
+
+class SegmentWriter:
+    """Writes one round's WARC; every record a page will point at is indexed on close."""
+
+    def __init__(
+        self, project_dir: Path, name: str, created_at: datetime, info: dict[str, str] | None = None
+    ) -> None:
+        self.project_dir = project_dir
+        self.name = name
+        self.relpath = warc_relpath(name)
+        self.dir = project_dir / "segments" / name
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.final_path = project_dir / self.relpath
+        self.open_path = self.final_path.with_name(self.final_path.name + OPEN_SUFFIX)
+        self._fh = open(self.open_path, "wb")  # noqa: SIM115 - lives as long as the writer
+        self.records = RecordWriter(self._fh, self.final_path.name)
+        self._index: list[tuple[int, str]] = []
+        self.captures = 0
+        self.records.write_warcinfo(
+            created_at, {"isPartOf": f"recrawl-segment-{name}", **(info or {})}
+        )
+        self.flush()
+        store.create_segment(name, created_at, self.relpath)
+        store.commit_batch(store.CommitBatch(segment=name, committed_bytes=self.tell()), created_at)
+
+    def tell(self) -> int:
+        return self.records.tell()
+
+    def flush(self) -> int:
+        """Make everything written so far durable; returns the durable size."""
+        size = self.written()
+        self.sync()
+        return size
+
+    def written(self) -> int:
+        """Hand everything written so far to the OS; returns the size (not yet durable)."""
+        self._fh.flush()
+        return self.tell()
+
+    def sync(self) -> None:
+        """Make what was handed to the OS durable (safe from another thread)."""
+        os.fsync(self._fh.fileno())
+
+    def _index_capture(
+        self, url: str, instant: datetime, written: Written, fields: dict[str, str]
+    ) -> None:
+        where = {"length": written.length, "offset": written.offset}
+        line = cdxj_line(url, instant, {**fields, **where, "filename": self.final_path.name})
+        self._index.append((written.offset, line))
+        self.captures += 1
+
+    def write_response(
+        self,
+        url: str,
+        instant: datetime,
+        request: HttpRequest,
+        response: HttpResponse,
+        *,
+        digest: str,
+        mime: str | None,
+        truncated: str | None = None,
+        ip: str | None = None,
+    ) -> Written:
+        written = self.records.write_response(url, instant, response, truncated, ip)
+        self.records.write_request(url, instant, request, concurrent_to=written.record_id)
+        self._index_capture(
+            url,
+            instant,
+            written,
+            {
+                "mime": mime or "unk",
+                "status": str(response.status),
+                "digest": digest,
+            },
+        )
+        return written
+
+    def write_revisit(
+        self,
+        url: str,
+        instant: datetime,
+        request: HttpRequest,
+        response: HttpResponse,
+        *,
+        profile: str,
+        digest: str,
+        refers_to_uri: str,
+        refers_to_date: datetime,
+        refers_to_id: str,
+    ) -> Written:
+        written = self.records.write_revisit(
+            url,
+            instant,
+            response,
+            profile=profile,
+            digest=digest,
+            refers_to_uri=refers_to_uri,
+            refers_to_date=refers_to_date,
+            refers_to_id=refers_to_id,
+        )
+        self.records.write_request(url, instant, request, concurrent_to=written.record_id)
+        self._index_capture(
+            url,
+            instant,
+            written,
+            {
+                "mime": "warc/revisit",
+                "status": str(response.status),
+                "digest": digest,
+            },
+        )
+        return written
+
+    def rollback(self, offset: int) -> None:
+        """Take back every record written from ``offset`` on (none of it is committed)."""
+        self._fh.seek(offset)
+        self._fh.truncate(offset)
+        while self._index and self._index[-1][0] >= offset:
+            self._index.pop()
+            self.captures -= 1
+
+    def close(self, closed_at: datetime, committed_bytes: int) -> None:
+        """Finish the segment: cut anything uncommitted, write the index, rename."""
+        self._fh.flush()
+        self._fh.truncate(committed_bytes)
+        self._fh.close()
+        lines = [line for offset, line in self._index if offset < committed_bytes]
+        _finish(self.project_dir, self.name, closed_at, lines)
+
+
+def _finish(
+    project_dir: Path, name: str, closed_at: datetime, lines: list[str] | None = None
+) -> None:
+    """Index and rename a segment whose WARC holds exactly its committed records."""
+    final = project_dir / warc_relpath(name)
+    pending = final.with_name(final.name + OPEN_SUFFIX)
+    source = pending if pending.exists() else final
+    if lines is None:
+        lines = _index_file(source, final.name)
+    if not lines:
+        shutil.rmtree(final.parent, ignore_errors=True)
+        store.delete_segment(name)
+        return
+    index = index_path(final)
+    tmp = index.with_name(index.name + ".tmp")
+    write_index(tmp, lines)
+    os.replace(tmp, index)
+    if source is pending:
+        os.replace(pending, final)
+    fsync_dir(final.parent)
+    store.close_segment(name, len(lines), final.stat().st_size, closed_at)
+
+
+def _index_file(source: Path, filename: str) -> list[str]:
+    """CDXJ lines for the captures (responses and revisits) of a WARC file."""
+    lines: list[str] = []
+    try:
+        for item in iter_records(source):
+            rec = item.record
+            if rec.record_type not in ("response", "revisit"):
+                continue
+            fields = {
+                "mime": "warc/revisit"
+                if rec.record_type == "revisit"
+                else _header(rec.http_headers, "content-type") or "unk",
+                "status": str(rec.http_status or "-"),
+                "digest": rec.warc_headers.get("WARC-Payload-Digest", "-"),
+                "length": item.length,
+                "offset": item.offset,
+                "filename": filename,
+            }
+            lines.append(cdxj_line(rec.url, _parse_warc_date(rec.date), fields))
+    except Exception as exc:
+        raise WarcError(f"{source} is corrupt: {exc}") from None
+    return lines
+
+
+def _header(headers: list[tuple[str, str]], name: str) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value.split(";")[0].strip()
+    return None
+
+
+def _parse_warc_date(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
+
+
+def recover_open_segments(project_dir: Path, now: datetime) -> list[str]:
+    """Close segments left open by a killed crawl; returns their names.
+
+    The WARC is cut at the last committed byte first, so records written after the
+    store's last commit (pages it never learned about) vanish and are fetched again.
+    """
+    recovered = []
+    for segment in store.open_segments():
+        final = project_dir / segment.warc_file
+        pending = final.with_name(final.name + OPEN_SUFFIX)
+        if pending.exists():
+            with open(pending, "r+b") as fh:
+                fh.truncate(segment.committed_bytes)
+                fh.flush()
+                os.fsync(fh.fileno())
+        elif not final.exists():
+            store.delete_segment(segment.name)
+            shutil.rmtree(final.parent, ignore_errors=True)
+            continue
+        _finish(project_dir, segment.name, now)
+        recovered.append(segment.name)
+    return recovered
