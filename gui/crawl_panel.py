@@ -63,7 +63,7 @@ class CrawlPanel(Panel):
         self._started = 0.0
         self._round = 0
         self._queued = 0
-        self._fetched_in_round = 0
+        self._done_in_round = 0
         self._dirty = False
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
@@ -145,7 +145,7 @@ class CrawlPanel(Panel):
 
         self.round_label = QLabel("No crawl yet.")
         self.progress = QProgressBar()
-        self.progress.setFormat("%v of %m fetched")
+        self.progress.setFormat("%v of %m done")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setTextVisible(False)  # until a round says how much there is
@@ -232,7 +232,7 @@ class CrawlPanel(Panel):
         self._rates.clear()
         self._log_buffer.clear()
         self.curve.setData([], [])
-        self._round = self._queued = self._fetched_in_round = 0
+        self._round = self._queued = self._done_in_round = 0
         self.round_label.setText("Starting…")
         self._started = time.monotonic()
         crawl.start(self.settings())
@@ -254,7 +254,7 @@ class CrawlPanel(Panel):
         for event in events:
             if isinstance(event, StatsSnapshot):
                 self._queued = max(event.queued, 1)
-                self._fetched_in_round = event.fetched
+                self._done_in_round = event.round_done
                 self._rates.append((time.monotonic() - self._started, event.pages_per_s))
             elif isinstance(event, PageFetched):
                 if event.error:
@@ -270,9 +270,9 @@ class CrawlPanel(Panel):
             elif isinstance(event, RoundStarted):
                 self._round = event.round
                 self._queued = max(event.queued, 1)
-                self._fetched_in_round = 0
+                self._done_in_round = 0
             elif isinstance(event, RoundFinished):
-                self._fetched_in_round = self._queued
+                self._done_in_round = self._queued
                 self._log_buffer.append(
                     f"round {event.round} done: {event.fetched} fetched, {event.errors} "
                     f"errors, {event.new_urls} new URLs (segment {event.segment})"
@@ -289,7 +289,7 @@ class CrawlPanel(Panel):
             self.round_label.setText(f"Round {self._round}")
             self.progress.setTextVisible(True)
             self.progress.setRange(0, self._queued)
-            self.progress.setValue(min(self._fetched_in_round, self._queued))
+            self.progress.setValue(min(self._done_in_round, self._queued))
         if self._rates:
             points = self._rates[-PLOT_POINTS:]
             self.curve.setData([t for t, _ in points], [r for _, r in points])

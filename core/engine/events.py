@@ -77,10 +77,12 @@ class RoundFinished:
 @dataclass(frozen=True, slots=True)
 class StatsSnapshot:
     """Progress every ``CrawlSettings.event_interval``: the crawl's totals so far (module
-    docstring, "Counts"); ``queued`` is the pages of the current round."""
+    docstring, "Counts"); ``queued`` and ``round_done`` are the current round's: its
+    pages, and how many of them are done (fetched, failed or denied by robots.txt)."""
 
     round: int
     queued: int
+    round_done: int
     fetched: int
     errors: int
     new_urls: int

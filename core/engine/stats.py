@@ -21,8 +21,9 @@ class CrawlStats:
     errors: int = 0
     new_urls: int = 0
     segments: list[str] = field(default_factory=list)
-    #: Pages queued for the current (or last) round.
+    #: Pages queued for the current (or last) round, and how many of them are done.
     queued: int = 0
+    round_done: int = 0
     _started: float = field(default=0.0, repr=False)
 
     @property
@@ -42,12 +43,14 @@ class CrawlStats:
     def start_round(self, segment: str, queued: int) -> RoundStats:
         self.rounds += 1
         self.queued = queued
+        self.round_done = 0
         return RoundStats(self.rounds, segment, queued, self)
 
     def snapshot(self, paused: bool) -> StatsSnapshot:
         return StatsSnapshot(
             round=self.rounds,
             queued=self.queued,
+            round_done=self.round_done,
             fetched=self.fetched,
             errors=self.errors,
             new_urls=self.new_urls,
@@ -83,6 +86,7 @@ class RoundStats:
 
     def count(self, outcome: Outcome) -> None:
         """Count one recorded fetch attempt by its outcome ("Counts" in :mod:`.events`)."""
+        self.totals.round_done += 1
         if outcome is Outcome.ROBOTS_DENIED:
             return  # never requested
         if outcome in FAILED_OUTCOMES:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 
 import pytest
@@ -10,6 +11,7 @@ from PySide6.QtCore import Qt, QTimer
 from recrawl.core import store
 from recrawl.core.store.models import Page
 
+from tests.httpserver import Reply
 from tests.siteserver import StaticSite
 
 
@@ -87,6 +89,36 @@ def test_pause_resume_stop_and_closing_mid_crawl(qtbot, window, server):
     assert finished.args[0].stopped
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=10_000)
     assert 0 < finished.args[0].fetched < 60
+
+
+def test_the_progress_bar_counts_this_rounds_pages_failed_ones_included(qtbot, window, server):
+    # round 1 fetches the home page; round 2's five pages: four fail at once (500), one
+    # waits until the test lets it answer. Meanwhile the bar must say 4 of 5 done: this
+    # round's pages, failures included, not the crawl's pages fetched so far (1).
+    gate = threading.Event()
+
+    def held(handler):
+        gate.wait(60)
+        return Reply(200, b"<p>late</p>")
+
+    links = "".join(f'<a href="/e{i}">e{i}</a>' for i in range(4))
+    server.html("/", links + '<a href="/held">held</a>')
+    for i in range(4):
+        server.routes[f"/e{i}"] = Reply(500, b"broken")
+    server.routes["/held"] = held
+    panel = crawl_panel(window)
+    qtbot.keyClicks(panel.seeds, server.url("/"))
+    with qtbot.waitSignal(window.context.changes.sig_pages):
+        qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+    fast(panel)
+    panel.obey_robots.setChecked(False)
+    try:
+        qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.progress.text() == "4 of 5 done")
+        assert panel.round_label.text() == "Round 2"
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: not window.context.crawl.busy)
 
 
 @pytest.mark.slow

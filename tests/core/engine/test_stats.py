@@ -54,6 +54,19 @@ def test_rounds_add_up_to_the_totals_and_report_their_own_counts():
     assert snapshot.paused
 
 
+def test_a_round_counts_every_page_it_is_done_with_for_its_progress():
+    stats = CrawlStats()
+    first = stats.start_round("s1", 2)
+    first.count(Outcome.OK)
+    first.count(Outcome.OK)
+    second = stats.start_round("s2", 3)
+    for outcome in (Outcome.FAILED, Outcome.ROBOTS_DENIED):
+        second.count(outcome)
+    snapshot = stats.snapshot(paused=False)
+    # this round's own progress: the crawl's totals (2 fetched) are not this round's
+    assert (snapshot.queued, snapshot.round_done, snapshot.fetched) == (3, 2, 2)
+
+
 def test_pages_per_s_counts_pages_not_failed_attempts():
     stats = CrawlStats()
     stats.started()
