@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -30,12 +31,13 @@ QT_GUI = (
     Library("libdbus-1.so.3", "libdbus-1-3", "dbus-libs"),
     Library("libglib-2.0.so.0", "libglib2.0-0", "glib2"),
     Library("libxkbcommon.so.0", "libxkbcommon0", "libxkbcommon"),
+    # Qt's GUI library links X11 itself, whatever the platform
+    Library("libX11.so.6", "libx11-6", "libX11"),
 )
 
 #: What Qt's xcb (X11) platform plugin needs besides (from ``ldd libqxcb.so``).
 XCB = (
     Library("libxcb.so.1", "libxcb1", "libxcb"),
-    Library("libX11.so.6", "libx11-6", "libX11"),
     Library("libX11-xcb.so.1", "libx11-xcb1", "libX11-xcb"),
     Library("libxcb-cursor.so.0", "libxcb-cursor0", "xcb-util-cursor"),
     Library("libxcb-icccm.so.4", "libxcb-icccm4", "xcb-util-wm"),
@@ -54,19 +56,23 @@ XCB = (
 )
 
 
-def uses_xcb(environ: dict[str, str] | os._Environ[str]) -> bool:
-    """Whether Qt will pick its xcb plugin: asked for, or the default outside Wayland."""
-    platform = environ.get("QT_QPA_PLATFORM", "").strip()
-    if platform:
-        return platform.split(";")[0].split(":")[0] == "xcb"
-    return not environ.get("WAYLAND_DISPLAY")
+#: What Qt's Wayland platform plugin needs besides (from ``ldd libqwayland.so``).
+WAYLAND = (
+    Library("libwayland-client.so.0", "libwayland-client0", "libwayland-client"),
+    Library("libwayland-cursor.so.0", "libwayland-cursor0", "libwayland-cursor"),
+)
+
+PLATFORM_LIBRARIES = {"xcb": XCB, "wayland": WAYLAND}
 
 
-def needed(environ: dict[str, str] | os._Environ[str]) -> tuple[Library, ...]:
-    """The libraries the platform Qt will use needs (none outside Linux)."""
-    if not sys.platform.startswith("linux"):
-        return ()
-    return QT_GUI + XCB if uses_xcb(environ) else QT_GUI
+def platforms(environ: Mapping[str, str]) -> list[str]:
+    """The platform plugins Qt will try, in order: ``QT_QPA_PLATFORM``'s list when set
+    (``wayland;xcb``, options after ``:``), else Wayland first in a Wayland session, then
+    X11 (Qt falls back to xcb when the Wayland plugin cannot load)."""
+    asked = environ.get("QT_QPA_PLATFORM", "").strip()
+    if asked:
+        return [entry.split(":")[0].strip() for entry in asked.split(";") if entry.strip()]
+    return ["wayland", "xcb"] if environ.get("WAYLAND_DISPLAY") else ["xcb"]
 
 
 def missing(libraries: tuple[Library, ...]) -> list[Library]:
@@ -93,7 +99,22 @@ def install_hint(absent: list[Library]) -> str:
     )
 
 
-def check() -> str | None:
-    """None when Qt can start here; otherwise the one line to print."""
-    absent = missing(needed(os.environ))
+def check(environ: Mapping[str, str] = os.environ) -> str | None:
+    """None when Qt can start here; otherwise the one line to print.
+
+    Qt needs its GUI libraries and the libraries of one platform plugin it tries: the
+    first whose libraries are all here is the one it will use. When none is complete,
+    the line names what each lacks.
+    """
+    if not sys.platform.startswith("linux"):
+        return None  # Qt's wheels bring what they need on Windows and macOS
+    absent = missing(QT_GUI)
+    lacking: list[Library] = []
+    for name in platforms(environ):
+        gaps = missing(PLATFORM_LIBRARIES.get(name, ()))
+        if not gaps:
+            lacking = []
+            break
+        lacking += gaps
+    absent += lacking
     return install_hint(absent) if absent else None

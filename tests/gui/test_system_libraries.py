@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from recrawl.gui.system_libraries import (
     QT_GUI,
+    WAYLAND,
     XCB,
     Library,
     check,
     install_hint,
     missing,
-    needed,
-    uses_xcb,
+    platforms,
 )
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's loader")
@@ -54,32 +54,26 @@ def test_the_install_hint_is_one_line_naming_each_package_once():
 
 
 @pytest.mark.parametrize(
-    ("environ", "xcb"),
+    ("environ", "tried"),
     [
-        ({}, True),  # X11 is Qt's default on Linux...
-        ({"WAYLAND_DISPLAY": "wayland-0"}, False),  # ...unless a Wayland session runs
-        ({"QT_QPA_PLATFORM": "xcb"}, True),
-        ({"QT_QPA_PLATFORM": "xcb", "WAYLAND_DISPLAY": "wayland-0"}, True),  # asked for
-        ({"QT_QPA_PLATFORM": "xcb:dpitodpi=96"}, True),  # a plugin option
-        ({"QT_QPA_PLATFORM": "offscreen"}, False),
-        ({"QT_QPA_PLATFORM": "wayland"}, False),
-        ({"QT_QPA_PLATFORM": "wayland;xcb"}, False),  # the first choice is the one used
-        ({"QT_QPA_PLATFORM": "xcb;wayland"}, True),
-        ({"QT_QPA_PLATFORM": "  "}, True),  # blank is unset
+        ({}, ["xcb"]),  # X11 is Qt's default on Linux...
+        ({"WAYLAND_DISPLAY": "wayland-0"}, ["wayland", "xcb"]),  # ...Wayland first in its
+        ({"QT_QPA_PLATFORM": "xcb"}, ["xcb"]),  # session, falling back to X11
+        ({"QT_QPA_PLATFORM": "xcb", "WAYLAND_DISPLAY": "wayland-0"}, ["xcb"]),  # asked for
+        ({"QT_QPA_PLATFORM": "xcb:dpitodpi=96"}, ["xcb"]),  # a plugin option
+        ({"QT_QPA_PLATFORM": "offscreen"}, ["offscreen"]),
+        ({"QT_QPA_PLATFORM": "wayland;xcb"}, ["wayland", "xcb"]),  # a list, in order
+        ({"QT_QPA_PLATFORM": "  "}, ["xcb"]),  # blank is unset
     ],
 )
-def test_uses_xcb_follows_the_platform_qt_will_pick(environ, xcb):
-    assert uses_xcb(environ) is xcb
+def test_platforms_are_those_qt_will_try_in_order(environ, tried):
+    assert platforms(environ) == tried
 
 
-def test_needed_adds_the_xcb_libraries_only_for_xcb(monkeypatch):
-    monkeypatch.setattr(sys, "platform", "linux")
-    assert needed({"QT_QPA_PLATFORM": "offscreen"}) == QT_GUI
-    assert needed({"QT_QPA_PLATFORM": "xcb"}) == QT_GUI + XCB
-    assert needed({"WAYLAND_DISPLAY": "wayland-0"}) == QT_GUI
-    assert len({lib.soname for lib in QT_GUI + XCB}) == len(QT_GUI + XCB)
-    monkeypatch.setattr(sys, "platform", "darwin")  # Qt brings what it needs there
-    assert needed({"QT_QPA_PLATFORM": "xcb"}) == ()
+def test_the_lists_name_each_library_once():
+    every = QT_GUI + XCB + WAYLAND
+    assert len({lib.soname for lib in every}) == len(every)
+    assert "libX11.so.6" in {lib.soname for lib in QT_GUI}  # Qt's GUI links it, offscreen too
 
 
 @linux_only
@@ -89,12 +83,17 @@ def test_check_passes_where_qt_already_runs(monkeypatch):
     assert check() is None
 
 
-def _without(soname: str, folder: Path) -> dict[str, str]:
-    """An environment for xcb whose loader finds an unloadable ``soname`` first."""
+def _without(*sonames: str, folder: Path, wayland: bool = False) -> dict[str, str]:
+    """An environment (for xcb, or a Wayland session) whose loader finds an unloadable
+    file first for each of ``sonames``."""
     folder.mkdir()
-    (folder / soname).write_bytes(b"")
-    env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
-    env["QT_QPA_PLATFORM"] = "xcb"
+    for soname in sonames:
+        (folder / soname).write_bytes(b"")
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    if wayland:
+        env["WAYLAND_DISPLAY"] = "wayland-0"
+    else:
+        env["QT_QPA_PLATFORM"] = "xcb"
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
         p for p in (str(folder), os.environ.get("LD_LIBRARY_PATH", "")) if p
     )
@@ -104,7 +103,7 @@ def _without(soname: str, folder: Path) -> dict[str, str]:
 @linux_only
 @pytest.mark.slow
 def test_recrawl_gui_names_a_missing_library_instead_of_a_qt_abort(tmp_path):
-    env = _without(CURSOR.soname, tmp_path / "libs")
+    env = _without(CURSOR.soname, folder=tmp_path / "libs")
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "recrawl", "gui", str(tmp_path / "proj")],
         env=env,
@@ -135,9 +134,36 @@ def test_the_check_itself_loads_no_qt(tmp_path):
         "print(check())\n"
         "assert not [m for m in sys.modules if m.startswith('PySide6')], 'Qt loaded'\n"
     )
-    env = _without(CURSOR.soname, tmp_path / "libs")
+    env = _without(CURSOR.soname, folder=tmp_path / "libs")
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     assert CURSOR.soname in done.stdout
+
+
+CLIENT = WAYLAND[0]
+
+
+def _check_in(env: dict[str, str]) -> str:
+    code = "from recrawl.gui.system_libraries import check\nprint(check())\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@linux_only
+@pytest.mark.slow
+def test_a_wayland_session_falls_back_to_x11_and_names_both_when_neither_can_load(tmp_path):
+    # without its Wayland library, Qt falls back to X11: fine while X11's are all here...
+    env = _without(CLIENT.soname, folder=tmp_path / "one", wayland=True)
+    fallback = _check_in(env)
+    # ...and when X11's lack one too, the line names what each plugin lacks
+    env = _without(CLIENT.soname, CURSOR.soname, folder=tmp_path / "both", wayland=True)
+    line = _check_in(env)
+    assert CLIENT.soname in line and CURSOR.soname in line
+    assert CLIENT.debian in line and CURSOR.debian in line
+    if not missing(XCB):  # a machine with every X11 library (CI installs them)
+        assert fallback == "None"
