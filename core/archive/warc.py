@@ -1,7 +1,6 @@
 """Reading WARC records (warcio), and what readers and writers share.
 
-Writing is :mod:`.warc_writer`'s: a command that only reads (``recrawl show``) never loads
-warcio's writer.
+Writing is :mod:`.warc_writer`'s (and a segment's, :mod:`.segment_writer`'s).
 """
 
 from __future__ import annotations
