@@ -40,7 +40,7 @@ bench: $(STAMP)
 	$(PY) bench/schedule_bench.py
 	$(PY) bench/filter_bench.py
 	$(PY) bench/compact_bench.py
-	$(PY) bench/cli_bench.py
+	$(PY) bench/cli_bench.py --wheel
 	QT_QPA_PLATFORM=offscreen $(PY) bench/gui_bench.py
 
 # the packaging tools (PyInstaller, build, pipx) on top of the test venv, once

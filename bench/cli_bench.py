@@ -1,6 +1,6 @@
 """Command start-up benchmark: how long each ``recrawl`` command takes, against ``python -c pass``.
 
-    python bench/cli_bench.py [--runs 15] [--pages 6] [--instructions] [--keep]
+    python bench/cli_bench.py [--runs 15] [--pages 6] [--wheel] [--instructions] [--keep]
 
 Builds a small project the way a user would: a loopback site of ``--pages`` pages (a
 threaded ``http.server`` in this process), ``recrawl init``, ``inject`` and ``crawl``. Then
@@ -16,7 +16,9 @@ runs each command (the installed ``recrawl`` script beside this Python, as users
   in millions and as a multiple of ``python -c pass``. Unlike times, they do not depend
   on what else the machine is doing, so runs on a busy machine can be compared.
 
-Children run with bytecode caching on, as after ``pip install`` (which compiles every
+``--wheel`` times the wheel installed in a fresh venv, as users run Recrawl; by default
+the development venv's editable install is timed, whose import hook adds ~20 ms to every
+start. Children run with bytecode caching on, as after ``pip install`` (which compiles every
 module), even where ``PYTHONDONTWRITEBYTECODE`` is set.
 
 Target (issue 11, item 7): the read-only commands (``--version``, ``urls``, ``history``,
@@ -89,9 +91,30 @@ def serve_site(root: Path, pages: int) -> http.server.ThreadingHTTPServer:
     return server
 
 
+#: The Python whose ``recrawl`` is timed: this one, or a venv with the wheel (``--wheel``).
+PYTHON = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def recrawl_command() -> list[str]:
-    script = Path(sys.executable).with_name("recrawl")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "recrawl"]
+    script = Path(PYTHON).with_name("recrawl")
+    return [str(script)] if script.is_file() else [PYTHON, "-m", "recrawl"]
+
+
+def wheel_install(tmp: Path) -> str:
+    """A fresh venv with Recrawl's wheel installed, as users get it: the development
+    venv's editable install puts an import hook in every start-up (~20 ms)."""
+    wheels, venv = tmp / "wheel", tmp / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    (wheel,) = wheels.glob("recrawl-*.whl")
+    subprocess.run([python, "-m", "pip", "install", "-q", str(wheel)], check=True)
+    return python
 
 
 def run_once(argv: list[str]) -> tuple[float, float]:
@@ -109,7 +132,7 @@ def run_once(argv: list[str]) -> tuple[float, float]:
 
 def with_python(argv: list[str]) -> list[str]:
     """``argv`` as this Python's arguments (a console script is run by it)."""
-    return argv[1:] if argv[0] == sys.executable else argv
+    return argv[1:] if argv[0] == PYTHON else argv
 
 
 def import_profile(argv: list[str]) -> tuple[float, float, int, tuple[str, ...]]:
@@ -117,7 +140,7 @@ def import_profile(argv: list[str]) -> tuple[float, float, int, tuple[str, ...]]
     ones, from one ``-X importtime`` run."""
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", *with_python(argv)],
+        [PYTHON, "-X", "importtime", *with_python(argv)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=ENV,
@@ -144,7 +167,7 @@ def instructions(argv: list[str]) -> int:
     """Instructions the process executes, counted by valgrind (callgrind)."""
     valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
     result = subprocess.run(
-        [*valgrind, sys.executable, *with_python(argv)],
+        [*valgrind, PYTHON, *with_python(argv)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=ENV,
@@ -180,12 +203,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions too (valgrind; slow)"
     )
+    parser.add_argument(
+        "--wheel",
+        action="store_true",
+        help="time a wheel installed in a fresh venv (as users run it), not this venv's "
+        "editable install",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
+    global PYTHON
     if args.instructions and shutil.which("valgrind") is None:
         parser.error("--instructions needs valgrind (apt-get install valgrind)")
 
     tmp = Path(tempfile.mkdtemp(prefix="cli-bench-"))
+    if args.wheel:
+        PYTHON = wheel_install(tmp)
     site_root = tmp / "site"
     site_root.mkdir()
     server = serve_site(site_root, args.pages)
@@ -201,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([*recrawl, *step], check=True, capture_output=True, env=ENV)
         page = base + "/p1.html"
         commands: list[tuple[str, list[str], bool]] = [
-            ("python -c pass", [sys.executable, "-c", "pass"], False),
+            ("python -c pass", [PYTHON, "-c", "pass"], False),
             ("recrawl --version", [*recrawl, "--version"], True),
             ("recrawl urls", [*recrawl, "urls", project], True),
             ("recrawl urls --json", [*recrawl, "urls", project, "--json"], True),
@@ -211,8 +243,9 @@ def main(argv: list[str] | None = None) -> int:
             ("recrawl schedule", [*recrawl, "schedule", project, "--json"], False),
             ("recrawl filter check", [*recrawl, "filter", "check", project, page], False),
         ]
+        where = "a wheel in a fresh venv" if args.wheel else "this venv (editable install)"
         print(
-            f"{args.pages} pages crawled; median of {args.runs} runs each; "
+            f"recrawl from {where}; {args.pages} pages crawled; median of {args.runs} runs each; "
             f"target for read-only commands: < {TARGET_S:.1f} s"
         )
         print(
