@@ -62,7 +62,7 @@ REMOVED_TREES = {
     "translit": "transliteration (utrans_*)",
     "unit": "measurement units (unumf_*, MeasureFormat)",
 }
-TOOLS = ("icupkg", "as", "ld", "nm")
+TOOLS = ("icupkg", "as", "ld", "nm", "objdump")
 
 
 class Refused(Exception):
