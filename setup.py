@@ -10,7 +10,9 @@ from setuptools import find_packages, setup
 
 ROOTS = {"recrawl": "recrawl", "recrawl.core": "core", "recrawl.gui": "gui"}
 
-packages = ["recrawl.resources"]
+# resources/icons holds only SVGs: a data package (setuptools would warn that a folder of
+# package data is not listed as a package); pyproject.toml's package-data names its files
+packages = ["recrawl.resources", "recrawl.resources.icons"]
 for name, folder in ROOTS.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(where=folder))]
 

@@ -2,9 +2,12 @@
 
 Opens the main window on a temporary project, serves a tiny site on loopback, adds its
 seed and crawls it from the Crawl panel, then checks that the pages are in the store and
-that a WARC segment holds their captures. Any exception or Qt warning fails it. The
-packaged app runs it after every build (packaging/smoke_test.py), so a bundle missing a
-module, a plugin or a resource is caught before anyone installs it.
+that a WARC segment holds their captures, that the Pages and Schedule panels draw their
+plots, and that Qt still lays out text in other scripts and finds the locale data it
+reads from ICU (gui/self_test_checks.py). Any exception (also one raised in a Qt
+callback) or Qt warning fails it. The packaged app runs it after every build
+(packaging/smoke_test.py), so a bundle missing a module, a plugin, a resource or data it
+was trimmed of is caught before anyone installs it.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ import traceback
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # Qt is imported when the self-test runs, not when this module loads
     from PySide6.QtCore import QCoreApplication
+    from recrawl.gui.main_window import MainWindow
 
 PAGES = {
     "/": '<a href="/one">one</a> <a href="/two">two</a>',
@@ -71,7 +76,15 @@ def run_self_test() -> int:
         if not quiet and not message.startswith(PLATFORM_NOISE):
             problems.append(f"Qt: {message}")
 
+    def on_exception(
+        kind: type[BaseException], error: BaseException, tb: TracebackType | None
+    ) -> None:
+        # PySide6 reports an exception raised in a Python override Qt calls (a paint, a
+        # slot) here, then carries on
+        problems.append("".join(traceback.format_exception(kind, error, tb)))
+
     qInstallMessageHandler(on_qt_message)
+    sys.excepthook = on_exception
     app = QApplication.instance() or QApplication(sys.argv[:1])
     started = time.monotonic()
     try:
@@ -82,6 +95,7 @@ def run_self_test() -> int:
         summary = ""
     finally:
         qInstallMessageHandler(None)
+        sys.excepthook = sys.__excepthook__
     if problems:
         for problem in problems:
             print(f"recrawl self-test: {problem}", file=sys.stderr)
@@ -98,6 +112,7 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
     from recrawl.gui.crawl_panel import CrawlPanel
     from recrawl.gui.main_window import MainWindow
     from recrawl.gui.preferences import Preferences
+    from recrawl.gui.self_test_checks import check_locale_data, check_text_layout
 
     from recrawl import __version__
 
@@ -107,43 +122,50 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
         project = Project.init(folder / "project")
         prefs = Preferences(QSettings(str(folder / "prefs.ini"), QSettings.Format.IniFormat))
         window = MainWindow(project, prefs)
-        painted_after = _show_and_wait_for_paint(app, window)
-        context = window.context
-        assert context is not None
-        panel = window.panels["crawl"]
-        assert isinstance(panel, CrawlPanel)
-        seeded: list[bool] = []
-        context.changes.sig_pages.connect(lambda: seeded.append(True))
-        panel.seeds.setPlainText(site.url("/"))
-        panel.add_seeds.click()
-        _wait(app, lambda: bool(seeded), "the seed to be added")
-        panel.delay.setValue(0)
-        panel.obey_robots.setChecked(False)
-        results: list[object] = []
-        context.crawl.sig_finished.connect(results.append)
-        context.crawl.sig_failed.connect(lambda message: results.append(RuntimeError(message)))
-        panel.start_button.click()
-        _wait(app, lambda: bool(results) and not context.crawl.busy, "the crawl to finish")
-        if isinstance(results[0], Exception):
-            raise results[0]
-        fetched = {p["url"] for p in store.list_pages() if p["last_fetched"] is not None}
-        expected = {site.url(path) for path in PAGES}
-        if fetched != expected:
-            raise AssertionError(f"crawled {sorted(fetched)}, expected {sorted(expected)}")
-        warcs = sorted((project.path / "segments").glob("*/*.warc.gz"))
-        if not warcs:
-            raise AssertionError("no WARC segment was written")
-        captured = set()
-        for warc in warcs:
-            captured |= {
-                r.record.url for r in iter_records(warc) if r.record.record_type == "response"
-            }
-        if captured != expected:
-            raise AssertionError(f"the WARCs hold {sorted(captured)}, expected {sorted(expected)}")
-        pages = store.page_count()
-        window.close()
-        _wait(app, lambda: not window.isVisible(), "the window to close")
-        project.close()
+        try:
+            painted_after = _show_and_wait_for_paint(app, window)
+            context = window.context
+            assert context is not None
+            panel = window.panels["crawl"]
+            assert isinstance(panel, CrawlPanel)
+            seeded: list[bool] = []
+            context.changes.sig_pages.connect(lambda: seeded.append(True))
+            panel.seeds.setPlainText(site.url("/"))
+            panel.add_seeds.click()
+            _wait(app, lambda: bool(seeded), "the seed to be added")
+            panel.delay.setValue(0)
+            panel.obey_robots.setChecked(False)
+            results: list[object] = []
+            context.crawl.sig_finished.connect(results.append)
+            context.crawl.sig_failed.connect(lambda message: results.append(RuntimeError(message)))
+            panel.start_button.click()
+            _wait(app, lambda: bool(results) and not context.crawl.busy, "the crawl to finish")
+            if isinstance(results[0], Exception):
+                raise results[0]
+            fetched = {p["url"] for p in store.list_pages() if p["last_fetched"] is not None}
+            expected = {site.url(path) for path in PAGES}
+            if fetched != expected:
+                raise AssertionError(f"crawled {sorted(fetched)}, expected {sorted(expected)}")
+            warcs = sorted((project.path / "segments").glob("*/*.warc.gz"))
+            if not warcs:
+                raise AssertionError("no WARC segment was written")
+            captured = set()
+            for warc in warcs:
+                captured |= {
+                    r.record.url for r in iter_records(warc) if r.record.record_type == "response"
+                }
+            if captured != expected:
+                raise AssertionError(
+                    f"the WARCs hold {sorted(captured)}, expected {sorted(expected)}"
+                )
+            _check_plots(app, window, site.url("/"))
+            check_text_layout()
+            check_locale_data()
+            pages = store.page_count()
+        finally:  # also after a failed check: a window left open aborts at exit
+            window.close()
+            _wait(app, lambda: not window.isVisible(), "the window to close")
+            project.close()
         painted = (
             "" if painted_after is None else f"; first paint {painted_after:.2f} s after launch"
         )
@@ -152,6 +174,25 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
         )
     finally:
         site.stop()
+
+
+def _check_plots(app: QCoreApplication, window: MainWindow, url: str) -> None:
+    """The Pages panel's plot of ``url``'s fetches and the Schedule panel's simulated
+    trajectories, drawn."""
+    from recrawl.gui.pages_panel import PagesPanel
+    from recrawl.gui.plots import UNCHANGED
+    from recrawl.gui.schedule_panel import PAGE_COLOURS, SchedulePanel
+    from recrawl.gui.self_test_checks import check_plot_draws
+
+    pages, schedule = window.panels["pages"], window.panels["schedule"]
+    assert isinstance(pages, PagesPanel) and isinstance(schedule, SchedulePanel)
+    window.show_panel("pages")
+    pages.select_url(url)
+    _wait(app, lambda: pages.detail.detail is not None, "the page's fetches to load")
+    check_plot_draws("Pages", pages.detail.plot, UNCHANGED)
+    window.show_panel("schedule")
+    _wait(app, lambda: bool(schedule.trajectories), "the schedule's simulation")
+    check_plot_draws("Schedule", schedule.plot, PAGE_COLOURS[0])
 
 
 def _show_and_wait_for_paint(app, window) -> float | None:  # type: ignore[no-untyped-def]

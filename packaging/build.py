@@ -5,9 +5,9 @@
 1. Stages Recrawl as its wheel installs it (build/stage), for PyInstaller to analyse.
 2. Renders the app icon from resources/icons/app.svg (PNG sizes, ICO, ICNS: build/icons).
 3. Runs PyInstaller on packaging/recrawl.spec (which trims what Recrawl never loads).
-4. Linux: strips the interpreter's debug information, adds the desktop entry and icon,
-   and builds dist/recrawl_<version>_<arch>.deb and dist/recrawl-<version>-linux-<machine>.tar.gz
-   (packaging/linux_package.py).
+4. Linux: strips symbols where that leaves what the loader maps unchanged, adds the
+   desktop entry and icon, and builds dist/recrawl_<version>_<arch>.deb and
+   dist/recrawl-<version>-linux-<machine>.tar.gz (packaging/linux_package.py).
 5. Prints the benchmark lines: the sizes, and the bundle's launch-to-first-paint time
    from its own ``--self-test`` (offscreen).
 
@@ -103,19 +103,21 @@ def run_pyinstaller() -> None:
     )
 
 
-def strip_interpreter(bundle: Path) -> None:
-    """The Python library and its extension modules may carry debug information (a
-    Python built from source does: 23 MB of libpython's 29); only those are stripped,
-    since stripping the wheels' own libraries (patched by auditwheel) can break them."""
-    strip = shutil.which("strip")
-    if strip is None:
-        print("build: no `strip` (binutils): the interpreter keeps its debug information")
+def strip_bundle(bundle: Path) -> None:
+    """Symbol tables and debug information go (a Python built from source carries 23 MB
+    of debug information in libpython alone); packaging/elf.py strips a file only where
+    what the loader maps stays byte for byte the same."""
+    if shutil.which("strip") is None:
+        print("build: no `strip` (binutils): the libraries keep their symbol tables")
         return
-    internal = bundle / "_internal"
-    files = [*internal.glob("libpython3*.so*"), *internal.glob("python3*/lib-dynload/*.so")]
-    files = [f for f in files if f.is_file() and not f.is_symlink()]
-    if files:
-        subprocess.run([strip, "--strip-debug", *map(str, files)], check=True)
+    from elf import strip_unneeded
+
+    files = [f for f in sorted(bundle.rglob("*")) if f.is_file() and not f.is_symlink()]
+    stripped, saved, refused = strip_unneeded(files)
+    print(f"build: stripped {len(stripped)} files ({saved / 1e6:.1f} MB of symbols)")
+    if refused:
+        names = ", ".join(f.name for f in refused)
+        print(f"build: not stripped, as it would change what the loader maps: {names}")
 
 
 def folder_size(path: Path) -> int:
@@ -156,7 +158,7 @@ def main() -> int:
     if sys.platform.startswith("linux"):
         from linux_package import build_deb, build_tarball
 
-        strip_interpreter(BUNDLE)
+        strip_bundle(BUNDLE)
         shutil.copy2(ROOT / "packaging" / "recrawl.desktop", BUNDLE / "recrawl.desktop")
         shutil.copy2(ICONS / "recrawl.png", BUNDLE / "recrawl.png")
         packages.append(build_deb(BUNDLE, ICONS, version, DIST))

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "install-test"
 #: the repository's folders and the package each becomes (setup.py)
 PACKAGES = {"recrawl": "recrawl", "core": "recrawl/core", "gui": "recrawl/gui"}
-#: package data, as pyproject.toml's [tool.setuptools.package-data] names it
+#: the package data under resources/ (pyproject.toml's [tool.setuptools.package-data])
 RESOURCE_PATTERNS = ("*.toml", "*.qss", "icons/*.svg")
 SITE = {
     "index.html": '<a href="a.html">a</a> <a href="b.html">b</a>',

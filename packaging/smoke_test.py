@@ -5,7 +5,8 @@
 The executable opens its main window offscreen on a temporary project, crawls a tiny
 site it serves itself on loopback and checks the pages and a WARC segment (see
 gui/self_test.py). Any non-zero exit, traceback or Qt warning fails the smoke test, and
-so does a bundle whose ``--version`` differs from the source tree's package version.
+so does a bundle whose ``--version`` differs from the source tree's package version, or
+(on Linux) one over its size budget.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The Linux bundle's size budget (issue 11): packaging/build.py trims it to about 151 MB
+BUDGET_MB = 160
 
 
 def main() -> int:
@@ -53,8 +56,24 @@ def main() -> int:
     if done.returncode != 0 or "Traceback" in output or "Qt:" in output:
         print(f"smoke test: FAILED (exit {done.returncode})", file=sys.stderr)
         return 1
+    if sys.platform.startswith("linux") and (problem := over_budget(bundle)):
+        print(f"smoke test: FAILED: {problem}", file=sys.stderr)
+        return 1
     print(f"smoke test: passed ({expected})")
     return 0
+
+
+def over_budget(bundle: Path) -> str | None:
+    files = [f for f in bundle.rglob("*") if f.is_file() and not f.is_symlink()]
+    size = sum(f.stat().st_size for f in files) / 1e6
+    if size <= BUDGET_MB:
+        return None
+    biggest = sorted(files, key=lambda f: f.stat().st_size, reverse=True)[:8]
+    names = ", ".join(f"{f.relative_to(bundle)} {f.stat().st_size / 1e6:.1f}" for f in biggest)
+    return (
+        f"the bundle is {size:.0f} MB, over its {BUDGET_MB} MB budget (did the build trim "
+        f"ICU's data? see its icu_data line); the biggest files (MB): {names}"
+    )
 
 
 if __name__ == "__main__":

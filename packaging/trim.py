@@ -40,9 +40,11 @@ PLUGINS: dict[str, tuple[str, ...] | None] = {  # None: the whole folder
     "imageformats": ("libqsvg.so",),
 }
 
-#: Data files left out: Qt's translations (Recrawl's interface is English only) and the
-#: sources and type stubs some wheels ship beside their compiled modules.
-DROPPED_DATA_FOLDERS = ("PySide6/Qt/translations/",)
+#: Data files left out: Qt's translations (Recrawl's interface is English only),
+#: pyqtgraph's logo (only ``pg.mkQApp`` reads it, when pyqtgraph creates the application
+#: itself; Recrawl creates its own first), and the sources and type stubs some wheels
+#: ship beside their compiled modules.
+DROPPED_DATA_FOLDERS = ("PySide6/Qt/translations/", "pyqtgraph/icons/peegee/")
 DROPPED_DATA_SUFFIXES = (".c", ".h", ".pyx", ".pxd", ".pxi", ".pyi")
 
 
