@@ -6,7 +6,10 @@ flags and preferences with :func:`dataclasses.replace`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from recrawl.core.errors import InvalidArgument
 
 from recrawl import __version__
 
@@ -80,3 +83,45 @@ class CrawlSettings:
     #: filtered and recorded once); past this the memory starts over, which costs only
     #: re-checking (~100 bytes a URL: a million is about 150 MB).
     seen_limit: int = 1_000_000
+
+
+# -- settings a project keeps (the CLI and the app start from them; flags override) ----
+
+#: The crawl settings a project may keep, by dotted name (``politeness.delay``), each
+#: with its type. Adding a setting here makes it storable and settable by name.
+STORABLE: dict[str, type] = {
+    "politeness.delay": float,
+    "politeness.per_host": int,
+    "politeness.concurrency": int,
+    "politeness.obey_robots": bool,
+    "fetch.read_timeout": float,
+    "fetch.user_agent": str,
+}
+
+
+_KIND_WORDS = {float: "a number", int: "a whole number", bool: "true or false", str: "text"}
+
+
+def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> CrawlSettings:
+    """``settings`` with the dotted names of ``overrides`` replaced (``STORABLE``'s names).
+
+    Values are checked against the setting's type; an unknown name or a wrong type is
+    an InvalidArgument naming it.
+    """
+    grouped: dict[str, dict[str, object]] = {}
+    top: dict[str, object] = {}
+    for name, value in overrides.items():
+        kind = STORABLE.get(name)
+        if kind is None:
+            known = ", ".join(sorted(STORABLE))
+            raise InvalidArgument(f"no crawl setting {name!r} (there are: {known})")
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise InvalidArgument(f"{name} takes {_KIND_WORDS[kind]}, not {value!r}")
+        group, _, field_name = name.rpartition(".")
+        (grouped.setdefault(group, {}) if group else top)[field_name] = value
+    parts = {
+        group: replace(getattr(settings, group), **values) for group, values in grouped.items()
+    }
+    return replace(settings, **parts, **top)
