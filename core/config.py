@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from recrawl.core.errors import InvalidArgument
 
@@ -108,8 +109,9 @@ def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> 
     Values are checked against the setting's type; an unknown name or a wrong type is
     an InvalidArgument naming it.
     """
-    grouped: dict[str, dict[str, object]] = {}
-    top: dict[str, object] = {}
+    # checked above against STORABLE's types; dataclasses.replace takes them by name
+    grouped: dict[str, dict[str, Any]] = {}
+    top: dict[str, Any] = {}
     for name, value in overrides.items():
         kind = STORABLE.get(name)
         if kind is None:
@@ -121,7 +123,7 @@ def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> 
             raise InvalidArgument(f"{name} takes {_KIND_WORDS[kind]}, not {value!r}")
         group, _, field_name = name.rpartition(".")
         (grouped.setdefault(group, {}) if group else top)[field_name] = value
-    parts = {
+    parts: dict[str, Any] = {
         group: replace(getattr(settings, group), **values) for group, values in grouped.items()
     }
     return replace(settings, **parts, **top)
