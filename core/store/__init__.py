@@ -38,10 +38,12 @@ from recrawl.core.store.listing import (
     listing_rows,
 )
 from recrawl.core.store.pages import (
+    DuePage,
     NewPage,
     add_pages,
     corpus_figures,
     count_due,
+    due_page_refs,
     due_pages,
     history,
     list_pages,
@@ -49,6 +51,7 @@ from recrawl.core.store.pages import (
     page_by_url,
     page_count,
     page_ids,
+    pages_by_id,
     set_fixed_interval,
 )
 from recrawl.core.store.rejected import (
@@ -75,6 +78,7 @@ __all__ = [
     "LISTING_COLUMNS",
     "SQLITE_PRAGMAS",
     "CommitBatch",
+    "DuePage",
     "NewPage",
     "PageQuery",
     "Pointer",
@@ -91,6 +95,7 @@ __all__ = [
     "count_listing",
     "create_segment",
     "delete_segment",
+    "due_page_refs",
     "due_pages",
     "end_compaction",
     "get_setting",
@@ -106,6 +111,7 @@ __all__ = [
     "page_by_url",
     "page_count",
     "page_ids",
+    "pages_by_id",
     "pointers_into",
     "record_rejected",
     "rejected_link",
