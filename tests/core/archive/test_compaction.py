@@ -216,7 +216,7 @@ def test_compaction_keeps_every_capture_byte_identical(proj, capsys):
     assert summary["records_dropped"] == 0
     assert summary["bytes_before"] == sum(s["bytes"] for s in low)
     assert 0 < summary["bytes_after"] < summary["bytes_before"]
-    assert summary["history_file"] == f"history/{summary['new_segment']}.warc.gz"
+    assert summary["history_file"] == f"history/{summary['new_segment']}-history.warc.gz"
 
     after = segments(capsys, proj)
     names = [s["name"] for s in after]
