@@ -211,7 +211,9 @@ def test_pywbs_own_indexer_agrees_with_our_indexes(archive):
         )
         assert result.returncode == 0, result.stderr
         theirs = [_fields(line, strip_digest=True) for line in result.stdout.splitlines()]
-        ours = [_fields(line) for line in index_path(warc).read_text().splitlines()]
+        lines = index_path(warc).read_text(encoding="utf-8").splitlines()
+        assert lines == sorted(lines)
+        ours = [_fields(line) for line in lines]
         assert theirs == ours, warc
         assert len(ours) == sum(1 for r in read_warc(warc) if r.type in ("response", "revisit"))
 
