@@ -1,7 +1,7 @@
 """Compaction (DESIGN.md §7): fold low-liveness segments into one without losing a capture.
 
 The live records of the chosen segments are copied byte for byte (gzip members as they
-are) into one new segment; superseded captures go to ``history/<name>.warc.gz`` or, with
+are) into one new segment; superseded captures go to ``history/<name>-history.warc.gz`` or, with
 ``drop``, away. A journal row in the store makes every step recoverable:
 
 1. journal ``copying``; the new WARCs and indexes are written under temporary names
