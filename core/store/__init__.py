@@ -66,6 +66,7 @@ from recrawl.core.store.runs import (
     begin_crawl_run,
     end_crawl_run,
     last_crawl_run,
+    next_due_at,
 )
 from recrawl.core.store.segments import (
     Pointer,
@@ -136,6 +137,7 @@ __all__ = [
     "make_due",
     "make_hosts_due",
     "needs_recovery",
+    "next_due_at",
     "open_database",
     "open_segments",
     "page_by_url",

@@ -1,7 +1,8 @@
 """Crawl runs: one row per crawl, written when it starts and completed when it ends.
 
 A project opened later tells from them what the last crawl did and whether it ended:
-a run with no end was killed (or is running in another process, its ``pid``).
+a run with no end was killed (or is running in another process, its ``pid``); and,
+from the pages, when the next crawl has work.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from peewee import Case, fn
-from recrawl.core.store.models import CrawlRun, FetchEvent
+from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageStatus
 
 #: What the engine notes on a page robots.txt kept it from fetching (engine/record.py):
 #: such a page was never requested, so it is neither fetched nor an error.
@@ -110,3 +111,13 @@ def _attempts_since(start: datetime) -> tuple[int, int]:
     ).where(FetchEvent.fetched_at >= start)
     fetched, errors = query.tuples().execute()[0]  # one row of two sums
     return int(fetched), int(errors)
+
+
+def next_due_at(now: datetime) -> datetime | None:
+    """When the next page falls due after ``now`` (None: no page ever will)."""
+    value = (
+        Page.select(fn.MIN(Page.next_fetch))
+        .where((Page.next_fetch > now) & (Page.status != PageStatus.FILTERED))
+        .scalar()
+    )
+    return Page.next_fetch.python_value(value) if value is not None else None
