@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QProgressBar, QVBoxLayout, QWidget
 from recrawl.gui.crawl_progress import RATE_WINDOW_S, CrawlProgress
 from recrawl.gui.formatting import stopwatch
-from recrawl.gui.plots import UNCHANGED, plot_widget
+from recrawl.gui.plots import UNCHANGED, from_zero, plot_widget
 
 LOG_LINES = 2000
 
@@ -64,7 +64,7 @@ class CrawlProgressView(QWidget):
     def clear(self) -> None:
         """No crawl yet in this window: an empty plot, no bar, no totals."""
         self.curve.setData([], [])
-        self.plot.setYRange(0, 1, padding=0)
+        from_zero(self.plot, 1.0)
         self.plot.setXRange(0, 60, padding=0)
         self.show_totals("")
         self.show_outlook("")
@@ -106,7 +106,7 @@ class CrawlProgressView(QWidget):
             self.curve.setData([t / scale for t, _ in points], [r for _, r in points])
             top = max(r for _, r in points)
             # from 0, with room above: a steady crawl reads flat, not as zoomed-in noise
-            self.plot.setYRange(0, max(top * 1.15, 1.0), padding=0)
+            from_zero(self.plot, max(top * 1.15, 1.0))
             self.plot.setXRange(0, max(elapsed / scale, points[-1][0] / scale), padding=0.02)
 
     def append_log(self, lines: list[str]) -> None:
