@@ -44,7 +44,15 @@ def page_detail(url: str) -> PageDetail:
     if page is None:
         raise NotFound(f"no page {url} in this project")
     events = tuple(
-        (e.fetched_at, e.http_status, e.change, e.interval_before, e.interval_after, e.segment)
+        (
+            e.fetched_at,
+            e.http_status,
+            e.error,
+            e.change,
+            e.interval_before,
+            e.interval_after,
+            e.segment,
+        )
         for e in store.history(page)
     )
     name, _ = choices.schedule_spec()
