@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recrawl.core.cli.arguments import positive_int, seconds
+from recrawl.core.cli.interrupts import StopSignals, block_stop_signals
 from recrawl.core.cli.output import url_lines
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
@@ -109,28 +110,29 @@ def run_crawl(project: Project, args: argparse.Namespace) -> int:
 
 
 def _run_interruptible(crawler: Crawler) -> CrawlSummary:
-    """Run the crawl on a thread so Ctrl-C can ask it to stop cleanly."""
-    summary: list[CrawlSummary] = []
-    error: list[BaseException] = []
+    """Run the crawl; SIGINT and SIGTERM stop it after the fetches in flight (.interrupts).
+
+    The crawl runs on a thread of its own, so the main thread, where Python runs signal
+    handlers, only waits: a handler never lands inside the crawl's own work or output.
+    """
+    outcome: list[CrawlSummary | BaseException] = []
 
     def target() -> None:
+        block_stop_signals()
         try:
-            summary.append(crawler.run())
+            outcome.append(crawler.run())
         except BaseException as exc:  # handed back to the main thread below
-            error.append(exc)
+            outcome.append(exc)
 
     thread = threading.Thread(target=target, name="crawl")
-    thread.start()
-    try:
-        while thread.is_alive():
-            thread.join(0.2)
-    except KeyboardInterrupt:
-        print("recrawl: stopping (Ctrl-C again to kill)", file=sys.stderr)
-        crawler.stop()
-        thread.join()
-    if error:
-        raise error[0]
-    return summary[0]
+    with StopSignals(crawler.stop, "stopping after the fetches in flight"):
+        thread.start()
+        while thread.is_alive():  # woken by a signal at once; the timeout is a safety net
+            thread.join(1.0)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 def _print_progress(events: Sequence[Event]) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import threading
 
 from recrawl.core import store
 from recrawl.core.cli.arguments import fraction
+from recrawl.core.cli.interrupts import StopSignals
 from recrawl.core.cli.output import print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
@@ -60,10 +63,28 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_compact(project: Project, args: argparse.Namespace) -> int:
-    from recrawl.core.archive.compaction import compact  # WARC writing: not for `segments`
+    # WARC writing: not for `segments`
+    from recrawl.core.archive.compaction import CompactionStopped, compact
 
     names = args.segments.split(",") if args.segments is not None else None
-    summary = compact(project, below=args.below, names=names, drop_superseded=args.drop_superseded)
+    # Ctrl-C or SIGTERM: rolled back before the commit (exit 128 + the signal's number),
+    # finished after it (exit 0); either way one line says which
+    stop = threading.Event()
+    signals = StopSignals(stop.set, "stopping the compaction")
+    try:
+        with signals:
+            summary = compact(
+                project,
+                below=args.below,
+                names=names,
+                drop_superseded=args.drop_superseded,
+                stop=stop.is_set,
+            )
+    except CompactionStopped:
+        print("recrawl: compaction rolled back before its commit; nothing changed", file=sys.stderr)
+        return signals.exit_status
+    if signals.received is not None and summary.compacted:
+        print("recrawl: compaction was past its commit when stopped: finished", file=sys.stderr)
     if args.json:
         print(json.dumps(summary.to_json()))
     elif not summary.compacted:

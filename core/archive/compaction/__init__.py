@@ -30,10 +30,16 @@ outside the compacted segments still refers to, rather than leave that revisit d
 from recrawl.core.archive.compaction.journal import recover_compactions
 from recrawl.core.archive.compaction.plan import Plan, Source, choose_segments, make_plan
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress
-from recrawl.core.archive.compaction.run import CompactionSummary, ProjectFolder, compact
+from recrawl.core.archive.compaction.run import (
+    CompactionStopped,
+    CompactionSummary,
+    ProjectFolder,
+    compact,
+)
 
 __all__ = [
     "CompactionProgress",
+    "CompactionStopped",
     "CompactionSummary",
     "Plan",
     "Progress",
