@@ -22,11 +22,24 @@ PAGES = 20
 
 APP = """
 import sys
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 from recrawl.main import main
 
 app = QApplication(sys.argv[:1])
+
+
+class StartWhenReady(QObject):
+    # clicks Start once the panel has read the project's crawl settings (it enables it then)
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.EnabledChange and watched.isEnabled():
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, watched.click)
+        return False
+
+
+starter = StartWhenReady()
 
 
 def start_crawl():
@@ -35,7 +48,10 @@ def start_crawl():
     window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
     panel = window.panels["crawl"]
     panel.delay.setValue(0)
-    panel.start_button.click()
+    if panel.start_button.isEnabled():
+        panel.start_button.click()
+    else:
+        panel.start_button.installEventFilter(starter)
 
 
 QTimer.singleShot(0, start_crawl)  # once the app's event loop runs
