@@ -7,8 +7,9 @@
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
-    └── WarcError             a WARC file is corrupt or missing
-        └── MissingFile       a WARC file the store or an index names is not there
+    ├── WarcError             a WARC file is corrupt or missing
+    │   └── MissingFile       a WARC file the store or an index names is not there
+    └── PayloadError          an archived payload cannot be decoded (its Content-Encoding)
 
 The command line prints ``str(error)`` on one line; the GUI shows it in a dialog.
 Failures while fetching one page are never raised: they are recorded on the page.
@@ -48,4 +49,8 @@ class WarcError(RecrawlError):
 
 
 class MissingFile(WarcError):
+    pass
+
+
+class PayloadError(RecrawlError):
     pass
