@@ -4,6 +4,7 @@
     ├── ProjectError          the project folder is missing, unreadable or not a project
     │   └── ProjectLocked     another process holds the project
     ├── StoreError            the database cannot be opened or migrated
+    │   └── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
@@ -30,6 +31,13 @@ class ProjectLocked(ProjectError):
 
 class StoreError(RecrawlError):
     pass
+
+
+class OutdatedStore(StoreError):
+    def __init__(self, version: int) -> None:
+        super().__init__(f"the store was written by an older Recrawl (schema {version})")
+        #: The schema version the store has.
+        self.version = version
 
 
 class InvalidUrl(RecrawlError):
