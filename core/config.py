@@ -115,6 +115,7 @@ DURATION_SETTINGS = frozenset(
         "politeness.max_crawl_delay",
         "politeness.backoff",
         "politeness.max_retry_after",
+        "politeness.retry_after_cap",
         "commit_seconds",
         "event_interval",
     }

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def _init_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Make a project folder: its store (recrawl.sqlite) and segments/."
-    p.add_argument("dir", help="the folder to make (or an empty one to use)")
+    p.add_argument("dir", help="the folder to make a project of (made if missing)")
 
 
 def run_init(args: argparse.Namespace) -> int:
@@ -92,7 +92,7 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
         "--delay",
         type=seconds,
         metavar="S",
-        help="seconds between two requests to one host (0.5, 2s; jittered ±50%%)",
+        help="seconds between two requests to one host (0.5, 2s; jittered)",
     )
     p.add_argument(
         "--timeout",

@@ -75,7 +75,7 @@ def run_urls(project: Project, args: argparse.Namespace) -> int:
         writer.writerows(rows)
     else:
         for row in rows:
-            out.write(f"{row['status']:<13} {row['first_seen'] or '-':<28} {row['url']}\n")
+            out.write(f"{row['status']:<13} {row['first_seen']:<28} {row['url']}\n")
     return 0
 
 

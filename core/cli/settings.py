@@ -91,7 +91,10 @@ def _number(name: str, word: str) -> float:
 
 
 def setting_text(name: str, value: object) -> str:
-    """A value as it is typed: ``0.5s``, ``4``, ``true``, text."""
+    """A value as it is typed: ``0.5s``, ``4``, ``true``, text (``not set``: None, a
+    default that only ``--unset`` gives back)."""
+    if value is None:
+        return "not set"
     if isinstance(value, bool):
         return "true" if value else "false"
     if name in DURATION_SETTINGS and isinstance(value, int | float):
