@@ -53,7 +53,7 @@ def hostile(tmp_path_factory):
                 200,
                 b"".join(
                     b'<a href="%s">x</a>' % p
-                    for p in (b"/bomb", b"/deflate", b"/double", b"/corrupt", b"/fine")
+                    for p in (b"/bomb", b"/deflate", b"/double", b"/corrupt", b"/fine", b"/br")
                 ),
             ),
             "/bomb": encoded(BOMB, "gzip"),
@@ -61,6 +61,7 @@ def hostile(tmp_path_factory):
             "/double": encoded(gzip.compress(zeros_gzip(30 * MiB)), "gzip, gzip"),
             "/corrupt": encoded(good[:10] + b"\xff" + good[11:], "gzip"),  # a reserved block type
             "/fine": encoded(good, "gzip"),
+            "/br": encoded(b"\x0b\x02\x80hello\x03", "br"),  # a coding the crawl never asks for
         }
     )
     d = tmp_path_factory.mktemp("show") / "p"
@@ -144,6 +145,17 @@ def test_corrupt_gzip_is_an_error_and_raw_gives_the_archived_bytes(hostile):
     fine = show(d, server.url("/fine"), "--raw")
     assert gzip.decompress(fine.stdout) == b"<p>fine</p>" * 1000
     assert show(d, server.url("/fine")).stdout == b"<p>fine</p>" * 1000
+
+
+def test_a_coding_recrawl_cannot_undo_is_an_error_too(hostile):
+    d, server = hostile
+    result = show(d, server.url("/br"))
+    assert result.returncode == 1 and result.stdout == b""
+    assert result.stderr.decode() == (
+        f"recrawl: error: unsupported Content-Encoding 'br' ({server.url('/br')}); "
+        "`recrawl show --raw` prints it as archived\n"
+    )
+    assert show(d, server.url("/br"), "--raw").stdout == b"\x0b\x02\x80hello\x03"
 
 
 def test_raw_and_max_bytes_exclude_each_other(hostile, capsys):
