@@ -80,9 +80,11 @@ def _check_sqlite_file(path: Path, create: bool) -> None:
     except OSError as exc:
         raise StoreError(f"cannot read the store {path}: {exc.strerror}") from None
     if not head:
-        raise StoreError(f"{path} is empty (0 bytes): not a Recrawl store")
+        raise StoreError(
+            f"cannot open the store {path}: it is empty (0 bytes), not a Recrawl store"
+        )
     if head != _SQLITE_MAGIC:
-        raise StoreError(f"{path} is not a Recrawl store (not an SQLite database)")
+        raise StoreError(f"cannot open the store {path}: it is not a Recrawl store (nor SQLite)")
     # another program's SQLite database: look without writing (connecting would turn
     # on WAL mode in it)
     table = Setting._meta.table_name
@@ -98,7 +100,9 @@ def _check_sqlite_file(path: Path, create: bool) -> None:
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the store {path} ({exc})") from None
     if version is None:
-        raise StoreError(f"{path} is an SQLite database, but not a Recrawl store")
+        raise StoreError(
+            f"cannot open the store {path}: it is an SQLite database, but not a Recrawl store"
+        )
 
 
 def _check_is_store(db: Database, create: bool) -> None:

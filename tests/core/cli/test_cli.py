@@ -172,7 +172,7 @@ def test_corrupt_store_is_reported_not_crashed(tmp_path):
     (proj / "recrawl.sqlite").write_bytes(b"this is not a database" * 100)
     result = _cli("urls", proj)
     assert result.returncode == 1
-    assert "not a Recrawl store" in result.stderr and "Traceback" not in result.stderr
+    assert "cannot open the store" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_malformed_url_leaves_project_untouched(tmp_path, capsys):

@@ -71,7 +71,8 @@ def test_an_empty_store_file_is_one_line_and_stays_empty(tmp_path, capsys, args)
     code = main([a.format(d=d) for a in args])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1, err
-    assert f"{d / 'recrawl.sqlite'} is empty (0 bytes): not a Recrawl store" in err
+    store = d / "recrawl.sqlite"
+    assert f"cannot open the store {store}: it is empty (0 bytes), not a Recrawl store" in err
     assert sorted(p.name for p in d.iterdir()) == ["recrawl.sqlite"]
     assert (d / "recrawl.sqlite").stat().st_size == 0
 
@@ -79,7 +80,10 @@ def test_an_empty_store_file_is_one_line_and_stays_empty(tmp_path, capsys, args)
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda p: p.write_bytes(b"this is not a database\n" * 100), "not an SQLite database"),
+        (
+            lambda p: p.write_bytes(b"this is not a database\n" * 100),
+            "not a Recrawl store (nor SQLite)",
+        ),
         (foreign_sqlite, "is an SQLite database, but not a Recrawl store"),
     ],
     ids=["text", "sqlite"],
@@ -93,6 +97,7 @@ def test_a_foreign_store_file_is_refused_untouched(tmp_path, make, message, comm
     result = cli(command, d)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and message in result.stderr
+    assert f"cannot open the store {d / 'recrawl.sqlite'}: it is " in result.stderr
     assert "Traceback" not in result.stderr
     assert digest(d) == before  # not a byte written, no -wal or -shm beside it
 
