@@ -160,6 +160,26 @@ def _list_value(name: str, value: object) -> tuple[str, ...]:
     raise InvalidArgument(f"{name} takes {_KIND_WORDS[tuple]}, not {value!r}")
 
 
+#: The settings above that are lengths of time (float seconds): people type and read them
+#: as durations (``0.5s``, ``30s``, ``1d``), JSON keeps seconds. Every such field is
+#: listed, storable or not yet, so making one storable needs no line here.
+DURATION_SETTINGS = frozenset(
+    {
+        "fetch.connect_timeout",
+        "fetch.read_timeout",
+        "fetch.total_timeout",
+        "politeness.delay",
+        "politeness.robots_ttl",
+        "politeness.max_crawl_delay",
+        "politeness.backoff",
+        "politeness.max_retry_after",
+        "politeness.retry_after_cap",
+        "commit_seconds",
+        "event_interval",
+    }
+)
+
+
 def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> CrawlSettings:
     """``settings`` with the dotted names of ``overrides`` replaced (``STORABLE``'s names).
 
