@@ -35,6 +35,7 @@ from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
 from recrawl.core.engine.stats import CrawlStats
+from recrawl.core.engine.traps import TrapGuard
 from recrawl.core.filters import Chain
 from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.net.fetch import Fetcher
@@ -78,12 +79,14 @@ class Crawler:
         self.stats = CrawlStats()
         #: Per-host politeness; the slots outlive rounds, so delays carry over.
         self.hosts = HostSlots(self.settings.politeness)
+        self.traps = TrapGuard(self.settings.traps, self.events)
         self.links = LinkDiscoverer(
             # the fast path: same verdicts and provenance as chain.check, tested against it
             compile_chain(self.chain),
             self.schedule,
             self.clock,
             self.events,
+            self.traps,
             seen_limit=self.settings.seen_limit,
             follow_nofollow=self.settings.follow_nofollow,
         )
@@ -180,6 +183,8 @@ class Crawler:
             analyser.close()
             await commits.drain()
             commits.close()
+            for message in self.traps.summary():
+                self.events.emit(message)
 
     def _next_pages(self) -> list[store.DuePage]:
         """The next round's pages: due ones, within the limits; none when the crawl ends."""

@@ -8,14 +8,15 @@ against ``<base href>`` and canonicalized; malformed ones are counted and the fi
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urljoin
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.markup_bounds import find_cut
 from recrawl.core.errors import InvalidUrl
-from recrawl.core.net.urls import ALLOWED_SCHEMES, canonical
+from recrawl.core.net.urls import canonical
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
@@ -28,9 +29,6 @@ _SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
 MAX_INVALID = 100
 #: A malformed link longer than this is kept cut, with its length said.
 MAX_INVALID_CHARS = 2000
-#: The reasons a malformed link is kept with (as its rejected link's filter name).
-INVALID_URL = "invalid-url"
-NOT_HTTP = "not-http"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +39,12 @@ class Outlink:
 
 @dataclass(frozen=True, slots=True)
 class InvalidLink:
-    """A link that is no URL the crawl can fetch, as written (cut if very long)."""
+    """A link that is no URL the crawl can fetch: as written, resolved against the page
+    where that can be done, cut past :data:`MAX_INVALID_CHARS` (its length said); and
+    what is wrong with it."""
 
-    href: str
-    reason: str  # INVALID_URL or NOT_HTTP
+    url: str
+    reason: str
 
 
 @dataclass
@@ -93,17 +93,18 @@ def parse_html(
     if base_href is not None:
         try:
             base = canonical(base_href, url)
-        except InvalidUrl:
-            _invalid(result, base_href, invalid)
+        except InvalidUrl as exc:
+            _invalid(result, base_href, url, exc, invalid)
     # one entry per target; followable if any link to it is followable
     merged: dict[str, bool] = {}
     for href, nofollow in raw_links:
-        if href.lstrip()[:11].lower().startswith(_SKIPPED):
-            continue
+        head = href.lstrip()[:11].lower()
+        if not head or head.startswith(_SKIPPED):
+            continue  # no link, or none to fetch (a script, a mail address, this page)
         try:
             link = canonical(href, base)
-        except InvalidUrl:
-            _invalid(result, href, invalid)
+        except InvalidUrl as exc:
+            _invalid(result, href, base, exc, invalid)
             continue
         merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
     result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
@@ -146,18 +147,22 @@ def _raw_links(
     return raw_links, base_href
 
 
-def _invalid(result: ParseResult, href: str, kept: set[str]) -> None:
+def _invalid(result: ParseResult, href: str, base: str, exc: InvalidUrl, kept: set[str]) -> None:
     """Count a malformed link; keep the first MAX_INVALID distinct ones with the reason."""
     result.malformed += 1
+    if len(result.invalid) >= MAX_INVALID:
+        return
     text = href.strip()
-    if len(result.invalid) >= MAX_INVALID or text in kept:
+    with contextlib.suppress(ValueError):  # as the page means it, where it can be read
+        text = urljoin(base, text)
+    if text in kept:
         return
     kept.add(text)
-    if len(text) > MAX_INVALID_CHARS:
-        text = f"{text[:MAX_INVALID_CHARS]}… ({len(text):,} characters)"
-    try:
-        scheme = urlsplit(text).scheme.lower()
-    except ValueError:
-        scheme = ""
-    reason = NOT_HTTP if scheme and scheme not in ALLOWED_SCHEMES else INVALID_URL
-    result.invalid.append(InvalidLink(text, reason))
+    result.invalid.append(InvalidLink(bounded(text), exc.reason))
+
+
+def bounded(url: str) -> str:
+    """``url`` as a record keeps it: cut past :data:`MAX_INVALID_CHARS`, its length said."""
+    if len(url) <= MAX_INVALID_CHARS:
+        return url
+    return f"{url[:MAX_INVALID_CHARS]}… (cut: {len(url):,} characters)"
