@@ -66,3 +66,16 @@ def test_exponential_backoff_stops_at_the_cap():
     slot = HostSlot("http://h", replace(PolitenessSettings(), backoff=5.0, retry_after_cap=30.0))
     waits = [slot.throttled(None).wait for _ in range(5)]
     assert waits == [5.0, 10.0, 20.0, 30.0, 30.0]
+
+
+def test_the_new_limits_are_settings_a_project_can_keep():
+    from recrawl.core.config import CrawlSettings, with_overrides
+
+    settings = with_overrides(
+        CrawlSettings(), {"politeness.retry_after_cap": 3600, "fetch.total_timeout": 20}
+    )
+    assert settings.politeness.retry_after_cap == 3600.0
+    assert settings.fetch.whole_request_timeout == 20.0
+    # not kept: the whole-request limit follows the read timeout
+    follows = with_overrides(CrawlSettings(), {"fetch.read_timeout": 2})
+    assert follows.fetch.whole_request_timeout == 20.0
