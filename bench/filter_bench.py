@@ -1,6 +1,7 @@
 """Filter-chain benchmark: the compiled fast path against plain in-order evaluation.
 
     python bench/filter_bench.py [--sites 20000] [--urls 200000] [--seed 0] [--sample-a 5000]
+                                 [--cli-urls 200000] [--no-cli]
 
 The scenario of the fast-path issue: a chain ``suffix → regex → prefix → automaton`` with
 20,000 site prefixes (90 % ``SHORTCIRCUIT:``), 2,000 sub-site automaton rules (one per
@@ -15,22 +16,35 @@ query/login URLs. It prints URLs/second on one core for
 (b) the plain in-order evaluation with short-circuit;
 (c) the compiled fast path (``recrawl.core.filters.compiled``);
 
-and checks that (b) and (c) give the same verdict and provenance for every URL. Both
+and checks that (b) and (c) give the same verdict and provenance for every URL; then
+
+(d) the command users run, ``recrawl filter check --chain FILE --file URLS --json``, on
+    ``--cli-urls`` URLs of the same mix written to a file (the recrawl script beside this
+    Python, in a child process: start-up, reading, canonicalising, checking and printing
+    every line included), with the child's peak memory.
+
+Both
 baselines are honest: rules are parsed and patterns compiled once, prefixes are looked up
 in a hash table (one probe per distinct prefix length, longest first, not the reference's
 linear scan), regex and automaton rules are tried in order.
 
 Targets (exit status 1 if one fails, or if (b) and (c) disagree anywhere): (c) runs at
-least 300,000 URLs/s, at least 40x (a) and 6x (b).
+least 300,000 URLs/s, at least 40x (a) and 6x (b); (d) checks at least 5,000 URLs/s
+(issue 12: the per-URL reference evaluation managed ~300) and prints one line per URL.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from recrawl.core.filters.chain import PLAIN_ACCEPT, Chain, Verdict, build_filter
 from recrawl.core.filters.compiled import compile_chain
@@ -39,6 +53,7 @@ from recrawl.core.filters.kinds import ACCEPT, REJECT, SHORTCIRCUIT, FilterResul
 TARGET_RATE = 300_000
 TARGET_VS_A = 40.0
 TARGET_VS_B = 6.0
+TARGET_CLI_RATE = 5_000
 
 BINARY = [".jpg", ".jpeg", ".png", ".gif", ".pdf", ".zip", ".gz", ".exe", ".mp4", ".mp3",
           ".css", ".js", ".ico", ".woff2", ".svg"]  # fmt: skip
@@ -159,12 +174,38 @@ def rate(check: Callable[[str], Verdict], urls: list[str]) -> tuple[float, list[
     return len(urls) / (time.perf_counter() - start), out
 
 
+def cli_rate(chain: Chain, urls: list[str]) -> tuple[float, int, int]:
+    """(d): URLs/s of ``recrawl filter check --file`` in a child, its lines and peak RSS (KiB)."""
+    script = Path(sys.executable).with_name("recrawl")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "recrawl"]
+    folder = Path(tempfile.mkdtemp(prefix="filter-bench-"))
+    try:
+        (folder / "chain.toml").write_text(chain.to_toml(), encoding="utf-8")
+        (folder / "urls.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
+        args = ["filter", "check", "--chain", "chain.toml", "--file", "urls.txt", "--json"]
+        with open(folder / "out.jsonl", "wb") as out:
+            start = time.perf_counter()
+            child = subprocess.Popen([*command, *args], cwd=folder, stdout=out)
+            _, status, usage = os.wait4(child.pid, 0)
+            elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            raise SystemExit(f"recrawl filter check exited {child.returncode}")
+        with open(folder / "out.jsonl", "rb") as out:
+            lines = sum(1 for _ in out)
+        return len(urls) / elapsed, lines, usage.ru_maxrss
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sites", type=int, default=20_000)
     parser.add_argument("--urls", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample-a", type=int, default=5_000, help="URLs timed for (a)")
+    parser.add_argument("--cli-urls", type=int, default=200_000, help="URLs checked by (d)")
+    parser.add_argument("--no-cli", action="store_true", help="skip (d)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
 
@@ -209,6 +250,17 @@ def main(argv: list[str] | None = None) -> int:
         failures.append(f"(c)/(a) below {TARGET_VS_A:g}x")
     if rate_c < TARGET_VS_B * rate_b:
         failures.append(f"(c)/(b) below {TARGET_VS_B:g}x")
+    if not args.no_cli:
+        cli_urls = make_urls(args.cli_urls, full_sites, sub_sites, rng)
+        rate_d, lines, peak_kib = cli_rate(chain, cli_urls)
+        print(
+            f"(d) recrawl filter check --file: {rate_d:9,.0f} URLs/s  ({len(cli_urls)} URLs, "
+            f"peak RSS {peak_kib / 1024:.0f} MiB)"
+        )
+        if lines != len(cli_urls):
+            failures.append(f"(d) printed {lines} lines for {len(cli_urls)} URLs")
+        if rate_d < TARGET_CLI_RATE:
+            failures.append(f"(d) {rate_d:,.0f} URLs/s < {TARGET_CLI_RATE:,}")
     for failure in failures:
         print(f"FAIL: {failure}")
     if not failures:

@@ -123,6 +123,25 @@ STORABLE: dict[str, type] = {
 
 _KIND_WORDS = {float: "a number", int: "a whole number", bool: "true or false", str: "text"}
 
+#: The settings above that are lengths of time (float seconds): people type and read them
+#: as durations (``0.5s``, ``30s``, ``1d``), JSON keeps seconds. Every such field is
+#: listed, storable or not yet, so making one storable needs no line here.
+DURATION_SETTINGS = frozenset(
+    {
+        "fetch.connect_timeout",
+        "fetch.read_timeout",
+        "fetch.total_timeout",
+        "politeness.delay",
+        "politeness.robots_ttl",
+        "politeness.max_crawl_delay",
+        "politeness.backoff",
+        "politeness.max_retry_after",
+        "politeness.retry_after_cap",
+        "commit_seconds",
+        "event_interval",
+    }
+)
+
 
 def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> CrawlSettings:
     """``settings`` with the dotted names of ``overrides`` replaced (``STORABLE``'s names).

@@ -4,11 +4,13 @@
     ├── ProjectError          the project folder is missing, unreadable or not a project
     │   └── ProjectLocked     another process holds the project
     ├── StoreError            the database cannot be opened or migrated
+    │   └── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
-    └── WarcError             a WARC file is corrupt or missing
-        └── MissingFile       a WARC file the store or an index names is not there
+    ├── WarcError             a WARC file is corrupt or missing
+    │   └── MissingFile       a WARC file the store or an index names is not there
+    └── PayloadError          an archived payload cannot be decoded (its Content-Encoding)
 
 The command line prints ``str(error)`` on one line; the GUI shows it in a dialog.
 Failures while fetching one page are never raised: they are recorded on the page.
@@ -31,6 +33,13 @@ class StoreError(RecrawlError):
     pass
 
 
+class OutdatedStore(StoreError):
+    def __init__(self, version: int) -> None:
+        super().__init__(f"the store was written by an older Recrawl (schema {version})")
+        #: The schema version the store has.
+        self.version = version
+
+
 class InvalidUrl(RecrawlError):
     pass
 
@@ -48,4 +57,8 @@ class WarcError(RecrawlError):
 
 
 class MissingFile(WarcError):
+    pass
+
+
+class PayloadError(RecrawlError):
     pass

@@ -1,8 +1,16 @@
 """A project: one folder with the store (``recrawl.sqlite``) and ``segments/``.
 
-Opening a project opens and migrates its store and binds it to
-:data:`recrawl.core.store.models.DB`.
-Writers (a crawl, later a compaction) take the project lock first.
+Opening a project opens its store and binds it to :data:`recrawl.core.store.models.DB`.
+Only :meth:`Project.init` makes a store; opening never does, and refuses a store file
+that is empty or another program's (the store module looks before writing a byte).
+Writers (a crawl, a compaction) take the project lock first.
+
+A store an older Recrawl wrote is upgraded on opening, by whichever command opens it
+first, reading ones included, and the notes say so. A user who installed a newer
+Recrawl and asks for ``recrawl urls`` wants the pages, not a message sending them to
+run some writing command first; the upgrade is what any command or the app would do
+before anything else, and it runs migration by migration, each in one transaction. It
+takes the project lock, so it never changes a store under a crawl of the older version.
 """
 
 from __future__ import annotations
@@ -16,7 +24,14 @@ from pathlib import Path
 
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.errors import ProjectError, ProjectLocked, RecrawlError, StoreError
+from recrawl.core.errors import (
+    OutdatedStore,
+    ProjectError,
+    ProjectLocked,
+    RecrawlError,
+    StoreError,
+)
+from recrawl.core.store.migrations import SCHEMA_VERSION
 
 STORE_FILE = "recrawl.sqlite"
 SEGMENTS_DIR = "segments"
@@ -35,8 +50,11 @@ class Project:
         self.db_url = db_url or f"sqlite:///{path / STORE_FILE}"
         self._lock_handle: int | None = None
         self._lock_purpose = ""
-        #: What opening the project had to say (recovered work, a recovery that failed).
+        #: What opening the project had to say (an upgraded store, recovered work, a
+        #: recovery that failed).
         self.notes: list[str] = []
+        #: Whether :meth:`init` made this project (False: it was there already).
+        self.created = False
         self._guard = threading.Lock()  # one project object may serve several threads
 
     @property
@@ -45,15 +63,20 @@ class Project:
 
     @classmethod
     def init(cls, path: str | os.PathLike[str], db_url: str | None = None) -> Project:
-        """Create (or re-open) a project folder."""
+        """Create a project folder, or open the project already there (see ``created``)."""
         folder = Path(path).expanduser()
+        if folder.exists() and not folder.is_dir():
+            raise ProjectError(f"{folder} is a file: a project needs a folder of its own")
+        if db_url is None and (folder / STORE_FILE).exists():
+            return cls.open(folder)  # refuses a store file that is empty or not ours
         try:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
         except OSError as exc:
             raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
         project = cls(folder, db_url)
-        project._open_store()
+        project._open_store(create=True)
+        project.created = True
         # the policy stack (numpy): only a new project needs its defaults written
         from recrawl.core.policy.choices import ensure_defaults
 
@@ -65,13 +88,14 @@ class Project:
     def open(cls, path: str | os.PathLike[str], db_url: str | None = None) -> Project:
         """Open an existing project; a folder without a store is an error."""
         folder = Path(path).expanduser()
-        if not folder.is_dir():
+        if not folder.exists():
             raise ProjectError(f"no project at {folder} (run `recrawl init {folder}` first)")
-        if db_url is None and not (folder / STORE_FILE).is_file():
+        if not folder.is_dir():
+            raise ProjectError(f"{folder} is a file, not a project folder")
+        if db_url is None and not (folder / STORE_FILE).exists():
             raise ProjectError(f"{folder} is not a Recrawl project (no {STORE_FILE})")
         project = cls(folder, db_url)
         project._open_store()
-        (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
         project.recover_if_idle()
         return project
 
@@ -79,10 +103,19 @@ class Project:
     def open_or_init_default(cls) -> Project:
         return cls.init(default_project_dir())
 
-    def _open_store(self) -> None:
+    def _open_store(self, create: bool = False) -> None:
         try:
-            store.open_database(self.db_url)
-        except StoreError:
+            try:
+                store.open_database(self.db_url, create=create, upgrade=False)
+            except OutdatedStore as old:
+                # not while a writer (of the older Recrawl) works on it: module docstring
+                with self.locked("upgrading the store"):
+                    store.open_database(self.db_url)
+                self.notes.append(
+                    f"upgraded the store of {self.path} from schema {old.version} to "
+                    f"{SCHEMA_VERSION}; older versions of Recrawl can no longer open it"
+                )
+        except (StoreError, ProjectLocked):
             raise
         except Exception as exc:  # sqlite3.DatabaseError and friends: a corrupt file
             raise StoreError(f"cannot open the store of {self.path}: {exc}") from None
@@ -103,14 +136,15 @@ class Project:
         except ProjectLocked:
             return []  # its writer is alive and will finish its own work
         try:
-            self.notes = recover(self.path, utcnow())
+            notes = recover(self.path, utcnow())
         except RecrawlError as exc:
             # readers can still read (pages point at readable files at every step); the
             # next writer retries the recovery and reports the problem
-            self.notes = [f"could not finish recovering this project: {exc}"]
+            notes = [f"could not finish recovering this project: {exc}"]
         finally:
             self.release_lock()
-        return self.notes
+        self.notes.extend(notes)
+        return notes
 
     # -- the writer lock ---------------------------------------------------------------
     # An OS file lock: it dies with the process, so a killed crawl never leaves a stale lock.

@@ -2,10 +2,11 @@
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/make_screenshots.py [--out DIR]
 
-A small demo site is served on 127.0.0.1; a project watches it over five rounds a month
-apart (some pages change every time, some never, one link leaves the scope, one page
-is gone), the last round run from the Crawl panel itself. Then each panel is shown at
-1280 x 800 and saved as a PNG, plus the first-run state of an empty project.
+A small demo site is served on 127.0.0.1 (and, as a second site, under the name
+localhost); a project watches it over five rounds a month apart (some pages change
+every time, some never, one link leaves the scope, one page is gone), the last round
+run from the Crawl panel itself. Then each panel is shown at 1280 x 800 and saved as a
+PNG, plus the first-run state of an empty project.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from recrawl.core.clock import Clock, parse_iso  # noqa: E402
 from recrawl.core.config import CrawlSettings  # noqa: E402
 from recrawl.core.engine import Crawler, inject  # noqa: E402
+from recrawl.core.policy.sites import remove_site  # noqa: E402
 from recrawl.core.project import Project  # noqa: E402
 from recrawl.gui.main_window import MainWindow  # noqa: E402
 from recrawl.gui.preferences import Preferences  # noqa: E402
@@ -66,8 +68,8 @@ class DemoSite:
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
 
     def page(self, path: str) -> tuple[int, str]:
         if path == "/robots.txt":
@@ -100,7 +102,10 @@ def settle(app: QApplication, window: MainWindow, seconds: float = 1.5) -> None:
 
 def build_project(folder: Path, site: DemoSite) -> Project:
     project = Project.init(folder)
-    inject([site.url("/")], T0)
+    inject([site.url("/"), site.url("/news", "localhost"), site.url("/events", "localhost")], T0)
+    # a site added and taken out again: its page is kept, out of the crawl's scope
+    inject(["https://old-blog.example/"], T0)
+    remove_site("old-blog.example")
     base = CrawlSettings()
     settings = replace(base, politeness=replace(base.politeness, delay=0.0, per_host=4))
     for r in range(4):
@@ -131,13 +136,20 @@ def main() -> int:
         # the fifth round, from the Crawl panel, so its plot and log have something
         site.round = 4
         crawl = window.panels["crawl"]
-        crawl.delay.setValue(0.2)
+        crawl.delay.setValue(0.5)
         crawl.start_button.click()
         while window.context.crawl.busy:
             app.processEvents()
             time.sleep(0.01)
         settle(app, window)
         shots = [("crawl", None)]
+
+        window.show_panel("sites")
+        settle(app, window)
+        sites = window.panels["sites"]
+        sites.select_host("127.0.0.1")
+        settle(app, window)
+        shots.append(("sites", None))
 
         window.show_panel("pages")
         settle(app, window)

@@ -11,6 +11,7 @@ def run_app(project_dir: str | None = None) -> int:
     from PySide6.QtWidgets import QApplication
     from recrawl.gui.main_window import MainWindow
     from recrawl.gui.resources import icon, stylesheet
+    from recrawl.gui.stop_signals import close_on_stop_signals
 
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)  # a window needs the widgets' application
@@ -23,4 +24,5 @@ def run_app(project_dir: str | None = None) -> int:
     project = Project.open(project_dir) if project_dir else Project.open_or_init_default()
     window = MainWindow(project)
     window.show()
-    return app.exec()
+    with close_on_stop_signals(window):  # Ctrl-C in the terminal: as closing the window
+        return app.exec()

@@ -1,15 +1,20 @@
 """The Crawl panel (DESIGN.md §9): seeds, politeness, start/pause/resume/stop, progress.
 
 The crawl runs on the crawl job's thread through the same core facade as ``recrawl
-crawl``. Its event batches arrive by signal; the panel only appends them to buffers,
-and a timer on the GUI thread redraws the progress bar, the pages/s plot and the log a
-few times a second, so a fast crawl never floods the event loop.
+crawl``. Its event batches arrive by signal; the panel feeds them to a
+:class:`~recrawl.gui.crawl_progress.CrawlProgress` and a timer on the GUI thread redraws
+the progress view a few times a second, so a fast crawl never floods the event loop.
+
+Politeness is the project's: the fields show its stored crawl settings (the ones
+``recrawl crawl`` starts from) and a change is kept at once. While no crawl runs, the
+panel says what the last one did (a killed one reads as interrupted) and what is due.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
+from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -20,16 +25,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.config import CrawlSettings, PolitenessSettings
+from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import (
     CrawlSummary,
     Event,
@@ -42,13 +45,14 @@ from recrawl.core.engine import (
     StatsSnapshot,
     inject,
 )
+from recrawl.gui import crawl_jobs
 from recrawl.gui.context import AppContext
+from recrawl.gui.crawl_jobs import CrawlOutlook
+from recrawl.gui.crawl_progress import CrawlProgress
+from recrawl.gui.crawl_view import CrawlProgressView
 from recrawl.gui.panel import Panel
-from recrawl.gui.plots import UNCHANGED, plot_widget
 
 REDRAW_MS = 250
-LOG_LINES = 2000
-PLOT_POINTS = 600
 
 
 class CrawlPanel(Panel):
@@ -58,13 +62,16 @@ class CrawlPanel(Panel):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self._build()
+        self.tracker = CrawlProgress()
         self._log_buffer: list[str] = []
-        self._rates: list[tuple[float, float]] = []
-        self._started = 0.0
-        self._round = 0
-        self._queued = 0
-        self._done_in_round = 0
         self._dirty = False
+        #: The project's crawl settings; the fields override the politeness ones.
+        self._stored = CrawlSettings()
+        self.settings_loaded = False
+        #: What the crawl run in this window said when it ended (None: none ran yet).
+        self._ended_text: str | None = None
+        #: The last crawl and what is due, as last read (None: not yet).
+        self.last_outlook: CrawlOutlook | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self._redraw)
@@ -74,6 +81,7 @@ class CrawlPanel(Panel):
         crawl.sig_finished.connect(self._on_finished)
         crawl.sig_failed.connect(self._on_failed)
         self._on_state("idle")
+        self._load_settings()
 
     # -- layout ----------------------------------------------------------------------
 
@@ -95,21 +103,19 @@ class CrawlPanel(Panel):
         row.addWidget(self.seed_status, 1)
         column.addLayout(row)
 
-        defaults = PolitenessSettings()
         polite_box = QGroupBox("Politeness and limits")
+        polite_box.setToolTip("Kept in the project: `recrawl crawl` starts from the same settings")
         form = QFormLayout(polite_box)
         self.delay = QDoubleSpinBox()
         self.delay.setRange(0.0, 120.0)
-        self.delay.setDecimals(1)
+        self.delay.setDecimals(2)  # 0.05 s is a delay people type
+        self.delay.setSingleStep(0.1)
         self.delay.setSuffix(" s")
-        self.delay.setValue(defaults.delay)
         self.delay.setToolTip("Seconds between two requests to one host (jittered ±50 %)")
         self.per_host = QSpinBox()
         self.per_host.setRange(1, 64)
-        self.per_host.setValue(defaults.per_host)
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 256)
-        self.concurrency.setValue(defaults.concurrency)
         self.max_pages = QSpinBox()
         self.max_pages.setRange(0, 10_000_000)
         self.max_pages.setSpecialValueText("no limit")
@@ -117,7 +123,21 @@ class CrawlPanel(Panel):
         self.rounds.setRange(0, 10_000)
         self.rounds.setSpecialValueText("until nothing is due")
         self.obey_robots = QCheckBox("Obey robots.txt")
-        self.obey_robots.setChecked(True)
+        for box in (self.delay, self.per_host, self.concurrency, self.max_pages, self.rounds):
+            box.setKeyboardTracking(False)  # a value when typing is done, not per key
+        self._show_politeness(self._defaults())
+        self.delay.valueChanged.connect(
+            lambda v: self._politeness_changed("politeness.delay", round(v, 3))
+        )
+        self.per_host.valueChanged.connect(
+            lambda v: self._politeness_changed("politeness.per_host", v)
+        )
+        self.concurrency.valueChanged.connect(
+            lambda v: self._politeness_changed("politeness.concurrency", v)
+        )
+        self.obey_robots.toggled.connect(
+            lambda on: self._politeness_changed("politeness.obey_robots", on)
+        )
         form.addRow("Delay per host", self.delay)
         form.addRow("Connections per host", self.per_host)
         form.addRow("Connections in all", self.concurrency)
@@ -143,18 +163,13 @@ class CrawlPanel(Panel):
             controls.addWidget(button)
         controls.addStretch(1)
 
-        self.round_label = QLabel("No crawl yet.")
-        self.progress = QProgressBar()
-        self.progress.setFormat("%v of %m done")
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setTextVisible(False)  # until a round says how much there is
-        self.plot = plot_widget("time since start", "s", "pages per second", None)
-        self.curve = self.plot.plot(pen=UNCHANGED)
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(LOG_LINES)
-        self.log.setPlaceholderText("Errors and rejected links appear here.")
+        self.view = CrawlProgressView()
+        # the parts tests and the window read by name
+        self.round_label = self.view.round_label
+        self.progress = self.view.progress
+        self.log = self.view.log
+        self.plot = self.view.plot
+        self.curve = self.view.curve
 
         left = QWidget()
         left_column = QVBoxLayout(left)
@@ -162,20 +177,81 @@ class CrawlPanel(Panel):
         left_column.addWidget(seeds_box, 1)
         left_column.addWidget(polite_box)
         left_column.addLayout(controls)
-        right = QWidget()
-        right_column = QVBoxLayout(right)
-        right_column.setContentsMargins(0, 0, 0, 0)
-        right_column.addWidget(self.round_label)
-        right_column.addWidget(self.progress)
-        right_column.addWidget(self.plot, 1)
-        right_column.addWidget(QLabel("Log"))
-        right_column.addWidget(self.log, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(right)
+        splitter.addWidget(self.view)
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
+
+    # -- the project's crawl settings ------------------------------------------------
+
+    @staticmethod
+    def _defaults() -> CrawlSettings:
+        return CrawlSettings()
+
+    def _show_politeness(self, settings: CrawlSettings) -> None:
+        """Show ``settings`` in the fields without taking them for the user's changes."""
+        politeness = settings.politeness
+        widgets = (self.delay, self.per_host, self.concurrency, self.obey_robots)
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.delay.setValue(politeness.delay)
+        self.per_host.setValue(politeness.per_host)
+        self.concurrency.setValue(politeness.concurrency)
+        self.obey_robots.setChecked(politeness.obey_robots)
+        for widget in widgets:
+            widget.blockSignals(False)
+
+    def _load_settings(self) -> None:
+        self.context.jobs.submit(
+            crawl_jobs.load_settings, self._settings_arrived, self._settings_failed
+        )
+
+    def _settings_arrived(self, settings: CrawlSettings) -> None:
+        self._stored = settings
+        if not self.context.crawl.busy:
+            self._show_politeness(settings)
+        self._settings_ready()
+
+    def _settings_failed(self, message: str) -> None:
+        self._stored = self._defaults()
+        self.context.changes.sig_status.emit(
+            f"The project's crawl settings could not be read ({message}): the defaults are used"
+        )
+        self._settings_ready()
+
+    def _settings_ready(self) -> None:
+        self.settings_loaded = True
+        self.start_button.setEnabled(not self.context.crawl.busy)
+
+    def _politeness_changed(self, name: str, value: object) -> None:
+        """Keep a changed field in the project; its default is kept as "not set"."""
+        group, _, field = name.partition(".")
+        default = getattr(getattr(self._defaults(), group), field)
+        change = {name: None if value == default else value}
+        self.context.jobs.submit(
+            lambda: crawl_jobs.save_settings(change),
+            lambda _: None,
+            lambda message: self.context.changes.sig_status.emit(f"{name} was not kept: {message}"),
+        )
+
+    def settings(self) -> CrawlSettings:
+        """The settings a Start uses: the project's, with the fields and limits shown."""
+        base = self._stored
+        politeness = replace(
+            base.politeness,
+            delay=round(self.delay.value(), 3),
+            per_host=self.per_host.value(),
+            concurrency=self.concurrency.value(),
+            obey_robots=self.obey_robots.isChecked(),
+        )
+        return replace(
+            base,
+            politeness=politeness,
+            max_pages=self.max_pages.value() or None,
+            rounds=self.rounds.value() or None,
+        )
 
     # -- seeds -----------------------------------------------------------------------
 
@@ -197,11 +273,12 @@ class CrawlPanel(Panel):
                 for url, v in result.rejected[:3]
             )
             text += f", {len(result.rejected)} turned away by the filter chain ({why})"
-        self.seed_status.setText(text + ".")
+        self.seed_status.setText(text + ". The Sites panel lists what the project watches.")
         if result.added:
             self.seeds.clear()
         self.context.changes.sig_pages.emit()
         self.context.changes.sig_policy.emit()  # the seeds' hosts joined the scope filter
+        self._refresh_outlook()
 
     def _seed_failed(self, message: str) -> None:
         self.add_seeds.setEnabled(True)
@@ -209,53 +286,36 @@ class CrawlPanel(Panel):
 
     # -- crawl controls --------------------------------------------------------------
 
-    def settings(self) -> CrawlSettings:
-        base = CrawlSettings()
-        politeness = replace(
-            base.politeness,
-            delay=self.delay.value(),
-            per_host=self.per_host.value(),
-            concurrency=self.concurrency.value(),
-            obey_robots=self.obey_robots.isChecked(),
-        )
-        return replace(
-            base,
-            politeness=politeness,
-            max_pages=self.max_pages.value() or None,
-            rounds=self.rounds.value() or None,
-        )
-
     def start(self) -> None:
         crawl = self.context.crawl
-        if crawl.busy or self.context.compaction.busy:
+        if crawl.busy or self.context.compaction.busy or not self.settings_loaded:
             return
-        self._rates.clear()
         self._log_buffer.clear()
-        self.curve.setData([], [])
-        self._round = self._queued = self._done_in_round = 0
+        self.tracker.start(time.monotonic())
+        self.view.clear()
+        self.view.progress.show()
         self.round_label.setText("Starting…")
-        self._started = time.monotonic()
         crawl.start(self.settings())
         self._timer.start()
 
     def _on_state(self, state: str) -> None:
         idle = state == "idle"
-        self.start_button.setEnabled(idle)
+        self.start_button.setEnabled(idle and self.settings_loaded)
         self.pause_button.setEnabled(state == "running")
         self.resume_button.setEnabled(state == "paused")
         self.stop_button.setEnabled(state in ("running", "paused"))
-        if idle:
+        if idle and self._timer.isActive():  # a crawl of this window ended
             self._timer.stop()
             self._redraw()
+            self._refresh_outlook()
 
     # -- events (GUI thread, by signal) ----------------------------------------------
 
     def _on_events(self, events: list[Event]) -> None:
+        now = time.monotonic()
         for event in events:
             if isinstance(event, StatsSnapshot):
-                self._queued = max(event.queued, 1)
-                self._done_in_round = event.round_done
-                self._rates.append((time.monotonic() - self._started, event.pages_per_s))
+                self.tracker.snapshot(now, event)
             elif isinstance(event, PageFetched):
                 if event.error:
                     self._log_buffer.append(f"error  {event.url}: {event.error}")
@@ -268,11 +328,9 @@ class CrawlPanel(Panel):
             elif isinstance(event, LogMessage):
                 self._log_buffer.append(f"{event.level}  {event.text}")
             elif isinstance(event, RoundStarted):
-                self._round = event.round
-                self._queued = max(event.queued, 1)
-                self._done_in_round = 0
+                self.tracker.round_started(event)
             elif isinstance(event, RoundFinished):
-                self._done_in_round = self._queued
+                self.tracker.round_finished(event)
                 self._log_buffer.append(
                     f"round {event.round} done: {event.fetched} fetched, {event.errors} "
                     f"errors, {event.new_urls} new URLs (segment {event.segment})"
@@ -282,20 +340,14 @@ class CrawlPanel(Panel):
         self._dirty = True
 
     def _redraw(self) -> None:
-        if not self._dirty:
+        if not self.context.crawl.busy and not self._dirty:
             return
         self._dirty = False
-        if self._round:
-            self.round_label.setText(f"Round {self._round}")
-            self.progress.setTextVisible(True)
-            self.progress.setRange(0, self._queued)
-            self.progress.setValue(min(self._done_in_round, self._queued))
-        if self._rates:
-            points = self._rates[-PLOT_POINTS:]
-            self.curve.setData([t for t, _ in points], [r for _, r in points])
-        if self._log_buffer:
-            self.log.appendPlainText("\n".join(self._log_buffer))
-            self._log_buffer.clear()
+        if self.tracker.round.number and self.context.crawl.busy:
+            self.round_label.setText(f"Round {self.tracker.round.number}")
+        self.view.draw(self.tracker, time.monotonic())  # the elapsed time moves on
+        self.view.append_log(self._log_buffer)
+        self._log_buffer.clear()
 
     def _on_finished(self, summary: CrawlSummary) -> None:
         word = "stopped" if summary.stopped else "finished"
@@ -305,8 +357,10 @@ class CrawlPanel(Panel):
             f"{summary.pages_per_s:.1f} pages/s"
         )
         self._log_buffer.append(text)
+        self.tracker.finished(summary)
         self._dirty = True
         self._redraw()
+        self._ended_text = text
         self.round_label.setText(text)
         self.context.changes.sig_status.emit(text)
         self.context.changes.sig_pages.emit()
@@ -316,18 +370,34 @@ class CrawlPanel(Panel):
         self._log_buffer.append(f"error  the crawl stopped: {message}")
         self._dirty = True
         self._redraw()
-        self.round_label.setText(f"The crawl stopped: {message}")
+        self._ended_text = f"The crawl stopped: {message}"
+        self.round_label.setText(self._ended_text)
         self.context.changes.sig_status.emit(message)
 
-    def activate(self) -> None:
-        if not self.seeds.toPlainText() and not self.context.crawl.busy:
-            self.context.jobs.submit(store.page_count, self._show_first_run)
+    # -- while no crawl runs: the last one, and what is due ----------------------------
 
-    def _show_first_run(self, pages: int) -> None:
-        if pages == 0 and self.round_label.text() == "No crawl yet.":
-            self.round_label.setText(
-                "This project is empty: add seed URLs on the left, then Start."
-            )
+    def _refresh_outlook(self) -> None:
+        if self.context.crawl.busy:
+            return
+        now = utcnow()
+        self.context.jobs.submit(
+            lambda: crawl_jobs.crawl_outlook(now),
+            lambda outlook: self._outlook_arrived(outlook, now),
+        )
+
+    def _outlook_arrived(self, outlook: CrawlOutlook, now: datetime) -> None:
+        if self.context.crawl.busy:
+            return  # a crawl started meanwhile: its progress is shown instead
+        self.last_outlook = outlook
+        if self._ended_text is None:
+            self.round_label.setText(crawl_jobs.last_run_text(outlook))
+        self.view.show_outlook(crawl_jobs.due_text(outlook, now))
+
+    def activate(self) -> None:
+        if not self.context.crawl.busy:
+            if self.settings_loaded:  # `recrawl settings` may have changed them meanwhile
+                self._load_settings()
+            self._refresh_outlook()
 
     def shutdown(self) -> None:
         self._timer.stop()

@@ -40,3 +40,11 @@ def age(value: datetime | None, now: datetime) -> str:
     if value is None:
         return ""
     return human_duration(max(0.0, (now - value).total_seconds()))
+
+
+def stopwatch(seconds: float) -> str:
+    """Elapsed time as a stopwatch reads it: ``0:42``, ``12:05``, ``3:02:05``."""
+    whole = int(max(0.0, seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

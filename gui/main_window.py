@@ -38,12 +38,14 @@ from recrawl.gui.preferences import Preferences
 from recrawl.gui.resources import icon
 from recrawl.gui.schedule_panel import SchedulePanel
 from recrawl.gui.segments_panel import SegmentsPanel
+from recrawl.gui.sites_panel import SitesPanel
 from recrawl.gui.workers import CompactionJob, CrawlJob
 
 from recrawl import __version__
 
 PANELS: tuple[type[Panel], ...] = (
     CrawlPanel,
+    SitesPanel,
     PagesPanel,
     FiltersPanel,
     SchedulePanel,

@@ -6,6 +6,8 @@ actions as signals; the Pages panel runs them through the store thread.
 
 from __future__ import annotations
 
+import time
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtGui import QFont
@@ -26,10 +28,12 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.clock import duration_text, human_duration, parse_duration
 from recrawl.core.errors import RecrawlError
+from recrawl.core.store import NEVER
 from recrawl.gui import formatting
 from recrawl.gui.page_jobs import Content, PageDetail
-from recrawl.gui.pages_model import HistoryModel
-from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, plot_widget
+from recrawl.gui.pages_model import ERROR_COLUMN, HistoryModel
+from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, from_zero, plot_widget
+from recrawl.gui.tables import compact_rows
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -95,6 +99,8 @@ class PageDetailView(QWidget):
         item.addItem(self.unchanged_points)
         item.addItem(self.changed_points)
         self.bound_lines: list[pg.InfiniteLine] = []
+        #: The upright line at the page's next fetch (None: none drawn).
+        self.next_line: pg.InfiniteLine | None = None
         self.bounds_label = QLabel("")
         self.bounds_label.setWordWrap(True)
 
@@ -106,6 +112,10 @@ class PageDetailView(QWidget):
         header = self.history_view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        # errors can be long: elided, whole in the tool tip
+        header.setSectionResizeMode(ERROR_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(ERROR_COLUMN, 190)
+        compact_rows(self.history_view)
 
         plot_box = QWidget()
         plot_layout = QVBoxLayout(plot_box)
@@ -117,7 +127,7 @@ class PageDetailView(QWidget):
         split.addWidget(self.history_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])  # room for the history's columns from the start
+        split.setSizes([520, 480])  # room for the history's columns from the start
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -133,9 +143,10 @@ class PageDetailView(QWidget):
         self.detail = detail
         for button in (self.refetch_button, self.fix_button, self.content_button, self.open_button):
             button.setEnabled(detail is not None)
-        for line in self.bound_lines:
+        for line in [*self.bound_lines, *([self.next_line] if self.next_line else [])]:
             self.plot.removeItem(line)
         self.bound_lines = []
+        self.next_line = None
         if detail is None:
             self.title.setText("Select a page to see how its revisit interval moved.")
             self.summary.setText("")
@@ -144,6 +155,7 @@ class PageDetailView(QWidget):
             self.path.setData([], [])
             self.unchanged_points.setData([], [])
             self.changed_points.setData([], [])
+            self._frame([], [])
             return
         self.title.setText(f"<b>{_escape(detail.url)}</b>")
         pinned = (
@@ -153,8 +165,8 @@ class PageDetailView(QWidget):
         )
         self.summary.setText(
             f"{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
-            f"next fetch {formatting.local_time(detail.next_fetch)} (local time), "
-            f"{len(detail.events)} fetches"
+            f"next fetch {_next_fetch(detail)}, "
+            + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
         )
         self.content_button.setEnabled(any(e[1] is not None for e in detail.events))
         self.history.set_rows(list(detail.events))
@@ -163,7 +175,7 @@ class PageDetailView(QWidget):
     def _draw(self, detail: PageDetail) -> None:
         points = [
             (formatting.timestamp(fetched_at), after if after is not None else before, change)
-            for fetched_at, _, change, before, after, _ in detail.events
+            for fetched_at, _, _, change, before, after, _ in detail.events
             if after is not None or before is not None
         ]
         low, high = detail.bounds
@@ -179,22 +191,52 @@ class PageDetailView(QWidget):
             if not bound:
                 words.append(f"no {name}imum")
                 continue
-            line = pg.InfiniteLine(
-                pos=bound / scale,
-                angle=0,
-                pen=pg.mkPen(BOUND, width=1, style=Qt.PenStyle.DashLine),
-                label=f"{name} {human_duration(bound)}",
-                # the max label below its line and the min one above: both stay in view
-                labelOpts={"position": 0.05, "color": BOUND, "anchors": [anchor, anchor]},
+            self.bound_lines.append(
+                self._line(bound / scale, 0, f"{name} {human_duration(bound)}", anchor)
             )
-            self.plot.addItem(line)
-            self.bound_lines.append(line)
             words.append(f"{name} {human_duration(bound)}")
+        times = [x for x, _, _ in points]
+        if detail.next_fetch < NEVER:
+            next_at = formatting.timestamp(detail.next_fetch)
+            # its label low and left of the line: the legend holds the top right
+            self.next_line = self._line(next_at, 90, "next fetch", (1, 1), position=0.12)
+            times.append(next_at)
         self.bounds_label.setText(
             f"Schedule {detail.schedule}, bounds for {detail.host}: {', '.join(words)}. "
             "Diamonds: the fetch found a change."
         )
-        self.plot.getPlotItem().enableAutoRange()
+        self._frame(times, [y / scale for _, y, _ in points])
+
+    def _line(
+        self,
+        pos: float,
+        angle: float,
+        label: str,
+        anchor: tuple[int, int],
+        position: float = 0.05,
+    ) -> pg.InfiniteLine:
+        """A dashed line: a schedule bound (across) or the next fetch (upright)."""
+        line = pg.InfiniteLine(
+            pos=pos,
+            angle=angle,
+            pen=pg.mkPen(BOUND, width=1, style=Qt.PenStyle.DashLine),
+            label=label,
+            # the max label below its line and the min one above: both stay in view
+            labelOpts={"position": position, "color": BOUND, "anchors": [anchor, anchor]},
+        )
+        self.plot.addItem(line)
+        return line
+
+    def _frame(self, times: list[float], values: list[float]) -> None:
+        """Dates across (at least a day, so one fetch reads as a date, not as seconds
+        of an empty instant), intervals up from 0."""
+        if not times:
+            now = time.time()
+            times = [now - 7 * DAY, now]
+        start, end = min(times), max(times)
+        middle, half = (start + end) / 2, max(end - start, DAY) / 2
+        self.plot.setXRange(middle - half, middle + half, padding=0.05)
+        from_zero(self.plot, max(values, default=1.0) * 1.15 or 1.0)
 
     def show_content(self, content: Content) -> None:
         self.content_dialog = ContentDialog(content, self)
@@ -215,6 +257,12 @@ class PageDetailView(QWidget):
         dialog.sig_chosen.connect(lambda seconds: self.sig_fix_interval.emit(url, seconds))
         self.fix_dialog = dialog
         dialog.open()  # window-modal, and the event loop keeps running
+
+
+def _next_fetch(detail: PageDetail) -> str:
+    if detail.next_fetch >= NEVER:
+        return "never (out of the crawl's scope)"
+    return f"{formatting.local_time(detail.next_fetch)} (local time)"
 
 
 def _escape(text: str) -> str:

@@ -16,7 +16,7 @@ from recrawl.core import store
 from recrawl.core.archive.captures import latest_payload
 from recrawl.core.clock import to_iso
 from recrawl.core.errors import NotFound
-from recrawl.core.net.http import decode_body
+from recrawl.core.net.decoding import PayloadDecoder
 from recrawl.core.policy import choices
 
 #: Show at most this much of a payload in the content dialog.
@@ -44,7 +44,15 @@ def page_detail(url: str) -> PageDetail:
     if page is None:
         raise NotFound(f"no page {url} in this project")
     events = tuple(
-        (e.fetched_at, e.http_status, e.change, e.interval_before, e.interval_after, e.segment)
+        (
+            e.fetched_at,
+            e.http_status,
+            e.error,
+            e.change,
+            e.interval_before,
+            e.interval_after,
+            e.segment,
+        )
         for e in store.history(page)
     )
     name, _ = choices.schedule_spec()
@@ -76,7 +84,10 @@ def page_content(project_dir: Path, url: str) -> Content:
     """The latest capture's payload as text (``recrawl show``)."""
     record = latest_payload(project_dir, url)
     headers = {k.lower(): v for k, v in record.http_headers}
-    body, problem = decode_body(record.body, headers.get("content-encoding"), CONTENT_CAP)
+    # decoded a piece at a time and cut at CONTENT_CAP, as `recrawl show` does: a
+    # decompression bomb costs this dialog 2 MiB, not gigabytes
+    decoder = PayloadDecoder(record.body, headers.get("content-encoding"), CONTENT_CAP)
+    body = b"".join(decoder)
     content_type = headers.get("content-type", "")
     charset = "utf-8"
     for part in content_type.split(";")[1:]:
@@ -87,7 +98,10 @@ def page_content(project_dir: Path, url: str) -> Content:
         text = body.decode(charset, errors="replace")
     except LookupError:  # a charset Python does not know
         text = body.decode("utf-8", errors="replace")
-    if len(body) >= CONTENT_CAP and problem is None:
+    problem = decoder.note
+    if decoder.error is not None:
+        problem = f"{decoder.error}; `recrawl show --raw` gives the payload as archived"
+    elif decoder.cut:
         problem = f"only the first {CONTENT_CAP >> 20} MiB are shown"
     return Content(url, content_type, text, problem)
 

@@ -16,8 +16,10 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from recrawl.core import store
 from recrawl.core.clock import human_duration
+from recrawl.core.store import NEVER
 from recrawl.gui import formatting
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.table_model import Column, Index, TableModel
@@ -38,6 +40,8 @@ HEADERS = {
 }
 TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at"}
 
+ERROR_BRUSH = QBrush(QColor("#b03a48"))
+
 #: The raw stored value of a cell (naive UTC datetimes, float seconds), for tests/exports.
 RAW_ROLE = Qt.ItemDataRole.UserRole
 
@@ -45,6 +49,8 @@ RAW_ROLE = Qt.ItemDataRole.UserRole
 def _text(column: str, value: Any) -> str:
     if value is None:
         return ""
+    if column == "next_fetch" and value >= NEVER:
+        return "never"  # out of the crawl's scope: kept, not fetched (policy/sites.py)
     if column in TIME_COLUMNS:
         return formatting.local_time(value)
     if column == "fetch_interval":
@@ -209,24 +215,42 @@ class PagesModel(TableModel[tuple[Any, ...]]):
 HISTORY_COLUMNS = (
     "fetched_at",
     "http_status",
+    "error",
     "change",
     "interval_before",
     "interval_after",
     "segment",
 )
-HISTORY_HEADERS = ("Fetched at", "HTTP", "Change", "Interval before", "Interval after", "Segment")
+HISTORY_HEADERS = (
+    "Fetched at",
+    "HTTP",
+    "Error",
+    "Change",
+    "Interval before",
+    "Interval after",
+    "Segment",
+)
+#: The history column with why a fetch failed (``recrawl history``'s ``error``).
+ERROR_COLUMN = HISTORY_COLUMNS.index("error")
 
 
 class HistoryModel(TableModel[tuple[Any, ...]]):
     """One page's fetch events, oldest first; rows are tuples of :data:`HISTORY_COLUMNS`."""
 
-    COLUMNS = tuple(Column(title) for title in HISTORY_HEADERS)
+    COLUMNS = tuple(
+        Column(title, tip="Why the fetch failed or was cut" if name == "error" else None)
+        for name, title in zip(HISTORY_COLUMNS, HISTORY_HEADERS, strict=True)
+    )
 
     def cell(self, row: tuple[Any, ...], column: int, role: int) -> Any:
         name = HISTORY_COLUMNS[column]
         value = row[column]
         if role == RAW_ROLE:
             return value
+        if role == Qt.ItemDataRole.ToolTipRole and name == "error":
+            return value
+        if role == Qt.ItemDataRole.ForegroundRole and name == "error":
+            return ERROR_BRUSH
         if role == Qt.ItemDataRole.DisplayRole:
             if value is None:
                 return ""

@@ -41,6 +41,7 @@ from recrawl.gui.page_detail import PageDetailView
 from recrawl.gui.page_jobs import Content, PageDetail
 from recrawl.gui.pages_model import PagesModel
 from recrawl.gui.panel import Panel
+from recrawl.gui.tables import compact_rows
 
 #: Typing pauses this long (ms) before the search runs.
 SEARCH_DELAY_MS = 300
@@ -64,6 +65,7 @@ class PagesPanel(Panel):
         self._stale = False
         self._selected: str | None = None
         self._detail_generation = 0
+        self._exporting = False
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search URLs…")
@@ -106,6 +108,7 @@ class PagesPanel(Panel):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        compact_rows(self.table)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.resizeSection(0, 360)
@@ -122,7 +125,11 @@ class PagesPanel(Panel):
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        # the list first: three fifths of the height (the detail's size hint would take
+        # more, and the table showed six rows)
+        split.setSizes([600, 400])
         split.setChildrenCollapsible(False)
+        self.split = split
 
         self.listing = listing = QWidget()
         listing_layout = QVBoxLayout(listing)
@@ -208,7 +215,8 @@ class PagesPanel(Panel):
             self.count_label.setText(f"{total:,} pages")
         else:
             self.count_label.setText(f"{matching:,} of {total:,} pages match")
-        self.export_button.setEnabled(matching > 0)
+        # not while an export runs: a count arriving then would offer a second one
+        self.export_button.setEnabled(matching > 0 and not self._exporting)
 
     # -- selection and detail ---------------------------------------------------------
 
@@ -304,6 +312,7 @@ class PagesPanel(Panel):
     def export_csv(self, path: Path) -> None:
         """Write the listed pages (current filters and order) to ``path`` in a job."""
         query = self.model.query
+        self._exporting = True
         self.export_button.setEnabled(False)
         self.context.changes.sig_status.emit(f"Exporting pages to {path}…")
         self.context.jobs.compute(  # long: its own thread, the table's queries go on
@@ -313,9 +322,11 @@ class PagesPanel(Panel):
         )
 
     def _exported(self, path: Path, count: int) -> None:
+        self._exporting = False
         self.export_button.setEnabled(True)
         self.context.changes.sig_status.emit(f"Exported {count:,} pages to {path}")
 
     def _export_failed(self, message: str) -> None:
+        self._exporting = False
         self.export_button.setEnabled(True)
         self.context.changes.sig_status.emit(f"Export failed: {message}")

@@ -36,3 +36,9 @@ def plot_widget(
     item.setMenuEnabled(False)
     widget.setMinimumHeight(160)
     return widget
+
+
+def from_zero(widget: pg.PlotWidget, top: float) -> None:
+    """The y axis from 0 to ``top``, with a sliver below 0 so the 0 gets its label (an
+    axis hides one that would stick out at its end)."""
+    widget.setYRange(-0.06 * top, top, padding=0)

@@ -17,7 +17,7 @@ from pathlib import Path
 from recrawl.core import store
 from recrawl.core.archive.cdxj import cdxj_line, write_index
 from recrawl.core.archive.segments import OPEN_SUFFIX, index_path, warc_relpath
-from recrawl.core.archive.warc import fsync_dir, iter_records
+from recrawl.core.archive.warc import SERVER_NOT_MODIFIED, fsync_dir, iter_records
 from recrawl.core.archive.warc_writer import RecordWriter, Written
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse
@@ -123,15 +123,12 @@ class SegmentWriter:
             refers_to_id=refers_to_id,
         )
         self.records.write_request(url, instant, request, concurrent_to=written.record_id)
+        status = str(response.status)
+        if profile == SERVER_NOT_MODIFIED:
+            self.records.write_not_modified_head(url, instant, response, written.record_id)
+            status = "-"  # the revisit has no HTTP block, hence no status of its own
         self._index_capture(
-            url,
-            instant,
-            written,
-            {
-                "mime": "warc/revisit",
-                "status": str(response.status),
-                "digest": digest,
-            },
+            url, instant, written, {"mime": "warc/revisit", "status": status, "digest": digest}
         )
         return written
 

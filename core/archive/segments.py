@@ -46,6 +46,17 @@ HISTORY_DIR = "history"
 
 
 def history_relpath(name: str) -> str:
+    """``history/<name>-history.warc.gz``: named apart from the compaction's own segment.
+
+    A replay collection or a WACZ keeps every WARC of an archive in one folder and finds
+    each by the file name its index gives, so no two WARCs of a project share a name
+    (compactions before this named both ``<name>.warc.gz``: :func:`legacy_history_relpath`).
+    """
+    return f"{HISTORY_DIR}/{name}-history.warc.gz"
+
+
+def legacy_history_relpath(name: str) -> str:
+    """Where compactions of earlier versions put the history file of compaction ``name``."""
     return f"{HISTORY_DIR}/{name}.warc.gz"
 
 
@@ -61,6 +72,7 @@ def allocate_name(project_dir: Path, start: datetime) -> str:
         (name := segment_name(instant)) in taken
         or (project_dir / "segments" / name).exists()
         or (project_dir / history_relpath(name)).exists()
+        or (project_dir / legacy_history_relpath(name)).exists()
     ):
         instant += timedelta(seconds=1)
     return name

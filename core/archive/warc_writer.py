@@ -2,6 +2,46 @@
 
 The writer knows nothing of pages or rounds: it appends records to one file and returns
 where each landed. :mod:`.segment_writer` decides names, temp files and indexes.
+
+Revisits, and why they look as they do
+--------------------------------------
+A revisit stands for a response archived before; replay tools resolve it to that
+record. pywb 2.x does it in ``pywb/warcserver/resource/resolvingloader.py``:
+``ResolvingLoader.load_headers_and_payload`` loads the revisit ("headers record") and,
+for an index line of mime ``warc/revisit``, ``_load_different_url_payload`` looks the
+original up in the index by ``WARC-Refers-To-Target-URI`` (required: without it the
+revisit is "Original for revisit record could not be loaded"), closest to
+``WARC-Refers-To-Date`` (else the revisit's own date), filtered on the index line's
+``digest`` (our ``WARC-Payload-Digest``); ``WARC-Refers-To`` and ``WARC-Profile`` are not
+read. ``WARCPathLoader.load_resource`` (``responseloader.py``) then replays the revisit's
+own HTTP status and headers when it has any (``headers.http_headers or
+payload.http_headers``) over the original's payload. Since pywb 2.6.8 (commit c1211981,
+"revisit of redirect optimization") a revisit whose HTTP status starts with ``3`` is
+answered with its own headers and an empty body, without loading the original: meant
+for redirects, it catches 304s too, so a revisit that carries the 304 it was written for
+replays as an empty 304, a blank page. warcio itself resolves nothing; its record loader
+gives a revisit with an empty block no HTTP headers (``load_http_headers``).
+
+What WARC 1.1 (§6.7.2, §6.7.3) allows, and what we write:
+
+- identical-payload-digest: the block is the response's status line and headers with
+  the payload left off, which the spec says "shall" be marked ``WARC-Truncated: length``;
+  ``WARC-Payload-Digest`` is the digest of that (unchanged) payload.
+- server-not-modified: the spec's payload is "the original payload content from which a
+  'Last-Modified' and/or 'ETag' value was taken", so ``WARC-Payload-Digest`` is the
+  original's digest; the record "may have no content body, in which case a
+  Content-Length of zero shall be written". We write it so: no block, no Content-Type.
+  A block would have to be the 304 itself ("interpreted the same as a 'response'
+  record", as in the spec's example B.6), and any other status line would be untrue.
+  With no HTTP headers of its own, pywb replays the original response, headers and
+  payload, at the revisit's date.
+- Both carry ``WARC-Refers-To`` (the original's record id), ``WARC-Refers-To-Target-URI``
+  and ``WARC-Refers-To-Date`` (its URI and date, as the spec recommends).
+
+Nothing the server said is lost: the 304's status line and headers go into a ``metadata``
+record beside the revisit (``WARC-Concurrent-To`` it, as the request record is), as
+``application/warc-fields``, which pywb's indexer and cdxj-indexer both skip (a
+``message/http`` block would be indexed as a capture and replayed in its place).
 """
 
 from __future__ import annotations
@@ -12,7 +52,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import BinaryIO
 
-from recrawl.core.archive.warc import warc_date
+from recrawl.core.archive.warc import SERVER_NOT_MODIFIED, warc_date
 from recrawl.core.net.http import HttpRequest, HttpResponse
 from warcio.recordloader import ArcWarcRecord
 from warcio.statusandheaders import StatusAndHeaders
@@ -57,6 +97,12 @@ def _response_headers(response: HttpResponse) -> StatusAndHeaders:
     )
 
 
+class _Writer(WARCWriter):
+    # A metadata record's block is named fields, not an HTTP message: it has no payload
+    # (WARC 1.1 §5.9: no WARC-Payload-Digest on records without a well-defined one).
+    NO_PAYLOAD_DIGEST_TYPES = (*WARCWriter.NO_PAYLOAD_DIGEST_TYPES, "metadata")
+
+
 class RecordWriter:
     """Appends gzipped WARC/1.1 records to one open binary file, one gzip member each.
 
@@ -67,7 +113,7 @@ class RecordWriter:
     def __init__(self, out: BinaryIO, filename: str) -> None:
         self._out = out
         self._buffer = io.BytesIO()
-        self._writer = WARCWriter(self._buffer, gzip=False, warc_version="1.1")
+        self._writer = _Writer(self._buffer, gzip=False, warc_version="1.1")
         self.filename = filename
 
     def tell(self) -> int:
@@ -151,17 +197,51 @@ class RecordWriter:
         refers_to_date: datetime,
         refers_to_id: str,
     ) -> Written:
+        """A revisit of the response ``refers_to_id`` (see the module docstring for its form).
+
+        identical-payload: the response's status line and headers, its payload left off
+        (``WARC-Truncated: length``). server-not-modified: no block at all; the 304's
+        head goes into :meth:`write_not_modified_head` instead.
+        """
         headers = {"WARC-Date": warc_date(instant), "WARC-Refers-To": refers_to_id}
-        bare = HttpResponse(
-            response.version, response.status, response.reason, response.headers, b""
-        )
+        http_headers: StatusAndHeaders | None = None
+        if profile != SERVER_NOT_MODIFIED:
+            headers["WARC-Truncated"] = "length"
+            bare = HttpResponse(
+                response.version, response.status, response.reason, response.headers, b""
+            )
+            http_headers = _response_headers(bare)
         record = self._writer.create_revisit_record(
             url,
             digest,
             refers_to_uri,
             warc_date(refers_to_date),
-            http_headers=_response_headers(bare),
+            http_headers=http_headers,
             warc_headers_dict=headers,
         )
         record.rec_headers.replace_header("WARC-Profile", profile)
+        if http_headers is None:
+            record.content_type = None  # an empty block has no media type
+        return self._write(record)
+
+    def write_not_modified_head(
+        self, url: str, instant: datetime, response: HttpResponse, revisit_id: str
+    ) -> Written:
+        """The head of a 304 as received, beside the block-less revisit written for it.
+
+        A ``metadata`` record (``application/warc-fields``: replay tools and indexers
+        leave those alone), one field per line: ``http-status-line``, then
+        ``http-header`` per header in the order received.
+        """
+        lines = [f"http-status-line: {response.version} {response.status} {response.reason}"]
+        lines += [f"http-header: {name}: {value}" for name, value in response.headers]
+        block = ("\r\n".join(line.rstrip() for line in lines) + "\r\n").encode("utf-8")
+        record = self._writer.create_warc_record(
+            url,
+            "metadata",
+            payload=io.BytesIO(block),
+            length=len(block),
+            warc_content_type="application/warc-fields",
+            warc_headers_dict={"WARC-Date": warc_date(instant), "WARC-Concurrent-To": revisit_id},
+        )
         return self._write(record)

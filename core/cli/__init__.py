@@ -1,8 +1,8 @@
 """The ``recrawl`` command line (DESIGN.md §8): it parses, calls the engine, prints.
 
 :mod:`.entry` runs a command; :mod:`.parser` lists the commands and imports only the
-module of the one given (:mod:`.crawl`, :mod:`.pages`, :mod:`.policy`, :mod:`.segments`,
-:mod:`.filter`), so quick commands start quickly.
+module of the one given (:mod:`.crawl`, :mod:`.pages`, :mod:`.settings`, :mod:`.policy`,
+:mod:`.segments`, :mod:`.filter`), so quick commands start quickly.
 """
 
 from recrawl.core.cli.entry import App, main

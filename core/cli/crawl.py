@@ -6,19 +6,21 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recrawl.core.cli.arguments import positive_int, seconds
-from recrawl.core.cli.output import url_lines
+from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
+from recrawl.core.cli.crawl_report import CrawlReport
+from recrawl.core.cli.interrupts import StopSignals, block_stop_signals
+from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, parse_iso, utcnow
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine import CrawlSummary, Event, LogMessage, RoundFinished
+from recrawl.core.engine import CrawlSummary
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
 
@@ -27,19 +29,31 @@ if TYPE_CHECKING:
 
 
 def _init_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
+    p.description = "Make a project folder: its store (recrawl.sqlite) and segments/."
+    p.add_argument("dir", help="the folder to make a project of (made if missing)")
 
 
 def run_init(args: argparse.Namespace) -> int:
     project = Project.init(args.dir)
-    print(f"initialised {project.path}")
+    try:
+        for note in project.notes:  # opening one that was there: an upgrade, a recovery
+            print(f"recrawl: {note}", file=sys.stderr)
+        if project.created:
+            print(f"initialised {project.path}")
+        else:
+            print(f"{project.path} is a Recrawl project already: nothing to initialise")
+    finally:
+        project.close()
     return 0
 
 
 def _inject_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("urls", nargs="*", metavar="URL")
-    p.add_argument("--file", type=Path, help="a file with one URL per line")
+    p.description = (
+        "Add seed URLs: due at once, and their hosts in scope (the chain's scope filter)."
+    )
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument("urls", nargs="*", metavar="URL", help="http(s) URLs to add")
+    p.add_argument("--file", type=Path, help="a file with one URL per line (# starts a comment)")
 
 
 @project_command
@@ -54,32 +68,64 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
     result = inject(urls, utcnow())
     print(f"injected {result.added} new of {len(result.urls)} URLs")
     for url, verdict in result.rejected:
-        print(
-            f"recrawl: warning: {url} rejected by filter {verdict.filter} "
-            f"({verdict.filter_name}), line {verdict.line or '-'}",
-            file=sys.stderr,
-        )
+        warn(f"{url} not added: {verdict.describe()}")
     return 0
 
 
 def _crawl_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("--rounds", type=positive_int)
-    p.add_argument("--max-pages", type=positive_int)
-    p.add_argument("--concurrency", type=positive_int)
-    p.add_argument("--per-host", type=positive_int)
-    p.add_argument("--delay", type=seconds, help="seconds between requests to one host")
-    p.add_argument("--timeout", type=seconds, help="read timeout in seconds")
-    p.add_argument("--ignore-robots", action="store_true")
-    p.add_argument("--now", help="start the clock at this ISO 8601 instant")
-    p.add_argument("--json", action="store_true")
+    p.description = (
+        "Crawl what is due, round after round, until nothing is due or a limit is hit. "
+        "The crawl starts from the settings the project keeps (`recrawl settings`); "
+        "these flags override them for this crawl only."
+    )
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument("--rounds", type=positive_int, metavar="N", help="stop after N rounds")
+    p.add_argument(
+        "--max-pages", type=positive_int, metavar="N", help="stop after N fetches in all"
+    )
+    p.add_argument(
+        "--concurrency", type=positive_int, metavar="N", help="requests in flight, all hosts"
+    )
+    p.add_argument(
+        "--per-host", type=positive_int, metavar="N", help="requests in flight to one host"
+    )
+    p.add_argument(
+        "--delay",
+        type=seconds,
+        metavar="S",
+        help="seconds between two requests to one host (0.5, 2s; jittered)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        metavar="S",
+        help="seconds to connect, and to wait for the next byte (more than 0)",
+    )
+    p.add_argument(
+        "--ignore-robots",
+        action="store_true",
+        help="fetch what robots.txt disallows (only with the site owner's consent)",
+    )
+    p.add_argument(
+        "--now",
+        metavar="ISO",
+        help="start the clock at this ISO 8601 time (tests, demos, simulated revisits)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON: rounds, fetched, new_urls, errors, elapsed_s, "
+        "pages_per_s, segments",
+    )
 
 
 @project_command
 def run_crawl(project: Project, args: argparse.Namespace) -> int:
     from recrawl.core.engine import Crawler  # the engine (httpx, numpy): not for init
 
-    settings = CrawlSettings(rounds=args.rounds, max_pages=args.max_pages)
+    # the project's settings (recrawl settings, the app), then this crawl's flags
+    base = CrawlSettings(rounds=args.rounds, max_pages=args.max_pages)
+    settings = project_crawl_settings(base)
     politeness = settings.politeness
     if args.concurrency:
         politeness = replace(politeness, concurrency=args.concurrency)
@@ -90,59 +136,44 @@ def run_crawl(project: Project, args: argparse.Namespace) -> int:
     if args.ignore_robots:
         politeness = replace(politeness, obey_robots=False)
     fetch = settings.fetch
-    if args.timeout:
+    if args.timeout is not None:
         fetch = replace(fetch, read_timeout=args.timeout, connect_timeout=args.timeout)
     settings = replace(settings, politeness=politeness, fetch=fetch)
     clock = Clock(parse_iso(args.now) if args.now else None)
-    observer = None if args.json else _print_progress
-    crawler = Crawler(project, settings, observer=observer, clock=clock)
+    report = None if args.json else CrawlReport()
+    crawler = Crawler(project, settings, observer=report, clock=clock)
     summary = _run_interruptible(crawler)
-    if args.json:
+    if report is None:
         print(json.dumps(summary.to_json()))
     else:
-        print(
-            f"{summary.rounds} rounds, {summary.fetched} fetched, {summary.new_urls} new URLs, "
-            f"{summary.errors} errors in {summary.elapsed_s:.1f} s "
-            f"({summary.pages_per_s:.1f} pages/s); segments: {', '.join(summary.segments) or '-'}"
-        )
+        print("\n".join(report.summary_lines(summary)))
     return 0
 
 
 def _run_interruptible(crawler: Crawler) -> CrawlSummary:
-    """Run the crawl on a thread so Ctrl-C can ask it to stop cleanly."""
-    summary: list[CrawlSummary] = []
-    error: list[BaseException] = []
+    """Run the crawl; SIGINT and SIGTERM stop it after the fetches in flight (.interrupts).
+
+    The crawl runs on a thread of its own, so the main thread, where Python runs signal
+    handlers, only waits: a handler never lands inside the crawl's own work or output.
+    """
+    outcome: list[CrawlSummary | BaseException] = []
 
     def target() -> None:
+        block_stop_signals()
         try:
-            summary.append(crawler.run())
+            outcome.append(crawler.run())
         except BaseException as exc:  # handed back to the main thread below
-            error.append(exc)
+            outcome.append(exc)
 
     thread = threading.Thread(target=target, name="crawl")
-    thread.start()
-    try:
-        while thread.is_alive():
-            thread.join(0.2)
-    except KeyboardInterrupt:
-        print("recrawl: stopping (Ctrl-C again to kill)", file=sys.stderr)
-        crawler.stop()
-        thread.join()
-    if error:
-        raise error[0]
-    return summary[0]
-
-
-def _print_progress(events: Sequence[Event]) -> None:
-    for event in events:
-        if isinstance(event, RoundFinished):
-            print(
-                f"round {event.round} ({event.segment}): {event.fetched} fetched, "
-                f"{event.errors} errors, {event.new_urls} new URLs",
-                file=sys.stderr,
-            )
-        elif isinstance(event, LogMessage) and event.level != "info":
-            print(f"{event.level}: {event.text}", file=sys.stderr)
+    with StopSignals(crawler.stop, "stopping after the fetches in flight"):
+        thread.start()
+        while thread.is_alive():  # woken by a signal at once; the timeout is a safety net
+            thread.join(1.0)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 COMMANDS = {

@@ -3,140 +3,176 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeVar, overload
 
-from recrawl.core.cli.output import print_rows, url_lines
+from recrawl.core import store
+from recrawl.core.cli.filter_check import run_check
+from recrawl.core.cli.output import print_rows
 from recrawl.core.cli.parser import Command, Parser
 from recrawl.core.cli.project_command import project_command
-from recrawl.core.errors import InvalidArgument, RecrawlError
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.lint import lint
 from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
-from recrawl.core.net.urls import canonical
-from recrawl.core.policy import choices
-from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
 
+_N = TypeVar("_N")
+
+#: The project setting that remembers which chains' lint was shown (newest first).
+LINT_SHOWN = "filter_lint_shown"
+LINT_MEMORY = 20
+
+
+class IntermixedParser(Parser):
+    """A parser whose options may come anywhere among its positionals (``DIR --json URL``).
+
+    argparse hands the words after the command to the command's parser through
+    ``parse_known_args``; this one parses them as ``parse_known_intermixed_args`` does
+    (which calls ``parse_known_args`` itself, hence the flag).
+    """
+
+    _intermixing = False
+
+    @overload
+    def parse_known_args(
+        self, args: Iterable[str] | None = None, namespace: None = None
+    ) -> tuple[argparse.Namespace, list[str]]: ...
+    @overload
+    def parse_known_args(
+        self, args: Iterable[str] | None, namespace: _N
+    ) -> tuple[_N, list[str]]: ...
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    def parse_known_args(
+        self, args: Iterable[str] | None = None, namespace: object = None
+    ) -> tuple[object, list[str]]:
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return super().parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
 
 def _filter_arguments(p: argparse.ArgumentParser) -> None:
-    fsub = p.add_subparsers(dest="filter_command", metavar="ACTION", parser_class=Parser)
+    fsub = p.add_subparsers(dest="filter_command", metavar="ACTION", parser_class=IntermixedParser)
     fsub.required = True
     q = fsub.add_parser(
         "check",
         help="run URLs through a chain",
-        description="filter check (DIR | --chain FILE) (URL... | --file F) [--json | --explain]",
+        description=(
+            "filter check (DIR | --chain FILE) (URL... | --file F|-) [--json | --explain]: "
+            "the verdict for each URL, with the filter and rule line that decided it. Any "
+            "URL with a scheme is judged (mailto:, ftp:, file: too); options go anywhere."
+        ),
     )
-    q.add_argument("args", nargs="*", metavar="DIR URL", help="the project (unless --chain), URLs")
+    q.add_argument(
+        "args",
+        nargs="*",
+        metavar="DIR URL",
+        help="the project folder (unless --chain is given), then URLs to check",
+    )
     q.add_argument("--chain", type=Path, metavar="FILE", help="a chain file instead of a project")
-    q.add_argument("--file", type=Path, help="a file with one URL per line")
+    q.add_argument(
+        "--file",
+        metavar="F",
+        help="a file with one URL per line (# comments and blank lines skipped); - reads stdin",
+    )
     shape = q.add_mutually_exclusive_group()
-    shape.add_argument("--json", action="store_true")
-    shape.add_argument("--explain", action="store_true")
+    shape.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON object per line: {"input", "url", "verdict", "shortcircuit", '
+        '"filter", "line"}, or {"input", "error"}',
+    )
+    shape.add_argument(
+        "--explain", action="store_true", help="show every filter's and rule's part in each verdict"
+    )
     q = fsub.add_parser("get", help="print the project's chain (TOML)")
-    q.add_argument("dir")
+    q.add_argument("dir", help="the project folder")
     q = fsub.add_parser("set", help="replace the project's chain with a TOML file")
-    q.add_argument("dir")
-    q.add_argument("file", type=Path)
+    q.add_argument("dir", help="the project folder")
+    q.add_argument("file", type=Path, help="the chain (TOML); nothing changes unless it all loads")
     q = fsub.add_parser("import", help="make the chain from Nutch's URL filter files")
-    q.add_argument("dir")
-    q.add_argument("nutch_conf_dir", type=Path, metavar="NUTCH_CONF_DIR")
-    q.add_argument("--order", metavar="KINDS", help="e.g. suffix,regex,prefix,automaton")
+    q.add_argument("dir", help="the project folder")
+    q.add_argument(
+        "nutch_conf_dir",
+        type=Path,
+        metavar="NUTCH_CONF_DIR",
+        help="a Nutch conf folder (regex-urlfilter.txt, suffix-urlfilter.txt, ...)",
+    )
+    q.add_argument(
+        "--order",
+        metavar="KINDS",
+        help="the filters' order, e.g. suffix,regex,prefix,automaton (the rest follow)",
+    )
     q = fsub.add_parser("export", help="write the chain as Nutch's URL filter files")
-    q.add_argument("dir")
-    q.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    q.add_argument("dir", help="the project folder")
+    q.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="the folder to write them to")
     q = fsub.add_parser("preview", help="what a new chain would change on the known URLs")
-    q.add_argument("dir")
-    q.add_argument("file", type=Path)
-    q.add_argument("--json", action="store_true")
+    q.add_argument("dir", help="the project folder")
+    q.add_argument("file", type=Path, help="the edited chain (TOML)")
+    q.add_argument("--json", action="store_true", help="print the counts and examples as JSON")
     q = fsub.add_parser("stats", help="hits per rule over the project's URLs")
-    q.add_argument("dir")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("dir", help="the project folder")
+    q.add_argument("--json", action="store_true", help="print the rows as a JSON array")
 
 
 def run_filter(args: argparse.Namespace) -> int:
     if args.filter_command == "check":
-        return _check(args)  # --chain FILE needs no project
+        return run_check(args)  # --chain FILE needs no project
     return _action(args)
 
 
-def _print_lint(chain: Chain) -> None:
-    for warning in lint(chain):
+def _show_lint(chain: Chain, text: str, always: bool = False) -> None:
+    """Print the chain's lint warnings: always, or once per chain (and warnings) text.
+
+    What was shown is remembered in the project (a hash per chain), so a warning the
+    user has seen does not come back on every command; a changed chain is linted anew.
+    """
+    warnings = [str(w) for w in lint(chain)]
+    if not warnings:
+        return
+    key = hashlib.sha256("\0".join([text, *warnings]).encode("utf-8")).hexdigest()[:32]
+    shown: list[str] = store.get_setting(LINT_SHOWN) or []
+    if key in shown and not always:
+        return
+    for warning in warnings:
         print(f"recrawl: warning: {warning}", file=sys.stderr)
-
-
-def _check(args: argparse.Namespace) -> int:
-    """Verdicts for URLs, from a project's chain or a chain file (DESIGN.md §6, §8)."""
-    positional = list(args.args)
-    project = None
-    if args.chain is not None:
-        chain = parse_chain(read_text(args.chain, "chain file"))
-    else:
-        if not positional:
-            raise InvalidArgument("filter check needs a project folder or --chain FILE")
-        project = Project.open(positional.pop(0))
-    try:
-        if project is not None:
-            chain = choices.project_chain()
-        urls = positional + (url_lines(read_text(args.file, "URL file")) if args.file else [])
-        if not urls:
-            raise InvalidArgument("no URLs given (pass URLs or --file)")
-        failed = False
-        for raw in urls:
-            try:
-                url = canonical(raw)
-            except RecrawlError as exc:
-                print(f"recrawl: error: {exc}", file=sys.stderr)
-                failed = True
-                continue
-            if args.explain:
-                verdict, steps = chain.explain(url)
-                print(f"{url}: {verdict.describe()}")
-                for step in steps:
-                    text = f"  filter {step.index} ({step.name}, {step.kind}): {step.status}"
-                    if step.status == "ran":
-                        text += f", {step.outcome}"
-                        if step.line is not None:
-                            text += f" by line {step.line}: {step.rule}"
-                        else:
-                            text += " (no rule matched)"
-                    elif step.status == "skipped":
-                        text += " (the chain had decided)"
-                    print(text)
-            else:
-                verdict = chain.check(url)
-                if args.json:
-                    print(json.dumps(verdict.to_json(url)))
-                else:
-                    print(f"{verdict.word:<6}  {url}  {verdict.describe()}")
-        return 1 if failed else 0
-    finally:
-        if project is not None:
-            project.close()
+    store.set_setting(LINT_SHOWN, [key, *(k for k in shown if k != key)][:LINT_MEMORY])
 
 
 @project_command
 def _action(project: Project, args: argparse.Namespace) -> int:
     """get, set, import, export, preview, stats: on the project's chain."""
+    from recrawl.core.policy import choices  # the policy stack: only these actions need it
+    from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
+
     action = args.filter_command
     if action == "get":
         text = choices.chain_text()
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        _print_lint(parse_chain(text))
+        _show_lint(parse_chain(text), text)
         return 0
     if action == "set":
-        chain = choices.set_chain(read_text(args.file, "chain file"))
+        text = read_text(args.file, "chain file")
+        chain = choices.set_chain(text)
         print(f"chain set: {len(chain.filters)} filters")
-        _print_lint(chain)
+        _show_lint(chain, text, always=True)
         return 0
     if action == "import":
         text = import_nutch(args.nutch_conf_dir, parse_order(args.order))
         chain = choices.set_chain(text)
         names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
         print(f"imported {len(chain.filters)} filters: {names}")
-        _print_lint(chain)
+        _show_lint(chain, text, always=True)
         return 0
     if action == "export":
         for item in export_nutch(choices.project_chain(), args.out_dir):
@@ -146,7 +182,8 @@ def _action(project: Project, args: argparse.Namespace) -> int:
                 print(f"filter {item.index} ({item.name}) -> {item.path}")
         return 0
     if action == "preview":
-        new = parse_chain(read_text(args.file, "chain file"))
+        text = read_text(args.file, "chain file")
+        new = parse_chain(text)
         result = preview(choices.project_chain(), new, known_urls())
         if args.json:
             print(json.dumps(result))
@@ -158,7 +195,7 @@ def _action(project: Project, args: argparse.Namespace) -> int:
             for key, urls in result["examples"].items():
                 for url in urls:
                     print(f"  {key.replace('_', ' ')}: {url}")
-        _print_lint(new)
+        _show_lint(new, text)
         return 0
     # stats
     rows = rule_hits(choices.project_chain(), known_urls())
@@ -167,7 +204,8 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         args.json,
         lambda row: (
             f"filter {row['filter']} ({row['name']}), "
-            f"line {row['line'] if row['line'] is not None else '-'}: {row['hits']} hits"
+            + (f"line {row['line']}" if row["line"] is not None else "no rule matched")
+            + f": {row['hits']} hits"
         ),
     )
     return 0

@@ -3,8 +3,32 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
+
+#: The help of every command's DIR argument.
+DIR_HELP = "the project folder (made by `recrawl init`)"
+#: The help of every command's --json option.
+JSON_HELP = "print JSON (keys as documented; times ISO 8601 UTC, durations in seconds)"
+
+
+def warn(message: str) -> None:
+    """One line on stderr that does not stop the command."""
+    print(f"recrawl: warning: {message}", file=sys.stderr)
+
+
+def plural(count: int, word: str) -> str:
+    """``1 round``, ``2 rounds``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def human_size(count: int) -> str:
+    """``10 MiB``, ``1.5 KiB``, ``300 bytes``: for people (JSON keeps bytes)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} byte" + ("" if count == 1 else "s")
 
 
 def print_rows(

@@ -13,11 +13,21 @@ import sys
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.cli.output import print_rows, write_json_array
+from recrawl.core.cli.arguments import size
+from recrawl.core.cli.output import (
+    DIR_HELP,
+    JSON_HELP,
+    human_size,
+    print_rows,
+    warn,
+    write_json_array,
+)
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import human_duration, parse_iso, to_iso
-from recrawl.core.errors import NotFound, RecrawlError
+from recrawl.core.errors import NotFound, PayloadError, RecrawlError
+from recrawl.core.net.decoding import PayloadDecoder
+from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageStatus
 
@@ -25,12 +35,22 @@ PAGE_COLUMNS = store.LISTING_COLUMNS  # as `recrawl urls` prints them
 
 
 def _urls_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("--status", choices=PageStatus.ALL)
-    p.add_argument("--new-since", help="first seen at or after this ISO 8601 instant")
+    p.description = "List the project's pages: status, first seen, URL (more with --json/--csv)."
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument(
+        "--status",
+        choices=PageStatus.ALL,
+        metavar="STATUS",
+        help="only pages with this status: " + ", ".join(PageStatus.ALL),
+    )
+    p.add_argument(
+        "--new-since", metavar="ISO", help="only pages first seen at or after this ISO 8601 time"
+    )
     fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true")
-    fmt.add_argument("--csv", action="store_true")
+    fmt.add_argument(
+        "--json", action="store_true", help="print a JSON array, every column of every page"
+    )
+    fmt.add_argument("--csv", action="store_true", help="print CSV with a header row")
 
 
 def _json_value(value: Any) -> Any:
@@ -55,7 +75,7 @@ def run_urls(project: Project, args: argparse.Namespace) -> int:
         writer.writerows(rows)
     else:
         for row in rows:
-            out.write(f"{row['status']:<13} {row['first_seen'] or '-':<28} {row['url']}\n")
+            out.write(f"{row['status']:<13} {row['first_seen']:<28} {row['url']}\n")
     return 0
 
 
@@ -77,9 +97,9 @@ def _find_page(url: str) -> Page:
 
 
 def _history_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("url")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument("url", metavar="URL", help="the page (as listed by `recrawl urls`)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 @project_command
@@ -93,45 +113,85 @@ def run_history(project: Project, args: argparse.Namespace) -> int:
             "interval_before": ev.interval_before,
             "interval_after": ev.interval_after,
             "segment": ev.segment,
+            "error": ev.error,
         }
         for ev in store.history(page)
     ]
-    print_rows(
-        rows,
-        args.json,
-        lambda row: (
-            f"{row['fetched_at']}  {row['http_status'] or '-':>4}  {row['change']:<9} "
-            f"{human_duration(row['interval_before']) or '-'} -> "
-            f"{human_duration(row['interval_after']) or '-'}  "
-            f"{row['segment'] or '-'}"
-        ),
-    )
+    print_rows(rows, args.json, _history_line)
     return 0
 
 
+def _history_line(row: dict[str, Any]) -> str:
+    """``2027-01-01T00:00:00Z  HTTP 200  changed    10.0 d -> 5.0 d  in 20270101000000``."""
+    status = f"HTTP {row['http_status']}" if row["http_status"] is not None else "no reply"
+    line = (
+        f"{row['fetched_at']}  {status:<8}  {row['change']:<9}  "
+        f"{human_duration(row['interval_before'])} -> {human_duration(row['interval_after'])}"
+    )
+    if row["segment"]:
+        line += f"  in {row['segment']}"
+    if row["error"]:
+        line += f"  ({row['error']})"
+    return line
+
+
 def _show_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("url")
+    p.description = (
+        "Print the payload of a page's latest capture (or of the one --at picks), "
+        "decoded as the crawl decoded it (gzip, deflate) and cut at the crawl's "
+        "maximum body size unless --max-bytes says otherwise."
+    )
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument("url", metavar="URL", help="the page (as listed by `recrawl urls`)")
     p.add_argument("--at", metavar="ISO", help="the capture closest before this time instead")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument(
+        "--raw",
+        action="store_true",
+        help="the payload as archived, still content-encoded (gzip...), not cut",
+    )
+    how.add_argument(
+        "--max-bytes",
+        type=size,
+        metavar="SIZE",
+        help="print at most this much of the decoded payload (like 50M, 1G; "
+        "default: the crawl's maximum body size)",
+    )
 
 
 @project_command
 def run_show(project: Project, args: argparse.Namespace) -> int:
     # the WARC reader (warcio): only show reads captures
     from recrawl.core.archive.captures import latest_payload, payload_at
-    from recrawl.core.net.http import decode_body
 
     page = _find_page(args.url)
     if args.at:
         record = payload_at(project.path, page.url, parse_iso(args.at))
     else:
         record = latest_payload(project.path, page.url)
+    out = sys.stdout.buffer
+    if args.raw:
+        out.write(record.body)
+        out.flush()
+        return 0
     encoding = next((v for k, v in record.http_headers if k.lower() == "content-encoding"), None)
-    body, problem = decode_body(record.body, encoding, 1 << 30)
-    if problem:
-        print(f"recrawl: warning: {problem}", file=sys.stderr)
-    sys.stdout.buffer.write(body)
-    sys.stdout.buffer.flush()
+    cap = args.max_bytes or project_crawl_settings().fetch.max_body_bytes
+    decoder = PayloadDecoder(record.body, encoding, cap)
+    for piece in decoder:  # a piece at a time: a decompression bomb never sits in memory
+        out.write(piece)
+    out.flush()
+    if decoder.error is not None:
+        shown = f" after {decoder.decoded_bytes} bytes" if decoder.decoded_bytes else ""
+        raise PayloadError(
+            f"{decoder.error}{shown} ({page.url}); `recrawl show --raw` prints it as archived"
+        )
+    if decoder.cut:
+        warn(
+            f"the decoded payload is longer than {human_size(cap)}: cut there "
+            "(--max-bytes SIZE shows more)"
+        )
+    elif decoder.note is not None:
+        warn(f"{decoder.note}; shown as far as it decodes")
     return 0
 
 

@@ -7,20 +7,28 @@ import json
 from typing import Any
 
 from recrawl.core.cli.arguments import duration, positive_int
-from recrawl.core.cli.output import print_rows
+from recrawl.core.cli.output import DIR_HELP, print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
+from recrawl.core.clock import duration_text
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
 from recrawl.core.policy.schedules import make_schedule, schedule_names
+from recrawl.core.policy.schedules.parameters import DURATION_PARAMETERS
 from recrawl.core.policy.scoring import SCORINGS
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.project import Project
 
 
 def _schedule_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("--set", metavar="NAME", help="schedule: " + ", ".join(schedule_names()))
+    p.description = (
+        "Show the project's fetch schedule with every parameter, or choose one and tune it. "
+        "--param alone changes the current schedule's parameters."
+    )
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument(
+        "--set", metavar="NAME", help="use this schedule: " + ", ".join(schedule_names())
+    )
     p.add_argument(
         "--param",
         action="append",
@@ -28,7 +36,9 @@ def _schedule_arguments(p: argparse.ArgumentParser) -> None:
         metavar="K=V",
         help="a parameter (durations like 30d, 12h, 1800s); min@HOST=V per host",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json", action="store_true", help="print the schedule as JSON (durations in seconds)"
+    )
 
 
 @project_command
@@ -46,17 +56,43 @@ def run_schedule(project: Project, args: argparse.Namespace) -> int:
 
 
 def _describe_line(description: dict[str, Any]) -> str:
-    parts = [f"{k}={v}" for k, v in description.items() if k not in ("name", "base")]
-    line = f"{description['name']}: {', '.join(parts)}"
-    if "base" in description:
-        line += f"; base {_describe_line(description['base'])}"
-    return line
+    """``nutch-adaptive: initial=30d, max@example.com=7d, sync_delta=true, ...``: the
+    parameters as ``--param`` takes them (score-tiers' base's among its own)."""
+    return f"{description['name']}: {', '.join(_typed_params(description))}"
+
+
+def _typed_params(description: dict[str, Any]) -> list[str]:
+    parts = []
+    for key, value in description.items():
+        if key == "name":
+            continue
+        if key == "base":
+            parts.append(f"base={value['name']}")
+            parts += _typed_params(value)
+        elif key == "hosts":
+            for host, bounds in value.items():
+                parts += [f"{bound}@{host}={duration_text(v)}" for bound, v in bounds.items()]
+        else:
+            parts.append(f"{key}={_typed(key, value)}")
+    return parts
+
+
+def _typed(key: str, value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if key in DURATION_PARAMETERS:
+        return duration_text(float(value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _signature_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("--set", metavar="KIND", help="signature: " + ", ".join(SIGNATURES))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument("--set", metavar="KIND", help="decide changes by this: " + ", ".join(SIGNATURES))
+    p.add_argument("--json", action="store_true", help='print {"signature": KIND}')
 
 
 @project_command
@@ -67,9 +103,9 @@ def run_signature(project: Project, args: argparse.Namespace) -> int:
 
 
 def _scoring_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir")
-    p.add_argument("--set", metavar="KIND", help="scoring: " + ", ".join(SCORINGS))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument("--set", metavar="KIND", help="score pages by this: " + ", ".join(SCORINGS))
+    p.add_argument("--json", action="store_true", help='print {"scoring": KIND}')
 
 
 @project_command
@@ -84,18 +120,64 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
         "One page: --schedule NAME with --change-every DUR or --change-at "
         "D1,D2,... (days). A corpus: --corpus N --days D --schedules A,B,..."
     )
-    p.add_argument("--schedule", choices=schedule_names())
-    p.add_argument("--param", action="append", default=[], metavar="K=V")
-    p.add_argument("--change-every", type=duration, metavar="DUR")
-    p.add_argument("--change-at", metavar="D1,D2,...", help="days on which the page changes")
-    p.add_argument("--initial-interval", type=duration, metavar="DUR")
-    p.add_argument("--first-fetch", type=duration, default=0.0, metavar="DUR")
-    p.add_argument("--until", type=duration, default=365 * 86400.0, metavar="DUR")
-    p.add_argument("--corpus", type=positive_int, metavar="N")
-    p.add_argument("--days", type=positive_int, default=365)
-    p.add_argument("--schedules", metavar="A,B,...")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true")
+    page = p.add_argument_group("one page")
+    page.add_argument(
+        "--schedule",
+        choices=schedule_names(),
+        metavar="NAME",
+        help="the schedule to simulate: " + ", ".join(schedule_names()),
+    )
+    page.add_argument(
+        "--change-every", type=duration, metavar="DUR", help="the page changes this often"
+    )
+    page.add_argument("--change-at", metavar="D1,D2,...", help="days on which the page changes")
+    page.add_argument(
+        "--initial-interval",
+        type=duration,
+        metavar="DUR",
+        help="the interval the page starts with (default: the schedule's initial)",
+    )
+    page.add_argument(
+        "--first-fetch",
+        type=duration,
+        default=0.0,
+        metavar="DUR",
+        help="when the first fetch happens (default: day 0)",
+    )
+    page.add_argument(
+        "--until",
+        type=duration,
+        default=365 * 86400.0,
+        metavar="DUR",
+        help="simulate this long (default: 365d)",
+    )
+    corpus = p.add_argument_group("a corpus")
+    corpus.add_argument(
+        "--corpus", type=positive_int, metavar="N", help="simulate N pages of varied change rates"
+    )
+    corpus.add_argument(
+        "--days", type=positive_int, default=365, metavar="D", help="for D days (default: 365)"
+    )
+    corpus.add_argument(
+        "--schedules", metavar="A,B,...", help="compare these schedules (names, by commas)"
+    )
+    corpus.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="the random seed (default: 0)"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="a schedule parameter (durations like 30d, 12h); for a corpus, given to every "
+        "compared schedule that takes it",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON rows (one page: day, changed, since_change_days, "
+        "interval_before_days, interval_after_days)",
+    )
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -136,7 +218,9 @@ def run_simulate(args: argparse.Namespace) -> int:
             f"{'day':>9} {'changed':>8} {'since change':>13} {'interval before':>16} {'after':>10}"
         )
         for r in rows:
-            since = "-" if r["since_change_days"] is None else f"{r['since_change_days']:.2f} d"
+            since = (
+                "none yet" if r["since_change_days"] is None else f"{r['since_change_days']:.2f} d"
+            )
             print(
                 f"{r['day']:>9.2f} {'yes' if r['changed'] else 'no':>8} {since:>13} "
                 f"{r['interval_before_days']:>14.3f} d {r['interval_after_days']:>8.3f} d"

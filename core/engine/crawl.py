@@ -119,7 +119,9 @@ class Crawler:
             for message in recover(self.project.path, self.clock.now()):
                 self.events.emit(LogMessage("warning", message))
             self.stats.started()
+            run = store.begin_crawl_run(self.clock.now())  # a run never ended was killed
             asyncio.run(self._crawl())
+            store.end_crawl_run(run, self.clock.now(), _run_counts(self.stats, self.controls))
         summary = self.stats.summary(stopped=self.controls.stopped)
         self.events.emit(CrawlFinished(summary))
         self.events.flush()
@@ -195,3 +197,10 @@ class Crawler:
             await asyncio.sleep(self.settings.event_interval)
             self.events.emit(self.stats.snapshot(self.controls.paused))
             self.events.flush()
+
+
+def _run_counts(stats: CrawlStats, controls: Controls) -> store.RunCounts:
+    """What the crawl run's record keeps (:func:`recrawl.core.store.end_crawl_run`)."""
+    return store.RunCounts(
+        stats.rounds, stats.fetched, stats.errors, stats.new_urls, controls.stopped
+    )

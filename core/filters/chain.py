@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recrawl.core.errors import RecrawlError
+from recrawl.core.filters.hosts import host_and_domain
 from recrawl.core.filters.kinds import (
     ACCEPT,
     KINDS,
@@ -163,10 +164,11 @@ def _toml_multiline(text: str) -> str:
     return '"""\n' + escaped + '"""'
 
 
-def build_filter(index: int, table: dict[str, Any]) -> Filter:
+def build_filter(index: int, table: dict[str, Any], where: str | None = None) -> Filter:
+    """One ``[[filter]]`` table as a filter; ChainError naming it (or ``where``) and the line."""
     kind = table.get("kind")
     name = table.get("name", kind)
-    label = f"filter {index} ({name or 'unnamed'})"
+    label = where or f"filter {index} ({name or 'unnamed'})"
     if not isinstance(kind, str) or kind not in KINDS:
         raise ChainError(f"{label}: unknown kind {kind!r} (known: {', '.join(KINDS)})")
     unknown = set(table) - {"kind", "name", "enabled", "rules"}
@@ -179,7 +181,8 @@ def build_filter(index: int, table: dict[str, Any]) -> Filter:
     try:
         impl = KINDS[kind].parse(rules)
     except RuleError as exc:
-        raise ChainError(f"{label}, line {exc.line}: {exc}") from None
+        quoted = rules.split("\n")[exc.line - 1].strip()
+        raise ChainError(f"{label}, line {exc.line}: {quoted!r}: {exc}") from None
     return Filter(kind, name, enabled, rules, impl)
 
 
@@ -204,7 +207,8 @@ class RuleOutcome:
 
     ``outcome``: "decided" (this rule gave its filter's outcome), "matched" (matched,
     but a longer entry decided), "missed", "not tried" (a regex rule after the deciding
-    one), "skipped" (its filter did not run: the chain had decided) or "disabled".
+    one), "other host" (a regex rule in a ``> HOST`` block for another host), "skipped"
+    (its filter did not run: the chain had decided) or "disabled".
     """
 
     line: int
@@ -230,6 +234,8 @@ def explain_rules(chain: Chain, url: str) -> tuple[Verdict, list[Step], list[lis
                 and rule.line > step.line
             ):
                 outcome = "not tried"
+            elif rule.host is not None and not rule.applies(host_and_domain(url)):
+                outcome = "other host"
             else:
                 outcome = "matched" if rule_matches(flt.impl, rule, url) else "missed"
             rows.append(RuleOutcome(rule.line, rule.text, rule.shortcircuit, outcome))

@@ -16,7 +16,9 @@ provenance of the reference :meth:`Chain.check` (plain in-order evaluation), onl
   length, longest first.
 - ``regex`` / ``automaton``: every RE2 pattern goes into one ``re2.Set`` (search or full
   match); the lowest matching rule decides. Patterns on the backtracking engine are run one
-  by one, in order, only while they come before the set's first match.
+  by one, in order, only while they come before the set's first match. A rule in a
+  ``> HOST`` block counts only when HOST is the URL's host or domain name: those are
+  worked out once per URL, and only when a scoped rule matched or is next to run.
 
 Per-URL work never depends on a cache: the verdict is computed for each URL.
 """
@@ -28,6 +30,7 @@ from urllib.parse import urlsplit
 
 import re2
 from recrawl.core.filters.chain import PLAIN_ACCEPT, Chain, Verdict
+from recrawl.core.filters.hosts import host_and_domain, url_host
 from recrawl.core.filters.kinds import (
     AutomatonFilter,
     DomainDenyFilter,
@@ -128,15 +131,11 @@ def _first_by_text(rules: list[Rule]) -> dict[str, Rule]:
     return table
 
 
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
-
-
 def _domain_lookup(rules: list[Rule]) -> Callable[[str], Rule | None]:
     get = _first_by_text(rules).get
 
     def best(url: str) -> Rule | None:
-        host = _host(url)
+        host = url_host(url)
         rule = get(host)
         if rule is not None:
             return rule
@@ -261,6 +260,10 @@ def _compile_regex(flt: RegexFilter, index: int, name: str) -> Decider:
             slow = list(enumerate(patterns))
             set_rule = []
 
+    hosts = tuple(rule.host for rule in flt.rules)
+    if any(host is not None for host in hosts):
+        return _scoped(hosts, outcomes, reject, set_match, tuple(set_rule), tuple(slow))
+
     if set_match is None:
 
         def decide_plain(url: str) -> Verdict | None:
@@ -297,6 +300,47 @@ def _compile_regex(flt: RegexFilter, index: int, name: str) -> Decider:
         return reject
 
     return decide_mixed
+
+
+def _scoped(
+    hosts: tuple[str | None, ...],
+    outcomes: list[Verdict | None],
+    reject: Verdict,
+    set_match: Callable[[bytes], list[int] | None] | None,
+    set_rule: tuple[int, ...],
+    slow: tuple[tuple[int, Pattern], ...],
+) -> Decider:
+    """A regex filter with host blocks: the first matching rule that applies decides."""
+    n = len(hosts)
+
+    def decide(url: str) -> Verdict | None:
+        scope: tuple[str, str] | None = None
+        first = n  # the first set rule that matches and applies
+        found = set_match(url.encode("utf-8")) if set_match is not None else None
+        if found:
+            for k in sorted(found):  # set indices rise with rule positions
+                host = hosts[set_rule[k]]
+                if host is not None:
+                    if scope is None:
+                        scope = host_and_domain(url)
+                    if host not in scope:
+                        continue
+                first = set_rule[k]
+                break
+        for position, pattern in slow:
+            if position > first:
+                break
+            host = hosts[position]
+            if host is not None:
+                if scope is None:
+                    scope = host_and_domain(url)
+                if host not in scope:
+                    continue
+            if pattern.matches(url):
+                return outcomes[position]
+        return outcomes[first] if first < n else reject
+
+    return decide
 
 
 _COMPILERS: dict[type, Callable[..., Decider | None]] = {

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Self
 from urllib.parse import urlsplit
 
+from recrawl.core.filters.hosts import host_and_domain, url_host
 from recrawl.core.filters.patterns import Pattern, compile_pattern
 
 ACCEPT = "accept"
@@ -44,6 +45,12 @@ class Rule:
     accept: bool = True  # regex/automaton: "+" or "-"
     shortcircuit: bool = False
     pattern: Pattern | None = field(default=None, compare=False)
+    #: regex/automaton: the HOST of the ``> HOST`` block the rule is in (None: every URL)
+    host: str | None = None
+
+    def applies(self, scope: tuple[str, str]) -> bool:
+        """Whether the rule runs for a URL of this (host, domain name)."""
+        return self.host is None or self.host in scope
 
 
 class ParsedFilter(Protocol):
@@ -157,7 +164,12 @@ class SuffixFilter:
 
 @dataclass
 class RegexFilter:
-    """``+pattern`` / ``-pattern`` / ``+SHORTCIRCUIT:pattern``; the first found decides."""
+    """``+pattern`` / ``-pattern`` / ``+SHORTCIRCUIT:pattern``; the first found decides.
+
+    Nutch's host blocks (NUTCH-1838): the rules after a ``> HOST`` line, up to a ``<`` line
+    (or the next ``>``), run only for URLs whose host or domain name is HOST
+    (:mod:`~recrawl.core.filters.hosts`); for other URLs they are skipped.
+    """
 
     rules: list[Rule]
     kind = "regex"
@@ -166,10 +178,21 @@ class RegexFilter:
     @classmethod
     def parse(cls, text: str) -> Self:
         rules = []
+        block: str | None = None
         for line, item in rule_lines(text):
             sign, body = item[0], item[1:]
+            if sign == ">":
+                block = _block_host(line, item)
+                continue
+            if sign == "<":  # Nutch ignores what follows it
+                block = None
+                continue
             if sign not in "+-":
-                raise RuleError(line, "a rule starts with + or - (then the pattern)")
+                raise RuleError(
+                    line,
+                    "a rule starts with + or - (then the pattern); a host block starts "
+                    "with > HOST and ends with <",
+                )
             short, pattern = _marked(body)
             if short and sign == "-":
                 raise RuleError(line, "SHORTCIRCUIT: is only for + rules")
@@ -179,17 +202,30 @@ class RegexFilter:
                 compiled = compile_pattern(pattern, cls.full_match)
             except ValueError as exc:
                 raise RuleError(line, str(exc)) from None
-            rules.append(Rule(line, pattern, sign == "+", short, compiled))
+            rules.append(Rule(line, pattern, sign == "+", short, compiled, block))
         return cls(rules)
 
     def decide(self, url: str) -> FilterResult:
+        scope: tuple[str, str] | None = None
         for rule in self.rules:
+            if rule.host is not None:
+                if scope is None:
+                    scope = host_and_domain(url)
+                if rule.host not in scope:
+                    continue
             assert rule.pattern is not None
             if rule.pattern.matches(url):
                 if not rule.accept:
                     return FilterResult(REJECT, rule.line)
                 return FilterResult(SHORTCIRCUIT if rule.shortcircuit else ACCEPT, rule.line)
         return FilterResult(REJECT)
+
+
+def _block_host(line: int, item: str) -> str:
+    host = item[1:].strip()
+    if not host or any(ch in host for ch in "/@ \t"):
+        raise RuleError(line, "a host block starts with > and one host or domain name")
+    return host
 
 
 @dataclass
@@ -226,7 +262,7 @@ class DomainFilter:
         return cls(rules)
 
     def best(self, url: str) -> Rule | None:
-        host = (urlsplit(url).hostname or "").lower()
+        host = url_host(url)
         found: Rule | None = None
         for rule in self.rules:
             if _host_matches(host, rule.text) and (
@@ -318,11 +354,15 @@ def line_errors(kind: str, rules: str) -> dict[int, str]:
 def rule_matches(impl: ParsedFilter, rule: Rule, url: str) -> bool:
     """Whether one rule of a parsed filter matches ``url`` (whether or not it decides)."""
     if isinstance(impl, RegexFilter):
-        return rule.pattern is not None and rule.pattern.matches(url)
+        return (
+            (rule.host is None or rule.applies(host_and_domain(url)))
+            and rule.pattern is not None
+            and rule.pattern.matches(url)
+        )
     if isinstance(impl, PrefixFilter):
         return url.startswith(rule.text)
     if isinstance(impl, SuffixFilter):
         return impl.subject(url).endswith(rule.text)
     if isinstance(impl, DomainFilter):
-        return _host_matches((urlsplit(url).hostname or "").lower(), rule.text)
+        return _host_matches(url_host(url), rule.text)
     return False

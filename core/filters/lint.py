@@ -6,16 +6,27 @@ lint does not try to find every such rule.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from recrawl.core.filters.chain import Chain, Filter
-from recrawl.core.filters.kinds import SuffixFilter
+from recrawl.core.filters.compiled import prefix_head
+from recrawl.core.filters.kinds import Rule, SuffixFilter
 
 #: Regex (found anywhere) patterns that match every URL: a rule after one never decides.
 _ALWAYS_FOUND = frozenset({"", ".", ".*", ".+", "^", "$", "^.", "^.*", "^.+", ".*$", "(?s).*"})
 #: Automaton (whole URL) patterns that match every URL.
 _ALWAYS_WHOLE = frozenset({".*", ".+", "(?s).*", "(?s).+", "^.*$", "^.+$"})
 _SCHEMES = ("http://", "https://")
+
+#: A pattern's start that can only match a URL's scheme and its "://": an anchor, then
+#: letters, digits, "+", "-" and groups or alternatives of them ("https?", "(http|ftp)"),
+#: which cannot match a ":" or "/" — so the "://" after them is the scheme's own.
+_SCHEME_START = re.compile(r"\^?[A-Za-z0-9+\-|()?]*://")
+#: Literal host text: letters, digits, "-" and escaped dots, no quantifier.
+_LITERAL_HOST = re.compile(r"(?:[A-Za-z0-9\-]|\\\.)+")
+#: Inline flags that may turn case-insensitivity on: "(?i)", "(?mi)", "(?i:...)".
+_IGNORE_CASE = re.compile(r"\(\?[A-Za-z-]*i")
 
 
 @dataclass(frozen=True)
@@ -73,21 +84,28 @@ def _lint_filter(index: int, flt: Filter) -> list[LintWarning]:
     def warn(line: int | None, message: str) -> None:
         out.append(LintWarning(index, flt.name, line, message))
 
-    first_line: dict[str, int] = {}
-    catch_all: int | None = None  # regex/automaton: the first rule that matches every URL
+    # by (host block, text): a rule is shadowed by an earlier one that runs for every URL
+    # or for the URLs of its own host block (None: no block, every URL)
+    first_line: dict[tuple[str | None, str], int] = {}
+    catch_all: dict[str | None, int] = {}  # regex/automaton: the first rule matching every URL
     always = _ALWAYS_WHOLE if flt.kind == "automaton" else _ALWAYS_FOUND
     for rule in flt.rules:
-        earlier = first_line.get(rule.text)
+        scopes = (None,) if rule.host is None else (None, rule.host)
+        earlier = min(
+            (first_line[(s, rule.text)] for s in scopes if (s, rule.text) in first_line),
+            default=None,
+        )
         if flt.kind in ("regex", "automaton"):
-            if catch_all is not None:
+            shadow = min((catch_all[s] for s in scopes if s in catch_all), default=None)
+            if shadow is not None:
                 warn(
                     rule.line,
-                    f"never decides: the rule on line {catch_all} matches every URL first",
+                    f"never decides: the rule on line {shadow} matches every URL first",
                 )
             elif earlier is not None:
                 warn(rule.line, f"duplicate pattern (line {earlier} has it and decides first)")
-            if catch_all is None and rule.text in always:
-                catch_all = rule.line
+            if rule.text in always:
+                catch_all.setdefault(rule.host, rule.line)
             if rule.pattern is not None and rule.pattern.slow:
                 warn(
                     rule.line,
@@ -103,7 +121,95 @@ def _lint_filter(index: int, flt: Filter) -> list[LintWarning]:
                 f"prefix {rule.text!r} has no http:// or https:// scheme: "
                 "it matches no crawled URL",
             )
-        first_line.setdefault(rule.text, rule.line)
+        host = _upper_case_host(flt.kind, rule)
+        if host is not None:
+            warn(
+                rule.line,
+                f"upper-case host text {host!r}: hosts in canonical URLs are lower case, "
+                f"so this {'prefix' if flt.kind == 'prefix' else 'pattern'} never matches",
+            )
+        first_line.setdefault((rule.host, rule.text), rule.line)
+    out += _lint_blocks(index, flt)
+    return out
+
+
+def _upper_case_host(kind: str, rule: Rule) -> str | None:
+    """The host text of a prefix or pattern that has upper case where only a host can be.
+
+    Sound, not complete: a pattern is judged only when its start surely reaches the host
+    (see ``_SCHEME_START``), it has no case-insensitive flag and no top-level ``|``.
+    """
+    text = rule.text
+    if kind == "prefix":
+        head = prefix_head(text)
+        if head is None:
+            return None
+        authority = head[head.index("://") + 3 : -1]
+        host = authority.rpartition(":")[0] if authority.count(":") == 1 else authority
+        if "@" in authority or "[" in authority or host == host.lower():
+            return None
+        return host
+    if kind not in ("regex", "automaton") or _IGNORE_CASE.search(text) or _top_level_bar(text):
+        return None
+    if kind == "regex" and not text.startswith("^"):
+        return None  # unanchored: "://" may be found in a query
+    start = _SCHEME_START.match(text)
+    if start is None or start.group().count("(") != start.group().count(")"):
+        return None
+    literal = _LITERAL_HOST.match(text, start.end())
+    if literal is None:
+        return None
+    # it must end the authority: then no "@" (user info) or ":" (port) follows in the URL
+    rest = text[literal.end() :]
+    if not (rest.startswith(("/", "\\/")) or rest == "$" or (rest == "" and kind == "automaton")):
+        return None
+    host = literal.group().replace("\\.", ".")
+    return host if host != host.lower() else None
+
+
+def _top_level_bar(text: str) -> bool:
+    """Whether ``text`` may have a ``|`` outside every group (character classes skipped)."""
+    depth, i, size = 0, 0, len(text)
+    while i < size:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if text.startswith("^", i):
+                i += 1
+            if text.startswith("]", i):
+                i += 1
+            while i < size and text[i] != "]":
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth <= 0:
+            return True
+        i += 1
+    return False
+
+
+def _lint_blocks(index: int, flt: Filter) -> list[LintWarning]:
+    """Host blocks whose host has upper case: hosts are lower case, the block never runs."""
+    out: list[LintWarning] = []
+    seen: set[str] = set()
+    for rule in flt.rules:
+        host = rule.host
+        if host is None or host in seen or host == host.lower():
+            continue
+        seen.add(host)
+        out.append(
+            LintWarning(
+                index,
+                flt.name,
+                rule.line,
+                f"host block > {host}: hosts are lower case, so its rules never run",
+            )
+        )
     return out
 
 

@@ -90,7 +90,7 @@ def import_nutch(conf_dir: Path, order: list[str] | None = None) -> str:
     """The chain (TOML) made of the Nutch filter files present in ``conf_dir``.
 
     Raises InvalidArgument when there is no such folder or no filter file in it, and
-    ChainError (naming filter and line) when a file does not parse.
+    ChainError quoting the file, the line number and the line when a file does not parse.
     """
     conf_dir = Path(conf_dir)
     if not conf_dir.is_dir():
@@ -99,7 +99,7 @@ def import_nutch(conf_dir: Path, order: list[str] | None = None) -> str:
     for kind in _full_order(order):
         for name, path in kind_files(conf_dir, kind):
             table = {"kind": kind, "name": name, "rules": read_text(path)}
-            filters.append(build_filter(len(filters), table))
+            filters.append(build_filter(len(filters), table, where=str(path)))
     if not filters:
         names = ", ".join(f"{n[0]}.txt" for n in FILE_NAMES.values())
         raise InvalidArgument(f"no Nutch URL filter file in {conf_dir} (looked for {names})")

@@ -2,16 +2,18 @@
 
 A fetch produces :class:`HttpRequest` / :class:`HttpResponse` (:mod:`.fetch`), the WARC
 writer archives them (:mod:`recrawl.core.archive.warc`), and anything that reads an
-archived payload decodes it with :func:`decode_body`. No httpx here: reading commands
-stay quick to start.
+archived payload decodes it with :func:`decode_body` (whole, up to a cap) or a
+:class:`~recrawl.core.net.decoding.PayloadDecoder` (in pieces). No httpx here: reading
+commands stay quick to start.
 """
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
+
+from recrawl.core.net.decoding import PayloadDecoder
 
 
 @dataclass(frozen=True)
@@ -48,25 +50,13 @@ def parse_http_date(value: str | None) -> datetime | None:
 
 
 def decode_body(raw: bytes, encoding: str | None, cap: int) -> tuple[bytes, str | None]:
-    """Undo Content-Encoding, stopping at ``cap`` decoded bytes; returns (body, problem)."""
-    codings = [c.strip().lower() for c in (encoding or "").split(",") if c.strip()]
-    body = raw
-    for coding in reversed(codings):
-        if coding in ("identity", ""):
-            continue
-        if coding in ("gzip", "x-gzip"):
-            decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif coding == "deflate":
-            # servers send both zlib-wrapped and raw deflate under this name
-            wbits = zlib.MAX_WBITS if body[:1] == b"\x78" else -zlib.MAX_WBITS
-            decoder = zlib.decompressobj(wbits)
-        else:
-            return body[:cap], f"unsupported Content-Encoding {coding!r}; body kept encoded"
-        try:
-            out = decoder.decompress(body, cap + 1)
-        except zlib.error as exc:
-            return b"", f"cannot decode {coding} body: {exc}"
-        if len(out) > cap:
-            return out[:cap], f"decoded body larger than {cap} bytes (decompression bomb?); cut"
-        body = out
-    return body[:cap], None
+    """Undo Content-Encoding, stopping at ``cap`` decoded bytes; returns (body, problem).
+
+    An encoding it cannot undo leaves the body as received (with the problem said); one
+    it cannot decode gives what decoded before the fault. Streams: see :mod:`.decoding`.
+    """
+    decoder = PayloadDecoder(raw, encoding, cap)
+    body = b"".join(decoder)
+    if decoder.unsupported is not None:
+        return raw[:cap], f"{decoder.error}; body kept encoded"
+    return body, decoder.problem

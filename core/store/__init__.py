@@ -12,6 +12,8 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     robots        the robots.txt cache
     rejected      links the filter chain turned away
     listing       the GUI's page listing, read in blocks
+    sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
+    runs          crawl runs: when each started and ended, what it did
     sql           helpers the modules above share
 """
 
@@ -58,6 +60,14 @@ from recrawl.core.store.rejected import (
     rejected_matching,
 )
 from recrawl.core.store.robots import robots_entry, save_robots
+from recrawl.core.store.runs import (
+    CrawlRunInfo,
+    RunCounts,
+    begin_crawl_run,
+    end_crawl_run,
+    last_crawl_run,
+    next_due_at,
+)
 from recrawl.core.store.segments import (
     Pointer,
     SegmentSummary,
@@ -70,17 +80,34 @@ from recrawl.core.store.segments import (
     segment_summaries,
 )
 from recrawl.core.store.settings import get_setting, set_setting
+from recrawl.core.store.sites import (
+    NEVER,
+    HostSummary,
+    count_hosts,
+    host_page_count,
+    host_seeds,
+    host_summaries,
+    hosts_under,
+    hosts_with_pages,
+    make_hosts_due,
+    park_hosts,
+)
 
 __all__ = [
     "LISTING_COLUMNS",
+    "NEVER",
     "SQLITE_PRAGMAS",
     "CommitBatch",
+    "CrawlRunInfo",
+    "HostSummary",
     "NewPage",
     "PageQuery",
     "Pointer",
+    "RunCounts",
     "SegmentSummary",
     "add_pages",
     "begin_compaction",
+    "begin_crawl_run",
     "close_database",
     "close_segment",
     "commit_batch",
@@ -88,24 +115,35 @@ __all__ = [
     "compaction_names",
     "corpus_figures",
     "count_due",
+    "count_hosts",
     "count_listing",
     "create_segment",
     "delete_segment",
     "due_pages",
     "end_compaction",
+    "end_crawl_run",
     "get_setting",
     "give_cash",
     "history",
+    "host_page_count",
+    "host_seeds",
+    "host_summaries",
+    "hosts_under",
+    "hosts_with_pages",
     "iter_listing",
+    "last_crawl_run",
     "list_pages",
     "listing_rows",
     "make_due",
+    "make_hosts_due",
     "needs_recovery",
+    "next_due_at",
     "open_database",
     "open_segments",
     "page_by_url",
     "page_count",
     "page_ids",
+    "park_hosts",
     "pointers_into",
     "record_rejected",
     "rejected_link",

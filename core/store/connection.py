@@ -1,18 +1,26 @@
 """Opening and closing the store, and transactions around several calls.
 
-The store is opened from a database URL (DESIGN.md §1); only the pragmas below are
-SQLite's own.
+The store is opened from a database URL (DESIGN.md §1); only the pragmas and the
+look at a file before it is opened (below) are SQLite's own.
+
+A database becomes a store only when asked (``create``: ``recrawl init``). Any other
+opening needs a Recrawl store already there: an empty file, another program's file or
+database are refused with one line, before a byte is written to them (SQLite would
+otherwise write its header and WAL mode into an empty file, and migrations would add
+our tables to anything).
 """
 
 from __future__ import annotations
 
 import contextlib
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from peewee import Database, SqliteDatabase
-from recrawl.core.errors import StoreError
-from recrawl.core.store.migrations import migrate
-from recrawl.core.store.models import DB
+from recrawl.core.errors import OutdatedStore, StoreError
+from recrawl.core.store.migrations import SCHEMA_VERSION, current_version, migrate
+from recrawl.core.store.models import DB, Setting
 
 _SQLITE_FILE = "sqlite:///"
 SQLITE_PRAGMAS: dict[str, int | str] = {
@@ -24,8 +32,18 @@ SQLITE_PRAGMAS: dict[str, int | str] = {
 }
 
 
-def open_database(url: str) -> Database:
-    """Connect, migrate, and bind every model to the database ``url`` names."""
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def open_database(url: str, *, create: bool = False, upgrade: bool = True) -> Database:
+    """Connect, migrate, and bind every model to the database ``url`` names.
+
+    ``create``: an empty database may become a new store (else it is refused).
+    ``upgrade=False``: a store of an older schema raises :class:`OutdatedStore` instead
+    of being migrated (the caller may take the project lock and open it again).
+    """
+    if url.startswith(_SQLITE_FILE) and "?" not in url:
+        _check_sqlite_file(Path(url[len(_SQLITE_FILE) :]), create)
     try:
         db = _connect(url)
     except Exception as exc:
@@ -34,6 +52,10 @@ def open_database(url: str) -> Database:
     try:
         DB.initialize(db)
         db.connect(reuse_if_open=True)
+        _check_is_store(db, create)
+        found = current_version(db)
+        if not upgrade and 0 < found < SCHEMA_VERSION:
+            raise OutdatedStore(found)
         migrate(db)
     except Exception as exc:
         # the store that was open stays the one every query goes to
@@ -44,6 +66,55 @@ def open_database(url: str) -> Database:
             raise
         raise StoreError(f"cannot open the store ({exc})") from None
     return db
+
+
+def _check_sqlite_file(path: Path, create: bool) -> None:
+    """Refuse a file that is not a Recrawl store before SQLite writes a byte to it."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        if create:
+            return
+        raise StoreError(f"no store at {path}") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read the store {path}: {exc.strerror}") from None
+    if not head:
+        raise StoreError(
+            f"cannot open the store {path}: it is empty (0 bytes), not a Recrawl store"
+        )
+    if head != _SQLITE_MAGIC:
+        raise StoreError(f"cannot open the store {path}: it is not a Recrawl store (nor SQLite)")
+    # another program's SQLite database: look without writing (connecting would turn
+    # on WAL mode in it)
+    table = Setting._meta.table_name
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        ) as conn:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+            version = None
+            if table in tables:
+                query = f"SELECT value FROM {table} WHERE key = 'schema_version'"
+                version = conn.execute(query).fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the store {path} ({exc})") from None
+    if version is None:
+        raise StoreError(
+            f"cannot open the store {path}: it is an SQLite database, but not a Recrawl store"
+        )
+
+
+def _check_is_store(db: Database, create: bool) -> None:
+    """The open database is a store, or empty and about to become one (``create``)."""
+    tables = db.get_tables()
+    if Setting._meta.table_name in tables and current_version(db) > 0:
+        return
+    if create and not tables:
+        return
+    if tables:
+        raise StoreError("the database holds something else: not a Recrawl store")
+    raise StoreError("the database is empty: not a Recrawl store")
 
 
 def _connect(url: str) -> Database:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from peewee import Database
 from recrawl.core.errors import StoreError
-from recrawl.core.store.models import MODELS, Compaction, Page, Setting
+from recrawl.core.store.models import MODELS, Compaction, CrawlRun, Page, Setting
 
 if TYPE_CHECKING:  # playhouse.migrate is loaded only when a migration runs (issue 11)
     from playhouse.migrate import SchemaMigrator
@@ -63,12 +63,18 @@ def _m0005_liveness_index(db: Database, migrator: SchemaMigrator) -> None:
     Page._schema.create_indexes(safe=True)  # type: ignore[attr-defined]  # not in peewee's stubs
 
 
+def _m0006_crawl_runs(db: Database, migrator: SchemaMigrator) -> None:
+    # what the last crawl did, and whether it ended, for a project opened later
+    db.create_tables([CrawlRun], safe=True)
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
     _m0003_scope_into_chain,
     _m0004_compaction_journal,
     _m0005_liveness_index,
+    _m0006_crawl_runs,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -47,6 +47,8 @@ class PageStatus:
     REDIRECT_PERM = "redirect_perm"
     RETRY = "retry"
     ROBOTS_DENIED = "robots_denied"
+    #: Out of the chain's scope (DESIGN.md §10): kept with its captures, never fetched.
+    FILTERED = "filtered"
 
     ALL = (
         UNFETCHED,
@@ -57,6 +59,7 @@ class PageStatus:
         REDIRECT_PERM,
         RETRY,
         ROBOTS_DENIED,
+        FILTERED,
     )
 
 
@@ -140,6 +143,25 @@ class Compaction(BaseModel):
     summary = JSONField(null=True)
 
 
+class CrawlRun(BaseModel):
+    """One crawl (``recrawl crawl``, the app's Start): when it started and ended, what it did.
+
+    The crawl writes the row when it starts and completes it when it ends, so a row
+    without ``ended_at`` is a crawl that never ended: killed, or still running (``pid``).
+    """
+
+    id = AutoField()
+    started_at = DateTimeField(index=True)
+    ended_at = DateTimeField(null=True)
+    pid = IntegerField(null=True)
+    rounds = IntegerField(default=0)
+    fetched = IntegerField(default=0)
+    errors = IntegerField(default=0)
+    new_urls = IntegerField(default=0)
+    #: Stopped on request (Stop, Ctrl-C) before nothing was due.
+    stopped = IntegerField(default=0)
+
+
 class FetchEvent(BaseModel):
     id = AutoField()
     page = ForeignKeyField(Page, backref="events", on_delete="CASCADE", index=True)
@@ -193,6 +215,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     Page,
     Segment,
     Compaction,
+    CrawlRun,
     FetchEvent,
     Link,
     RejectedLink,

@@ -24,9 +24,9 @@ def test_main_window_shows_the_project_and_its_panels(qtbot, project, prefs):
 
 def test_shortcuts_switch_panels_and_the_last_one_is_remembered(qtbot, project, prefs):
     window = make_window(qtbot, project, prefs)
-    qtbot.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)
     assert window.current_panel().key == "segments"
-    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     assert window.current_panel().key == "pages"
     window.resize(760, 540)  # the height is free; the width has the panels' minimum
     assert window.height() == 540

@@ -18,7 +18,7 @@ from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.project import Project
 from recrawl.core.store.models import DB, FetchEvent, Page
-from recrawl.gui.pages_model import BLOCK, HEADERS, RAW_ROLE, PagesModel
+from recrawl.gui.pages_model import BLOCK, HEADERS, HISTORY_COLUMNS, RAW_ROLE, PagesModel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.plots import CHANGED
 
@@ -186,13 +186,16 @@ def test_a_selected_page_shows_its_trajectory_history_and_bounds(
     )
     cli = json.loads(out.stdout)
     model = detail.history
-    keys = ("fetched_at", "http_status", "change", "interval_before", "interval_after", "segment")
+    assert set(cli[0]) <= set(HISTORY_COLUMNS)  # every field the command gives, error too
     shown = [
         {
             key: (to_iso(v) if key == "fetched_at" else v)
             for key, v in zip(
-                keys, [model.index(r, c).data(RAW_ROLE) for c in range(6)], strict=True
+                HISTORY_COLUMNS,
+                [model.index(r, c).data(RAW_ROLE) for c in range(len(HISTORY_COLUMNS))],
+                strict=True,
             )
+            if key in cli[0]
         }
         for r in range(model.rowCount())
     ]

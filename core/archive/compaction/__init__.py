@@ -1,7 +1,7 @@
 """Compaction (DESIGN.md §7): fold low-liveness segments into one without losing a capture.
 
 The live records of the chosen segments are copied byte for byte (gzip members as they
-are) into one new segment; superseded captures go to ``history/<name>.warc.gz`` or, with
+are) into one new segment; superseded captures go to ``history/<name>-history.warc.gz`` or, with
 ``drop``, away. A journal row in the store makes every step recoverable:
 
 1. journal ``copying``; the new WARCs and indexes are written under temporary names
@@ -30,10 +30,16 @@ outside the compacted segments still refers to, rather than leave that revisit d
 from recrawl.core.archive.compaction.journal import recover_compactions
 from recrawl.core.archive.compaction.plan import Plan, Source, choose_segments, make_plan
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress
-from recrawl.core.archive.compaction.run import CompactionSummary, ProjectFolder, compact
+from recrawl.core.archive.compaction.run import (
+    CompactionStopped,
+    CompactionSummary,
+    ProjectFolder,
+    compact,
+)
 
 __all__ = [
     "CompactionProgress",
+    "CompactionStopped",
     "CompactionSummary",
     "Plan",
     "Progress",

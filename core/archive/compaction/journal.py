@@ -19,7 +19,12 @@ from recrawl.core import store
 from recrawl.core.archive.compaction.copying import Output, temp_path
 from recrawl.core.archive.compaction.plan import KEEP, Plan
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress, quiet
-from recrawl.core.archive.segments import history_relpath, index_path, warc_relpath
+from recrawl.core.archive.segments import (
+    history_relpath,
+    index_path,
+    legacy_history_relpath,
+    warc_relpath,
+)
 from recrawl.core.archive.warc import fsync_dir
 from recrawl.core.errors import ProjectError
 
@@ -135,10 +140,14 @@ def recover_compactions(project_dir: Path, now: datetime) -> list[str]:
 
 
 def _final_paths(project_dir: Path, name: str) -> list[Path]:
-    """The final paths a compaction named ``name`` writes: indexes before their WARCs."""
+    """The final paths a compaction named ``name`` writes: indexes before their WARCs.
+
+    The history file's name from before (a compaction an earlier version began) too.
+    """
     segment = project_dir / warc_relpath(name)
     history = project_dir / history_relpath(name)
-    return [index_path(segment), segment, index_path(history), history]
+    legacy = project_dir / legacy_history_relpath(name)
+    return [index_path(segment), segment, index_path(history), history, index_path(legacy), legacy]
 
 
 def describe(exc: OSError) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +31,18 @@ from recrawl.core.archive.compaction.progress import CompactionProgress, Progres
 from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.archive.segments import allocate_name, history_relpath
 from recrawl.core.clock import utcnow
-from recrawl.core.errors import ProjectError
+from recrawl.core.errors import ProjectError, RecrawlError
+
+
+class CompactionStopped(RecrawlError):
+    """Asked to stop before its commit, the compaction was rolled back: nothing changed."""
+
+    def __init__(self) -> None:
+        super().__init__("the compaction stopped before its commit and was rolled back")
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -73,8 +84,14 @@ def compact(
     names: Sequence[str] | None = None,
     drop_superseded: bool = False,
     progress: Progress | None = None,
+    stop: Callable[[], bool] = _never,
 ) -> CompactionSummary:
-    """Compact the chosen segments (DESIGN.md §7); holds the project lock throughout."""
+    """Compact the chosen segments (DESIGN.md §7); holds the project lock throughout.
+
+    ``stop`` is asked as the copy goes on: when it says yes before the commit, the
+    compaction rolls back and raises :class:`CompactionStopped`; from the commit on, a
+    compaction is short and always finishes.
+    """
     started = time.perf_counter()
     with project.locked("compaction"):
         now = utcnow()
@@ -85,8 +102,10 @@ def compact(
         if not sources:
             return CompactionSummary([], None, None, 0, 0, 0, 0, 0, 0, 0.0)
         plan = make_plan(project.path, sources, drop_superseded)
+        if stop():
+            raise CompactionStopped  # before the journal: there is nothing to roll back
         phases = {"plan": time.perf_counter() - started}
-        return _run(project.path, plan, drop_superseded, now, progress or quiet, phases)
+        return _run(project.path, plan, drop_superseded, now, progress or quiet, stop, phases)
 
 
 def _run(
@@ -95,9 +114,16 @@ def _run(
     drop: bool,
     now: datetime,
     progress: Progress,
+    stop: Callable[[], bool],
     phases: dict[str, float],
 ) -> CompactionSummary:
     clock = time.perf_counter()
+
+    def copying(report: CompactionProgress) -> None:
+        # the copy reports about a hundred times: each is a point to stop at
+        if stop():
+            raise CompactionStopped
+        progress(report)
 
     def lap(phase: str) -> None:
         nonlocal clock
@@ -106,7 +132,9 @@ def _run(
     name = allocate_name(project_dir, now)
     store.begin_compaction(name, plan.names, drop, now)  # step 1: journal "copying"
     try:
-        segment, history = copy_plan(project_dir, plan, name, now, progress)
+        segment, history = copy_plan(project_dir, plan, name, now, copying)
+        if stop():
+            raise CompactionStopped
     except OSError as exc:  # a full disk, a file where a folder should be...
         roll_back(project_dir, name, now)
         raise ProjectError(

@@ -216,7 +216,12 @@ def test_compaction_keeps_every_capture_byte_identical(proj, capsys):
     assert summary["records_dropped"] == 0
     assert summary["bytes_before"] == sum(s["bytes"] for s in low)
     assert 0 < summary["bytes_after"] < summary["bytes_before"]
-    assert summary["history_file"] == f"history/{summary['new_segment']}.warc.gz"
+    assert summary["history_file"] == f"history/{summary['new_segment']}-history.warc.gz"
+    # a replay collection (or a WACZ) holds every WARC in one folder, found by file name
+    warcs = [p.name for p in proj.glob("segments/*/*.warc.gz")] + [
+        p.name for p in proj.glob("history/*.warc.gz")
+    ]
+    assert len(warcs) == len(set(warcs))
 
     after = segments(capsys, proj)
     names = [s["name"] for s in after]
@@ -596,3 +601,17 @@ def test_drop_keeps_a_revisit_target_even_when_the_clock_went_backwards(tmp_path
     summary = json.loads(out)
     assert summary["records_dropped"] == 0 and summary["records_moved_to_history"] == 1
     assert show(capsys, d, server.url("/a"), "2027-03-01T00:00:00Z") == (0, b"<p>v0</p>")
+
+
+def test_a_new_name_never_meets_a_history_file_of_an_earlier_version(tmp_path):
+    """History files were once ``history/<name>.warc.gz``, the name a segment would get."""
+    from recrawl.core.archive.segments import allocate_name, legacy_history_relpath
+
+    project = Project.init(tmp_path / "proj")
+    try:
+        taken = project.path / legacy_history_relpath("20270101000000")
+        taken.parent.mkdir(parents=True, exist_ok=True)
+        taken.write_bytes(b"")
+        assert allocate_name(project.path, T0) == "20270101000001"
+    finally:
+        project.close()

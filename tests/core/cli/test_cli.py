@@ -88,8 +88,13 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
         "interval_before",
         "interval_after",
         "segment",
+        "error",
     }
-    assert event["http_status"] == 200 and event["segment"] in summary["segments"]
+    assert (
+        event["http_status"] == 200
+        and event["error"] is None
+        and event["segment"] in summary["segments"]
+    )
     # for people, the intervals in days (aronsson: 10 d, first fetch unknown → 12.0 d)
     code, out, _ = run(capsys, "history", d, site.url("/a"))
     assert "10.0 d -> 12.0 d" in out and event["segment"] in out

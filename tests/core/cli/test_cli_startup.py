@@ -2,8 +2,8 @@
 
 Each command runs the real entry point (``recrawl.main.main``) in a fresh interpreter
 that then reports which modules it loaded. The read-only commands must not load numpy,
-httpx, Qt or the crawl engine; ``urls``, ``history`` and ``segments`` not even w3lib or
-warcio. ``bench/cli_bench.py`` measures the time.
+httpx, Qt or the crawl engine; ``urls``, ``history``, ``segments`` and ``settings`` not
+even w3lib or warcio. ``bench/cli_bench.py`` measures the time.
 """
 
 from __future__ import annotations
@@ -80,8 +80,9 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         (("history", "{dir}", "{url}", "--json"), STORE_ONLY, '"http_status": 200'),
         (("segments", "{dir}", "--json"), STORE_ONLY, '"live_records": '),
         (("show", "{dir}", "{url}"), NEVER, "alpha"),
+        (("settings", "{dir}", "--json"), STORE_ONLY, '"name": "politeness.delay"'),
     ],
-    ids=["version", "urls", "urls-json", "history", "segments", "show"],
+    ids=["version", "urls", "urls-json", "history", "segments", "show", "settings"],
 )
 def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, forbidden, expect):
     project, url = crawled

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.filters import parse_chain
+from recrawl.core.policy import choices
 from recrawl.core.project import Project
 
 from recrawl.main import main
@@ -41,7 +45,7 @@ other.org
 '''
 """
 
-JSON_KEYS = ["url", "verdict", "shortcircuit", "filter", "line"]
+JSON_KEYS = ["input", "url", "verdict", "shortcircuit", "filter", "line"]
 
 
 def run(capsys, *args: object) -> tuple[int, str, str]:
@@ -83,6 +87,7 @@ def test_check_json_is_exact(capsys, chain_file):
     assert all(list(row) == JSON_KEYS for row in rows)
     assert rows == [
         {
+            "input": "https://EXAMPLE.com/keep/x#frag",  # as given
             "url": "https://example.com/keep/x",  # canonicalized
             "verdict": "accept",
             "shortcircuit": True,
@@ -90,6 +95,7 @@ def test_check_json_is_exact(capsys, chain_file):
             "line": 1,
         },
         {
+            "input": "https://example.com/page",
             "url": "https://example.com/page",
             "verdict": "accept",
             "shortcircuit": False,
@@ -97,6 +103,7 @@ def test_check_json_is_exact(capsys, chain_file):
             "line": None,
         },
         {
+            "input": "https://example.com/doc.pdf",
             "url": "https://example.com/doc.pdf",
             "verdict": "reject",
             "shortcircuit": False,
@@ -104,6 +111,7 @@ def test_check_json_is_exact(capsys, chain_file):
             "line": 1,
         },
         {
+            "input": "http://example.com/",
             "url": "http://example.com/",
             "verdict": "reject",
             "shortcircuit": False,
@@ -126,13 +134,178 @@ def test_check_on_a_project_with_a_url_file(capsys, proj, tmp_path):
 
 def test_check_malformed_url_is_one_clear_line(capsys, chain_file):
     code, out, err = run(
-        capsys, "filter", "check", "--chain", chain_file, "http://[::1", "https://a.com/", "--json"
+        capsys, "filter", "check", "--chain", chain_file, "http://[::1", "https://a.com/"
     )
     assert code == 1
     assert err.strip().splitlines() == [
         "recrawl: error: malformed URL 'http://[::1': Invalid IPv6 URL"
     ]
-    assert json.loads(out)["url"] == "https://a.com/"  # the others are still checked
+    assert out.startswith("accept  https://a.com/")  # the others are still checked
+
+
+def test_check_json_gives_every_input_a_line(capsys, chain_file):
+    inputs = ["http://[::1", "example.com/page", "https://a.com/", "example.com:8080/x"]
+    code, out, err = run(capsys, "filter", "check", "--chain", chain_file, *inputs, "--json")
+    assert code == 1
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [row["input"] for row in rows] == inputs
+    assert rows[0] == {
+        "input": "http://[::1",
+        "error": "malformed URL 'http://[::1': Invalid IPv6 URL",
+    }
+    assert list(rows[1]) == ["input", "error"] and "no scheme" in rows[1]["error"]
+    assert list(rows[2]) == JSON_KEYS and rows[2]["verdict"] == "accept"
+    assert "no scheme" in rows[3]["error"]  # a host and port, not a scheme
+    assert err == (
+        'recrawl: error: 3 of 4 inputs are not URLs that can be checked (their lines have "error")\n'
+    )
+
+
+OTHER_SCHEMES = """
+[[filter]]
+kind = "regex"
+name = "schemes"
+rules = '''
+-^mailto:
++SHORTCIRCUIT:^ftp://ftp\\.example\\.com/pub/
+-^(file|news):
++.
+'''
+
+[[filter]]
+kind = "prefix"
+name = "web"
+rules = '''
+https://
+'''
+"""
+
+
+def test_check_judges_urls_of_any_scheme(capsys, tmp_path):
+    # the chain decides for mailto:, ftp:, file:, news: too (DESIGN.md §8); only
+    # fetching is http(s). Non-http schemes: scheme lower case; with an authority the
+    # host too (w3lib's canonical form); without one the rest as given
+    chain = tmp_path / "schemes.toml"
+    chain.write_text(OTHER_SCHEMES)
+    inputs = {
+        "MAILTO:Someone@Example.COM?subject=Hi There": (
+            "mailto:Someone@Example.COM?subject=Hi There",
+            "reject",
+            0,
+            1,
+        ),
+        "ftp://FTP.example.com/pub/a b.txt#top": (
+            "ftp://ftp.example.com/pub/a%20b.txt",
+            "accept",
+            0,
+            2,
+        ),
+        "ftp://other.org/x": ("ftp://other.org/x", "reject", 1, None),
+        "file:///home/me/notes.txt": ("file:///home/me/notes.txt", "reject", 0, 3),
+        "news:comp.lang.python": ("news:comp.lang.python", "reject", 0, 3),
+        "https://example.com/": ("https://example.com/", "accept", None, None),
+    }
+    code, out, err = run(capsys, "filter", "check", "--chain", chain, "--json", *inputs)
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    got = {r["input"]: (r["url"], r["verdict"], r["filter"], r["line"]) for r in rows}
+    assert got == inputs
+
+
+def test_check_options_go_anywhere(capsys, proj):
+    url = "https://example.com/keep/x"
+    code, out, err = run(capsys, "filter", "check", proj, "--explain", url, "https://b.org/")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith(f"{url}: accept (short-circuit) by filter 0")
+    assert "https://b.org/: accept (no filter rejected it)" in out
+    code, out, err = run(capsys, "filter", "check", "--json", proj, url)
+    assert code == 0 and json.loads(out)["shortcircuit"] is True
+    code, out, _ = run(capsys, "filter", "preview", proj, "--json", proj / "nope.toml")
+    assert code == 1  # get/set/preview take their options anywhere too
+    with pytest.raises(SystemExit) as exited:
+        main(["filter", "check", str(proj), url, "--json", "--explain"])
+    assert exited.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_check_reads_standard_input(capsys, chain_file, monkeypatch):
+    lines = "\ufeffhttps://example.com/doc.pdf\n# a comment\n\n  https://example.com/a  \n"
+    raw = lines.encode("utf-8") + b"\xff\xfe\nmailto:x@example.com\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+    code, out, err = run(
+        capsys, "filter", "check", "--chain", chain_file, "--file", "-", "--json", "https://c.org/"
+    )
+    assert code == 1 and "1 of 5 inputs" in err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["input"] for r in rows] == [
+        "https://c.org/",  # the arguments first
+        "https://example.com/doc.pdf",
+        "https://example.com/a",
+        "\ufffd\ufffd",
+        "mailto:x@example.com",
+    ]
+    assert rows[3]["error"] == "line 5 of standard input is not UTF-8 text"
+    assert [r.get("verdict") for r in rows] == ["accept", "reject", "accept", None, "reject"]
+
+
+class _Reading(io.RawIOBase):
+    """A long URL list that counts how much of it was read."""
+
+    def __init__(self, lines: int) -> None:
+        self.data = b"".join(b"https://example.com/page/%d\n" % n for n in range(lines))
+        self.pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        size = min(len(buffer), len(self.data) - self.pos)
+        buffer[:size] = self.data[self.pos : self.pos + size]
+        self.pos += size
+        return size
+
+
+class _Watching(io.StringIO):
+    """Standard output that notes how much of the input had been read at the first line."""
+
+    def __init__(self, source: _Reading) -> None:
+        super().__init__()
+        self.source = source
+        self.read_at_first_line: int | None = None
+
+    def write(self, text: str) -> int:
+        if self.read_at_first_line is None:
+            self.read_at_first_line = self.source.pos
+        return super().write(text)
+
+
+def test_check_streams_its_input_and_output(chain_file, monkeypatch):
+    source = _Reading(100_000)  # 3.2 MB
+    stdin = io.TextIOWrapper(io.BufferedReader(source), encoding="utf-8")
+    out = _Watching(source)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["filter", "check", "--chain", str(chain_file), "--file", "-", "--json"]) == 0
+    assert out.getvalue().count("\n") == 100_000
+    # the first verdict was written after one buffer of the input, not after all of it
+    assert out.read_at_first_line is not None
+    assert out.read_at_first_line < len(source.data) // 10
+
+
+def test_check_reads_standard_input_of_the_real_command(chain_file):
+    urls = "https://example.com/doc.pdf\nftp://example.com/x\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "recrawl", "filter", "check", "--file", "-", "--chain", chain_file],
+        input=urls,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[:2] for line in done.stdout.splitlines()] == [
+        ["reject", "https://example.com/doc.pdf"],
+        ["reject", "ftp://example.com/x"],
+    ]
 
 
 def test_check_explain_shows_skipped_and_disabled(capsys, chain_file):
@@ -172,15 +345,30 @@ def test_set_bad_pattern_names_filter_and_line_and_keeps_the_old_chain(capsys, p
     assert code == 0 and out.strip() == CHAIN.strip()
 
 
-def test_get_and_set_print_lint_warnings(capsys, proj, tmp_path):
+def test_lint_is_shown_by_set_and_once_per_chain_change(capsys, proj, tmp_path):
     linty = tmp_path / "linty.toml"
     linty.write_text(CHAIN.replace("+.\n", "+.\n-private\n"))
-    code, out, err = run(capsys, "filter", "set", proj, linty)
+    code, out, shown = run(capsys, "filter", "set", proj, linty)
     assert code == 0 and out == "chain set: 3 filters\n"
-    assert "filter 1 (clean), line 3: " in err and "never reach this rule" in err
+    assert "filter 1 (clean), line 3: " in shown and "never reach this rule" in shown
     code, out, err = run(capsys, "filter", "get", proj)
     assert parse_chain(out).filters[1].rules_text.endswith("-private\n")
-    assert "recrawl: warning: filter 1 (clean), line 3" in err
+    assert err == ""  # set showed it: get does not repeat it
+    assert run(capsys, "filter", "set", proj, linty)[2] == shown  # set: always
+    # the chain changed elsewhere (as the app's Apply does): shown once more, then quiet
+    project = Project.open(proj)
+    try:
+        choices.set_chain(linty.read_text().replace("-private", "-secret"))
+    finally:
+        project.close()
+    assert "recrawl: warning: filter 1 (clean), line 3" in run(capsys, "filter", "get", proj)[2]
+    assert run(capsys, "filter", "get", proj)[2] == ""
+    # a preview lints the edited chain, once per text too (this one was shown by set)
+    assert run(capsys, "filter", "preview", proj, linty)[2] == ""
+    edited = tmp_path / "edited.toml"
+    edited.write_text(linty.read_text().replace("-private", "-hidden"))
+    assert "(clean), line 3" in run(capsys, "filter", "preview", proj, edited)[2]
+    assert run(capsys, "filter", "preview", proj, edited)[2] == ""
 
 
 def test_import_and_export(capsys, proj, tmp_path):
@@ -189,7 +377,9 @@ def test_import_and_export(capsys, proj, tmp_path):
     )
     assert code == 0, err
     assert out.startswith("imported 6 filters: suffix-urlfilter (suffix), regex-urlfilter (regex)")
-    assert "slow and unsafe" in err  # the template's backreference rule
+    assert err.count("slow and unsafe") == 1  # the template's backreference rule
+    code, _, err = run(capsys, "filter", "get", proj)
+    assert code == 0 and err == ""  # import showed it; nothing changed since
     code, _, err = run(capsys, "filter", "import", proj, CONF, "--order", "suffix,nope")
     assert code == 1 and "unknown filter kind 'nope'" in err
     code, out, _ = run(capsys, "filter", "export", proj, tmp_path / "out")

@@ -8,6 +8,7 @@ import pytest
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
 from recrawl.core.filters import ChainError, parse_chain
+from recrawl.core.filters.chain import explain_rules
 from recrawl.core.store.models import Page, RejectedLink
 
 from tests.crawling import crawl
@@ -111,6 +112,71 @@ def test_line_numbers_count_the_rules_string_as_toml_delivers_it():
 def test_bad_chains_are_refused_whole_with_filter_and_line(toml, message):
     with pytest.raises(ChainError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_chain(toml)
+
+
+HOST_BLOCKS = """\
+-\\.pdf$
+> a.com
+-/private/
++SHORTCIRCUIT:/keep/
+<
+> www.a.co.uk
+-(x)\\1
+> 192.168.0.1
+-/admin
+<
++.
+"""
+
+
+#: the same blocks for the automaton kind, whose patterns match the whole URL
+AUTOMATON_BLOCKS = (
+    HOST_BLOCKS.replace("-\\.pdf$", "-.*\\.pdf")
+    .replace("/private/", ".*/private/.*")
+    .replace("/keep/", ".*/keep/.*")
+    .replace("-(x)\\1", "-.*(x)\\1.*")
+    .replace("-/admin", "-.*/admin.*")
+    .replace("+.\n", "+.*\n")
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "rules"), [("regex", HOST_BLOCKS), ("automaton", AUTOMATON_BLOCKS)]
+)
+def test_host_blocks_apply_to_their_host_or_domain_name(kind, rules):
+    # NUTCH-1838: rules between "> HOST" and "<" (or the next ">") run only for URLs whose
+    # host, or whose domain name (the registered domain), is HOST
+    c = chain((kind, rules))
+    assert [r.host for r in c.filters[0].rules] == [
+        None, "a.com", "a.com", "www.a.co.uk", "192.168.0.1", None
+    ]  # fmt: skip
+    assert verdict(c, "http://a.com/private/1") == ("reject", False, 0, 3)
+    assert verdict(c, "http://b.a.com/private/1") == ("reject", False, 0, 3)  # domain a.com
+    assert verdict(c, "http://x.b.a.com/keep/1") == ("accept", True, 0, 4)
+    assert verdict(c, "http://a.com.evil.org/private/") == ("accept", False, None, None)
+    assert verdict(c, "http://b.com/private/") == ("accept", False, None, None)
+    assert verdict(c, "http://www.a.co.uk/xx") == ("reject", False, 0, 7)  # the host itself
+    assert verdict(c, "http://m.a.co.uk/xx") == ("accept", False, None, None)  # not its domain
+    assert verdict(c, "http://192.168.0.1/admin") == ("reject", False, 0, 9)
+    assert verdict(c, "http://192.168.0.2/admin") == ("accept", False, None, None)
+    assert verdict(c, "http://a.com/x.pdf") == ("reject", False, 0, 1)
+
+
+def test_host_blocks_explained_rule_by_rule():
+    c = chain(("regex", HOST_BLOCKS))
+    _, _, outcomes = explain_rules(c, "http://b.com/private/")
+    assert [(o.line, o.outcome) for o in outcomes[0]] == [
+        (1, "missed"), (3, "other host"), (4, "other host"),
+        (7, "other host"), (9, "other host"), (11, "decided"),
+    ]  # fmt: skip
+    _, _, outcomes = explain_rules(c, "http://www.a.com/keep/")
+    assert [o.outcome for o in outcomes[0]][:3] == ["missed", "missed", "decided"]
+
+
+@pytest.mark.parametrize("line", [">", "> http://a.com/", "> a.com b.com", ">user@a.com"])
+def test_a_host_block_needs_one_host(line):
+    with pytest.raises(ChainError, match=f"filter 0 \\(regex\\), line 2: '{line}'"):
+        chain(("regex", f"+a\n{line}\n+b\n<\n"))
 
 
 def test_backtracking_only_patterns_load_and_run():

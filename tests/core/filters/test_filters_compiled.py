@@ -28,6 +28,11 @@ HOSTS = [
     "[::1]",
     "user@a.com",
     "",
+    "www.a.co.uk",
+    "a.co.uk",
+    "co.uk",
+    "192.168.0.1",
+    "b.x.org",
 ]
 PORTS = ["", ":8080", ":80"]
 PATHS = [
@@ -90,6 +95,20 @@ PATTERNS = [
     r"",
 ]
 
+#: ``> HOST`` blocks (NUTCH-1838): hosts, domain names, a suffix, an address, upper case
+BLOCK_HOSTS = [
+    "a.com",
+    "b.a.com",
+    "evil.org",
+    "x.org",
+    "co.uk",
+    "a.co.uk",
+    "www.a.co.uk",
+    "192.168.0.1",
+    "A.com",
+    "com",
+]
+
 markers = st.sampled_from(["", "", "SHORTCIRCUIT:"])
 noise = st.sampled_from(["", "", "# comment", "   "])
 
@@ -138,6 +157,11 @@ def suffix_rules(draw) -> str:
 def regex_rules(draw) -> str:
     items = []
     for _ in range(draw(st.integers(0, 7))):
+        block = draw(st.sampled_from(["", "", "", ">", "<"]))
+        if block == ">":
+            items.append("> " + draw(st.sampled_from(BLOCK_HOSTS)))
+        elif block == "<":
+            items.append("<")
         sign = draw(st.sampled_from("+-"))
         mark = draw(markers) if sign == "+" else ""
         pattern = draw(st.sampled_from(PATTERNS))
@@ -353,3 +377,25 @@ def test_large_chain_agrees() -> None:
         host = rng.choice(hosts) if rng.random() < 0.9 else f"h{rng.randrange(30)}x.org"
         url = f"http://{host}/{rng.choice(paths)}"
         assert compiled.check(url) == chain.check(url), url
+
+
+def test_host_blocks_agree_and_keep_provenance() -> None:
+    rules = (
+        "-\\.pdf$\n> a.com\n-/private/\n+SHORTCIRCUIT:/keep/\n<\n"
+        "> www.a.co.uk\n-(x)\\1\n+SHORTCIRCUIT:x\n> evil.org\n-(?=/)\n<\n+.\n"
+    )
+    chain = _chain("regex", rules)
+    compiled = compile_chain(chain)
+    expected = {
+        "http://b.a.com/private/": Verdict(False, False, 0, 3, "regex"),
+        "http://b.a.com/keep/": Verdict(True, True, 0, 4, "regex"),
+        "http://www.a.co.uk/xx": Verdict(False, False, 0, 7, "regex"),  # backtracking rule
+        "http://www.a.co.uk/x": Verdict(True, True, 0, 8, "regex"),
+        "http://m.a.co.uk/xx": Verdict(True),
+        "http://a.evil.org/": Verdict(False, False, 0, 10, "regex"),
+        "http://a.com.evil.org/private/": Verdict(False, False, 0, 10, "regex"),
+        "mailto:me@a.com": Verdict(True),
+    }
+    for url, verdict in expected.items():
+        assert chain.check(url) == verdict, url
+        assert compiled.check(url) == verdict, url

@@ -90,12 +90,6 @@ def test_missing_or_empty_folder_is_a_clear_error(tmp_path):
         import_nutch(tmp_path, None)
 
 
-def test_bad_file_names_filter_and_line(tmp_path):
-    (tmp_path / "regex-urlfilter.txt").write_text("# c\n+ok\n-(unclosed\n")
-    with pytest.raises(ChainError, match=r"filter 0 \(regex-urlfilter\), line 3"):
-        import_nutch(tmp_path, None)
-
-
 def test_export_then_import_round_trip(tmp_path):
     text = import_nutch(CONF, None)
     written = export_nutch(parse_chain(text), tmp_path / "out")
@@ -196,3 +190,101 @@ def test_lint_quiet_on_a_clean_chain():
         "[[filter]]\nkind='prefix'\nrules='''\nhttps://example.com/\n'''\n"
     )
     assert lint(chain) == []
+
+
+# -- host blocks (NUTCH-1838) ------------------------------------------------------------
+
+NUTCH_HOST_BLOCKS = """\
+# skip file:, ftp: and mailto: urls
+-^(file|ftp|mailto):
+
+# rules for one site and its subdomains only
+> example.org
+-/private/
++^https?://(www\\.)?example\\.org/
+<
+
+> www.example.co.uk
+-\\?
+<
+
+# accept anything else
++.
+"""
+
+
+@pytest.mark.parametrize("kind", ["regex", "automaton"])
+def test_host_blocks_import_run_and_export_unchanged(tmp_path, kind):
+    base = "regex-urlfilter" if kind == "regex" else "automaton-urlfilter"
+    rules = NUTCH_HOST_BLOCKS if kind == "regex" else NUTCH_HOST_BLOCKS.replace("+.\n", "+.*\n")
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / f"{base}.txt").write_text(rules)
+    text = import_nutch(conf, None)
+    (flt,) = parse_chain(text).filters
+    assert [(r.line, r.host) for r in flt.rules] == [
+        (2, None), (6, "example.org"), (7, "example.org"), (11, "www.example.co.uk"), (15, None)
+    ]  # fmt: skip
+    if kind == "regex":
+        assert flt.decide("https://a.example.org/private/x").line == 6  # domain example.org
+        assert flt.decide("https://www.example.co.uk/?q").outcome == "reject"
+        assert flt.decide("https://shop.example.co.uk/?q").outcome == "accept"  # not its host
+        assert flt.decide("mailto:me@example.org").line == 2
+    written = export_nutch(parse_chain(text), tmp_path / "out")
+    assert written[0].path.read_text() == rules  # byte for byte, blocks and all
+    assert import_nutch(tmp_path / "out", None) == text
+
+
+@pytest.mark.parametrize(
+    ("rules", "line", "quoted", "reason"),
+    [
+        ("# c\n+ok\n-(unclosed\n", 3, "-(unclosed", "invalid pattern '(unclosed'"),
+        ("+ok\n> \n+x\n", 2, ">", "a host block starts with > and one host or domain name"),
+        ("+ok\n> http://example.org/\n", 2, "> http://example.org/", "a host block starts"),
+        ("\n\n*oops\n", 3, "*oops", "a rule starts with + or -"),
+    ],
+)
+def test_import_errors_quote_file_line_and_text(tmp_path, rules, line, quoted, reason):
+    path = tmp_path / "regex-urlfilter.txt"
+    path.write_text(rules)
+    with pytest.raises(ChainError) as error:
+        import_nutch(tmp_path, None)
+    assert str(error.value).startswith(f"{path}, line {line}: {quoted!r}: {reason}")
+
+
+def test_lint_upper_case_host_text():
+    chain = parse_chain(
+        "[[filter]]\nkind='prefix'\nname='p'\nrules='''\n"
+        "https://Example.com/\nhttps://example.com/Docs/\nhttps://User@Example.com/\n'''\n"
+        "[[filter]]\nkind='regex'\nname='r'\nrules='''\n"
+        "-^https?://www\\.Example\\.com/\n"  # 1: never matches
+        "-(?i)^https?://www\\.Example\\.com/\n"  # 2: case-insensitive
+        "-/Private/\n"  # 3: a path: case matters there
+        "-^https?://Example\\.com/|x\n"  # 4: another branch may match
+        "-^https?://Admin\n"  # 5: could be user info (Admin@host)
+        "-https?://Example\\.com/\n"  # 6: unanchored: may be found in a query
+        "> Example.org\n-a\n<\n"  # 8: a block for an upper-case host
+        "+.\n'''\n"
+        "[[filter]]\nkind='automaton'\nname='a'\nrules='''\n"
+        "+(http|https)://Example\\.com/.*\n+http://example\\.com/.*\n'''\n"
+    )
+    upper = {(w.filter, w.line): w.message for w in lint(chain) if "lower case" in w.message}
+    assert sorted(upper) == [(0, 1), (1, 1), (1, 8), (2, 1)]
+    assert upper[(0, 1)].startswith("upper-case host text 'Example.com': hosts in canonical")
+    assert upper[(1, 1)].endswith("so this pattern never matches")
+    assert upper[(1, 8)] == "host block > Example.org: hosts are lower case, so its rules never run"
+
+
+def test_lint_reads_host_blocks_as_scopes():
+    chain = parse_chain(
+        "[[filter]]\nkind='regex'\nname='r'\nrules='''\n"
+        "> a.org\n-/private/\n+.\n<\n"  # lines 2, 3: a catch-all for a.org alone
+        "> b.org\n-/private/\n-/tmp/\n<\n"  # line 6: not a duplicate of line 2
+        "-/x/\n"  # 9: reached by other hosts
+        "> a.org\n-/tmp/\n<\n"  # 11: never decides (line 3 catches a.org first)
+        "-/x/\n"  # 13: a duplicate of line 9
+        "> b.org\n-/x/\n"  # 15: shadowed by line 9, which runs for every URL
+        "'''\n"
+    )
+    got = sorted((w.line, w.message.split(" (")[0].split(":")[0]) for w in lint(chain))
+    assert got == [(11, "never decides"), (13, "duplicate pattern"), (15, "duplicate pattern")]

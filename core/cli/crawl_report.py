@@ -1,0 +1,90 @@
+"""What ``recrawl crawl`` tells people: each round as it ends, then the summary.
+
+The summary names the fetches that failed and why (the first few, then how many more),
+from the crawl's own events: a count of errors alone sends the user to the store to
+find out which page failed.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+
+from recrawl.core.cli.output import plural
+from recrawl.core.engine import CrawlSummary, Event, LogMessage, PageFetched, RoundFinished
+from recrawl.core.store.models import PageStatus
+
+#: Failed fetches the summary names; the rest are counted.
+NAMED_FAILURES = 5
+
+
+def failed(event: PageFetched) -> bool:
+    """Whether the fetch counts among the crawl's errors (:mod:`recrawl.core.engine.events`).
+
+    Only a failure leaves a page to retry; a failure past the retries leaves it gone,
+    as a 404 does, so a gone page failed unless the server answered 4xx (429 is a
+    failure: too many requests).
+    """
+    if event.status == PageStatus.RETRY:
+        return True
+    if event.status != PageStatus.GONE:
+        return False
+    status = event.http_status
+    return status is None or status == 429 or not 400 <= status < 500
+
+
+class CrawlReport:
+    """The observer of a crawl run for people: prints rounds, remembers failures."""
+
+    def __init__(self, named: int = NAMED_FAILURES) -> None:
+        self.named = named
+        #: The first ``named`` failed fetches: (url, reason).
+        self.failures: list[tuple[str, str]] = []
+        self.failure_count = 0
+        self._lock = threading.Lock()  # called on the crawl's thread, read on the main one
+
+    def __call__(self, events: Sequence[Event]) -> None:
+        for event in events:
+            if isinstance(event, PageFetched) and failed(event):
+                self._failed(event)
+            elif isinstance(event, RoundFinished):
+                print(
+                    f"round {event.round} ({event.segment}): {event.fetched} fetched, "
+                    f"{plural(event.errors, 'error')}, {plural(event.new_urls, 'new URL')}",
+                    file=sys.stderr,
+                )
+            elif isinstance(event, LogMessage) and event.level != "info":
+                print(f"{event.level}: {event.text}", file=sys.stderr)
+
+    def _failed(self, event: PageFetched) -> None:
+        if event.error:
+            reason = event.error
+        elif event.http_status is not None:
+            reason = f"HTTP {event.http_status}"
+        else:
+            reason = "no answer"
+        with self._lock:
+            self.failure_count += 1
+            if len(self.failures) < self.named:
+                self.failures.append((event.url, reason))
+
+    def summary_lines(self, summary: CrawlSummary) -> list[str]:
+        """The summary, then the failed fetches by URL with their reasons."""
+        line = (
+            f"{plural(summary.rounds, 'round')}, {summary.fetched} fetched, "
+            f"{plural(summary.new_urls, 'new URL')}, {plural(summary.errors, 'error')} "
+            f"in {summary.elapsed_s:.1f} s ({summary.pages_per_s:.1f} pages/s)"
+        )
+        if summary.segments:
+            line += f"; {'segment' if len(summary.segments) == 1 else 'segments'} "
+            line += ", ".join(summary.segments)
+        lines = [line]
+        with self._lock:
+            failures, count = list(self.failures), max(self.failure_count, summary.errors)
+        if failures:
+            lines.append("failed:")
+            lines += [f"  {url}: {reason}" for url, reason in failures]
+            if count > len(failures):
+                lines.append(f"  and {count - len(failures)} more")
+        return lines

@@ -1,0 +1,188 @@
+"""``recrawl settings``: the crawl settings a project keeps, shown and changed.
+
+The command line and the app start every crawl from them (``crawl``'s flags override
+them for that crawl only). Every setting :data:`recrawl.core.config.STORABLE` names is
+listed, so one added there shows up here with no change. Values are typed as on the
+command line: durations (``0.5s``, ``30s``, ``2m``; a plain number is seconds), whole
+numbers, ``true``/``false``, text; JSON keeps seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
+from recrawl.core.cli.output import DIR_HELP
+from recrawl.core.cli.parser import Command
+from recrawl.core.cli.project_command import project_command
+from recrawl.core.clock import duration_text
+from recrawl.core.config import DURATION_SETTINGS, STORABLE, CrawlSettings
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy import crawl_settings
+from recrawl.core.project import Project
+
+#: Settings that are also ``recrawl crawl`` flags take their text as the flag does.
+FLAG_TYPES: dict[str, Callable[[str], Any]] = {
+    "politeness.delay": seconds,
+    "politeness.per_host": positive_int,
+    "politeness.concurrency": positive_int,
+    "fetch.read_timeout": positive_seconds,
+}
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def setting_value(settings: CrawlSettings, name: str) -> Any:
+    """The value of the setting with the dotted ``name`` (``politeness.delay``)."""
+    value: Any = settings
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def parse_setting(name: str, text: str) -> object:
+    """``text`` as the value of setting ``name``; InvalidArgument naming it if it is not."""
+    kind = STORABLE.get(name)
+    if kind is None:
+        raise _unknown(name)
+    word = text.strip()
+    if name in FLAG_TYPES:
+        try:
+            value: object = FLAG_TYPES[name](word)
+        except argparse.ArgumentTypeError as exc:
+            raise InvalidArgument(f"{name}: {exc}") from None
+        return value
+    if kind is bool:
+        if word.lower() in _TRUE + _FALSE:
+            return word.lower() in _TRUE
+        raise InvalidArgument(f"{name} is true or false, not {text!r}")
+    if kind is int:
+        if word.isdigit():
+            return int(word)
+        raise InvalidArgument(f"{name} is a whole number (0 or more), not {text!r}")
+    if kind is float:
+        return _number(name, word)
+    return text
+
+
+def _unknown(name: str) -> InvalidArgument:
+    return InvalidArgument(f"no crawl setting {name!r} (there are: {', '.join(STORABLE)})")
+
+
+def _number(name: str, word: str) -> float:
+    if name in DURATION_SETTINGS:
+        try:
+            return seconds(word)
+        except argparse.ArgumentTypeError:
+            raise InvalidArgument(
+                f"{name} is a duration like 0.5s, 30s or 2m, not {word!r}"
+            ) from None
+    try:
+        value = float(word)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InvalidArgument(f"{name} is a number, not {word!r}")
+    return value
+
+
+def setting_text(name: str, value: object) -> str:
+    """A value as it is typed: ``0.5s``, ``4``, ``true``, text (``not set``: None, a
+    default that only ``--unset`` gives back)."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if name in DURATION_SETTINGS and isinstance(value, int | float):
+        return duration_text(float(value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _settings_arguments(p: argparse.ArgumentParser) -> None:
+    defaults = CrawlSettings()
+    p.description = (
+        "Show or change the crawl settings the project keeps: `recrawl crawl` and the\n"
+        "app start from them, and crawl's flags override them for one crawl."
+    )
+    width = max(map(len, STORABLE))
+    p.formatter_class = argparse.RawDescriptionHelpFormatter  # the list below, as laid out
+    p.epilog = "settings, with their defaults:\n" + "\n".join(
+        f"  {name:<{width}}  {setting_text(name, setting_value(defaults, name))}"
+        for name in STORABLE
+    )
+    p.add_argument("dir", help=DIR_HELP)
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="keep this value (durations like 0.5s or 30s, numbers, true/false)",
+    )
+    p.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="forget the kept value: the default again",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON array of {name, value, default, is_default} (seconds for durations)",
+    )
+
+
+@project_command
+def run_settings(project: Project, args: argparse.Namespace) -> int:
+    changes: dict[str, object | None] = {}
+    for item in args.set:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise InvalidArgument(f"--set takes NAME=VALUE, not {item!r}")
+        changes[name.strip()] = parse_setting(name.strip(), text)
+    for name in args.unset:
+        if name in changes:
+            raise InvalidArgument(f"{name} is both set and unset")
+        if name not in STORABLE:
+            raise _unknown(name)
+        changes[name] = None
+    kept = crawl_settings.save(changes) if changes else crawl_settings.stored()
+    rows = _rows(kept)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    width = max(len(row["name"]) for row in rows)
+    texts = {row["name"]: setting_text(row["name"], row["value"]) for row in rows}
+    value_width = min(12, max(len(text) for text in texts.values()))  # long text runs on
+    for row in rows:
+        name = row["name"]
+        where = (
+            "default"
+            if row["is_default"]
+            else f"kept (default {setting_text(name, row['default'])})"
+        )
+        print(f"{name:<{width}}  {texts[name]:<{value_width}}  {where}")
+    return 0
+
+
+def _rows(kept: dict[str, object]) -> list[dict[str, Any]]:
+    defaults = CrawlSettings()
+    current = crawl_settings.project_crawl_settings(defaults)
+    return [
+        {
+            "name": name,
+            "value": setting_value(current, name),
+            "default": setting_value(defaults, name),
+            "is_default": name not in kept,
+        }
+        for name in STORABLE
+    ]
+
+
+COMMANDS = {"settings": Command(_settings_arguments, run_settings)}

@@ -1,0 +1,162 @@
+"""Sites: the hosts a project watches, and taking one out of the crawl or in again.
+
+What is in scope is the chain's "scope" domain filter (``inject`` widens it to the
+seeds' hosts): a host is in scope when one of its entries is the host or a domain above
+it. Taking a site out of the crawl removes that entry from the filter, so links to it
+are turned away from then on, and keeps its pages and captures: the archive keeps what
+it has, marked ``filtered`` and never fetched again (``store.park_hosts``). Adding one
+of its seeds again brings the host back into scope; "refetch now" then makes its pages
+due again, the kept ones too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from recrawl.core import store
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.filters import Chain
+from recrawl.core.filters.chain import Filter
+from recrawl.core.filters.scope import SCOPE_FILTER
+from recrawl.core.policy.choices import project_chain, set_chain
+
+#: A site's scope when the chain limits no hosts (no scope filter, or an empty one).
+ANY_HOST = "*"
+
+
+@dataclass(frozen=True)
+class Site:
+    """One host as the Sites list shows it."""
+
+    summary: store.HostSummary
+    #: The scope entry that covers the host, :data:`ANY_HOST` when the chain limits
+    #: no hosts, None when the host is out of scope.
+    scope: str | None
+
+    @property
+    def host(self) -> str:
+        return self.summary.host
+
+    @property
+    def in_scope(self) -> bool:
+        return self.scope is not None
+
+
+def scope_entries(chain: Chain) -> list[str] | None:
+    """The enabled scope filter's entries; None when no scope filter limits the hosts."""
+    scope = _scope_filter(chain)
+    if scope is None or not scope.enabled or not scope.rules:
+        return None
+    return [rule.text for rule in scope.rules]
+
+
+def covering_entry(entries: list[str] | None, host: str) -> str | None:
+    """The longest entry that is ``host`` or a domain above it (as the domain filter
+    decides); :data:`ANY_HOST` when ``entries`` is None."""
+    if entries is None:
+        return ANY_HOST
+    host = host.lower()
+    matches = [e for e in entries if host == e or host.endswith("." + e)]
+    return max(matches, key=len) if matches else None
+
+
+@dataclass(frozen=True)
+class SitesBlock:
+    """One block of the Sites list."""
+
+    sites: list[Site]
+    #: The last host of the block read from the pages: where the next block starts.
+    after: str | None
+    #: No more blocks: this one ended the list.
+    complete: bool
+
+
+def sites_block(now: datetime, after: str | None, limit: int) -> SitesBlock:
+    """The next ``limit`` hosts by name after ``after``, each with its scope.
+
+    The last block ends with the scope entries that have no pages yet (a seed the chain
+    turned away, a host typed into the filter).
+    """
+    entries = scope_entries(project_chain())
+    summaries = store.host_summaries(now, after, limit)
+    sites = [Site(summary, covering_entry(entries, summary.host)) for summary in summaries]
+    last = summaries[-1].host if summaries else after
+    complete = len(summaries) < limit
+    if complete and entries:
+        for entry in sorted(set(entries) - store.hosts_with_pages(entries)):
+            sites.append(Site(store.HostSummary(entry, 0, 0, 0, 0, None, None, None), entry))
+    return SitesBlock(sites, last, complete)
+
+
+@dataclass(frozen=True)
+class Removal:
+    """What taking ``host`` out of the crawl does (planned, or done)."""
+
+    host: str
+    #: The scope entry that leaves the chain (None: the host was not in scope by one).
+    entry: str | None
+    #: Hosts whose pages stop being fetched (``host`` and the entry's other hosts that
+    #: no other entry covers).
+    hosts: tuple[str, ...]
+    #: Their pages, kept as ``filtered``.
+    pages: int
+
+
+def plan_removal(host: str) -> Removal:
+    """What :func:`remove_site` would do; changes nothing.
+
+    InvalidArgument when the host's entry is the scope's last: an empty scope filter
+    accepts every host, which is a chain edit to make on purpose, not by a click.
+    """
+    chain = project_chain()
+    entries = scope_entries(chain)
+    entry = covering_entry(entries, host)
+    if entries is None or entry is None:
+        hosts: tuple[str, ...] = (host,)
+        return Removal(host, None, hosts, store.host_page_count(hosts))
+    remaining = [e for e in entries if e != entry]
+    if not remaining:
+        raise InvalidArgument(
+            f"{entry} is the only site in scope; with no entry the scope filter lets "
+            "every host in. Add another site first, or edit the scope filter in Filters."
+        )
+    under = store.hosts_under(entry)
+    hosts = tuple(sorted({h for h in [host, *under] if covering_entry(remaining, h) is None}))
+    return Removal(host, entry, hosts, store.host_page_count(hosts))
+
+
+def remove_site(host: str) -> Removal:
+    """Take ``host`` out of the crawl: its scope entry leaves the chain, its pages stay
+    (``filtered``, never fetched again). One transaction."""
+    with store.transaction():
+        removal = plan_removal(host)
+        if removal.entry is not None:
+            chain = project_chain()
+            scope = _scope_filter(chain)
+            assert scope is not None  # plan_removal found the entry in it
+            gone = {rule.line for rule in scope.rules if rule.text == removal.entry}
+            lines = scope.rules_text.splitlines(keepends=True)
+            scope.rules_text = "".join(
+                text for number, text in enumerate(lines, 1) if number not in gone
+            )
+            set_chain(chain.to_toml())  # parsed again: saved only if it loads
+        parked = store.park_hosts(removal.hosts)
+    return Removal(removal.host, removal.entry, removal.hosts, parked)
+
+
+def refetch_site(host: str, now: datetime) -> int:
+    """Make every page of ``host`` due now (those taken out earlier too); how many moved.
+
+    InvalidArgument for a host out of scope: its links would be turned away, and its
+    pages are kept, not crawled. Adding one of its seeds brings it back first.
+    """
+    if covering_entry(scope_entries(project_chain()), host) is None:
+        raise InvalidArgument(
+            f"{host} is not in the crawl's scope: add one of its URLs as a seed to watch it"
+        )
+    return store.make_hosts_due([host], now)
+
+
+def _scope_filter(chain: Chain) -> Filter | None:
+    return next((f for f in chain.filters if f.name == SCOPE_FILTER and f.kind == "domain"), None)

@@ -1,0 +1,125 @@
+"""What the Crawl panel shows of a running crawl, kept apart from its widgets (no Qt).
+
+The engine's snapshots carry totals since the crawl started; the panel wants what is
+happening now. :class:`CrawlProgress` keeps the totals, this round's pages done, and a
+current rate: pages fetched over the last :data:`RATE_WINDOW_S` seconds, from the
+snapshots' counts (an average since the start would draw a pause as a slow slope).
+:class:`Downsampled` keeps that rate for the whole crawl in a bounded number of points:
+when it fills up, neighbouring points are merged, so an eight-hour crawl still draws
+from its first minute.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from recrawl.core.engine import CrawlSummary, RoundFinished, RoundStarted, StatsSnapshot
+
+#: The current rate is the pages fetched over this many seconds.
+RATE_WINDOW_S = 5.0
+#: The plot keeps at most this many points (and at least half as many, once full).
+MAX_POINTS = 1000
+
+
+class Downsampled:
+    """(t, y) points in time order, at most ``limit``; pairs merge (mean) when full."""
+
+    def __init__(self, limit: int = MAX_POINTS) -> None:
+        if limit < 2:
+            raise ValueError("keep at least two points")
+        self.limit = limit
+        #: Points merged into each kept point: doubles each time the series fills.
+        self.span = 1
+        self._points: list[tuple[float, float]] = []
+        self._pending: list[tuple[float, float]] = []  # the next point, not yet whole
+
+    def add(self, t: float, y: float) -> None:
+        self._pending.append((t, y))
+        if len(self._pending) < self.span:
+            return
+        self._points.append(_mean(self._pending))
+        self._pending = []
+        if len(self._points) > self.limit:
+            self._points = [_mean(self._points[i : i + 2]) for i in range(0, len(self._points), 2)]
+            self.span *= 2
+
+    def points(self) -> list[tuple[float, float]]:
+        """The kept points, then the newest ones not yet merged into one."""
+        return self._points + ([_mean(self._pending)] if self._pending else [])
+
+    def clear(self) -> None:
+        self.span = 1
+        self._points, self._pending = [], []
+
+
+def _mean(points: list[tuple[float, float]]) -> tuple[float, float]:
+    count = len(points)
+    return (sum(t for t, _ in points) / count, sum(y for _, y in points) / count)
+
+
+@dataclass
+class RoundProgress:
+    number: int = 0
+    #: Pages queued for the round, and how many are done (fetched, failed, denied).
+    queued: int = 0
+    done: int = 0
+
+
+class CrawlProgress:
+    """A crawl's progress as the panel shows it; fed events with their arrival times."""
+
+    def __init__(self, window_s: float = RATE_WINDOW_S, max_points: int = MAX_POINTS) -> None:
+        self.window_s = window_s
+        self.rates = Downsampled(max_points)
+        self._counts: deque[tuple[float, int]] = deque()  # (t, fetched) in the window
+        self.start(0.0)
+
+    def start(self, t: float) -> None:
+        """Forget the last crawl: a new one starts at ``t``."""
+        self.rates.clear()
+        self.round = RoundProgress()
+        self.fetched = self.errors = self.new_urls = 0
+        self.paused = False
+        self.started = t
+        #: The crawl's length once it has ended (None while it runs).
+        self.ended_after: float | None = None
+        self._counts.clear()
+        self._counts.append((t, 0))
+
+    def elapsed(self, t: float) -> float:
+        if self.ended_after is not None:
+            return self.ended_after
+        return max(0.0, t - self.started)
+
+    def rate(self) -> float:
+        """Pages fetched per second over the last ``window_s`` (or since the start)."""
+        if len(self._counts) < 2:
+            return 0.0
+        (t0, n0), (t1, n1) = self._counts[0], self._counts[-1]
+        return (n1 - n0) / (t1 - t0) if t1 > t0 else 0.0
+
+    def snapshot(self, t: float, snap: StatsSnapshot) -> None:
+        self.fetched, self.errors, self.new_urls = snap.fetched, snap.errors, snap.new_urls
+        self.paused = snap.paused
+        self.round = RoundProgress(snap.round, max(snap.queued, 1), snap.round_done)
+        self._counts.append((t, snap.fetched))
+        # keep one count at or before the window's start, so the rate spans the window
+        while len(self._counts) > 2 and self._counts[1][0] <= t - self.window_s:
+            self._counts.popleft()
+        self.rates.add(self.elapsed(t), self.rate())
+
+    def round_started(self, event: RoundStarted) -> None:
+        self.round = RoundProgress(event.round, max(event.queued, 1), 0)
+
+    def round_finished(self, event: RoundFinished) -> None:
+        # What the round really did: a stopped round leaves pages undone, so the bar
+        # never jumps to full. The last snapshot may be up to one tick old.
+        done = max(self.round.done, event.fetched + event.errors)
+        self.round = RoundProgress(event.round, self.round.queued, min(done, self.round.queued))
+
+    def finished(self, summary: CrawlSummary) -> None:
+        """The crawl ended: its own totals replace the last snapshot's (a tick old)."""
+        self.fetched, self.errors, self.new_urls = summary.fetched, summary.errors, summary.new_urls
+        self.paused = False
+        self.ended_after = summary.elapsed_s

@@ -1,0 +1,114 @@
+"""The Crawl panel's right side: what the crawl does now, what it did, and its log.
+
+A view only: it draws a :class:`~recrawl.gui.crawl_progress.CrawlProgress` and the
+sentences the panel gives it; the panel decides when.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QProgressBar, QVBoxLayout, QWidget
+from recrawl.gui.crawl_progress import RATE_WINDOW_S, CrawlProgress
+from recrawl.gui.formatting import stopwatch
+from recrawl.gui.plots import UNCHANGED, from_zero, plot_widget
+
+LOG_LINES = 2000
+
+#: The plot's time unit for crawls up to this long: (seconds, unit, seconds per unit).
+TIME_UNITS = ((600.0, "s", 1.0), (3 * 3600.0, "min", 60.0), (float("inf"), "h", 3600.0))
+
+
+def time_unit(elapsed: float) -> tuple[str, float]:
+    """Seconds for the first minutes of a crawl, then minutes, then hours."""
+    return next((unit, scale) for limit, unit, scale in TIME_UNITS if elapsed <= limit)
+
+
+class CrawlProgressView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.round_label = QLabel("")
+        self.round_label.setWordWrap(True)
+        self.round_label.setObjectName("crawl-round")
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m done")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(False)  # until a round says how much there is
+        self.totals = QLabel("")
+        self.totals.setObjectName("crawl-totals")
+        self.outlook = QLabel("")
+        self.outlook.setWordWrap(True)
+        self.outlook.setObjectName("crawl-outlook")
+        self.plot = plot_widget("time since start", "s", "pages per second", None)
+        self.plot.getPlotItem().setTitle(
+            f"pages fetched per second, over the last {RATE_WINDOW_S:.0f} s",
+            size="9pt",
+            color="#555",
+        )
+        self.curve = self.plot.plot(pen=UNCHANGED, fillLevel=0, brush=(45, 106, 143, 40))
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(LOG_LINES)
+        self.log.setPlaceholderText("Errors and rejected links appear here.")
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.round_label)
+        column.addWidget(self.progress)
+        column.addWidget(self.totals)
+        column.addWidget(self.outlook)
+        column.addWidget(self.plot, 1)
+        column.addWidget(QLabel("Log"))
+        column.addWidget(self.log, 1)
+        self.clear()
+
+    def clear(self) -> None:
+        """No crawl yet in this window: an empty plot, no bar, no totals."""
+        self.curve.setData([], [])
+        from_zero(self.plot, 1.0)
+        self.plot.setXRange(0, 60, padding=0)
+        self.show_totals("")
+        self.show_outlook("")
+        self.progress.setTextVisible(False)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.hide()
+
+    def show_totals(self, text: str) -> None:
+        self.totals.setText(text)
+        self.totals.setVisible(bool(text))
+
+    def show_outlook(self, text: str) -> None:
+        self.outlook.setText(text)
+        self.outlook.setVisible(bool(text))
+
+    def draw(self, progress: CrawlProgress, now: float) -> None:
+        """The round's bar, the totals and the rate plot as of ``now`` (monotonic)."""
+        elapsed = progress.elapsed(now)
+        if progress.ended_after is None:
+            state = " (paused)" if progress.paused else ""
+            rate = f" · {progress.rate():.1f} pages/s now{state}"
+        else:
+            rate = ""
+        self.show_totals(
+            f"Elapsed {stopwatch(elapsed)} · {progress.fetched:,} fetched · "
+            f"{progress.errors:,} errors · {progress.new_urls:,} new URLs{rate}"
+        )
+        rnd = progress.round
+        if rnd.number:
+            self.progress.show()
+            self.progress.setTextVisible(True)
+            self.progress.setRange(0, rnd.queued)
+            self.progress.setValue(min(rnd.done, rnd.queued))
+        points = progress.rates.points()
+        if points:
+            unit, scale = time_unit(elapsed)
+            self.plot.getPlotItem().setLabel("bottom", "time since start", units=unit)
+            self.curve.setData([t / scale for t, _ in points], [r for _, r in points])
+            top = max(r for _, r in points)
+            # from 0, with room above: a steady crawl reads flat, not as zoomed-in noise
+            from_zero(self.plot, max(top * 1.15, 1.0))
+            self.plot.setXRange(0, max(elapsed / scale, points[-1][0] / scale), padding=0.02)
+
+    def append_log(self, lines: list[str]) -> None:
+        if lines:
+            self.log.appendPlainText("\n".join(lines))

@@ -1,0 +1,150 @@
+"""``recrawl settings``: what the project keeps for its crawls; ``crawl`` starts from it."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from recrawl.core.cli.settings import parse_setting, setting_text, setting_value
+from recrawl.core.config import DURATION_SETTINGS, STORABLE, CrawlSettings
+
+from recrawl.main import main
+from tests.httpserver import Reply
+
+
+def settings_json(capsys, d, *args: str) -> dict[str, dict]:
+    capsys.readouterr()
+    assert main(["settings", str(d), *args, "--json"]) == 0
+    return {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+
+
+def test_every_storable_setting_is_listed_with_its_default(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    rows = settings_json(capsys, d)
+    assert list(rows) == list(STORABLE)
+    for name, row in rows.items():
+        assert set(row) == {"name", "value", "default", "is_default"} and row["name"] == name
+        assert row["is_default"] and row["value"] == row["default"]
+    assert rows["politeness.delay"]["default"] == 1.0  # JSON keeps seconds
+    assert main(["settings", str(d)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in text] == list(STORABLE)
+    assert text[0].split() == ["politeness.delay", "1s", "default"]
+
+
+def test_set_and_unset_are_kept_and_typed_as_on_the_command_line(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    rows = settings_json(
+        capsys,
+        d,
+        "--set",
+        "politeness.delay=0.05s",
+        "--set",
+        "politeness.per_host=2",
+        "--set",
+        "politeness.obey_robots=false",
+        "--set",
+        "fetch.read_timeout=1m",
+        "--set",
+        "fetch.user_agent=Archivist (+mailto:me@example.org)",
+    )
+    assert rows["politeness.delay"] == {
+        "name": "politeness.delay",
+        "value": 0.05,
+        "default": 1.0,
+        "is_default": False,
+    }
+    assert rows["politeness.per_host"]["value"] == 2
+    assert rows["politeness.obey_robots"]["value"] is False
+    assert rows["fetch.read_timeout"]["value"] == 60.0
+    assert rows["fetch.user_agent"]["value"] == "Archivist (+mailto:me@example.org)"
+    assert rows["politeness.concurrency"]["is_default"]
+    capsys.readouterr()
+    assert main(["settings", str(d)]) == 0
+    lines = {
+        line.split()[0]: line.split(None, 1)[1] for line in capsys.readouterr().out.splitlines()
+    }
+    assert lines["politeness.delay"].split() == ["0.05s", "kept", "(default", "1s)"]
+    assert lines["fetch.read_timeout"].split() == ["1m", "kept", "(default", "30s)"]
+    assert lines["politeness.obey_robots"].split() == ["false", "kept", "(default", "true)"]
+    rows = settings_json(capsys, d, "--unset", "politeness.delay", "--unset", "fetch.read_timeout")
+    assert rows["politeness.delay"]["is_default"] and rows["politeness.delay"]["value"] == 1.0
+    assert rows["politeness.per_host"]["value"] == 2  # the others stay kept
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--set", "politeness.speed=3"), "no crawl setting 'politeness.speed' (there are: "),
+        (("--unset", "politeness.speed"), "no crawl setting 'politeness.speed'"),
+        (("--set", "politeness.delay"), "--set takes NAME=VALUE, not 'politeness.delay'"),
+        (("--set", "politeness.delay=soon"), "politeness.delay: not a number of seconds"),
+        (("--set", "politeness.delay=-1"), "politeness.delay: must not be negative"),
+        (("--set", "fetch.read_timeout=0"), "fetch.read_timeout: must be more than 0"),
+        (("--set", "politeness.per_host=0"), "politeness.per_host: must be at least 1"),
+        (("--set", "politeness.obey_robots=maybe"), "is true or false, not 'maybe'"),
+        (
+            ("--set", "politeness.delay=1", "--unset", "politeness.delay"),
+            "politeness.delay is both set and unset",
+        ),
+    ],
+)
+def test_a_wrong_setting_is_one_line_and_nothing_is_kept(tmp_path, capsys, args, message):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    main(["settings", str(d), "--set", "politeness.per_host=3"])
+    capsys.readouterr()
+    assert main(["settings", str(d), "--set", "politeness.concurrency=4", *args]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    rows = settings_json(capsys, d)
+    assert (
+        rows["politeness.per_host"]["value"] == 3 and rows["politeness.concurrency"]["is_default"]
+    )
+
+
+def test_values_read_back_as_they_print():
+    # every float setting is a duration (typed 30s, 2m): one that is not must say so here
+    defaults = CrawlSettings()
+    for name in STORABLE:
+        value = setting_value(defaults, name)
+        if value is not None:  # a None default is had back by --unset, not typed
+            assert parse_setting(name, setting_text(name, value)) == value
+    assert {n for n, kind in STORABLE.items() if kind is float} <= DURATION_SETTINGS
+    assert setting_text("fetch.total_timeout", None) == "not set"
+    assert setting_text("politeness.delay", 0.0) == "0s"
+    assert setting_text("fetch.read_timeout", 90.0) == "90s"
+    assert setting_text("politeness.robots_ttl", 86400.0) == "1d"
+
+
+def test_a_crawl_starts_from_the_kept_settings_and_its_flags_override_them(
+    tmp_path, capsys, server
+):
+    # kept: a user agent and a read timeout far too short for a page that thinks a second
+    release = threading.Event()
+
+    def slow(handler):
+        release.wait(1.5)
+        return Reply(200, b"<p>slow but fine</p>")
+
+    server.routes["/slow"] = slow
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    main(["inject", str(d), server.url("/slow")])
+    agent = "Archivist-Test/1 (+mailto:me@example.org)"
+    main(["settings", str(d), "--set", f"fetch.user_agent={agent}"])
+    main(["settings", str(d), "--set", "fetch.read_timeout=0.2s", "--set", "politeness.delay=0"])
+    capsys.readouterr()
+    assert main(["crawl", str(d), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["errors"] == 1  # the kept timeout applied
+    assert {h["User-Agent"] for _, h in server.hits} == {agent}
+    # this crawl only: a longer timeout from the flag fetches it (retried a day later)
+    assert (
+        main(["crawl", str(d), "--json", "--timeout", "10", "--now", "2040-01-01T00:00:00Z"]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["fetched"] == 1
+    rows = settings_json(capsys, d)
+    assert rows["fetch.read_timeout"]["value"] == 0.2  # the flag kept nothing

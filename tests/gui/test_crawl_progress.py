@@ -1,0 +1,89 @@
+"""The Crawl panel's progress model: a current rate, a whole-crawl plot, real round counts."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from recrawl.core.engine import CrawlSummary, RoundFinished, RoundStarted, StatsSnapshot
+from recrawl.gui.crawl_progress import CrawlProgress, Downsampled
+from recrawl.gui.crawl_view import time_unit
+from recrawl.gui.formatting import stopwatch
+
+
+def snap(fetched: int, *, round_done: int = 0, queued: int = 10, paused: bool = False):
+    return StatsSnapshot(
+        round=1,
+        queued=queued,
+        round_done=round_done,
+        fetched=fetched,
+        errors=0,
+        new_urls=0,
+        pages_per_s=0.0,
+        paused=paused,
+    )
+
+
+def test_the_rate_is_over_the_last_window_so_a_pause_drops_to_zero():
+    progress = CrawlProgress(window_s=5.0)
+    progress.start(100.0)
+    fetched = 0
+    for tick in range(1, 101):  # 20 s at 10 pages/s, snapshots every 0.2 s
+        fetched += 2
+        progress.snapshot(100.0 + tick * 0.2, snap(fetched))
+    assert progress.rate() == pytest.approx(10.0)
+    for tick in range(101, 131):  # then 6 s paused: nothing more fetched
+        progress.snapshot(100.0 + tick * 0.2, snap(fetched, paused=True))
+    assert progress.rate() == 0.0  # an average since the start would still read 7.7
+    assert progress.paused
+    assert progress.elapsed(126.0) == pytest.approx(26.0)
+
+
+def test_the_plot_keeps_the_whole_crawl_in_a_bounded_number_of_points():
+    progress = CrawlProgress(window_s=5.0, max_points=100)
+    progress.start(0.0)
+    for tick in range(1, 5001):  # 1000 s
+        progress.snapshot(tick * 0.2, snap(tick))
+    points = progress.rates.points()
+    assert 50 <= len(points) <= 101
+    assert points[0][0] < 10.0  # the first seconds are still drawn...
+    assert points[-1][0] > 990.0  # ...as are the last
+    assert all(a[0] < b[0] for a, b in itertools.pairwise(points))
+
+
+@given(st.lists(st.floats(0, 1000), min_size=1, max_size=500), st.integers(2, 40))
+def test_downsampling_keeps_time_order_bounds_and_the_mean(values, limit):
+    series = Downsampled(limit)
+    for t, value in enumerate(values):
+        series.add(float(t), value)
+    points = series.points()
+    assert len(points) <= limit + 1
+    assert [t for t, _ in points] == sorted(t for t, _ in points)
+    lowest, highest = min(values), max(values)
+    assert all(lowest - 1e-9 <= y <= highest + 1e-9 for _, y in points)
+
+
+def test_a_stopped_round_shows_what_it_did_not_its_size():
+    progress = CrawlProgress()
+    progress.start(0.0)
+    at = datetime(2027, 1, 1)
+    progress.round_started(RoundStarted(3, "seg", 746, at))
+    progress.snapshot(1.0, snap(300, round_done=330, queued=746))
+    progress.round_finished(RoundFinished(3, "seg", fetched=339, errors=0, new_urls=5))
+    assert (progress.round.done, progress.round.queued) == (339, 746)
+    summary = CrawlSummary(3, 1200, 80, 4, 61.5, 19.5, [], stopped=True)
+    progress.finished(summary)
+    assert (progress.fetched, progress.errors, progress.new_urls) == (1200, 4, 80)
+    assert progress.elapsed(1e6) == 61.5  # the crawl's own length, frozen
+
+
+def test_time_reads_as_a_stopwatch_and_the_axis_unit_grows():
+    assert stopwatch(42.4) == "0:42"
+    assert stopwatch(725) == "12:05"
+    assert stopwatch(3 * 3600 + 125) == "3:02:05"
+    assert time_unit(30) == ("s", 1.0)
+    assert time_unit(1800) == ("min", 60.0)
+    assert time_unit(8 * 3600) == ("h", 3600.0)
