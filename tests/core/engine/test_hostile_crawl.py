@@ -12,7 +12,6 @@ checks one part of the goal. Assertions that wait for another step-8 helper's wo
 
 from __future__ import annotations
 
-import os
 import re
 import resource
 import subprocess
@@ -50,7 +49,6 @@ WATCHDOG_S = 1800.0
 LOOP_STALLS = True
 
 ENGINE = "step 8: engine helper"
-CLI = "step 8: cli helper"
 
 
 # -- running and measuring a subprocess ------------------------------------------------
@@ -62,38 +60,57 @@ class Measured:
     stdout: bytes  # at most the limit asked for
     overflowed: bool  # it wrote more than that (and was killed)
     stderr: str
-    peak_rss: int  # bytes (ru_maxrss of this very child, from wait4)
+    peak_rss: int  # bytes (its VmHWM at exit; 0 if it was killed)
+
+
+#: Runs ``recrawl`` and writes its peak resident memory (VmHWM, kB) to a file at exit.
+#: Not wait4's ru_maxrss: Linux carries the forking parent's peak over exec into it, so a
+#: child of this big test process would report this process's memory.
+MEASURE = """
+import re, runpy, sys
+report = sys.argv.pop(1)
+sys.argv[0] = "recrawl"
+try:
+    runpy.run_module("recrawl", run_name="__main__", alter_sys=True)
+finally:
+    with open("/proc/self/status") as status, open(report, "w") as out:
+        out.write(re.search(r"VmHWM:\\s*(\\d+) kB", status.read()).group(1))
+"""
 
 
 def run_measured(
     args: Sequence[str], *, stdout_limit: int | None = None, address_space: int | None = None
 ) -> Measured:
     """Run ``args`` to the end, reading at most ``stdout_limit`` bytes of its output."""
-    with tempfile.TemporaryFile() as errors:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "recrawl", *args], stdout=subprocess.PIPE, stderr=errors
-        )
-        if address_space is not None:  # a safety net for the machine, not the measurement
-            resource.prlimit(proc.pid, resource.RLIMIT_AS, (address_space, address_space))
-        watchdog = threading.Timer(WATCHDOG_S, proc.kill)
-        watchdog.start()
-        kept: list[bytes] = []
-        size, overflowed = 0, False
-        assert proc.stdout is not None
-        while chunk := proc.stdout.read(1 << 16):
-            size += len(chunk)
-            if stdout_limit is not None and size > stdout_limit:
-                overflowed = True
-                proc.kill()
-                break
-            kept.append(chunk)
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        watchdog.cancel()
-        errors.seek(0)
-        stderr = errors.read().decode("utf-8", "replace")
-    return Measured(proc.returncode, b"".join(kept), overflowed, stderr, usage.ru_maxrss * 1024)
+    with tempfile.TemporaryDirectory() as scratch:
+        errors_path, report = Path(scratch, "stderr"), Path(scratch, "peak")
+        with open(errors_path, "w+b") as errors:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", MEASURE, str(report), *args],
+                stdout=subprocess.PIPE,
+                stderr=errors,
+            )
+            if address_space is not None:  # a safety net for the machine, not a measurement
+                resource.prlimit(proc.pid, resource.RLIMIT_AS, (address_space, address_space))
+            watchdog = threading.Timer(WATCHDOG_S, proc.kill)
+            watchdog.start()
+            kept: list[bytes] = []
+            size, overflowed = 0, False
+            assert proc.stdout is not None
+            while chunk := proc.stdout.read(1 << 16):
+                size += len(chunk)
+                if stdout_limit is not None and size > stdout_limit:
+                    overflowed = True
+                    proc.kill()
+                    break
+                kept.append(chunk)
+            proc.stdout.close()
+            proc.wait()
+            watchdog.cancel()
+            errors.seek(0)
+            stderr = errors.read().decode("utf-8", "replace")
+        peak = int(report.read_text() or 0) * 1024 if report.exists() else 0
+    return Measured(proc.returncode, b"".join(kept), overflowed, stderr, peak)
 
 
 # -- the crawl -------------------------------------------------------------------------
@@ -194,7 +211,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "/bomb/gzip-in-gzip": (F, r"decompression bomb"),
     "/bomb/deflate": (F, r"decompression bomb"),
     "/bomb/brotli": (F, r"unsupported Content-Encoding 'br'; body kept encoded"),
-    "/bomb/corrupt-gzip": (F, r"cannot decode gzip body"),
+    "/bomb/corrupt-gzip": (F, r"cannot decode the gzip body"),
     "/redirect/loop-a": (PageStatus.REDIRECT_TEMP, None),
     "/redirect/chain/0": (PageStatus.REDIRECT_TEMP, None),
     "/status/500": (R, r"HTTP 500"),
@@ -246,7 +263,12 @@ def test_no_page_pays_for_another_ones_framing(hostile_crawl):
 
 def test_every_failure_names_its_reason(hostile_crawl):
     for page in Page.select().where(Page.status.in_([PageStatus.RETRY, PageStatus.GONE])):
-        assert hostile_crawl.last_error(page), page.url
+        event = FetchEvent.select().where(FetchEvent.page == page).order_by(FetchEvent.id.desc())
+        last = event.first()
+        assert last is not None, f"{page.url} has no fetch history"
+        if page.status == PageStatus.GONE and last.http_status in (404, 410):
+            continue  # the server's own answer is the reason (the malformed links' 404s)
+        assert last.error, page.url
 
 
 def test_the_nested_divs_page_is_archived(hostile_crawl):
@@ -294,6 +316,12 @@ def test_the_calendar_is_reported_as_a_possible_trap(hostile_crawl):
 # -- robots.txt and Retry-After --------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=f"{ENGINE}: round 2 takes 100,000 due pages, 99,997 of them the robots-denied links "
+    "of /links/many, and stops there; /private/x and /public (due since round 1) are left "
+    "out, and round 3 fetches nothing and leaves them unfetched",
+)
 def test_robots_as_html_says_and_does_one_thing(hostile_crawl):
     assert hostile_crawl.page("/", "robots_html").status == PageStatus.FETCHED
     assert hostile_crawl.page("/private/x", "robots_html").status == PageStatus.ROBOTS_DENIED
@@ -339,10 +367,9 @@ def test_a_year_long_retry_after_is_cut_to_a_week_and_logged(hostile_crawl):
 
 #: Bombs in a coding Recrawl decodes (brotli is kept encoded, so it shows as it came).
 DECODED_BOMBS = ("/bomb/gzip", "/bomb/gzip-in-gzip", "/bomb/deflate")
-SHOW_CAPPED = pytest.mark.xfail(strict=True, reason=f"{CLI}: show caps and streams decoding")
 SHOW = [
     *(
-        pytest.param(path, marks=SHOW_CAPPED) if path in DECODED_BOMBS else path
+        path
         for path, (status, _) in EXPECTED.items()
         if status != PageStatus.RETRY and path != "/bomb/corrupt-gzip"
     ),
@@ -362,11 +389,13 @@ def test_show_of_every_capture_is_bounded(hostile_crawl, path):
         address_space=2 << 30,  # a safety net: unbounded decoding dies here, not the machine
     )
     assert not shown.overflowed, "show printed more than the crawl keeps"
-    assert shown.returncode == 0, shown.stderr
-    assert shown.peak_rss < RSS_LIMIT, f"{shown.peak_rss / MiB:.0f} MiB"
+    if path == "/bomb/brotli":  # sent unasked, in a coding Recrawl does not undo
+        assert shown.returncode == 1 and "`recrawl show --raw`" in shown.stderr
+    else:
+        assert shown.returncode == 0, shown.stderr
+    assert 0 < shown.peak_rss < RSS_LIMIT, f"{shown.peak_rss / MiB:.0f} MiB"
 
 
-@pytest.mark.xfail(strict=True, reason=f"{CLI}: show says it cannot decode, --raw offers bytes")
 def test_show_of_a_corrupt_gzip_says_it_cannot_decode(hostile_crawl):
     page = hostile_crawl.page("/bomb/corrupt-gzip")
     shown = run_measured(["show", str(hostile_crawl.path), page.url], stdout_limit=BODY_CAP)
