@@ -23,14 +23,30 @@ class FetchSettings:
     user_agent: str = f"Recrawl/{__version__} (+{DEFAULT_CONTACT_URL})"
     #: Seconds to open a TCP/TLS connection.
     connect_timeout: float = 10.0
-    #: Seconds without a byte from the server before the fetch fails.
+    #: Seconds without a byte from the server before the fetch fails (``--timeout``).
     read_timeout: float = 30.0
-    #: Seconds for a whole fetch, however slowly the bytes trickle in.
-    total_timeout: float = 120.0
+    #: Seconds for a whole fetch, however slowly the bytes trickle in (a server that
+    #: drips one byte a second never trips the read timeout). None: it follows the read
+    #: timeout, :data:`TOTAL_TIMEOUT_FACTOR` times it, at most :data:`MAX_TOTAL_TIMEOUT`
+    #: (``--timeout 5`` gives 50 s; the default read timeout gives 120 s).
+    total_timeout: float | None = None
     #: Cap on the body as received *and* on its decompressed size (gzip bombs).
     max_body_bytes: int = 10 * 1024 * 1024
     #: Content codings we accept; the body is archived as received, still encoded.
     accept_encoding: str = "gzip, deflate"
+
+    @property
+    def whole_request_timeout(self) -> float:
+        """Seconds one fetch may take from start to end (``total_timeout`` or derived)."""
+        if self.total_timeout is not None:
+            return self.total_timeout
+        return min(TOTAL_TIMEOUT_FACTOR * self.read_timeout, MAX_TOTAL_TIMEOUT)
+
+
+#: The whole-request limit is this many read timeouts when not set...
+TOTAL_TIMEOUT_FACTOR = 10.0
+#: ...and at most this many seconds.
+MAX_TOTAL_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +69,9 @@ class PolitenessSettings:
     backoff: float = 5.0
     #: ``Retry-After`` longer than this gives up on the URL for this round.
     max_retry_after: float = 300.0
+    #: The longest wait a ``Retry-After`` (or back-off) can impose on a host: a server
+    #: asking for years is cut to this, with a warning in the crawl's log.
+    retry_after_cap: float = 7 * 86400.0
     #: How often one URL is retried within a round after a 429/503.
     inround_retries: int = 2
 
@@ -132,7 +151,9 @@ STORABLE: dict[str, type] = {
     "politeness.per_host": int,
     "politeness.concurrency": int,
     "politeness.obey_robots": bool,
+    "politeness.retry_after_cap": float,
     "fetch.read_timeout": float,
+    "fetch.total_timeout": float,
     "fetch.user_agent": str,
     "traps.max_depth": int,
     "traps.max_pages_per_host_round": int,

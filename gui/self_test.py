@@ -231,9 +231,11 @@ def _process_age() -> float | None:
 
 
 def _check_bundled_files() -> None:
-    """What a bundle must carry: icons, stylesheet, default chain, certificates."""
+    """What a bundle must carry: icons, stylesheet, default chain, certificates, the
+    Public Suffix List (publicsuffixlist reads its data file at run time)."""
     import certifi
     from PySide6.QtGui import QIcon
+    from recrawl.core.filters.hosts import domain_name
     from recrawl.core.resources import resource, resource_path
     from recrawl.gui.resources import icon, stylesheet
 
@@ -246,6 +248,8 @@ def _check_bundled_files() -> None:
         raise AssertionError("the app icon does not render (no SVG image plugin?)")
     if not Path(certifi.where()).is_file():
         raise AssertionError(f"no CA certificates at {certifi.where()}")
+    if (domain := domain_name("www.example.co.uk")) != "example.co.uk":
+        raise AssertionError(f"the domain name of www.example.co.uk is {domain!r}")
 
 
 def _wait(

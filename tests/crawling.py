@@ -37,7 +37,7 @@ def clock_at(offset: timedelta = timedelta(0)) -> Clock:
 def settings(
     *,
     read_timeout: float = 0.5,
-    total_timeout: float = 2.0,
+    total_timeout: float | None = 2.0,
     max_body_bytes: int | None = None,
     politeness: dict | None = None,
     **overrides: object,

@@ -47,16 +47,34 @@ class FetchRecorder:
         self.links = links
         self.events = events
 
-    def robots_denied(self, page: Page, policy: RobotsPolicy, batch: store.CommitBatch) -> None:
+    def robots_denied(self, page: Page, policy: RobotsPolicy, batch: store.CommitBatch) -> Outcome:
+        """Record a page robots.txt kept from being requested; returns the outcome counted.
+
+        Rules that deny it make it ``robots_denied``. An unavailable robots.txt (5xx,
+        unreachable) says nothing of the page's own will: it is a failed attempt, counted
+        as an error with the reason named, and the page stays ``retry`` (then ``gone``
+        after ``max_retries``, as for any failed fetch) on the schedule's retry interval.
+        """
         now = self.clock.now()
-        note = "denied by robots.txt"
-        update = update_page(page, Outcome.ROBOTS_DENIED, None, now, self.schedule, note=note)
-        if policy.mode == "deny-all":
-            # an unreachable robots.txt is temporary: try again in a day, not a month
-            update.fields["next_fetch"] = now + timedelta(seconds=self.schedule.retry_interval)
+        if policy.unavailable:
+            outcome, note = Outcome.FAILED, policy.failure
+        else:
+            outcome, note = Outcome.ROBOTS_DENIED, "denied by robots.txt"
+        update = update_page(
+            page,
+            outcome,
+            None,
+            now,
+            self.schedule,
+            max_retries=self.settings.max_retries,
+            note=note,
+        )
+        for name in ("last_fetched", "first_fetched"):
+            update.fields.pop(name, None)  # nothing of the page itself was requested
         batch.page_updates.append((page.id, update.fields))
         batch.events.append(update.event)
         self.events.emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
+        return outcome
 
     def record_safely(
         self,

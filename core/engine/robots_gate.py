@@ -3,7 +3,8 @@
 The policy is per origin and comes from this crawl's memory, the store's cache (24 h,
 an hour for a failed fetch: :mod:`recrawl.core.net.robots`), or a fetch of
 ``/robots.txt`` made with the host's politeness. Its ``Crawl-delay`` goes to the host's
-slot.
+slot. Whatever the policy decides that is not plain rules (an HTML page, a 4xx, an
+unreachable robots.txt) is said once per origin in the crawl's log, as the policy's note.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class RobotsGate:
         body = None
         if result.decoded is not None:
             body = result.decoded.decode("utf-8-sig", errors="replace")
-        policy = policy_from(result.status, body, result.error, result.header("content-type"))
+        policy = policy_from(result.status, body, result.error)
         self.commits.call(store.save_robots, origin, now, result.status, body, result.error)
         if policy.note:
             self.events.emit(LogMessage("warning", f"{origin}: {policy.note}"))

@@ -157,7 +157,7 @@ class Round:
             if parts.robots is not None:
                 denied_by = await parts.robots.denial(page.url, slot, lane)
                 if denied_by is not None:
-                    parts.recorder.robots_denied(page, denied_by, self.batch)
+                    self.stats.count(parts.recorder.robots_denied(page, denied_by, self.batch))
                     await self._maybe_commit()
                     await asyncio.sleep(0)  # nothing was awaited: let the other hosts run
                     continue
@@ -183,7 +183,10 @@ class Round:
             outcome = classify(result)
             asked_wait = None
             if outcome is Outcome.THROTTLED:
-                wait = slot.throttled(result.header("retry-after"))
+                backoff = slot.throttled(result.header("retry-after"))
+                wait = backoff.wait
+                if backoff.note:
+                    parts.events.emit(LogMessage("warning", f"{page.url}: {backoff.note}"))
                 tries = slot.attempts.get(page.id, 0) + 1
                 slot.attempts[page.id] = tries
                 if tries <= politeness.inround_retries and wait <= politeness.max_retry_after:

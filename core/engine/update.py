@@ -179,8 +179,8 @@ def update_page(
     error = note
     if result is not None and result.error:
         error = result.error
-    elif outcome is Outcome.FAILED and result is not None and result.status:
-        error = f"HTTP {result.status}"
+    elif outcome in (Outcome.FAILED, Outcome.THROTTLED) and result is not None and result.status:
+        error = f"HTTP {result.status}"  # a 429/503 given up on is a failure with a reason
     event = {
         "page": page.id,
         "fetched_at": now,

@@ -3,6 +3,17 @@
 The body is kept exactly as received (Content-Encoding kept) for the WARC, and decoded
 separately under the same size cap, so a gzip bomb stops at the cap instead of filling
 memory. Network problems never raise: they come back in :attr:`FetchResult.error`.
+
+Two clocks bound a fetch: the read timeout (no byte for that long) and the whole-request
+limit (:attr:`FetchSettings.whole_request_timeout`), which a server dripping a byte a
+second or sending headers line by line would otherwise never trip.
+
+A kept-alive connection is only as good as the last response's framing: a server that
+sends more than its Content-Length leaves bytes that the next response on the connection
+would be read from ("illegal status line"). httpcore cannot tell before reusing it, but
+it closes a connection on any protocol error; a request that fails that way on a reused
+connection, before any answer, is sent again on a fresh one, so the next page never
+pays for the last one's framing (RFC 9112 §9.3.1 allows it for idempotent requests).
 """
 
 from __future__ import annotations
@@ -11,6 +22,8 @@ import asyncio
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -55,6 +68,11 @@ CONNECTIONS_PER_LANE = 4
 #: Hops followed where redirects are followed at all (robots.txt; RFC 9309 §2.3.1.2).
 MAX_REDIRECTS = 5
 TOO_MANY_REDIRECTS = "too many redirects"
+#: How a followed redirect to a URL httpx cannot request (javascript:, a bad host) starts.
+BAD_REDIRECT = "bad redirect target"
+#: Errors of a reused connection that say it was spoilt or closed before the request
+#: (a previous response's excess bytes, a keep-alive the server dropped).
+STALE_CONNECTION_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 class Fetcher:
@@ -96,6 +114,9 @@ class Fetcher:
                 "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
                 "Accept-Encoding": settings.accept_encoding,
             },
+            # no cookies kept: a crawler has no session, and a Set-Cookie storm would
+            # otherwise grow the jar and every later request's Cookie header
+            cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
             trust_env=False,
         )
 
@@ -125,15 +146,16 @@ class Fetcher:
             headers.append((b"If-None-Match", etag.encode("latin-1", "replace")))
         if last_modified:
             headers.append((b"If-Modified-Since", http_date(last_modified).encode("ascii")))
+        limit = self.settings.whole_request_timeout
         t0 = time.perf_counter()
         try:
-            async with asyncio.timeout(self.settings.total_timeout):
+            async with asyncio.timeout(limit):
                 await self._fetch_into(
                     client, transport, result, url, headers, cap, follow_redirects
                 )
         except TimeoutError:
             if result.response is None:
-                result.error = f"timed out after {self.settings.total_timeout:g} s"
+                result.error = f"timed out after {limit:g} s (whole-request limit)"
             else:  # keep what arrived, marked as cut (WARC-Truncated: time)
                 result.truncated = "time"
         except httpx.TimeoutException as exc:
@@ -144,7 +166,7 @@ class Fetcher:
         except httpx.TooManyRedirects:
             result.error = TOO_MANY_REDIRECTS
         except httpx.InvalidURL as exc:  # a redirect (robots.txt) to a URL httpx can't use
-            result.error = f"bad redirect target: {exc}"
+            result.error = f"{BAD_REDIRECT}: {exc}"
         except httpx.HTTPError as exc:
             if result.response is not None and result.parts:
                 result.truncated = "disconnect"  # the server hung up mid-body
@@ -174,15 +196,17 @@ class Fetcher:
         cap: int,
         follow_redirects: bool,
     ) -> None:
-        request = client.build_request("GET", url, headers=headers)
-        if follow_redirects:
-            response = await client.send(request, stream=True, follow_redirects=True)
-        else:
-            # Straight to the transport: httpx's client would parse every Location, even
-            # when not following it, and fail on one it can't use (javascript:, mailto:)
-            # before we could archive the redirect.
-            response = await transport.handle_async_request(request)
-            response.request = request
+        # each failure on a reused connection closes it; a lane pools this many
+        for attempt in range(CONNECTIONS_PER_LANE + 1):
+            fresh = _FreshConnection()
+            request = client.build_request("GET", url, headers=headers, extensions={"trace": fresh})
+            try:
+                response = await self._send(client, transport, request, follow_redirects)
+            except STALE_CONNECTION_ERRORS:
+                if fresh.opened or attempt == CONNECTIONS_PER_LANE:
+                    raise  # the server itself, not a spoilt connection
+                continue
+            break
         try:
             sent = response.request
             parts = urlsplit(str(sent.url))
@@ -221,3 +245,30 @@ class Fetcher:
                     result.ip = str(addr[0])
         finally:
             await response.aclose()
+
+    @staticmethod
+    async def _send(
+        client: httpx.AsyncClient,
+        transport: httpx.AsyncHTTPTransport,
+        request: httpx.Request,
+        follow_redirects: bool,
+    ) -> httpx.Response:
+        if follow_redirects:
+            return await client.send(request, stream=True, follow_redirects=True)
+        # Straight to the transport: httpx's client would parse every Location, even
+        # when not following it, and fail on one it can't use (javascript:, mailto:)
+        # before we could archive the redirect.
+        response = await transport.handle_async_request(request)
+        response.request = request
+        return response
+
+
+class _FreshConnection:
+    """httpcore's ``trace`` hook: notes whether the request opened a new connection."""
+
+    def __init__(self) -> None:
+        self.opened = False
+
+    async def __call__(self, event: str, info: dict[str, Any]) -> None:
+        if event.startswith("connection.connect_tcp."):
+            self.opened = True

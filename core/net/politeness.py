@@ -3,7 +3,8 @@
 One slot per host for the whole crawl (http and https, any port: one machine to be
 polite to): a queue of pages for the current round, a jittered delay between request
 starts, the host's ``Crawl-delay``, and back-off after 429/503 (``Retry-After``
-honoured). robots.txt itself is per origin (RFC 9309) and lives in the engine.
+honoured up to ``retry_after_cap``: a server asking for a year gets a week, and the
+crawl's log says so). robots.txt itself is per origin (RFC 9309) and lives in the engine.
 """
 
 from __future__ import annotations
@@ -18,8 +19,32 @@ from recrawl.core.config import PolitenessSettings
 from recrawl.core.net.http import parse_http_date
 from recrawl.core.store.models import Page
 
-#: The longest wait any server can impose (a Retry-After of years is a typo or an attack).
-MAX_WAIT = 365 * 86400.0
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How long a host waits after a 429/503, and what it asked for when that was more."""
+
+    wait: float
+    #: The Retry-After in seconds when it was over ``retry_after_cap`` and cut.
+    asked: float | None = None
+
+    @property
+    def note(self) -> str | None:
+        """A line for the crawl's log when the server's wish was cut."""
+        if self.asked is None:
+            return None
+        return (
+            f"Retry-After asks for {_days(self.asked)}; waiting {_days(self.wait)} at most "
+            "(politeness.retry_after_cap)"
+        )
+
+
+def _days(seconds: float) -> str:
+    if seconds == float("inf") or seconds >= 1e6 * DAY:
+        return "forever"
+    return f"{seconds / DAY:,.1f} days" if seconds >= DAY else f"{seconds:,.0f} s"
 
 
 @dataclass
@@ -58,15 +83,16 @@ class HostSlot:
         if self.delay > 0:
             self.next_start = max(self.next_start, time.monotonic() + self._jittered())
 
-    def throttled(self, retry_after: str | None) -> float:
-        """The host said 429/503: back off. Returns the back-off in seconds."""
-        wait = retry_after_seconds(retry_after)
-        if wait is None:
-            self.backoff = self.backoff * 2 if self.backoff else self.settings.backoff
-            wait = self.backoff
-        wait = min(wait, MAX_WAIT)
-        self.next_start = max(self.next_start, time.monotonic() + wait)
-        return wait
+    def throttled(self, retry_after: str | None) -> Backoff:
+        """The host said 429/503: back off, at most ``retry_after_cap``."""
+        cap = self.settings.retry_after_cap
+        asked = retry_after_seconds(retry_after)
+        if asked is None:
+            self.backoff = min(self.backoff * 2 if self.backoff else self.settings.backoff, cap)
+            asked = self.backoff
+        backoff = Backoff(cap, asked) if asked > cap else Backoff(asked)
+        self.next_start = max(self.next_start, time.monotonic() + backoff.wait)
+        return backoff
 
     def answered(self) -> None:
         """A normal answer: the next 429/503 starts its back-off afresh."""
@@ -90,14 +116,15 @@ class HostSlots:
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """``Retry-After`` as seconds: delta-seconds or an HTTP date."""
+    """``Retry-After`` as seconds (uncapped; inf for absurd digit strings): delta-seconds
+    or an HTTP date."""
     if not value:
         return None
     value = value.strip()
     if value.isascii() and value.isdigit():
-        return min(float(int(value)), MAX_WAIT)
+        return float(value)  # not int(): thousands of digits would raise
     when = parse_http_date(value)
     if when is None:
         return None
     wait = (when - datetime.now(UTC).replace(tzinfo=None)).total_seconds()
-    return min(max(0.0, wait), MAX_WAIT)
+    return max(0.0, wait)

@@ -1,35 +1,60 @@
 """robots.txt per RFC 9309, parsed by protego, cached in the store for 24 h.
 
-Status rules: 2xx → the rules; 4xx → allow everything; 5xx or unreachable → disallow
-everything (until the cache entry expires). Redirects are followed (up to 5 hops).
+What each answer means (every policy names it in :attr:`RobotsPolicy.note`):
+
+- 2xx: the rules. An HTML page is not a robots.txt (a site answering every path with
+  its home page): without any ``User-agent`` line it allows everything; with one, its
+  tags are stripped and the rules in it apply (crawler-commons, and so Nutch, do both).
+  HTML is told by the body alone, so the cached copy (the body) reads the same; a plain
+  robots.txt mislabelled ``text/html`` is read as the rules it is.
+- 4xx, more than 5 redirects or a redirect to a URL that cannot be requested: no
+  robots.txt, everything allowed (§2.3.1.2–3).
+- 5xx or unreachable (connection refused, timeout, reset): robots.txt is unavailable.
+  RFC 9309 §2.3.1.4 says to assume complete disallow, so nothing is requested, but that
+  is a failure to reach the site, not the site's wish: the engine records each page as a
+  failed attempt, names why, and tries again (:attr:`RobotsPolicy.unavailable`). The
+  cache keeps such an answer for an hour only.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from protego import Protego
 from recrawl.core import store
-from recrawl.core.net.fetch import TOO_MANY_REDIRECTS
+from recrawl.core.net.fetch import BAD_REDIRECT, TOO_MANY_REDIRECTS
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB
 #: Retry an unreachable robots.txt sooner than a good one.
 ERROR_TTL = timedelta(hours=1)
+
+_USER_AGENT_LINE = re.compile(r"^\s*user-agent\s*:", re.IGNORECASE | re.MULTILINE)
+_HTML = re.compile(r"<(?:!doctype|html|head|body|pre)\b", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
 
 
 @dataclass(frozen=True)
 class RobotsPolicy:
     """What robots.txt allows on one origin."""
 
-    mode: str  # "rules", "allow-all", "deny-all"
+    mode: str  # "rules", "allow-all", "unavailable"
     parser: Protego | None = None
+    #: What was found and what is done about it, for the crawl's log.
     note: str | None = None
+    #: Why robots.txt is unavailable (mode "unavailable"), as a page's fetch records it.
+    failure: str | None = None
+
+    @property
+    def unavailable(self) -> bool:
+        """robots.txt could not be read (5xx, network): nothing may be requested for now."""
+        return self.mode == "unavailable"
 
     def allowed(self, url: str, agent: str) -> bool:
         if self.mode == "allow-all":
             return True
-        if self.mode == "deny-all":
+        if self.mode == "unavailable":
             return False
         assert self.parser is not None
         return bool(self.parser.can_fetch(url, agent))
@@ -41,30 +66,36 @@ class RobotsPolicy:
         return float(delay) if delay is not None else None
 
 
-def policy_from(
-    status: int | None, body: str | None, error: str | None, content_type: str | None = None
-) -> RobotsPolicy:
-    if error == TOO_MANY_REDIRECTS:
-        return RobotsPolicy("allow-all", note="robots.txt redirects too often: allow all")
+def policy_from(status: int | None, body: str | None, error: str | None) -> RobotsPolicy:
+    if error is not None and error.startswith((TOO_MANY_REDIRECTS, BAD_REDIRECT)):
+        # a robots.txt that cannot be followed is "unavailable" (§2.3.1.2), like a 404
+        return RobotsPolicy("allow-all", note=f"robots.txt cannot be followed ({error}): allow all")
     if error is not None or status is None:
-        return RobotsPolicy("deny-all", note=f"robots.txt unreachable ({error}): disallow all")
+        return _unavailable(f"robots.txt unreachable ({error})")
     if status >= 500:
-        return RobotsPolicy("deny-all", note=f"robots.txt answered {status}: disallow all")
+        return _unavailable(f"robots.txt answered HTTP {status}")
     if status >= 400:
         return RobotsPolicy("allow-all", note=f"robots.txt answered {status}: allow all")
     if status >= 300:
         return RobotsPolicy("allow-all", note="robots.txt redirects too often: allow all")
     text = (body or "").lstrip("\ufeff")  # a byte-order mark would hide the first line
-    note = None
-    if _looks_like_html(text, content_type):
-        # Servers that answer every path with an HTML page: no rule applies (RFC 9309 §2.2).
-        note = "robots.txt is an HTML page, not rules: allow all"
-    return RobotsPolicy("rules", Protego.parse(text), note)
+    if not _HTML.search(text):
+        return RobotsPolicy("rules", Protego.parse(text))
+    stripped = "\n".join(_TAG.sub("", line) for line in text.splitlines())
+    if not _USER_AGENT_LINE.search(stripped):
+        return RobotsPolicy(
+            "allow-all", note="robots.txt is an HTML page without robots rules: allow all"
+        )
+    return RobotsPolicy(
+        "rules",
+        Protego.parse(stripped),
+        note="robots.txt is an HTML page: its tags are ignored and the rules in it apply",
+    )
 
 
-def _looks_like_html(text: str, content_type: str | None) -> bool:
-    head = text.lstrip()[:200].lower()
-    return (content_type or "").startswith("text/html") or head.startswith(("<!doctype", "<html"))
+def _unavailable(failure: str) -> RobotsPolicy:
+    note = f"{failure}: nothing requested from this origin; its pages are retried later"
+    return RobotsPolicy("unavailable", note=note, failure=failure)
 
 
 def cached_policy(origin: str, now: datetime, ttl: float) -> RobotsPolicy | None:

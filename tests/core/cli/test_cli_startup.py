@@ -107,3 +107,16 @@ def test_history_finds_a_url_given_in_another_spelling(tmp_path, crawled):
     code, out, modules = run_recrawl(tmp_path, "history", str(project), spelled, "--json")
     assert code == 0 and len(json.loads(out)) == 1
     assert loaded("w3lib", modules)
+
+
+@pytest.mark.parametrize(("blocks", "loads_list"), [(False, False), (True, True)])
+def test_filter_check_loads_the_suffix_list_only_for_host_blocks(tmp_path, blocks, loads_list):
+    # a host block's rule compares the URL's domain name (the Public Suffix List's);
+    # other chains never load the list
+    block = "> example.co.uk\n-/private/\n<\n" if blocks else ""
+    chain = tmp_path / "chain.toml"
+    chain.write_text(f"[[filter]]\nkind = \"regex\"\nrules = '''\n{block}+.\n'''\n")
+    url = "https://www.example.co.uk/private/x"
+    code, out, modules = run_recrawl(tmp_path, "filter", "check", "--chain", str(chain), url)
+    assert code == 0 and out.split()[0] == ("reject" if blocks else "accept")
+    assert loaded("publicsuffixlist", modules) == loads_list

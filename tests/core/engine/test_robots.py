@@ -71,23 +71,28 @@ def test_disallowed_seed_is_not_requested(project, server):
 
 
 @pytest.mark.parametrize("status", [500, 503])
-def test_5xx_robots_disallows_everything_and_retries_in_a_day(project, server, status):
+def test_5xx_robots_requests_nothing_and_retries_its_pages_in_a_day(project, server, status):
     serve_robots(server, "oops", status=status)
     site(server)
     inject([server.url("/"), server.url("/public")], T0)
     events = Events()
-    crawl(project, settings(), clock=clock_at(), observer=events)
+    summary = crawl(project, settings(), clock=clock_at(), observer=events)
 
     for path in ("/", "/public"):
         p = page(server.url(path))
-        assert p.status == PageStatus.ROBOTS_DENIED
+        # RFC 9309 §2.3.1.4: assume disallow while robots.txt is unavailable; but the
+        # site asked for nothing: the page is a failed attempt, tried again in a day
+        assert p.status == PageStatus.RETRY and p.retries == 1
         assert server.hits_for(path) == 0
-        # a server error is temporary: try again in a day, not a month
         assert timedelta(hours=23) < p.next_fetch - T0 < timedelta(hours=25)
-    assert any(str(status) in e.text for e in events.logs("warning"))
+        assert p.last_fetched is None
+        assert [e.error for e in events_of(p.url)] == [f"robots.txt answered HTTP {status}"]
+    assert (summary.errors, summary.fetched) == (2, 0)
+    (warning,) = [e.text for e in events.logs("warning") if "robots.txt" in e.text]
+    assert f"HTTP {status}" in warning and "retried later" in warning
 
 
-def test_hanging_robots_disallows_everything(project, server):
+def test_hanging_robots_is_a_named_timeout_on_each_page(project, server):
     server.routes["/robots.txt"] = Reply(hang=True)
     site(server)
     inject([server.url("/")], T0)
@@ -98,8 +103,11 @@ def test_hanging_robots_disallows_everything(project, server):
     )
 
     assert time.monotonic() - started < 30.0  # the read timeout, not the 60 s limit
-    assert page(server.url("/")).status == PageStatus.ROBOTS_DENIED
+    home = page(server.url("/"))
+    assert home.status == PageStatus.RETRY
     assert server.hits_for("/") == 0
+    (event,) = events_of(home.url)
+    assert event.error.startswith("robots.txt unreachable (timeout"), event.error
     assert any("robots.txt unreachable" in e.text for e in events.logs("warning"))
     entry = Robots.get(Robots.origin == server.origin)
     assert entry.error is not None and entry.http_status is None
@@ -111,18 +119,36 @@ def _dead_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_unreachable_robots_disallows_that_origin_only(project, server):
+def test_a_server_that_is_down_is_an_error_not_a_robots_denial(project, server):
     dead = f"http://127.0.0.1:{_dead_port()}"
     site(server)
     inject([dead + "/", server.url("/public")], T0)
-    crawl(project, settings(), clock=clock_at())
+    events = Events()
+    summary = crawl(project, settings(), clock=clock_at(), observer=events)
 
-    assert page(dead + "/").status == PageStatus.ROBOTS_DENIED
-    assert page(server.url("/public")).status == PageStatus.FETCHED
+    down = page(dead + "/")
+    assert (down.status, down.retries) == (PageStatus.RETRY, 1)
+    (event,) = events_of(down.url)
+    assert event.error.startswith("robots.txt unreachable (ConnectError"), event.error
+    assert timedelta(hours=23) < down.next_fetch - T0 < timedelta(hours=25)
+    assert (summary.errors, summary.fetched) == (1, 1)
+    assert page(server.url("/public")).status == PageStatus.FETCHED  # that origin only
+    (fetched,) = events.fetched(down.url)
+    assert fetched.status == PageStatus.RETRY and fetched.error == event.error
+
+
+def test_a_server_down_for_good_makes_its_pages_gone_like_failed_fetches(project):
+    dead = f"http://127.0.0.1:{_dead_port()}/"
+    inject([dead], T0)
+    for day in range(3):
+        crawl(project, settings(), clock=clock_at(day * 2 * DAY))
+    down = page(dead)
+    assert (down.status, down.retries) == (PageStatus.GONE, 3)
+    assert len(events_of(dead)) == 3
 
 
 @pytest.mark.parametrize("ctype", ["text/html; charset=utf-8", "text/plain"])
-def test_html_robots_allows_everything_with_a_warning(project, server, ctype):
+def test_html_robots_without_rules_allows_everything_and_says_so(project, server, ctype):
     serve_robots(
         server,
         "<!DOCTYPE html>\n<html><head><title>Welcome to our shop</title></head>\n"
@@ -136,8 +162,41 @@ def test_html_robots_allows_everything_with_a_warning(project, server, ctype):
 
     assert page(server.url("/private/x")).status == PageStatus.FETCHED
     assert server.hits_for("/private/x") == 1
-    warnings = [e.text for e in events.logs("warning")]
-    assert any("HTML" in text for text in warnings), warnings
+    (warning,) = [e.text for e in events.logs("warning")]
+    assert "HTML page without robots rules: allow all" in warning
+
+
+@pytest.mark.parametrize("ctype", ["text/html; charset=utf-8", "text/plain"])
+def test_html_robots_with_rules_applies_them_and_says_so(project, server, ctype):
+    # a CMS that wraps robots.txt in its page template: the rules still mean something
+    serve_robots(
+        server,
+        "<!DOCTYPE html>\n<html><body><pre>\nUser-agent: *\nDisallow: /private\n"
+        "</pre></body></html>\n",
+        ctype=ctype,
+    )
+    site(server)
+    inject([server.url("/")], T0)
+    events = Events()
+    crawl(project, settings(), clock=clock_at(), observer=events)
+
+    assert page(server.url("/private/x")).status == PageStatus.ROBOTS_DENIED
+    assert server.hits_for("/private/x") == 0
+    assert page(server.url("/public")).status == PageStatus.FETCHED
+    (warning,) = [e.text for e in events.logs("warning")]
+    assert "HTML page: its tags are ignored and the rules in it apply" in warning
+
+
+def test_plain_robots_labelled_html_is_read_as_rules():
+    policy = policy_from(200, "User-agent: *\nDisallow: /private\n", None)
+    assert policy.mode == "rules" and policy.note is None
+    assert not policy.allowed("http://h/private/x", "recrawl")
+
+
+def test_html_robots_with_rules_on_the_tag_lines():
+    html = "<html><body><pre>User-agent: *\nDisallow: /p</pre></body></html>"
+    policy = policy_from(200, html, None)
+    assert not policy.allowed("http://h/p", "recrawl") and policy.allowed("http://h/q", "recrawl")
 
 
 @pytest.mark.parametrize("status", [404, 403, 410])
@@ -187,7 +246,7 @@ def test_failed_robots_is_retried_sooner_than_a_day(project, server):
     site(server)
     inject([server.url("/public")], T0)
     crawl(project, settings(), clock=clock_at())
-    assert page(server.url("/public")).status == PageStatus.ROBOTS_DENIED
+    assert page(server.url("/public")).status == PageStatus.RETRY
 
     serve_robots(server, "User-agent: *\nDisallow: /private\n")
     inject([server.url("/public")], T0 + timedelta(hours=2))
@@ -250,9 +309,11 @@ def test_robots_redirect_to_a_malformed_location_does_not_abort_the_crawl(projec
     server.routes["/robots.txt"] = Reply(301, b"", {"Location": "javascript:void(0)"})
     site(server)
     inject([server.url("/")], T0)
-    crawl(project, settings(), clock=clock_at())
-    # either way robots.txt could not be read; the crawl must finish and record the page
-    assert page(server.url("/")).status in (PageStatus.FETCHED, PageStatus.ROBOTS_DENIED)
+    events = Events()
+    crawl(project, settings(), clock=clock_at(), observer=events)
+    # a robots.txt that cannot be followed is "unavailable" (RFC 9309 §2.3.1.2): allow all
+    assert page(server.url("/")).status == PageStatus.FETCHED
+    assert any("cannot be followed" in e.text for e in events.logs("warning"))
 
 
 # -- Crawl-delay -----------------------------------------------------------------------
