@@ -10,6 +10,8 @@ http) is a rejected link too, named for what is wrong with it.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from recrawl.core import store
 from recrawl.core.clock import Clock
 from recrawl.core.engine.events import EventQueue, LinkRejected, LogMessage
@@ -68,11 +70,12 @@ class LinkDiscoverer:
                     f"the first {MAX_INVALID} distinct ones are recorded as rejected links",
                 )
             )
+        now = self.clock.now()  # one instant for the page's links (one object, not 100,000)
         return [
             link.url
             for link in parsed.links
             if (self.follow_nofollow or not link.nofollow)
-            and self._discovered(page, link.url, batch)
+            and self._discovered(page, link.url, batch, now)
         ]
 
     def from_redirect(self, page: Page, location: str, batch: store.CommitBatch) -> list[str]:
@@ -85,9 +88,9 @@ class LinkDiscoverer:
             )
             self._reject(page, bounded(location), f"invalid redirect: {exc.reason}", batch)
             return []
-        return [target] if self._discovered(page, target, batch) else []
+        return [target] if self._discovered(page, target, batch, self.clock.now()) else []
 
-    def _discovered(self, page: Page, url: str, batch: store.CommitBatch) -> bool:
+    def _discovered(self, page: Page, url: str, batch: store.CommitBatch, now: datetime) -> bool:
         """Filter a link into ``batch``; returns whether its target is (or becomes) a page."""
         if url == page.url:
             return False
@@ -120,7 +123,7 @@ class LinkDiscoverer:
             store.NewPage(
                 url=url,
                 host=host_of(url),
-                next_fetch=self.clock.now(),
+                next_fetch=now,
                 fetch_interval=self.schedule.initial_interval(),
                 depth=admitted.depth,
                 discovered_from=page.url,

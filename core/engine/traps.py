@@ -86,6 +86,13 @@ class TrapGuard:
         #: Links held back by a pattern (sequences) or by depth, this crawl.
         self.held: dict[str, int] = {}
         self.held_too_deep = 0
+        self._source: tuple[str, Pattern] | None = None
+
+    def _pattern_of_source(self, url: str) -> Pattern:
+        """The linking page's pattern, made once for all its links."""
+        if self._source is None or self._source[0] != url:
+            self._source = (url, pattern_of(url))
+        return self._source[1]
 
     def depth_reason(self) -> str:
         return f"deeper than traps.max_depth ({self.settings.max_depth:,} links from a seed)"
@@ -111,7 +118,7 @@ class TrapGuard:
             self.held_too_deep += 1
             return self.depth_reason()
         target = pattern_of(url)
-        if not target.grows_from(pattern_of(page.url)):
+        if not target.grows_from(self._pattern_of_source(page.url)):
             return Admitted(depth, 0)
         place = int((page.metadata or {}).get(SEQUENCE_KEY, 0)) + 1
         if target.text in self._allowed:
