@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from recrawl.core.config import ParseSettings
-from recrawl.core.engine.parse import ParseResult, is_html, media_type, parse_html
+from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.policy.signature import Signature
 
@@ -39,7 +39,10 @@ def text_of(result: FetchResult, parsed: ParseResult | None) -> str | None:
     """
     if parsed is not None:
         return parsed.text
-    return None if media_type(result.header("content-type")).startswith("text/") else ""
+    content_type = result.header("content-type")
+    if looks_binary(content_type, result.decoded or b""):
+        return ""
+    return None if media_type(content_type).startswith("text/") else ""
 
 
 class PageAnalyser:

@@ -67,9 +67,25 @@ def media_type(content_type: str | None) -> str:
 def is_html(content_type: str | None, body: bytes) -> bool:
     kind = media_type(content_type)
     if kind:
-        return kind in HTML_TYPES
+        return kind in HTML_TYPES and not looks_binary(content_type, body)
     head = body[:512].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html"))
+
+
+#: The head of a body sniffed for binary bytes (the MIME Sniffing Standard's "resource
+#: header" length).
+SNIFF_BYTES = 1445
+_UTF16_BOMS = (b"\xfe\xff", b"\xff\xfe")
+
+
+def looks_binary(content_type: str | None, body: bytes) -> bool:
+    """A NUL byte in the body's head, with no UTF-16 or UTF-32 byte-order mark or
+    charset: binary, whatever its Content-Type says (an image served as text/html). Its
+    "tags" would be noise, and a parse of a megabyte of them hits the parse bounds."""
+    if b"\x00" not in body[:SNIFF_BYTES] or body.startswith(_UTF16_BOMS):
+        return False
+    charset = (content_type or "").lower()
+    return "utf-16" not in charset and "utf-32" not in charset
 
 
 def parse_html(
@@ -86,8 +102,10 @@ def parse_html(
             "links past it not followed"
         )
         text = text[: cut.at]
-    raw_links, base_href = _raw_links(LexborHTMLParser(text), result)
-    # the tree is gone here: a page's links and its parse tree are not held at once
+    tree = LexborHTMLParser(text)
+    del text  # the tree has its own copy: two of a 10 MB page are enough
+    raw_links, base_href = _raw_links(tree, result)
+    del tree  # a page's links and its parse tree are not held at once
     invalid: set[str] = set()
     base = url
     if base_href is not None:
