@@ -41,7 +41,12 @@ class OutdatedStore(StoreError):
 
 
 class InvalidUrl(RecrawlError):
-    pass
+    """``reason``: what is wrong, without the URL (for a record that shows the URL beside
+    it, and a URL may be 10 kB long)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 class InvalidArgument(RecrawlError):

@@ -4,7 +4,8 @@ The command line and the app start every crawl from them (``crawl``'s flags over
 them for that crawl only). Every setting :data:`recrawl.core.config.STORABLE` names is
 listed, so one added there shows up here with no change. Values are typed as on the
 command line: durations (``0.5s``, ``30s``, ``2m``; a plain number is seconds), whole
-numbers, ``true``/``false``, text; JSON keeps seconds.
+numbers, ``true``/``false``, text, lists of text apart by spaces (``none``: empty); JSON
+keeps seconds.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     "fetch.total_timeout": positive_seconds,
 }
 _TRUE = ("true", "yes", "on", "1")
+#: How an empty list prints (and reads back).
+NO_ITEMS = "none"
 _FALSE = ("false", "no", "off", "0")
 
 
@@ -68,6 +71,9 @@ def parse_setting(name: str, text: str) -> object:
         raise InvalidArgument(f"{name} is a whole number (0 or more), not {text!r}")
     if kind is float:
         return _number(name, word)
+    if kind is tuple:  # a list: items apart by spaces (URL patterns have none)
+        items = tuple(word.split())
+        return () if items == (NO_ITEMS,) else items
     if name == "fetch.user_agent":
         return _user_agent(text)
     return text
@@ -116,6 +122,8 @@ def setting_text(name: str, value: object) -> str:
         return duration_text(float(value))
     if isinstance(value, float):
         return f"{value:g}"
+    if isinstance(value, tuple):
+        return " ".join(value) or NO_ITEMS
     return str(value)
 
 

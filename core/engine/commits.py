@@ -56,6 +56,12 @@ class CommitPipeline:
         """
         self._thread.submit(function, *args)
 
+    async def wait_below(self, count: int) -> None:
+        """Wait until fewer than ``count`` commits are pending (oldest first); a store
+        error ends the crawl here, as in :meth:`drain`."""
+        while len(self._pending) >= count:
+            await self._pending.pop(0)
+
     async def drain(self) -> None:
         """Wait for every commit handed over so far; a store error ends the crawl here."""
         pending, self._pending = self._pending, []

@@ -26,6 +26,7 @@ from recrawl.core import store
 from recrawl.core.archive.recovery import recover
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
+from recrawl.core.engine.analysis import PageAnalyser
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import CrawlFinished, CrawlSummary, EventQueue, LogMessage, Observer
@@ -34,6 +35,7 @@ from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
 from recrawl.core.engine.stats import CrawlStats
+from recrawl.core.engine.traps import TrapGuard
 from recrawl.core.filters import Chain
 from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.net.fetch import Fetcher
@@ -48,7 +50,6 @@ from recrawl.core.policy.schedule import Corpus, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import Signature
 from recrawl.core.project import Project
-from recrawl.core.store.models import Page
 
 
 class Crawler:
@@ -78,12 +79,14 @@ class Crawler:
         self.stats = CrawlStats()
         #: Per-host politeness; the slots outlive rounds, so delays carry over.
         self.hosts = HostSlots(self.settings.politeness)
+        self.traps = TrapGuard(self.settings.traps, self.events)
         self.links = LinkDiscoverer(
             # the fast path: same verdicts and provenance as chain.check, tested against it
             compile_chain(self.chain),
             self.schedule,
             self.clock,
             self.events,
+            self.traps,
             seen_limit=self.settings.seen_limit,
             follow_nofollow=self.settings.follow_nofollow,
         )
@@ -136,6 +139,7 @@ class Crawler:
         fetcher = Fetcher(settings.fetch, max_connections=concurrency)
         commits = CommitPipeline()
         connections = asyncio.Semaphore(concurrency)
+        analyser = PageAnalyser(self.signature, settings.parse)
         robots = None
         if politeness.obey_robots:
             robots = RobotsGate(
@@ -157,6 +161,7 @@ class Crawler:
             self.hosts,
             self.links,
             self.recorder,
+            analyser,
             fetcher,
             connections,
             commits,
@@ -175,10 +180,13 @@ class Crawler:
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
             await fetcher.aclose()
+            analyser.close()
             await commits.drain()
             commits.close()
+            for message in self.traps.summary():
+                self.events.emit(message)
 
-    def _next_pages(self) -> list[Page]:
+    def _next_pages(self) -> list[store.DuePage]:
         """The next round's pages: due ones, within the limits; none when the crawl ends."""
         settings = self.settings
         if self.controls.stopped:
@@ -190,7 +198,21 @@ class Crawler:
             budget = min(budget, settings.max_pages - self.stats.attempts)
         if budget <= 0:
             return []
-        return store.due_pages(self.clock.now(), budget, settings.per_host_round_cap)
+        cap = settings.traps.max_pages_per_host_round
+        pages, waiting = store.due_page_refs(self.clock.now(), budget, cap)
+        if pages and waiting:
+            hosts = sorted(waiting.items(), key=lambda item: -item[1])
+            named = ", ".join(f"{host} ({count:,})" for host, count in hosts[:3])
+            more = f" and {len(hosts) - 3} more hosts" if len(hosts) > 3 else ""
+            self.events.emit(
+                LogMessage(
+                    "info",
+                    f"at most {cap:,} pages of a host a round "
+                    f"(traps.max_pages_per_host_round): due pages of {named}{more} "
+                    "wait for the next rounds",
+                )
+            )
+        return pages
 
     async def _ticker(self) -> None:
         while True:

@@ -1,17 +1,22 @@
 """Link discovery: links of fetched pages through the filter chain, to new pages.
 
-Each link target is checked once per crawl by the compiled chain (DESIGN.md §6); an
-accepted one becomes a link row and, if new, a page; a rejected one a rejected-link row
-(answering "why was X never crawled") and a :class:`LinkRejected` event. The verdicts
-are remembered so a link met on every page of a site costs one check.
+Each link target is checked once per crawl by the compiled chain (DESIGN.md §6), then by
+the trap limits (:mod:`.traps`); an accepted one becomes a link row and, if new, a page;
+a rejected one a rejected-link row (answering "why was X never crawled") and a
+:class:`LinkRejected` event. The chain's verdicts are remembered so a link met on every
+page of a site costs one check. A link that is no URL at all (malformed, 10 kB long, not
+http) is a rejected link too, named for what is wrong with it.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from recrawl.core import store
 from recrawl.core.clock import Clock
 from recrawl.core.engine.events import EventQueue, LinkRejected, LogMessage
-from recrawl.core.engine.parse import ParseResult
+from recrawl.core.engine.parse import MAX_INVALID, ParseResult, bounded
+from recrawl.core.engine.traps import SEQUENCE_KEY, Admitted, TrapGuard
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.urls import canonical, host_of
@@ -28,6 +33,7 @@ class LinkDiscoverer:
         schedule: FetchSchedule,
         clock: Clock,
         events: EventQueue,
+        traps: TrapGuard,
         *,
         seen_limit: int,
         follow_nofollow: bool,
@@ -36,6 +42,7 @@ class LinkDiscoverer:
         self.schedule = schedule
         self.clock = clock
         self.events = events
+        self.traps = traps
         self.seen_limit = seen_limit
         self.follow_nofollow = follow_nofollow
         self._seen: set[str] = set()  # targets checked (and queued pages)
@@ -51,26 +58,39 @@ class LinkDiscoverer:
         self._seen.add(url)
 
     def from_html(self, page: Page, parsed: ParseResult, batch: store.CommitBatch) -> list[str]:
-        """The targets of the page's followable links that are (or become) pages."""
+        """The targets of the page's followable links that are (or become) pages; its
+        links that are no URL, as rejected links."""
+        for invalid in parsed.invalid:
+            self._reject(page, invalid.url, f"invalid link: {invalid.reason}", batch)
+        if parsed.malformed > len(parsed.invalid):
+            self.events.emit(
+                LogMessage(
+                    "warning",
+                    f"{page.url}: {parsed.malformed:,} links are no URL to fetch; "
+                    f"the first {MAX_INVALID} distinct ones are recorded as rejected links",
+                )
+            )
+        now = self.clock.now()  # one instant for the page's links (one object, not 100,000)
         return [
             link.url
             for link in parsed.links
             if (self.follow_nofollow or not link.nofollow)
-            and self._discovered(page, link.url, batch)
+            and self._discovered(page, link.url, batch, now)
         ]
 
     def from_redirect(self, page: Page, location: str, batch: store.CommitBatch) -> list[str]:
         """The redirect's target, if it is (or becomes) a page."""
         try:
             target = canonical(location, page.url)
-        except InvalidUrl:
+        except InvalidUrl as exc:
             self.events.emit(
-                LogMessage("warning", f"{page.url}: bad redirect Location {location!r}")
+                LogMessage("warning", f"{page.url}: bad redirect Location {bounded(location)!r}")
             )
+            self._reject(page, bounded(location), f"invalid redirect: {exc.reason}", batch)
             return []
-        return [target] if self._discovered(page, target, batch) else []
+        return [target] if self._discovered(page, target, batch, self.clock.now()) else []
 
-    def _discovered(self, page: Page, url: str, batch: store.CommitBatch) -> bool:
+    def _discovered(self, page: Page, url: str, batch: store.CommitBatch, now: datetime) -> bool:
         """Filter a link into ``batch``; returns whether its target is (or becomes) a page."""
         if url == page.url:
             return False
@@ -93,15 +113,28 @@ class LinkDiscoverer:
                 LinkRejected(url, page.url, verdict.filter, verdict.filter_name, verdict.line)
             )
             return False
+        admitted = self.traps.admit(page, url)
+        if not isinstance(admitted, Admitted):
+            # not remembered: a link from a page nearer a seed may yet be followed
+            self._seen.discard(url)
+            self._reject(page, url, admitted, batch)
+            return False
         batch.new_pages.append(
             store.NewPage(
                 url=url,
                 host=host_of(url),
-                next_fetch=self.clock.now(),
+                next_fetch=now,
                 fetch_interval=self.schedule.initial_interval(),
-                depth=page.depth + 1,
+                depth=admitted.depth,
                 discovered_from=page.url,
+                metadata={SEQUENCE_KEY: admitted.sequence} if admitted.sequence else None,
             )
         )
         batch.links.append((page.id, url))
         return True
+
+    def _reject(self, page: Page, url: str, reason: str, batch: store.CommitBatch) -> None:
+        """A link held back by no filter of the chain: recorded with ``reason`` as the
+        filter's name (no rule line)."""
+        batch.rejected.append((url, reason, None))
+        self.events.emit(LinkRejected(url, page.url, None, reason, None))

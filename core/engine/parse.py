@@ -1,14 +1,20 @@
 """Link extraction from HTML (selectolax Lexbor), with charset handling.
 
-Non-HTML bodies are stored, not parsed. Links are resolved against ``<base href>`` and
-canonicalized; malformed ones are counted, never fatal.
+Non-HTML bodies are stored, not parsed. The parser sees the page up to the parse bounds
+(:mod:`.markup_bounds`); a page past one says where it was cut. Links are resolved
+against ``<base href>`` and canonicalized; malformed ones are counted and the first
+:data:`MAX_INVALID` of a page kept with the reason, never fatal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urljoin
 
+from recrawl.core.config import ParseSettings
+from recrawl.core.engine.markup_bounds import find_cut
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical
 from selectolax.lexbor import LexborHTMLParser
@@ -17,21 +23,41 @@ from w3lib.encoding import html_to_unicode
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 _LINKS = "a[href], area[href], frame[src], iframe[src], base[href], meta[http-equiv]"
 _REFRESH_URL = re.compile(r"""^\s*\d*(?:\.\d*)?\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]+)""", re.I)
+_SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
+#: Malformed links of one page kept (as rejected links) with their reason; the rest are
+#: only counted, so a page of 100,000 bad links cannot flood the store.
+MAX_INVALID = 100
+#: A malformed link longer than this is kept cut, with its length said.
+MAX_INVALID_CHARS = 2000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outlink:
     url: str
     nofollow: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidLink:
+    """A link that is no URL the crawl can fetch: as written, resolved against the page
+    where that can be done, cut past :data:`MAX_INVALID_CHARS` (its length said); and
+    what is wrong with it."""
+
+    url: str
+    reason: str
 
 
 @dataclass
 class ParseResult:
     links: list[Outlink] = field(default_factory=list)
     text: str | None = None
+    #: Links that are no fetchable URL: all of them counted, the first MAX_INVALID kept.
     malformed: int = 0
+    invalid: list[InvalidLink] = field(default_factory=list)
     #: The page asked robots not to follow its links (<meta name=robots content=nofollow>).
     nofollow_all: bool = False
+    #: Where and why the parse stopped before the page's end (a parse bound), if it did.
+    cut: str | None = None
 
 
 def media_type(content_type: str | None) -> str:
@@ -41,29 +67,82 @@ def media_type(content_type: str | None) -> str:
 def is_html(content_type: str | None, body: bytes) -> bool:
     kind = media_type(content_type)
     if kind:
-        return kind in HTML_TYPES
+        return kind in HTML_TYPES and not looks_binary(content_type, body)
     head = body[:512].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html"))
 
 
-def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
+#: The head of a body sniffed for binary bytes (the MIME Sniffing Standard's "resource
+#: header" length).
+SNIFF_BYTES = 1445
+_UTF16_BOMS = (b"\xfe\xff", b"\xff\xfe")
+
+
+def looks_binary(content_type: str | None, body: bytes) -> bool:
+    """A NUL byte in the body's head, with no UTF-16 or UTF-32 byte-order mark or
+    charset: binary, whatever its Content-Type says (an image served as text/html). Its
+    "tags" would be noise, and a parse of a megabyte of them hits the parse bounds."""
+    if b"\x00" not in body[:SNIFF_BYTES] or body.startswith(_UTF16_BOMS):
+        return False
+    charset = (content_type or "").lower()
+    return "utf-16" not in charset and "utf-32" not in charset
+
+
+def parse_html(
+    body: bytes, url: str, content_type: str | None, bounds: ParseSettings | None = None
+) -> ParseResult:
+    """The page's links and text, parsed up to ``bounds`` (the defaults if None)."""
+    bounds = bounds or ParseSettings()
     _, text = html_to_unicode(content_type, body)
-    tree = LexborHTMLParser(text)
     result = ParseResult()
+    cut = find_cut(text, bounds.max_depth, bounds.max_elements)
+    if cut is not None:
+        result.cut = (
+            f"parsed up to character {cut.at:,} of {len(text):,} ({cut.reason}): "
+            "links past it not followed"
+        )
+        text = text[: cut.at]
+    tree = LexborHTMLParser(text)
+    del text  # the tree has its own copy: two of a 10 MB page are enough
+    raw_links, base_href = _raw_links(tree, result)
+    del tree  # a page's links and its parse tree are not held at once
+    invalid: set[str] = set()
     base = url
-    based = False
+    if base_href is not None:
+        try:
+            base = canonical(base_href, url)
+        except InvalidUrl as exc:
+            _invalid(result, base_href, url, exc, invalid)
+    # one entry per target; followable if any link to it is followable
+    merged: dict[str, bool] = {}
+    for href, nofollow in raw_links:
+        head = href.lstrip()[:11].lower()
+        if not head or head.startswith(_SKIPPED):
+            continue  # no link, or none to fetch (a script, a mail address, this page)
+        try:
+            link = canonical(href, base)
+        except InvalidUrl as exc:
+            _invalid(result, href, base, exc, invalid)
+            continue
+        merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
+    result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
+    return result
+
+
+def _raw_links(
+    tree: LexborHTMLParser, result: ParseResult
+) -> tuple[list[tuple[str, bool]], str | None]:
+    """The links as written (href, rel=nofollow) and the first ``<base href>``; sets the
+    result's text and ``nofollow_all``."""
+    base_href: str | None = None
     raw_links: list[tuple[str, bool]] = []
     for node in tree.css(_LINKS):
         attrs = node.attributes
         tag = node.tag
         if tag == "base":
             href = attrs.get("href")
-            if href and not based:  # the first <base href> is the one that counts
-                based = True
-                try:
-                    base = canonical(href, url)
-                except InvalidUrl:
-                    result.malformed += 1
+            if href and base_href is None:  # the first <base href> is the one that counts
+                base_href = href
             continue
         if tag == "meta":
             equiv = (attrs.get("http-equiv") or "").lower()
@@ -81,18 +160,27 @@ def parse_html(body: bytes, url: str, content_type: str | None) -> ParseResult:
         directives = {d.strip() for d in (node.attributes.get("content") or "").lower().split(",")}
         if directives & {"nofollow", "none"}:
             result.nofollow_all = True
-    # one entry per target; followable if any link to it is followable
-    merged: dict[str, bool] = {}
-    for href, nofollow in raw_links:
-        if href.lstrip().lower().startswith(("javascript:", "mailto:", "tel:", "data:", "#")):
-            continue
-        try:
-            link = canonical(href, base)
-        except InvalidUrl:
-            result.malformed += 1
-            continue
-        merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
-    result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
     body_node = tree.body
     result.text = body_node.text(separator=" ") if body_node is not None else ""
-    return result
+    return raw_links, base_href
+
+
+def _invalid(result: ParseResult, href: str, base: str, exc: InvalidUrl, kept: set[str]) -> None:
+    """Count a malformed link; keep the first MAX_INVALID distinct ones with the reason."""
+    result.malformed += 1
+    if len(result.invalid) >= MAX_INVALID:
+        return
+    text = href.strip()
+    with contextlib.suppress(ValueError):  # as the page means it, where it can be read
+        text = urljoin(base, text)
+    if text in kept:
+        return
+    kept.add(text)
+    result.invalid.append(InvalidLink(bounded(text), exc.reason))
+
+
+def bounded(url: str) -> str:
+    """``url`` as a record keeps it: cut past :data:`MAX_INVALID_CHARS`, its length said."""
+    if len(url) <= MAX_INVALID_CHARS:
+        return url
+    return f"{url[:MAX_INVALID_CHARS]}… (cut: {len(url):,} characters)"

@@ -13,10 +13,10 @@ from datetime import timedelta
 from recrawl.core import store
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
+from recrawl.core.engine.analysis import Analysis
 from recrawl.core.engine.captures import CaptureWriter
 from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
 from recrawl.core.engine.links import LinkDiscoverer
-from recrawl.core.engine.parse import ParseResult, is_html, media_type, parse_html
 from recrawl.core.engine.update import Capture, Outcome, update_page
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
@@ -24,17 +24,6 @@ from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import Signature, compare
 from recrawl.core.store.models import Page, PageStatus
-
-
-def text_of(result: FetchResult, parsed: ParseResult | None) -> str | None:
-    """Text for signatures: HTML's text, None for other text, "" for binary payloads.
-
-    An empty text makes text-based signatures fall back to the payload's hash, so a
-    changed image is not mistaken for unchanged garbage "words".
-    """
-    if parsed is not None:
-        return parsed.text
-    return None if media_type(result.header("content-type")).startswith("text/") else ""
 
 
 class FetchRecorder:
@@ -95,25 +84,29 @@ class FetchRecorder:
         batch: store.CommitBatch,
         captures: CaptureWriter,
         asked_wait: float | None = None,
+        analysis: Analysis | Exception | None = None,
     ) -> Outcome:
         """Record one fetch; a bug or absurd input costs that page, not the crawl.
 
         On an error, the page's WARC records and batch entries are taken back, so the
         segment holds no capture that no page points at, and the page is recorded as
         failed with the reason. Returns the outcome recorded. ``asked_wait``: the
-        seconds the server asked to wait (a long Retry-After).
+        seconds the server asked to wait (a long Retry-After). ``analysis``: a 2xx
+        page's (:class:`~.analysis.PageAnalyser`), or the error that made.
         """
         mark = captures.tell()
         saved = batch.snapshot()
         try:
-            self._record(page, result, outcome, batch, captures, asked_wait)
+            if isinstance(analysis, Exception):
+                raise analysis
+            self._record(page, result, outcome, batch, captures, asked_wait, analysis)
         except Exception as exc:
             captures.rollback(mark)
             batch.restore(saved)
             reason = f"internal error processing the response: {type(exc).__name__}: {exc}"
             self.events.emit(LogMessage("error", f"{page.url}: {reason}"))
             failed = replace(result, response=None, error=reason)
-            self._record(page, failed, Outcome.FAILED, batch, captures, asked_wait)
+            self._record(page, failed, Outcome.FAILED, batch, captures, asked_wait, None)
             return Outcome.FAILED
         return outcome
 
@@ -125,6 +118,7 @@ class FetchRecorder:
         batch: store.CommitBatch,
         captures: CaptureWriter,
         asked_wait: float | None,
+        analysis: Analysis | None,
     ) -> None:
         now = result.started_at
         change = Change.UNKNOWN
@@ -136,14 +130,14 @@ class FetchRecorder:
             note = f"body cut ({result.truncated}) at {size} bytes"
         targets: list[str] = []
         if outcome is Outcome.OK:
-            parsed = self._parse(page, result)
+            if analysis is None:
+                raise ValueError("a 2xx page recorded without its analysis")
+            parsed = analysis.parsed
             if parsed is not None:
                 targets = self.links.from_html(page, parsed, batch)
-            new_sig = self.signature.compute(
-                result.decoded or b"",
-                text_of(result, parsed),
-                tuple(link.url for link in parsed.links) if parsed else (),
-            )
+                if parsed.cut is not None:
+                    note = f"{note}; {parsed.cut}" if note else parsed.cut
+            new_sig = analysis.signature
             change = compare(self.signature, page.signature, page.signature_kind, new_sig)
             signature = (new_sig, self.signature.kind)
             capture = captures.page(page, result, now)
@@ -189,11 +183,3 @@ class FetchRecorder:
                 update.event["error"],
             )
         )
-
-    @staticmethod
-    def _parse(page: Page, result: FetchResult) -> ParseResult | None:
-        content_type = result.header("content-type")
-        body = result.decoded or b""
-        if not is_html(content_type, body):
-            return None
-        return parse_html(body, page.url, content_type)

@@ -5,6 +5,11 @@ host's politeness (:class:`~recrawl.core.net.politeness.HostSlot`), the robots g
 the crawl's connection limit. Every ``commit_every`` fetches (or ``commit_seconds``) the
 round hands its batch to the commit pipeline. A stopped round leaves its unfetched pages
 due; a paused one commits what it has and sends nothing until resumed.
+
+Memory: a round queues its pages as ids and URLs, and reads each page's row when its
+turn is near (:data:`LOAD_AHEAD` at a time); no more than :data:`MAX_PENDING_COMMITS`
+batches wait for the store, so a round of 50,000 pages robots.txt denies (handled
+faster than they are committed) holds a few batches, not all of them.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -21,6 +27,7 @@ from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
+from recrawl.core.engine.analysis import PageAnalyser
 from recrawl.core.engine.captures import CaptureWriter
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
@@ -35,6 +42,10 @@ from recrawl.core.net.politeness import HostSlot, HostSlots
 from recrawl.core.store.models import Page
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
+#: Page rows read in one query when a host's next page is not yet read.
+LOAD_AHEAD = 64
+#: Commit batches handed to the store thread and not yet committed, at most.
+MAX_PENDING_COMMITS = 4
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,8 @@ class CrawlParts:
     hosts: HostSlots
     links: LinkDiscoverer
     recorder: FetchRecorder
+    #: Parses and signs 2xx pages off the event loop.
+    analyser: PageAnalyser
     fetcher: Fetcher
     #: Requests in flight at once, all hosts together (``politeness.concurrency``).
     connections: asyncio.Semaphore
@@ -61,7 +74,7 @@ class CrawlParts:
 class Round:
     """One round's segment, commit batch and counts, and the workers that fill them."""
 
-    def __init__(self, parts: CrawlParts, pages: list[Page]) -> None:
+    def __init__(self, parts: CrawlParts, pages: list[store.DuePage]) -> None:
         self.parts = parts
         start = parts.clock.now()
         name = allocate_name(parts.project_dir, start)
@@ -77,14 +90,19 @@ class Round:
         self.rescore: set[str] = set()
         self.stats = parts.stats.start_round(name, len(pages))
         parts.events.emit(RoundStarted(self.stats.number, name, len(pages), start))
-        #: The slots of the hosts that have pages in this round, in order of first page.
+        #: The slots of the hosts that have pages in this round, in order of first page,
+        #: and each host's pages still to fetch.
         self.slots: list[HostSlot] = []
+        self.queues: dict[str, deque[store.DuePage]] = {}
         for page in pages:
-            slot = parts.hosts[page.host]
-            if not slot.queue:
-                self.slots.append(slot)
-            slot.queue.append(page)
+            queue = self.queues.get(page.host)
+            if queue is None:
+                self.slots.append(parts.hosts[page.host])
+                queue = self.queues[page.host] = deque()
+            queue.append(page)
             parts.links.remember(page.url)
+        #: Rows read ahead of their turn (LOAD_AHEAD), or put back in a queue.
+        self.loaded: dict[int, Page] = {}
 
     async def run(self) -> None:
         parts = self.parts
@@ -104,8 +122,8 @@ class Round:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
-            for slot in self.slots:
-                slot.queue.clear()  # a stopped round leaves its pages due
+            for queue in self.queues.values():
+                queue.clear()  # a stopped round leaves its pages due
             self._commit()
             await parts.commits.drain()
             self.writer.close(parts.clock.now(), self.committed_bytes)
@@ -128,25 +146,30 @@ class Round:
         parts = self.parts
         politeness = parts.settings.politeness
         controls = parts.controls
-        while slot.queue and not controls.stopped:
+        queue = self.queues[slot.host]
+        while queue and not controls.stopped:
             await self._wait_while_paused()
-            if controls.stopped or not slot.queue:
+            if controls.stopped or not queue:
                 return
-            page = slot.queue.popleft()
+            page = self._next_page(queue)
+            if page is None:
+                continue  # gone from the store meanwhile
             if parts.robots is not None:
                 denied_by = await parts.robots.denial(page.url, slot, lane)
                 if denied_by is not None:
                     self.stats.count(parts.recorder.robots_denied(page, denied_by, self.batch))
+                    await self._maybe_commit()
+                    await asyncio.sleep(0)  # nothing was awaited: let the other hosts run
                     continue
             wait = slot.reserve()
             if wait > politeness.max_retry_after:  # the host asked for a long break
-                slot.queue.appendleft(page)
+                self._put_back(queue, page)
                 self._defer_host(slot, wait)
                 return
             if wait > 0:
                 await asyncio.sleep(wait)
             if controls.paused or controls.stopped:
-                slot.queue.appendleft(page)  # paused while waiting its turn: not sent
+                self._put_back(queue, page)  # paused while waiting its turn: not sent
                 continue
             async with parts.connections:
                 result = await parts.fetcher.fetch(
@@ -172,18 +195,40 @@ class Round:
                             "info", f"{page.url}: HTTP {result.status}, retrying in {wait:.0f} s"
                         )
                     )
-                    slot.queue.append(page)
+                    self._put_back(queue, page, last=True)
                     continue
                 if wait > politeness.max_retry_after:
                     self._defer_host(slot, wait)
                     asked_wait = wait
             else:
                 slot.answered()
+            analysis = None
+            if outcome is Outcome.OK:
+                analysis = await parts.analyser.analyse(page.url, result)
             recorded = parts.recorder.record_safely(
-                page, result, outcome, self.batch, self.captures, asked_wait
+                page, result, outcome, self.batch, self.captures, asked_wait, analysis
             )
             self.stats.count(recorded)
-            self._maybe_commit()
+            await self._maybe_commit()
+
+    def _next_page(self, queue: deque[store.DuePage]) -> Page | None:
+        """The queue's next page, read with the next LOAD_AHEAD if it is not yet."""
+        ref = queue.popleft()
+        if ref.id not in self.loaded:
+            ahead = [ref.id] + [
+                queued.id for _, queued in zip(range(LOAD_AHEAD - 1), queue, strict=False)
+            ]
+            self.loaded.update(store.pages_by_id(ahead))
+        return self.loaded.pop(ref.id, None)
+
+    def _put_back(self, queue: deque[store.DuePage], page: Page, *, last: bool = False) -> None:
+        """Queue a taken page again: first (its turn was not used) or ``last`` (a retry)."""
+        self.loaded[page.id] = page
+        ref = store.DuePage(page.id, page.url, page.host)
+        if last:
+            queue.append(ref)
+        else:
+            queue.appendleft(ref)
 
     async def _wait_while_paused(self) -> None:
         if self.parts.controls.paused and len(self.batch):
@@ -193,27 +238,31 @@ class Round:
     def _defer_host(self, slot: HostSlot, wait: float) -> None:
         """The host asked for a long pause: its other pages wait for a later round."""
         resume_at = self.parts.clock.now() + timedelta(seconds=wait)
-        for page in slot.queue:
+        queue = self.queues[slot.host]
+        for page in queue:
             self.batch.page_updates.append((page.id, {"next_fetch": resume_at}))
-        if slot.queue:
+            self.loaded.pop(page.id, None)
+        if queue:
             self.parts.events.emit(
                 LogMessage(
                     "warning",
                     f"{slot.host} asked to wait {wait:.0f} s; "
-                    f"{len(slot.queue)} of its pages are put off until then",
+                    f"{len(queue)} of its pages are put off until then",
                 )
             )
-        slot.queue.clear()
+        queue.clear()
 
     # -- commits ---------------------------------------------------------------------
 
-    def _maybe_commit(self) -> None:
+    async def _maybe_commit(self) -> None:
         settings = self.parts.settings
         if (
             len(self.batch) >= settings.commit_every
             or time.monotonic() - self.last_commit >= settings.commit_seconds
         ):
             self._commit()
+            # the store keeps up, or the round waits for it (memory: module docstring)
+            await self.parts.commits.wait_below(MAX_PENDING_COMMITS)
 
     def _commit(self) -> None:
         """Hand the batch to the commit pipeline, which fsyncs the WARC, then commits."""

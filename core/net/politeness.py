@@ -1,23 +1,22 @@
 """Per-host politeness slots: they compute when the next request may start, never sleep.
 
 One slot per host for the whole crawl (http and https, any port: one machine to be
-polite to): a queue of pages for the current round, a jittered delay between request
-starts, the host's ``Crawl-delay``, and back-off after 429/503 (``Retry-After``
-honoured up to ``retry_after_cap``: a server asking for a year gets a week, and the
-crawl's log says so). robots.txt itself is per origin (RFC 9309) and lives in the engine.
+polite to): a jittered delay between request starts, the host's ``Crawl-delay``, and
+back-off after 429/503 (``Retry-After`` honoured up to ``retry_after_cap``: a server
+asking for a year gets a week, and the crawl's log says so). A round keeps the host's
+queue of pages (:mod:`recrawl.core.engine.round`). robots.txt itself is per origin
+(RFC 9309) and lives in the engine.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from recrawl.core.config import PolitenessSettings
 from recrawl.core.net.http import parse_http_date
-from recrawl.core.store.models import Page
 
 DAY = 86400.0
 
@@ -52,7 +51,6 @@ class HostSlot:
     host: str
     settings: PolitenessSettings
     lane: int = 0  # which HTTP client pool the host's requests use (fetch.py)
-    queue: deque[Page] = field(default_factory=deque)
     delay: float = 0.0
     next_start: float = 0.0  # time.monotonic() before which no request may start
     backoff: float = 0.0

@@ -40,10 +40,12 @@ from recrawl.core.store.listing import (
     listing_rows,
 )
 from recrawl.core.store.pages import (
+    DuePage,
     NewPage,
     add_pages,
     corpus_figures,
     count_due,
+    due_page_refs,
     due_pages,
     history,
     list_pages,
@@ -51,6 +53,7 @@ from recrawl.core.store.pages import (
     page_by_url,
     page_count,
     page_ids,
+    pages_by_id,
     set_fixed_interval,
 )
 from recrawl.core.store.rejected import (
@@ -99,6 +102,7 @@ __all__ = [
     "SQLITE_PRAGMAS",
     "CommitBatch",
     "CrawlRunInfo",
+    "DuePage",
     "HostSummary",
     "NewPage",
     "PageQuery",
@@ -119,6 +123,7 @@ __all__ = [
     "count_listing",
     "create_segment",
     "delete_segment",
+    "due_page_refs",
     "due_pages",
     "end_compaction",
     "end_crawl_run",
@@ -143,6 +148,7 @@ __all__ = [
     "page_by_url",
     "page_count",
     "page_ids",
+    "pages_by_id",
     "park_hosts",
     "pointers_into",
     "record_rejected",

@@ -61,13 +61,10 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
         update_pages(batch.page_updates)
         if batch.events:
             insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
-        if batch.links:
-            ids = page_ids(target for _, target in batch.links)
-            rows = [
-                [source, ids[target], now]
-                for source, target in dict.fromkeys(batch.links)
-                if target in ids
-            ]
+        # a slice at a time: a page of 100,000 links makes no 100,000 rows at once
+        for links in chunks(list(dict.fromkeys(batch.links)), 5000):
+            ids = page_ids(target for _, target in links)
+            rows = [[source, ids[target], now] for source, target in links if target in ids]
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
         _apply_scores(batch)
         record_rejected(batch.rejected, now)

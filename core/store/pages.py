@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import Field
+from peewee import Field, fn
 from recrawl.core.errors import NotFound
 from recrawl.core.store.models import DB, FetchEvent, Page, PageStatus
 from recrawl.core.store.sql import chunks
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewPage:
     url: str
     host: str
@@ -28,6 +28,7 @@ class NewPage:
     #: Discovered pages start with nothing; the scoring gives them their due.
     score: float = 0.0
     cash: float = 0.0
+    metadata: dict[str, Any] | None = None
 
 
 def add_pages(pages: Sequence[NewPage], now: datetime) -> int:
@@ -40,25 +41,25 @@ def add_pages(pages: Sequence[NewPage], now: datetime) -> int:
 
 def insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
     """:func:`add_pages` inside the caller's transaction; returns how many were new."""
-    rows: list[dict[str, Any]] = [
-        {
-            "url": p.url,
-            "host": p.host,
-            "status": PageStatus.UNFETCHED,
-            "first_seen": now,
-            "next_fetch": p.next_fetch,
-            "fetch_interval": p.fetch_interval,
-            "depth": p.depth,
-            "discovered_from": p.discovered_from,
-            "score": p.score,
-            "cash": p.cash,
-            "metadata": {},
-        }
-        for p in pages
-    ]
     added = 0
-    for chunk in chunks(rows, 100):
-        added += Page.insert_many(chunk).on_conflict_ignore().as_rowcount().execute()
+    for chunk in chunks(pages, 100):  # rows made a chunk at a time: a page of 100,000 links
+        rows: list[dict[str, Any]] = [
+            {
+                "url": p.url,
+                "host": p.host,
+                "status": PageStatus.UNFETCHED,
+                "first_seen": now,
+                "next_fetch": p.next_fetch,
+                "fetch_interval": p.fetch_interval,
+                "depth": p.depth,
+                "discovered_from": p.discovered_from,
+                "score": p.score,
+                "cash": p.cash,
+                "metadata": p.metadata or {},
+            }
+            for p in chunk
+        ]
+        added += Page.insert_many(rows).on_conflict_ignore().as_rowcount().execute()
     return added
 
 
@@ -98,6 +99,70 @@ def due_pages(now: datetime, limit: int, per_host_cap: int | None = None) -> lis
         if len(chosen) >= limit:
             break
     return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class DuePage:
+    """A page a round will fetch, as the round queues it (the whole row is read when
+    its turn comes: :func:`pages_by_id`)."""
+
+    id: int
+    url: str
+    host: str
+
+
+def due_page_refs(
+    now: datetime, limit: int, per_host_cap: int
+) -> tuple[list[DuePage], dict[str, int]]:
+    """A round's pages, at most ``per_host_cap`` of a host; and for each host past the
+    cap, how many of its due pages wait.
+
+    Best score first, as :func:`due_pages`; among equals, each page's first link target
+    before its second, and so on (``turn``: its rank among the due pages found on the same
+    page), then the longest due: one page of 100,000 links does not crowd the rest of its
+    site out of the round for the 20 rounds its links take.
+    """
+    turn = fn.ROW_NUMBER().over(
+        partition_by=[Page.host, Page.discovered_from],
+        order_by=[Page.score.desc(), Page.next_fetch, Page.id],
+    )
+    due = (
+        Page.select(Page.id, Page.url, Page.host, Page.score, Page.next_fetch, turn.alias("turn"))
+        .where(Page.next_fetch <= now)
+        .alias("due")
+    )
+    order = [due.c.score.desc(), due.c.turn, due.c.next_fetch, due.c.id]
+    rank = fn.ROW_NUMBER().over(partition_by=[due.c.host], order_by=order)
+    ranked = (
+        Page.select(*(due.c[name] for name in ("id", "url", "host", "score", "next_fetch", "turn")))
+        .select_extend(rank.alias("rank"))
+        .from_(due)
+        .alias("ranked")
+    )
+    query = (
+        Page.select(ranked.c.id, ranked.c.url, ranked.c.host)
+        .from_(ranked)
+        .where(ranked.c.rank <= per_host_cap)
+        .order_by(ranked.c.score.desc(), ranked.c.turn, ranked.c.next_fetch, ranked.c.id)
+        .limit(limit)
+    )
+    refs = [DuePage(*row) for row in query.tuples().iterator()]
+    count = fn.COUNT(Page.id)
+    over = (
+        Page.select(Page.host, count)
+        .where(Page.next_fetch <= now)
+        .group_by(Page.host)
+        .having(count > per_host_cap)
+    )
+    return refs, {host: n - per_host_cap for host, n in over.tuples().iterator()}
+
+
+def pages_by_id(ids: Sequence[int]) -> dict[int, Page]:
+    """The pages of ``ids`` (those that still exist), whole."""
+    found: dict[int, Page] = {}
+    for chunk in chunks(ids):
+        found.update((page.id, page) for page in Page.select().where(Page.id.in_(chunk)))
+    return found
 
 
 def count_due(now: datetime) -> int:

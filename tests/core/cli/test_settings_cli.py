@@ -154,3 +154,32 @@ def test_a_crawl_starts_from_the_kept_settings_and_its_flags_override_them(
     assert json.loads(capsys.readouterr().out)["fetched"] == 1
     rows = settings_json(capsys, d)
     assert rows["fetch.read_timeout"]["value"] == 0.2  # the flag kept nothing
+
+
+def test_trap_limits_are_settings_and_allowed_patterns_a_list(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    pattern = "http://example.org/calendar/{n}-{n}-{n}"
+    rows = settings_json(
+        capsys,
+        d,
+        "--set",
+        "traps.max_depth=20",
+        "--set",
+        f"traps.allowed_patterns={pattern} http://example.org/p?page={{n}}",
+    )
+    assert rows["traps.max_depth"]["value"] == 20
+    assert rows["traps.max_sequence"] == {
+        "name": "traps.max_sequence",
+        "value": 30,
+        "default": 30,
+        "is_default": True,
+    }
+    assert rows["traps.allowed_patterns"]["value"] == [pattern, "http://example.org/p?page={n}"]
+    assert rows["traps.allowed_patterns"]["default"] == []
+    assert main(["settings", str(d)]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "allowed" in line]
+    assert line.split()[:3] == ["traps.allowed_patterns", pattern, "http://example.org/p?page={n}"]
+    assert line.endswith("kept (default none)")
+    rows = settings_json(capsys, d, "--set", "traps.allowed_patterns=none")
+    assert rows["traps.allowed_patterns"]["value"] == []

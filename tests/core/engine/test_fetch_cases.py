@@ -18,7 +18,7 @@ import pytest
 from recrawl.core.archive.segments import read_payload
 from recrawl.core.engine import Crawler, LogMessage, RoundFinished, RoundStarted, inject
 from recrawl.core.net.http import decode_body
-from recrawl.core.store.models import Link, Page, PageStatus
+from recrawl.core.store.models import Link, Page, PageStatus, RejectedLink
 
 from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
 from tests.httpserver import Reply
@@ -496,6 +496,58 @@ def test_malformed_hrefs_are_ignored(project, server):
     assert summary.fetched == 2
     assert {p.url for p in Page.select()} == {server.url("/"), server.url("/ok")}
     assert page(server.url("/ok")).status == PageStatus.FETCHED
+
+
+def test_malformed_hrefs_are_recorded_as_rejected_links_with_their_reason(project, server):
+    hrefs = [
+        "http://[::1",
+        "http://[::1]:99999/",
+        "http://127.0.0.1:99999/",
+        "http://exa mple.com/",
+        "http://a..b/",
+        "http://xn--zz.example/",  # punycode that decodes to nothing
+        "http://%zz/",
+        "ftp://files.example/x",
+        "/long/" + "a" * 10_000,
+        "http://bücher.example/",  # a good IDN: out of scope, as any other host
+    ]
+    links = "".join(f'<a href="{htmllib.escape(h)}">x</a>\n' for h in hrefs)
+    server.html("/", f"<html><body>{links}</body></html>")
+    inject([server.url("/")], T0)
+    crawl(project, settings(rounds=1), clock=clock_at())
+
+    recorded = {link.url: link for link in RejectedLink.select()}
+    reasons = {url: recorded[url].filter for url in recorded}
+    assert reasons == {
+        "http://[::1": "invalid link: malformed URL: Invalid IPv6 URL",
+        "http://[::1]:99999/": "invalid link: malformed URL: Port out of range 0-65535",
+        "http://127.0.0.1:99999/": "invalid link: malformed URL: Port out of range 0-65535",
+        "http://exa mple.com/": "invalid link: malformed host",
+        "http://a..b/": "invalid link: malformed host",
+        "http://xn--zz.example/": "invalid link: malformed IDN host",
+        "http://%zz/": "invalid link: malformed host",
+        "ftp://files.example/x": "invalid link: not an http(s) URL",
+        server.url("/long/" + "a" * (2000 - len(server.url("/long/"))))
+        + f"… (cut: {len(server.url('/long/')) + 10_000:,} characters)": (
+            "invalid link: URL longer than 4096 characters"
+        ),
+        "http://xn--bcher-kva.example/": "scope",
+    }
+    assert all(link.line is None for link in recorded.values())
+
+
+def test_a_page_of_many_malformed_links_records_the_first_hundred(project, server):
+    links = "".join(f'<a href="http://[::{i}">x</a>' for i in range(250))
+    server.html("/", f"<html><body>{links}</body></html>")
+    inject([server.url("/")], T0)
+    events = Events()
+    crawl(project, settings(rounds=1), clock=clock_at(), observer=events)
+
+    assert RejectedLink.select().count() == 100
+    assert any(
+        "250 links are no URL to fetch; the first 100 distinct ones are recorded" in log.text
+        for log in events.logs("warning")
+    )
 
 
 def test_nofollow_links_are_not_followed_by_default(project, server):

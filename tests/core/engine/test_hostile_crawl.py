@@ -5,9 +5,8 @@ The goal: the crawl completes; every page's status and fetch history say what ha
 and why; every WARC passes ``warcio check``; ``recrawl show`` of every capture is bounded
 in output and memory; the crawl's peak memory stays under 300 MiB.
 
-The crawl runs once for the module (a subprocess, measured with ``wait4``), and each test
-checks one part of the goal. Assertions that wait for another step-8 helper's work are
-``xfail(strict=True)`` with the helper named: they fail today and must pass once it is in.
+The crawl runs once for the module (a subprocess that reports its own peak memory), and
+each test checks one part of the goal.
 """
 
 from __future__ import annotations
@@ -40,15 +39,6 @@ BODY_CAP = 10 * MiB
 WHOLE = "timed out after 50 s (whole-request limit)"
 #: A runaway process is killed after this long: the test fails instead of hanging.
 WATCHDOG_S = 1800.0
-
-#: Parsing runs on the event loop's thread until the engine helper moves it off (step 8):
-#: a 2-minute parse of /nested-divs stalls every fetch in flight past its whole-request
-#: limit, so such a fetch may end as a whole-request timeout instead of its own reason.
-#: TODO(step 8, engine): False once parsing is off the event loop, with
-#: test_no_fetch_outlives_its_whole_request_limit's xfail removed.
-LOOP_STALLS = True
-
-ENGINE = "step 8: engine helper"
 
 
 # -- running and measuring a subprocess ------------------------------------------------
@@ -171,7 +161,6 @@ def test_the_crawl_completes(hostile_crawl):
     assert "Traceback" not in run.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=f"{ENGINE}: the 100,000-links page's memory")
 def test_the_crawls_peak_memory_stays_under_300_mib(hostile_crawl):
     assert hostile_crawl.run.peak_rss < RSS_LIMIT, f"{hostile_crawl.run.peak_rss / MiB:.0f} MiB"
 
@@ -246,8 +235,6 @@ def _as_expected(status: str, error: str | None, expected: tuple[str, str | None
 def test_each_behaviour_is_recorded_with_its_reason(hostile_crawl, path):
     page = hostile_crawl.page(path)
     status, error = page.status, hostile_crawl.last_error(page)
-    if LOOP_STALLS and _as_expected(status, error, (R, re.escape(WHOLE))):
-        return  # stalled past its limit by a parse on the loop (see LOOP_STALLS)
     assert _as_expected(status, error, EXPECTED[path]), (status, error)
 
 
@@ -275,13 +262,17 @@ def test_the_nested_divs_page_is_archived(hostile_crawl):
     assert hostile_crawl.page("/nested-divs").status == PageStatus.FETCHED
 
 
-@pytest.mark.xfail(strict=True, reason=f"{ENGINE}: parse time and depth bounded, with a note")
 def test_the_nested_divs_page_notes_its_parse_bound(hostile_crawl):
     page = hostile_crawl.page("/nested-divs")
-    assert hostile_crawl.last_error(page), "no note that parsing stopped at its bound"
+    note = hostile_crawl.last_error(page)
+    assert note, "no note that parsing stopped at its bound"
+    assert re.fullmatch(
+        r"parsed up to character [\d,]+ of [\d,]+ \(elements nested more than 512 deep\): "
+        "links past it not followed",
+        note,
+    ), note
 
 
-@pytest.mark.xfail(strict=True, reason=f"{ENGINE}: parsing off the event loop")
 def test_no_fetch_outlives_its_whole_request_limit(hostile_crawl):
     slowest = FetchEvent.select().order_by(FetchEvent.elapsed_ms.desc()).first()
     # 50 s, and half a minute to spare for a loaded machine: a stalled loop takes minutes
@@ -302,13 +293,11 @@ def test_the_100000_links_are_pages_and_none_was_requested(hostile_crawl):
     assert statuses <= {PageStatus.ROBOTS_DENIED, PageStatus.UNFETCHED}, statuses
 
 
-@pytest.mark.xfail(strict=True, reason=f"{ENGINE}: malformed hrefs recorded as rejected links")
 def test_malformed_hrefs_are_recorded_as_rejected_links(hostile_crawl):
     assert RejectedLink.select().where(RejectedLink.url.contains("[::1")).exists()
     assert RejectedLink.select().where(RejectedLink.url.contains("/long/" + "a" * 100)).exists()
 
 
-@pytest.mark.xfail(strict=True, reason=f"{ENGINE}: trap detection reports a possible trap")
 def test_the_calendar_is_reported_as_a_possible_trap(hostile_crawl):
     assert re.search(r"possible trap.*calendar", hostile_crawl.run.stderr, re.I | re.S)
 
@@ -316,12 +305,6 @@ def test_the_calendar_is_reported_as_a_possible_trap(hostile_crawl):
 # -- robots.txt and Retry-After --------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=f"{ENGINE}: round 2 takes 100,000 due pages, 99,997 of them the robots-denied links "
-    "of /links/many, and stops there; /private/x and /public (due since round 1) are left "
-    "out, and round 3 fetches nothing and leaves them unfetched",
-)
 def test_robots_as_html_says_and_does_one_thing(hostile_crawl):
     assert hostile_crawl.page("/", "robots_html").status == PageStatus.FETCHED
     assert hostile_crawl.page("/private/x", "robots_html").status == PageStatus.ROBOTS_DENIED
@@ -345,8 +328,6 @@ def test_an_unavailable_robots_txt_is_a_named_error_and_a_retry(hostile_crawl, o
     page = hostile_crawl.page("/", origin)
     assert (page.status, page.retries, page.last_fetched) == (PageStatus.RETRY, 1, None)
     error = hostile_crawl.last_error(page) or ""
-    if LOOP_STALLS and error == f"robots.txt unreachable ({WHOLE})":
-        return
     assert re.fullmatch(reason, error), error
     assert re.search(rf"{reason}: nothing requested", hostile_crawl.run.stderr)
 
@@ -380,9 +361,7 @@ SHOW = [
 @pytest.mark.parametrize("path", SHOW)
 def test_show_of_every_capture_is_bounded(hostile_crawl, path):
     page = hostile_crawl.page(path)
-    if page.payload_file is None:
-        assert LOOP_STALLS, f"{path}: no capture"
-        pytest.skip("no capture: the fetch was stalled past its limit (LOOP_STALLS)")
+    assert page.payload_file is not None, f"{path}: no capture"
     shown = run_measured(
         ["show", str(hostile_crawl.path), page.url],
         stdout_limit=BODY_CAP,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from recrawl.core import store
 from recrawl.core.clock import Clock
+from recrawl.core.config import TrapSettings
 from recrawl.core.engine import LinkRejected, LogMessage
 from recrawl.core.engine.events import EventQueue
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.parse import Outlink, ParseResult
+from recrawl.core.engine.traps import TrapGuard
 from recrawl.core.filters import parse_chain
 from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.policy.schedules import FixedSchedule
@@ -20,11 +22,13 @@ SITE = "http://a.example/"
 
 
 def discoverer(events: Events, *, seen_limit: int = 1000, follow_nofollow: bool = False):
+    queue = EventQueue(events)
     return LinkDiscoverer(
         compile_chain(parse_chain(CHAIN)),
         FixedSchedule(),
         Clock(),
-        EventQueue(events),
+        queue,
+        TrapGuard(TrapSettings(), queue),
         seen_limit=seen_limit,
         follow_nofollow=follow_nofollow,
     )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from recrawl.core.config import ParseSettings
 from recrawl.core.engine.parse import is_html, parse_html
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical
@@ -88,3 +89,26 @@ def test_canonical_is_idempotent_or_rejects(text):
     except InvalidUrl:
         return
     assert canonical(once) == once
+
+
+def test_a_page_past_a_parse_bound_is_parsed_up_to_it_and_says_so():
+    html = '<a href="/before">b</a>' + "<div>" * 300 + '<a href="/deep">d</a>' + "</div>" * 300
+    result = parse_html(html.encode(), BASE, "text/html", ParseSettings(max_depth=100))
+    assert [link.url for link in result.links] == ["http://site.example/before"]
+    cut_at = len('<a href="/before">b</a>') + 100 * len("<div>")
+    assert result.cut == (
+        f"parsed up to character {cut_at:,} of {len(html):,} "
+        "(elements nested more than 100 deep): links past it not followed"
+    )
+    whole = parse_html(html.encode(), BASE, "text/html")  # 300 is within the default
+    assert whole.cut is None and len(whole.links) == 2
+
+
+def test_a_binary_body_is_not_parsed_whatever_its_content_type():
+    binary = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR<a href=/x>" + bytes(range(256)) * 8
+    assert not is_html("text/html", binary)
+    assert not is_html("text/html; charset=utf-8", b"<html>\x00</html>")
+    utf16 = "<html><a href=/x>x</a></html>".encode("utf-16")  # NULs, and a BOM
+    assert is_html("text/html", utf16)
+    assert is_html("text/html; charset=UTF-16LE", utf16[2:])  # no BOM, said in the header
+    assert links(utf16) == [("http://site.example/x", False)]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy import signature as signature_module
 from recrawl.core.policy.schedule import Change
 from recrawl.core.policy.signature import (
     SIGNATURES,
@@ -211,6 +213,22 @@ def test_text_profile_follows_nutch_quantisation_and_order() -> None:
     text = "word " * 250 + "other " * 5 + "pair " * 2
     assert sig.profile(text) == "word 249\nother 3"
     assert TextProfileSignature(min_token_len=1).profile("ab ab abc") == "ab 2"
+
+
+@given(st.lists(st.sampled_from(["alpha", "Beta", "gamma1", "de", "x\n", "\t", ", ", "  "])))
+def test_text_profile_read_a_piece_at_a_time_is_the_profile_of_the_whole(
+    words: list[str],
+) -> None:
+    # a long text is tokenised in pieces cut at white space (a list of 10 MB's words
+    # was 80 MB): here pieces of a few characters, against one piece for the whole
+    text = "".join(words) * 3
+    with patch.object(signature_module, "PIECE", 10**9):
+        whole = TextProfileSignature().profile(text)
+    with patch.object(signature_module, "PIECE", 7):
+        pieces = list(signature_module._pieces(text))
+        assert TextProfileSignature().profile(text) == whole
+    assert "".join(pieces) == text
+    assert all(len(piece) >= 7 for piece in pieces[:-1])
 
 
 def test_text_profile_without_text_uses_the_payload() -> None:

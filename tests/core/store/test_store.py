@@ -103,3 +103,32 @@ def test_rejected_links_are_searched_in_sql_with_wildcards_literal(project):
     assert total == 3 and len(rows) == 2
     assert store.rejected_link("https://b.example/SID=9").filter == "clean-up"
     assert store.rejected_link("https://nowhere.example/") is None
+
+
+def test_a_rounds_pages_are_capped_by_host_and_shared_among_the_pages_that_link_them(project):
+    t0 = utcnow()
+    hub, other = "http://a.example/hub", "http://a.example/other"
+    pages = [
+        store.NewPage(f"http://a.example/many/{i}", "a.example", t0, 1.0, discovered_from=hub)
+        for i in range(50)
+    ]
+    pages += [
+        store.NewPage("http://a.example/next", "a.example", t0, 1.0, discovered_from=other),
+        store.NewPage("http://b.example/", "b.example", t0, 1.0),
+        store.NewPage("http://b.example/later", "b.example", t0.replace(year=t0.year + 1), 1.0),
+    ]
+    store.add_pages(pages, t0)
+    refs, waiting = store.due_page_refs(t0, limit=100, per_host_cap=5)
+
+    # the page found on /other comes before the hub's second link, though found last
+    assert [ref.url for ref in refs] == [
+        "http://a.example/many/0",
+        "http://a.example/next",
+        "http://b.example/",
+        *(f"http://a.example/many/{i}" for i in range(1, 4)),
+    ]
+    assert waiting == {"a.example": 51 - 5}
+    rows = store.pages_by_id([ref.id for ref in refs])
+    assert {page.url for page in rows.values()} == {ref.url for ref in refs}
+    limited, _ = store.due_page_refs(t0, limit=2, per_host_cap=5)
+    assert [ref.url for ref in limited] == [ref.url for ref in refs[:2]]

@@ -1,0 +1,62 @@
+"""A crawl's peak memory (issue 12): under 300 MiB for one page of 100,000 links that
+robots.txt denies (it was 369 MiB). The crawl is ``recrawl crawl`` in a child process
+that reports its own peak resident memory (VmHWM) at exit; the hostile crawl's peak is
+checked in test_hostile_crawl.py. ``bench/memory_bench.py`` prints both figures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.httpserver import Reply
+
+pytestmark = pytest.mark.slow
+
+MiB = 1 << 20
+RSS_LIMIT = 300 * MiB
+LINKS = 100_000
+
+#: Runs ``recrawl`` and writes its peak resident memory (VmHWM, kB) to a file at exit.
+#: Not wait4's ru_maxrss: Linux carries the forking parent's peak over exec into it.
+MEASURE = """
+import re, runpy, sys
+report = sys.argv.pop(1)
+sys.argv[0] = "recrawl"
+try:
+    runpy.run_module("recrawl", run_name="__main__", alter_sys=True)
+finally:
+    with open("/proc/self/status") as status, open(report, "w") as out:
+        out.write(re.search(r"VmHWM:\\s*(\\d+) kB", status.read()).group(1))
+"""
+
+
+def recrawl(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int]:
+    """``recrawl ARGS`` in a child process; its result and peak memory in bytes."""
+    report = tmp_path / "peak"
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(report), *args],
+        capture_output=True,
+        text=True,
+        timeout=1800,  # a runaway crawl fails the test rather than hanging it
+    )
+    return done, int(report.read_text()) * 1024
+
+
+def test_a_page_of_100000_denied_links_is_crawled_in_under_300_mib(tmp_path, server):
+    links = "".join(f'<a href="/denied/{i}">{i}</a>\n' for i in range(LINKS))
+    server.html("/", f"<!DOCTYPE html><html><body>{links}</body></html>")
+    robots = b"User-agent: *\nDisallow: /denied/\n"
+    server.routes["/robots.txt"] = Reply(200, robots, {"Content-Type": "text/plain"})
+    project = str(tmp_path / "project")
+    for args in (("init", project), ("inject", project, server.url("/"))):
+        done, _ = recrawl(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+    done, peak = recrawl(tmp_path, "crawl", project, "--delay", "0", "--per-host", "4")
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"{LINKS} new URLs" in done.stdout, done.stdout
+    assert server.hits_for("/denied/0") == 0  # denied: recorded, never requested
+    assert peak < RSS_LIMIT, f"peak {peak / MiB:.0f} MiB"
