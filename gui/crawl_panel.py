@@ -268,10 +268,8 @@ class CrawlPanel(Panel):
         self.add_seeds.setEnabled(True)
         text = f"{result.added} new seed(s) added"
         if result.rejected:
-            why = "; ".join(
-                f"{url}: filter {v.filter_name or v.filter}, line {v.line}"
-                for url, v in result.rejected[:3]
-            )
+            # describe() says "no rule matched" where no line decided, never "line None"
+            why = "; ".join(f"{url}: {v.describe()}" for url, v in result.rejected[:3])
             text += f", {len(result.rejected)} turned away by the filter chain ({why})"
         self.seed_status.setText(text + ". The Sites panel lists what the project watches.")
         if result.added:

@@ -6,6 +6,8 @@ sentences the panel gives it; the panel decides when.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QProgressBar, QVBoxLayout, QWidget
 from recrawl.gui.crawl_progress import RATE_WINDOW_S, CrawlProgress
 from recrawl.gui.formatting import stopwatch
@@ -109,6 +111,8 @@ class CrawlProgressView(QWidget):
             from_zero(self.plot, max(top * 1.15, 1.0))
             self.plot.setXRange(0, max(elapsed / scale, points[-1][0] / scale), padding=0.02)
 
-    def append_log(self, lines: list[str]) -> None:
+    def append_log(self, lines: Sequence[str]) -> None:
+        # only what the log keeps: 100,000 lines appended to be trimmed to LOG_LINES held
+        # the GUI thread for seconds (a page of 100,000 links robots.txt denies)
         if lines:
-            self.log.appendPlainText("\n".join(lines))
+            self.log.appendPlainText("\n".join(lines[-LOG_LINES:]))

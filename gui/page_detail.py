@@ -6,11 +6,12 @@ actions as signals; the Pages panel runs them through the store thread.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, SignalInstance
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QTextOption
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -37,6 +38,11 @@ from recrawl.gui.tables import compact_rows
 
 HOUR = 3600.0
 DAY = 86400.0
+#: Qt lays out a run of text with nowhere to break in time that grows with its length
+#: squared: a 2 MiB run (a bomb of zeros, a base64 blob, minified script) held the GUI
+#: thread for minutes. Text with a run this long is wrapped anywhere instead.
+LONGEST_RUN = 1000
+_BREAKS = re.compile(r"[ \t\r\n]+")
 
 
 def interval_unit(seconds: list[float]) -> tuple[str, float]:
@@ -336,13 +342,21 @@ class ContentDialog(QDialog):
             + (f" — {content.note}" if content.note else "")
         )
         note.setWordWrap(True)
-        self.text = QPlainTextEdit(content.text)
+        self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(QFont("monospace"))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        if has_long_run(content.text):
+            self.text.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        self.text.setPlainText(content.text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(note)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
+
+
+def has_long_run(text: str) -> bool:
+    """Whether ``text`` holds :data:`LONGEST_RUN` characters with no space or line break."""
+    return len(text) >= LONGEST_RUN and any(len(run) >= LONGEST_RUN for run in _BREAKS.split(text))

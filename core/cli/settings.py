@@ -26,12 +26,14 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import crawl_settings
 from recrawl.core.project import Project
 
-#: Settings that are also ``recrawl crawl`` flags take their text as the flag does.
+#: Settings that are also ``recrawl crawl`` flags take their text as the flag does; the
+#: whole-request limit is a timeout like ``--timeout`` (0 would fail every fetch at once).
 FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     "politeness.delay": seconds,
     "politeness.per_host": positive_int,
     "politeness.concurrency": positive_int,
     "fetch.read_timeout": positive_seconds,
+    "fetch.total_timeout": positive_seconds,
 }
 _TRUE = ("true", "yes", "on", "1")
 #: How an empty list prints (and reads back).
@@ -72,6 +74,19 @@ def parse_setting(name: str, text: str) -> object:
     if kind is tuple:  # a list: items apart by spaces (URL patterns have none)
         items = tuple(word.split())
         return () if items == (NO_ITEMS,) else items
+    if name == "fetch.user_agent":
+        return _user_agent(text)
+    return text
+
+
+def _user_agent(text: str) -> str:
+    """A User-Agent that names the crawler: robots.txt groups are matched by its first
+    word (``Archivist`` in ``Archivist/1.0 (+https://…)``), and servers log who came."""
+    if not text.split("/", 1)[0].split():
+        raise InvalidArgument(
+            "fetch.user_agent must start with the crawler's name, like "
+            f"'Archivist/1.0 (+https://example.org/contact)', not {text!r}"
+        )
     return text
 
 

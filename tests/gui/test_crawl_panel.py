@@ -9,6 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from recrawl.core import store
+from recrawl.core.policy import choices
 from recrawl.core.store.models import Page
 
 from tests.httpserver import Reply
@@ -153,3 +154,28 @@ def test_the_event_loop_never_stalls_during_a_5000_page_crawl(qtbot, window, tmp
         f"the event loop stalled for {worst * 1000:.0f} ms "
         f"(five longest: {[round(g * 1000) for g in slowest]} ms)"
     )
+
+
+#: A regex filter with no catch-all: a URL that no rule matches is rejected by no line.
+ONLY_PDF_OUT = r"""
+[[filter]]
+kind = "regex"
+name = "only-pdf-out"
+rules = '''
+-\.pdf$
+'''
+"""
+
+
+def test_seeds_the_chain_turns_away_say_which_filter_and_rule(qtbot, window):
+    """A seed that no rule matched is said to be so, never rejected on 'line None'."""
+    choices.set_chain(ONLY_PDF_OUT)
+    panel = crawl_panel(window)
+    panel.seeds.setPlainText("https://example.org/\nhttps://example.org/a.pdf")
+    qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "turned away" in panel.seed_status.text())
+    text = panel.seed_status.text()
+    assert "None" not in text, text
+    assert "https://example.org/: reject by filter 0 (only-pdf-out), no rule matched" in text
+    assert "https://example.org/a.pdf: reject by filter 0 (only-pdf-out), line 1" in text
+    assert store.page_count() == 0

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from recrawl.core.engine import CrawlSummary, RoundFinished, RoundStarted, StatsSnapshot
 from recrawl.gui.crawl_progress import CrawlProgress, Downsampled
-from recrawl.gui.crawl_view import time_unit
+from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView, time_unit
 from recrawl.gui.formatting import stopwatch
 
 
@@ -87,3 +87,20 @@ def test_time_reads_as_a_stopwatch_and_the_axis_unit_grows():
     assert time_unit(30) == ("s", 1.0)
     assert time_unit(1800) == ("min", 60.0)
     assert time_unit(8 * 3600) == ("h", 3600.0)
+
+
+def test_the_log_takes_only_the_lines_it_keeps(qtbot):
+    """A page of 100,000 links robots.txt denies gives a line each within one redraw: the
+    log lays out only the last LOG_LINES of them (laying out all to trim them after held
+    the GUI thread for seconds)."""
+    view = CrawlProgressView()
+    qtbot.addWidget(view)
+    blocks: list[int] = []
+    view.log.document().blockCountChanged.connect(blocks.append)
+    lines = [f"error  http://example.org/denied/{i}: denied by robots.txt" for i in range(10_000)]
+    view.append_log(lines)
+    assert max(blocks) <= LOG_LINES + 1
+    kept = view.log.toPlainText().splitlines()
+    assert kept[-1] == lines[-1] and kept[-LOG_LINES] == lines[-LOG_LINES]
+    view.append_log(["round 1 done"])
+    assert view.log.toPlainText().splitlines()[-2:] == [lines[-1], "round 1 done"]

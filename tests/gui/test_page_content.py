@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import time
 import zlib
 
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import QApplication
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
 from recrawl.gui import page_jobs
+from recrawl.gui.page_detail import ContentDialog
+from recrawl.gui.page_jobs import Content
 
 from tests.crawling import crawl
 from tests.httpserver import Reply
@@ -35,3 +40,23 @@ def test_a_bomb_shows_its_first_megabytes_and_a_corrupt_gzip_says_so(project, se
     assert "recrawl show --raw" in broken.note
     fine = page_jobs.page_content(project.path, server.url("/fine"))
     assert fine.text == "<p>café</p>" * 100 and fine.note is None
+
+
+def test_the_content_view_lays_out_a_long_unbroken_run_at_once(qtbot):
+    """A bomb of zeros decodes to 2 MiB with nowhere to break a line; Qt's word wrap lays
+    that out in time that grows with its square (minutes on the GUI thread): such text
+    is wrapped anywhere, and text with spaces still wraps at words."""
+    run = Content("http://example.org/bomb", "text/html", "\x00" * page_jobs.CONTENT_CAP, None)
+    dialog = ContentDialog(run)
+    qtbot.addWidget(dialog)
+    assert dialog.text.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
+    started = time.monotonic()
+    with qtbot.waitExposed(dialog):
+        dialog.show()
+    QApplication.processEvents()  # the layout happens here, on the GUI thread
+    # a guard against minutes, not a speed goal (this takes about a second)
+    assert time.monotonic() - started < 30
+    assert dialog.text.document().characterCount() == page_jobs.CONTENT_CAP + 1
+    prose = ContentDialog(Content("http://example.org/", "text/html", "<p>a word " * 1000, None))
+    qtbot.addWidget(prose)
+    assert prose.text.wordWrapMode() == QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere

@@ -86,6 +86,12 @@ def test_set_and_unset_are_kept_and_typed_as_on_the_command_line(tmp_path, capsy
         (("--set", "fetch.read_timeout=0"), "fetch.read_timeout: must be more than 0"),
         (("--set", "politeness.per_host=0"), "politeness.per_host: must be at least 1"),
         (("--set", "politeness.obey_robots=maybe"), "is true or false, not 'maybe'"),
+        # a whole-request limit of 0 fails every fetch, as --timeout 0 would
+        (("--set", "fetch.total_timeout=0"), "fetch.total_timeout: must be more than 0"),
+        # robots.txt groups are matched by the agent's first word: there must be one
+        (("--set", "fetch.user_agent="), "fetch.user_agent must start with the crawler's name"),
+        (("--set", "fetch.user_agent=  "), "fetch.user_agent must start with the crawler's"),
+        (("--set", "fetch.user_agent=/1.0 (+x)"), "fetch.user_agent must start with the"),
         (
             ("--set", "politeness.delay=1", "--unset", "politeness.delay"),
             "politeness.delay is both set and unset",
