@@ -22,6 +22,7 @@ from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.urls import canonical, host_of
 from recrawl.core.policy.schedule import FetchSchedule
 from recrawl.core.store.models import Page
+from recrawl.core.store.rejected import NOT_URLS
 
 
 class LinkDiscoverer:
@@ -61,7 +62,7 @@ class LinkDiscoverer:
         """The targets of the page's followable links that are (or become) pages; its
         links that are no URL, as rejected links."""
         for invalid in parsed.invalid:
-            self._reject(page, invalid.url, f"invalid link: {invalid.reason}", batch)
+            self._reject(page, invalid.url, f"{NOT_URLS[0]}{invalid.reason}", batch)
         if parsed.malformed > len(parsed.invalid):
             self.events.emit(
                 LogMessage(
@@ -86,7 +87,7 @@ class LinkDiscoverer:
             self.events.emit(
                 LogMessage("warning", f"{page.url}: bad redirect Location {bounded(location)!r}")
             )
-            self._reject(page, bounded(location), f"invalid redirect: {exc.reason}", batch)
+            self._reject(page, bounded(location), f"{NOT_URLS[1]}{exc.reason}", batch)
             return []
         return [target] if self._discovered(page, target, batch, self.clock.now()) else []
 

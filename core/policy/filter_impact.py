@@ -17,7 +17,8 @@ from recrawl.core.filters.compiled import compile_chain
 def known_urls() -> list[str]:
     """Every URL the project knows: its pages, then the links the chain turned away."""
     urls = [row["url"] for row in store.list_pages()]
-    urls += [link.url for link in store.rejected_links()]
+    # (not the links that are no URL: a malformed one is no input for a chain)
+    urls += [link.url for link in store.rejected_links(urls_only=True)]
     return list(dict.fromkeys(urls))
 
 

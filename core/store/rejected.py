@@ -25,8 +25,18 @@ def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: dateti
         ).execute()
 
 
-def rejected_links() -> list[RejectedLink]:
-    return list(RejectedLink.select().order_by(RejectedLink.first_seen))
+#: How the filter names of rejected links that are no URL at all begin (a malformed href
+#: or redirect Location, kept with its reason: :mod:`recrawl.core.engine.links`).
+NOT_URLS = ("invalid link: ", "invalid redirect: ")
+
+
+def rejected_links(*, urls_only: bool = False) -> list[RejectedLink]:
+    """The rejected links, oldest first; ``urls_only``: not those that are no URL."""
+    query = RejectedLink.select()
+    if urls_only:
+        for prefix in NOT_URLS:
+            query = query.where(~RejectedLink.filter.startswith(prefix))
+    return list(query.order_by(RejectedLink.first_seen))
 
 
 def rejected_matching(text: str, limit: int) -> tuple[int, list[RejectedLink]]:

@@ -407,7 +407,14 @@ def _add_known_urls(folder: Path) -> None:
             now,
         )
         store.record_rejected(
-            [("https://example.com/d.pdf", "clean", 1), ("https://example.com/e.pdf", "clean", 1)],
+            [
+                ("https://example.com/d.pdf", "clean", 1),
+                ("https://example.com/e.pdf", "clean", 1),
+                # links that are no URL (a crawl keeps them with their reason): no input
+                # for a chain, so neither previewed nor counted
+                ("http://[::1", "invalid link: malformed URL: Invalid IPv6 URL", None),
+                ("http://%zz/", "invalid link: malformed host", None),
+            ],
             now,
         )
     finally:
