@@ -316,7 +316,10 @@ class CrawlPanel(Panel):
                 self.tracker.snapshot(now, event)
             elif isinstance(event, PageFetched):
                 if event.error:
-                    self._log_buffer.append(f"error  {event.url}: {event.error}")
+                    # robots.txt's answer is not a failure (the crawl counts no error)
+                    denied = event.status == "robots_denied"
+                    kind = "denied" if denied else "error"
+                    self._log_buffer.append(f"{kind}  {event.url}: {event.error}")
             elif isinstance(event, LinkRejected):
                 where = event.filter_name or event.filter
                 rule = f"line {event.line}" if event.line is not None else "no rule matched"

@@ -24,8 +24,11 @@ from recrawl.core.net.urls import origin_of
 
 
 def robots_agent(user_agent: str) -> str:
-    """The product token robots.txt groups name, not the whole User-Agent (RFC 9309 §2.2.1)."""
-    return user_agent.split("/")[0].split()[0]
+    """The product token robots.txt groups name, not the whole User-Agent (RFC 9309 §2.2.1).
+
+    A User-Agent with no name (a store edited by hand) is matched as Recrawl's."""
+    words = user_agent.split("/")[0].split()
+    return words[0] if words else "Recrawl"
 
 
 class RobotsGate:

@@ -9,6 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from recrawl.core import store
+from recrawl.core.engine import PageFetched
 from recrawl.core.policy import choices
 from recrawl.core.store.models import Page
 
@@ -179,3 +180,18 @@ def test_seeds_the_chain_turns_away_say_which_filter_and_rule(qtbot, window):
     assert "https://example.org/: reject by filter 0 (only-pdf-out), no rule matched" in text
     assert "https://example.org/a.pdf: reject by filter 0 (only-pdf-out), line 1" in text
     assert store.page_count() == 0
+
+
+def test_the_log_says_denied_for_robots_txt_and_error_for_a_failure(qtbot, window):
+    """robots.txt's answer is not a failure: the crawl counts no error for it."""
+    panel = crawl_panel(window)
+    panel._on_events(
+        [
+            PageFetched("http://a.org/x", "robots_denied", None, "unknown", 0, 0.0, "denied"),
+            PageFetched("http://a.org/y", "retry", 503, "unknown", 0, 0.0, "HTTP 503"),
+        ]
+    )
+    panel._redraw()
+    lines = panel.view.log.toPlainText().splitlines()
+    assert "denied  http://a.org/x: denied" in lines
+    assert "error  http://a.org/y: HTTP 503" in lines

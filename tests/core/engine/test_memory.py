@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from recrawl.core.config import CrawlSettings
 
 from tests.httpserver import Reply
 
@@ -51,12 +52,24 @@ def test_a_page_of_100000_denied_links_is_crawled_in_under_300_mib(tmp_path, ser
     robots = b"User-agent: *\nDisallow: /denied/\n"
     server.routes["/robots.txt"] = Reply(200, robots, {"Content-Type": "text/plain"})
     project = str(tmp_path / "project")
-    for args in (("init", project), ("inject", project, server.url("/"))):
+    # every denied page in one round (the per-host cap would spread them over 20): the
+    # worst case for a round's memory, and a shorter test
+    cap = f"traps.max_pages_per_host_round={LINKS}"
+    for args in (
+        ("init", project),
+        ("inject", project, server.url("/")),
+        ("settings", project, "--set", cap),
+    ):
         done, _ = recrawl(tmp_path, *args)
         assert done.returncode == 0, done.stderr
-    done, peak = recrawl(tmp_path, "crawl", project, "--delay", "0", "--per-host", "4")
+    # round 1 finds the links, round 2 takes a round's worth (round_size, 50,000) of them
+    # and records each one denied
+    crawl = ("crawl", project, "--delay", "0", "--per-host", "4", "--rounds", "2")
+    done, peak = recrawl(tmp_path, *crawl)
 
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{LINKS} new URLs" in done.stdout, done.stdout
     assert server.hits_for("/denied/0") == 0  # denied: recorded, never requested
+    denied, _ = recrawl(tmp_path, "urls", project, "--status", "robots_denied")
+    assert len(denied.stdout.splitlines()) == CrawlSettings().round_size
     assert peak < RSS_LIMIT, f"peak {peak / MiB:.0f} MiB"

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from recrawl.core.config import FetchSettings, PolitenessSettings
 from recrawl.core.engine import inject
+from recrawl.core.engine.robots_gate import robots_agent
 from recrawl.core.net.politeness import HostSlot
 from recrawl.core.net.robots import policy_from
 from recrawl.core.store.models import PageStatus, Robots
@@ -378,3 +379,17 @@ def test_robots_denied_event_reported(project, server):
     # a robots denial is not a fetch
     assert p.last_fetched is None and p.first_fetched is None
     assert p.next_fetch - T0 > DAY
+
+
+@pytest.mark.parametrize(
+    ("user_agent", "token"),
+    [
+        ("Archivist/1.0 (+https://example.org/contact)", "Archivist"),
+        ("Archivist", "Archivist"),
+        ("", "Recrawl"),  # a store edited by hand: matched as Recrawl's, no crash
+        ("   ", "Recrawl"),
+        ("/1.0 (+x)", "Recrawl"),
+    ],
+)
+def test_robots_agent_is_the_product_token(user_agent, token):
+    assert robots_agent(user_agent) == token
