@@ -4,7 +4,7 @@ is finished or undone (:mod:`recrawl.core.archive.compaction` runs the protocol)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -35,13 +35,16 @@ def commit_compaction(
     new_segment: tuple[str, int, int] | None,
     summary: dict[str, Any],
     now: datetime,
-) -> None:
+    stop: Callable[[], bool] = lambda: False,
+) -> bool:
     """The one transaction of a compaction: pages move, old segments go, the new one comes.
 
     ``repoints`` are (page id, new pointer columns); ``new_segment`` is (WARC path,
-    records, bytes), or None when nothing was live.
+    records, bytes), or None when nothing was live. ``stop`` is asked last, with the
+    write lock held: a stop asked for while the commit waited for the lock is still a
+    stop before the commit (False: rolled back, nothing changed).
     """
-    with DB.atomic():
+    with DB.atomic() as transaction:
         update_pages(repoints)
         Segment.delete().where(Segment.name.in_(list(sources))).execute()
         if new_segment is not None:
@@ -59,6 +62,10 @@ def commit_compaction(
         Compaction.update(state="committed", summary=summary).where(
             Compaction.name == name
         ).execute()
+        if stop():
+            transaction.rollback()
+            return False
+    return True
 
 
 def end_compaction(name: str, state: str, now: datetime) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -30,16 +30,23 @@ from recrawl.core.errors import ProjectError
 
 
 def commit(
-    name: str, plan: Plan, segment: Output | None, summary: dict[str, Any], now: datetime
-) -> None:
-    """Step 2, one transaction: pages follow their records, the new segment replaces the old."""
-    store.commit_compaction(
+    name: str,
+    plan: Plan,
+    segment: Output | None,
+    summary: dict[str, Any],
+    now: datetime,
+    stop: Callable[[], bool],
+) -> bool:
+    """Step 2, one transaction: pages follow their records, the new segment replaces the old
+    (False: ``stop`` said yes before the commit, which was rolled back)."""
+    return store.commit_compaction(
         name,
         plan.names,
         _repoints(plan, name, segment.moved if segment else {}),
         (warc_relpath(name), plan.count(KEEP), segment.size) if segment else None,
         summary,
         now,
+        stop,
     )
 
 

@@ -157,7 +157,9 @@ def _run(
         elapsed_s=0.0,
     )
     progress(CompactionProgress("commit", 0, 1))
-    commit(name, plan, segment, summary.to_json(), now)  # step 2
+    if not commit(name, plan, segment, summary.to_json(), now, stop):  # step 2
+        roll_back(project_dir, name, now)
+        raise CompactionStopped
     lap("commit")
     complete(project_dir, name, plan.names, now, progress)  # step 3
     lap("finish")

@@ -27,6 +27,7 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageStatus, RejectedLink
 
 from tests.hostile import CALENDAR_START, MANY_LINKS, HostileServer
+from tests.peak_memory import measured_command, peak_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -53,21 +54,6 @@ class Measured:
     peak_rss: int  # bytes (its VmHWM at exit; 0 if it was killed)
 
 
-#: Runs ``recrawl`` and writes its peak resident memory (VmHWM, kB) to a file at exit.
-#: Not wait4's ru_maxrss: Linux carries the forking parent's peak over exec into it, so a
-#: child of this big test process would report this process's memory.
-MEASURE = """
-import re, runpy, sys
-report = sys.argv.pop(1)
-sys.argv[0] = "recrawl"
-try:
-    runpy.run_module("recrawl", run_name="__main__", alter_sys=True)
-finally:
-    with open("/proc/self/status") as status, open(report, "w") as out:
-        out.write(re.search(r"VmHWM:\\s*(\\d+) kB", status.read()).group(1))
-"""
-
-
 def run_measured(
     args: Sequence[str], *, stdout_limit: int | None = None, address_space: int | None = None
 ) -> Measured:
@@ -76,7 +62,7 @@ def run_measured(
         errors_path, report = Path(scratch, "stderr"), Path(scratch, "peak")
         with open(errors_path, "w+b") as errors:
             proc = subprocess.Popen(
-                [sys.executable, "-c", MEASURE, str(report), *args],
+                measured_command(report, args),
                 stdout=subprocess.PIPE,
                 stderr=errors,
             )
@@ -99,7 +85,7 @@ def run_measured(
             watchdog.cancel()
             errors.seek(0)
             stderr = errors.read().decode("utf-8", "replace")
-        peak = int(report.read_text() or 0) * 1024 if report.exists() else 0
+        peak = peak_bytes(report)
     return Measured(proc.returncode, b"".join(kept), overflowed, stderr, peak)
 
 

@@ -6,13 +6,13 @@ checked in test_hostile_crawl.py. ``bench/memory_bench.py`` prints both figures.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from recrawl.core.config import CrawlSettings
 
 from tests.httpserver import Reply
+from tests.peak_memory import measured_command, peak_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -20,30 +20,17 @@ MiB = 1 << 20
 RSS_LIMIT = 300 * MiB
 LINKS = 100_000
 
-#: Runs ``recrawl`` and writes its peak resident memory (VmHWM, kB) to a file at exit.
-#: Not wait4's ru_maxrss: Linux carries the forking parent's peak over exec into it.
-MEASURE = """
-import re, runpy, sys
-report = sys.argv.pop(1)
-sys.argv[0] = "recrawl"
-try:
-    runpy.run_module("recrawl", run_name="__main__", alter_sys=True)
-finally:
-    with open("/proc/self/status") as status, open(report, "w") as out:
-        out.write(re.search(r"VmHWM:\\s*(\\d+) kB", status.read()).group(1))
-"""
-
 
 def recrawl(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int]:
     """``recrawl ARGS`` in a child process; its result and peak memory in bytes."""
     report = tmp_path / "peak"
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(report), *args],
+        measured_command(report, args),
         capture_output=True,
         text=True,
         timeout=1800,  # a runaway crawl fails the test rather than hanging it
     )
-    return done, int(report.read_text()) * 1024
+    return done, peak_bytes(report)
 
 
 def test_a_page_of_100000_denied_links_is_crawled_in_under_300_mib(tmp_path, server):
