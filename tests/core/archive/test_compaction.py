@@ -615,3 +615,24 @@ def test_a_new_name_never_meets_a_history_file_of_an_earlier_version(tmp_path):
         assert allocate_name(project.path, T0) == "20270101000001"
     finally:
         project.close()
+
+
+def test_a_stop_asked_for_while_the_commit_waits_rolls_it_back(proj, capsys):
+    """A stop that comes while the commit waits for the write lock is a stop before it."""
+    from recrawl.core.archive.compaction import CompactionStopped, compact
+    from recrawl.core.store.models import DB
+
+    origin = origin_of(proj)
+    before = snapshot(capsys, proj, origin)
+    listed = segments(capsys, proj)
+    project = Project.open(proj)
+    try:
+        with pytest.raises(CompactionStopped):
+            # says yes only once the commit holds its transaction: as late as it is asked
+            compact(project, below=0.5, stop=DB.in_transaction)
+        assert Compaction.select().order_by(Compaction.id.desc()).get().state == "rolled_back"
+    finally:
+        project.close()
+    assert segments(capsys, proj) == listed
+    assert snapshot(capsys, proj, origin) == before
+    check_store_matches_disk(proj)
