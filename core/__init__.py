@@ -1,6 +1,7 @@
 """Recrawl's Qt-free engine, in layers; each imports only the ones below it.
 
     cli        the ``recrawl`` command line: parses, calls, prints
+    watch      watching: crawl rounds as pages come due, sleeping in between
     engine     crawl rounds: generate → fetch → parse → filter → update → segment
     project    a project folder: its store, its writer lock, recovery on open
     archive    WARC segments, CDXJ indexes, captures, compaction, recovery
@@ -8,6 +9,7 @@
     net        URLs, HTTP fetching, robots.txt, per-host politeness
     store      the database: models, migrations, queries
     filters    URL filter chains (pure: no store, no network)
+    content    a page's main text, text diffs (pure)
     errors, clock, config, resources, textfile   shared by all
 
 ``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).

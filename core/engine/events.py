@@ -72,6 +72,10 @@ class RoundFinished:
     fetched: int
     errors: int
     new_urls: int
+    #: News of the round (DESIGN.md §10): pages fetched successfully for the first time,
+    #: and fetches whose change was ``changed``.
+    new_pages: int = 0
+    changed_pages: int = 0
 
 
 @dataclass(frozen=True, slots=True)
