@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import signal
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def test_it_fetches_pages_as_they_come_due_round_after_round(tmp_path, server):
     # each page again and again, never before it was due again (2 s after its last fetch)
     times = server.times_for("/")
     assert len(times) >= 3
-    assert min(b - a for a, b in zip(times, times[1:], strict=False)) > 1.5
+    assert min(b - a for a, b in pairwise(times)) > 1.5
     assert server.hits_for("/a") >= 2
     assert "Traceback" not in "\n".join(watch.err.lines)
 
