@@ -62,7 +62,7 @@ def test_sigkill_mid_round_then_resume(project, server):
         child = subprocess.Popen([sys.executable, "-c", CRAWL_SCRIPT, str(project.path)], cwd=root)
         # Kill once the child is somewhere inside a round: after a random number of answers.
         target = start + rng.randrange(5, 40)
-        reached = server.wait_hits(target, timeout=30)
+        reached = server.wait_hits(target, while_running=child)
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
         if reached:
