@@ -8,11 +8,17 @@ handler and returning a Reply, for servers that must look at request headers
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+#: How long a wait for hits may take before the test fails. Only a bound on failure (a
+#: wait ends as soon as its condition holds): generous, as a child process starting on a
+#: loaded 2-core machine, beside the suite's other workers, can take half a minute.
+PATIENCE_S = 300.0
 
 
 @dataclass
@@ -117,10 +123,28 @@ class TestServer:
         with self.lock:
             return sum(1 for p, _ in self.hits if p == path)
 
-    def wait_hits(self, count: int, timeout: float = 30.0) -> bool:
-        """Block until the server has answered ``count`` requests in all."""
+    def wait_hits(
+        self,
+        count: int,
+        timeout: float = PATIENCE_S,
+        while_running: subprocess.Popen[str] | None = None,
+    ) -> bool:
+        """Block until the server has answered ``count`` requests in all (True), or until
+        ``timeout`` passed or the ``while_running`` process ended first (False)."""
+        ended = threading.Event()
+        if while_running is not None:
+            child = while_running
+
+            def watch() -> None:
+                child.wait()
+                with self.lock:
+                    ended.set()
+                    self.lock.notify_all()
+
+            threading.Thread(target=watch, daemon=True).start()
         with self.lock:
-            return self.lock.wait_for(lambda: len(self.hits) >= count, timeout)
+            self.lock.wait_for(lambda: len(self.hits) >= count or ended.is_set(), timeout)
+            return len(self.hits) >= count
 
     def start(self) -> TestServer:
         self.thread.start()
