@@ -134,7 +134,7 @@ class PageDetailView(QWidget):
         self.history_view.setModel(self.history)
         self.history_view.verticalHeader().hide()
         self.history_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        # two rows to compare (Ctrl+click); a third unselects the oldest choice
+        # two rows to compare (click, then Ctrl+click the other)
         self.history_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.history_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.history_view.customContextMenuRequested.connect(self._history_menu)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from recrawl.core.content.maintext import main_text, payload_text, visible_text
 from recrawl.core.errors import NotText
 
