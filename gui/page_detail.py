@@ -313,8 +313,12 @@ class PageDetailView(QWidget):
         self.sig_compare.emit(self.detail.url, chosen[0], chosen[1] if len(chosen) == 2 else None)
 
     def _history_menu(self, at: QPoint) -> None:
-        if self.detail is None:
-            return
+        if self.detail is not None:
+            self.history_menu = self.make_history_menu()
+            self.history_menu.popup(self.history_view.viewport().mapToGlobal(at))
+
+    def make_history_menu(self) -> QMenu:
+        """The history's context menu: compare or show the chosen captures."""
         menu = QMenu(self)
         compare = menu.addAction("Compare")
         compare.setEnabled(self.compare_button.isEnabled())
@@ -322,8 +326,7 @@ class PageDetailView(QWidget):
         content = menu.addAction("Show content")
         content.setEnabled(self.content_button.isEnabled())
         content.triggered.connect(self.show_selected_content)
-        self.history_menu = menu
-        menu.popup(self.history_view.viewport().mapToGlobal(at))
+        return menu
 
     # -- actions ----------------------------------------------------------------------
 

@@ -170,13 +170,10 @@ def test_the_history_context_menu_compares_too(qtbot, crawled, prefs, server):
     panel = open_page(qtbot, window, server.url("/"))
     detail = panel.detail
     click_rows(qtbot, panel, 0, 2)
-    view = detail.history_view
-    detail._history_menu(view.visualRect(detail.history.index(2, 0)).center())
-    compare, content = detail.history_menu.actions()
+    compare, content = detail.make_history_menu().actions()
     assert (compare.text(), compare.isEnabled()) == ("Compare", True)
     assert (content.text(), content.isEnabled()) == ("Show content", False)
     compare.trigger()
-    detail.history_menu.close()
     dialog = detail.diff_dialog
     qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
     assert dialog.view.summary.text() == "1 paragraph added, 1 changed"
