@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from recrawl.core.clock import parse_iso, to_iso
 
 from recrawl.main import main
 from tests.httpserver import Reply
@@ -70,7 +71,12 @@ def crawled(tmp_path, capsys, server):
     for version, now in zip(VERSIONS, ROUNDS, strict=True):
         server.html("/", version)
         crawl_round(capsys, d, now)
-    return d, server.url("/")
+    url = server.url("/")
+    # a round's clock runs on from --now: its capture is dated when the fetch was made
+    code, out, _ = run(capsys, "history", d, url, "--json")
+    fetched = [parse_iso(event["fetched_at"]).replace(microsecond=0) for event in json.loads(out)]
+    assert code == 0 and len(fetched) == len(ROUNDS)
+    return d, url, tuple(to_iso(instant) for instant in fetched)
 
 
 def diff(capsys, d: Path, url: str, *options: str) -> dict[str, object]:
@@ -81,53 +87,55 @@ def diff(capsys, d: Path, url: str, *options: str) -> dict[str, object]:
     return doc
 
 
-def check_diffs(capsys, d: Path, url: str) -> None:
+def check_diffs(capsys, d: Path, url: str, captured: tuple[str, ...]) -> None:
     # the default: the latest change (round 4) against the capture before it (round 3,
     # a revisit that stands for round 2's payload)
     latest = diff(capsys, d, url)
-    assert (latest["from"], latest["to"]) == (ROUNDS[2], ROUNDS[3])
+    assert (latest["from"], latest["to"]) == (captured[2], captured[3])
     assert latest["added"] == [ADDED]
     assert latest["removed"] == [HISTORY]
     assert f"+{ADDED}" in latest["unified"] and f"-{HISTORY}" in latest["unified"]
     assert f" {ROUTE}" in latest["unified"]  # context
     assert "Home" not in latest["unified"] and "Peaks Inc" not in latest["unified"]
 
-    corrected = diff(capsys, d, url, "--from", ROUNDS[0], "--to", "2027-05-01T00:00:00Z")
-    assert (corrected["from"], corrected["to"]) == (ROUNDS[0], ROUNDS[1])
+    corrected = diff(capsys, d, url, "--from", captured[0], "--to", "2027-05-01T00:00:00Z")
+    assert (corrected["from"], corrected["to"]) == (captured[0], captured[1])
     assert corrected["removed"] == [WRONG] and corrected["added"] == [RIGHT]
     # --to alone: from the capture before it
-    assert diff(capsys, d, url, "--to", ROUNDS[1])["from"] == ROUNDS[0]
+    assert diff(capsys, d, url, "--to", captured[1])["from"] == captured[0]
     # --from alone: up to the latest capture
-    whole = diff(capsys, d, url, "--from", ROUNDS[0])
-    assert (whole["from"], whole["to"]) == (ROUNDS[0], ROUNDS[3])
+    whole = diff(capsys, d, url, "--from", captured[0])
+    assert (whole["from"], whole["to"]) == (captured[0], captured[3])
     assert whole["added"] == [RIGHT, ADDED] and whole["removed"] == [WRONG, HISTORY]
     # the revisit and the response it stands for: the same text
-    same = diff(capsys, d, url, "--from", ROUNDS[1], "--to", ROUNDS[2])
+    same = diff(capsys, d, url, "--from", captured[1], "--to", captured[2])
     assert same["added"] == same["removed"] == [] and same["unified"] == ""
 
 
 def test_diffs_between_rounds(crawled, capsys):
-    d, url = crawled
-    check_diffs(capsys, d, url)
+    d, url, captured = crawled
+    check_diffs(capsys, d, url, captured)
     code, out, err = run(capsys, "diff", d, url)
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == (f"{url}: 1 paragraph added, 1 removed between {ROUNDS[2]} and {ROUNDS[3]}")
-    assert lines[1] == f"--- {url} {ROUNDS[2]}" and lines[2] == f"+++ {url} {ROUNDS[3]}"
+    assert lines[0] == (
+        f"{url}: 1 paragraph added, 1 removed between {captured[2]} and {captured[3]}"
+    )
+    assert lines[1] == f"--- {url} {captured[2]}" and lines[2] == f"+++ {url} {captured[3]}"
     assert f"+{ADDED}" in lines and f"-{HISTORY}" in lines
 
 
 def test_diffs_find_captures_a_compaction_moved_into_history(crawled, capsys):
-    d, url = crawled
+    d, url, captured = crawled
     code, _, err = run(capsys, "compact", d, "--below", "1", "--json")
     assert code == 0, err
     moved = list((d / "history").glob("*.cdxj"))
     assert moved and any(url in line for line in moved[0].read_text().splitlines())
-    check_diffs(capsys, d, url)
+    check_diffs(capsys, d, url, captured)
 
 
 def test_errors_are_one_line(crawled, capsys, tmp_path):
-    d, url = crawled
+    d, url, _ = crawled
     cases = [
         ((url + "nowhere",), "no page"),
         ((url, "--from", "2026-06-01T00:00:00Z"), "no capture of"),
@@ -149,4 +157,4 @@ def test_a_page_captured_once_has_nothing_to_compare(tmp_path, capsys, server):
     crawl_round(capsys, d, ROUNDS[0])
     code, out, err = run(capsys, "diff", d, server.url("/"))
     assert code != 0 and out == ""
-    assert err.count("\n") == 1 and "has only one capture (2027-01-01T00:00:00Z)" in err
+    assert err.count("\n") == 1 and "has only one capture (2027-01-01T00:00:0" in err
