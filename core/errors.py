@@ -11,6 +11,7 @@
     ├── WarcError             a WARC file is corrupt or missing
     │   └── MissingFile       a WARC file the store or an index names is not there
     └── PayloadError          an archived payload cannot be decoded (its Content-Encoding)
+        └── NotText           a payload is no text to read or compare (an image, a PDF)
 
 The command line prints ``str(error)`` on one line; the GUI shows it in a dialog.
 Failures while fetching one page are never raised: they are recorded on the page.
@@ -66,4 +67,8 @@ class MissingFile(WarcError):
 
 
 class PayloadError(RecrawlError):
+    pass
+
+
+class NotText(PayloadError):
     pass

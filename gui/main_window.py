@@ -250,6 +250,13 @@ class MainWindow(QMainWindow):
         keys = [panel.key for panel in PANELS]
         self.nav.setCurrentRow(keys.index(key) if key in keys else 0)
 
+    def show_page_diff(self, url: str) -> None:
+        """A window with what changed on ``url`` at its latest change (the What's new
+        panel's double-click)."""
+        panel = self.panels.get("pages")
+        if isinstance(panel, PagesPanel):
+            panel.show_latest_diff(url)
+
     def current_panel(self) -> Panel:
         panel = self.stack.currentWidget()
         assert isinstance(panel, Panel)  # the stack holds the panels and nothing else

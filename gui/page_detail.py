@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtCore import QPoint, Qt, Signal, SignalInstance
 from PySide6.QtGui import QFont, QTextOption
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -31,6 +34,7 @@ from recrawl.core.clock import duration_text, human_duration, parse_duration
 from recrawl.core.errors import RecrawlError
 from recrawl.core.store import NEVER
 from recrawl.gui import formatting
+from recrawl.gui.diff_view import DiffDialog
 from recrawl.gui.page_jobs import Content, PageDetail
 from recrawl.gui.pages_model import ERROR_COLUMN, HistoryModel
 from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, from_zero, plot_widget
@@ -54,7 +58,12 @@ class PageDetailView(QWidget):
     sig_refetch = Signal(str)
     #: (url, seconds) to pin the interval; seconds None hands it back to the schedule.
     sig_fix_interval = Signal(str, object)
-    sig_show_content = Signal(str)
+    #: (url, fetched_at): the capture of the fetch selected in the history (None: the
+    #: latest capture).
+    sig_show_content = Signal(str, object)
+    #: (url, fetched_at, fetched_at or None): compare the captures of two fetches, or of
+    #: one and the capture before it.
+    sig_compare = Signal(str, object, object)
     sig_open = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -62,6 +71,7 @@ class PageDetailView(QWidget):
         self.detail: PageDetail | None = None
         self.fix_dialog: FixIntervalDialog | None = None
         self.content_dialog: ContentDialog | None = None
+        self.diff_dialog: DiffDialog | None = None
 
         self.title = QLabel("Select a page to see how its revisit interval moved.")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -76,17 +86,26 @@ class PageDetailView(QWidget):
             "Pin this page's revisit interval; the schedule stops adapting it"
         )
         self.content_button = QPushButton("Show content")
-        self.content_button.setToolTip("The payload of the latest capture")
+        self.content_button.setToolTip(
+            "The payload of the capture selected in the history (none selected: the latest)"
+        )
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip(
+            "What changed in the text between the two captures selected in the history "
+            "(one selected: between it and the capture before it)"
+        )
         self.open_button = QPushButton("Open in browser")
         self.refetch_button.clicked.connect(lambda: self._emit(self.sig_refetch))
         self.fix_button.clicked.connect(self._ask_interval)
-        self.content_button.clicked.connect(lambda: self._emit(self.sig_show_content))
+        self.content_button.clicked.connect(self.show_selected_content)
+        self.compare_button.clicked.connect(self.compare_selected)
         self.open_button.clicked.connect(lambda: self._emit(self.sig_open))
         actions = QHBoxLayout()
         for button in (
             self.refetch_button,
             self.fix_button,
             self.content_button,
+            self.compare_button,
             self.open_button,
         ):
             actions.addWidget(button)
@@ -115,6 +134,13 @@ class PageDetailView(QWidget):
         self.history_view.setModel(self.history)
         self.history_view.verticalHeader().hide()
         self.history_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        # two rows to compare (click, then Ctrl+click the other)
+        self.history_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.history_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.history_view.customContextMenuRequested.connect(self._history_menu)
+        self.history_view.selectionModel().selectionChanged.connect(
+            lambda *_: self._selection_changed()
+        )
         header = self.history_view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
@@ -149,6 +175,7 @@ class PageDetailView(QWidget):
         self.detail = detail
         for button in (self.refetch_button, self.fix_button, self.content_button, self.open_button):
             button.setEnabled(detail is not None)
+        self.compare_button.setEnabled(False)
         for line in [*self.bound_lines, *([self.next_line] if self.next_line else [])]:
             self.plot.removeItem(line)
         self.bound_lines = []
@@ -174,8 +201,8 @@ class PageDetailView(QWidget):
             f"next fetch {_next_fetch(detail)}, "
             + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
         )
-        self.content_button.setEnabled(any(e[1] is not None for e in detail.events))
         self.history.set_rows(list(detail.events))
+        self._selection_changed()
         self._draw(detail)
 
     def _draw(self, detail: PageDetail) -> None:
@@ -247,6 +274,59 @@ class PageDetailView(QWidget):
     def show_content(self, content: Content) -> None:
         self.content_dialog = ContentDialog(content, self)
         self.content_dialog.open()
+
+    def open_diff(self, url: str) -> DiffDialog:
+        """A diff window for ``url``, saying it is comparing until :meth:`show_diff`."""
+        if self.diff_dialog is not None:
+            self.diff_dialog.close()
+            self.diff_dialog.deleteLater()
+        self.diff_dialog = DiffDialog(url, self)
+        self.diff_dialog.show()
+        return self.diff_dialog
+
+    # -- the history's selection ------------------------------------------------------
+
+    def selected_fetches(self) -> list[datetime]:
+        """The fetch times of the history rows selected, oldest first (at most two: the
+        two chosen last)."""
+        rows = [index.row() for index in self.history_view.selectionModel().selectedRows()]
+        times = [self.history.row(r)[0] for r in rows if 0 <= r < self.history.rowCount()]
+        return sorted(times)
+
+    def _selection_changed(self) -> None:
+        count = len(self.selected_fetches())
+        self.compare_button.setEnabled(self.detail is not None and count in (1, 2))
+        if self.detail is not None:
+            captured = any(e[1] is not None for e in self.detail.events)
+            self.content_button.setEnabled(captured and count <= 1)
+
+    def show_selected_content(self) -> None:
+        if self.detail is None:
+            return
+        chosen = self.selected_fetches()
+        self.sig_show_content.emit(self.detail.url, chosen[-1] if len(chosen) == 1 else None)
+
+    def compare_selected(self) -> None:
+        chosen = self.selected_fetches()
+        if self.detail is None or len(chosen) not in (1, 2):
+            return
+        self.sig_compare.emit(self.detail.url, chosen[0], chosen[1] if len(chosen) == 2 else None)
+
+    def _history_menu(self, at: QPoint) -> None:
+        if self.detail is not None:
+            self.history_menu = self.make_history_menu()
+            self.history_menu.popup(self.history_view.viewport().mapToGlobal(at))
+
+    def make_history_menu(self) -> QMenu:
+        """The history's context menu: compare or show the chosen captures."""
+        menu = QMenu(self)
+        compare = menu.addAction("Compare")
+        compare.setEnabled(self.compare_button.isEnabled())
+        compare.triggered.connect(self.compare_selected)
+        content = menu.addAction("Show content")
+        content.setEnabled(self.content_button.isEnabled())
+        content.triggered.connect(self.show_selected_content)
+        return menu
 
     # -- actions ----------------------------------------------------------------------
 
@@ -331,14 +411,17 @@ class FixIntervalDialog(QDialog):
 
 
 class ContentDialog(QDialog):
-    """The decoded payload of a page's latest capture, read-only."""
+    """The decoded payload of one capture of a page, with its date, read-only."""
 
     def __init__(self, content: Content, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Content of {content.url}")
+        when = formatting.local_time(content.date, seconds=True) if content.date else ""
+        self.setWindowTitle(f"Content of {content.url}" + (f" — {when}" if when else ""))
         self.resize(760, 560)
+        captured = f"Captured {when} (local time) — " if when else ""
         note = QLabel(
-            (content.content_type or "no Content-Type")
+            captured
+            + (content.content_type or "no Content-Type")
             + (f" — {content.note}" if content.note else "")
         )
         note.setWordWrap(True)

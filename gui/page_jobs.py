@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.archive.captures import latest_payload
+from recrawl.core.archive.captures import all_captures, capture_payload
+from recrawl.core.archive.page_diff import capture_of_fetch
 from recrawl.core.clock import to_iso
 from recrawl.core.errors import NotFound
 from recrawl.core.net.decoding import PayloadDecoder
@@ -78,11 +79,21 @@ class Content:
     text: str
     #: Something the reader should know (an undecodable encoding, a truncated body).
     note: str | None
+    #: When the capture shown was made (to the second).
+    date: datetime | None = None
 
 
-def page_content(project_dir: Path, url: str) -> Content:
-    """The latest capture's payload as text (``recrawl show``)."""
-    record = latest_payload(project_dir, url)
+def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None) -> Content:
+    """The payload of the capture made by the fetch at ``fetched_at`` (None: of the
+    latest capture) as text (``recrawl show``); a revisit shows the payload it stands for."""
+    captures = all_captures(project_dir, url)
+    capture = captures[-1] if captures and fetched_at is None else None
+    if fetched_at is not None:
+        capture = capture_of_fetch(captures, fetched_at)
+    if capture is None:
+        when = f"at {to_iso(fetched_at)} " if fetched_at is not None else ""
+        raise NotFound(f"the fetch of {url} {when}archived no capture")
+    record = capture_payload(project_dir, capture)
     headers = {k.lower(): v for k, v in record.http_headers}
     # decoded a piece at a time and cut at CONTENT_CAP, as `recrawl show` does: a
     # decompression bomb costs this dialog 2 MiB, not gigabytes
@@ -103,7 +114,7 @@ def page_content(project_dir: Path, url: str) -> Content:
         problem = f"{decoder.error}; `recrawl show --raw` gives the payload as archived"
     elif decoder.cut:
         problem = f"only the first {CONTENT_CAP >> 20} MiB are shown"
-    return Content(url, content_type, text, problem)
+    return Content(url, content_type, text, problem, capture.date)
 
 
 def export_csv(query: store.PageQuery, path: Path) -> int:

@@ -9,6 +9,7 @@ the store thread and refreshes what changed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.store.models import PageStatus
-from recrawl.gui import page_jobs
+from recrawl.gui import diff_jobs, page_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.page_detail import PageDetailView
 from recrawl.gui.page_jobs import Content, PageDetail
@@ -164,6 +165,7 @@ class PagesPanel(Panel):
         self.detail.sig_refetch.connect(self.refetch)
         self.detail.sig_fix_interval.connect(self.fix_interval)
         self.detail.sig_show_content.connect(self.show_content)
+        self.detail.sig_compare.connect(self.compare)
         self.detail.sig_open.connect(self.open_in_browser)
         self.context.changes.sig_pages.connect(self._pages_changed)
 
@@ -283,13 +285,39 @@ class PagesPanel(Panel):
         if self._selected == url and not self.isVisible():
             self.select_url(url)
 
-    def show_content(self, url: str) -> None:
+    def show_content(self, url: str, fetched_at: datetime | None = None) -> None:
+        """The payload of the capture of the fetch at ``fetched_at`` (None: the latest)."""
         project_dir = self.context.project.path
         self.context.jobs.submit(
-            lambda: page_jobs.page_content(project_dir, url),
+            lambda: page_jobs.page_content(project_dir, url, fetched_at),
             self._content_arrived,
             self.context.changes.sig_status.emit,
         )
+
+    def compare(self, url: str, first: datetime, second: datetime | None) -> None:
+        """What changed between the captures of two fetches (``second`` None: between
+        ``first``'s and the capture before it), in a diff window."""
+        project_dir = self.context.project.path
+        self._diff(url, lambda: diff_jobs.fetches_diff(project_dir, url, first, second))
+
+    def show_latest_diff(self, url: str) -> None:
+        """What changed on ``url`` at its latest change, in a diff window."""
+        project_dir = self.context.project.path
+        self._diff(url, lambda: diff_jobs.latest_diff(project_dir, url))
+
+    def _diff(self, url: str, job: Callable[[], diff_jobs.DiffPage]) -> None:
+        dialog = self.detail.open_diff(url)
+
+        def done(page: diff_jobs.DiffPage) -> None:
+            if self.detail.diff_dialog is dialog:  # not replaced by another meanwhile
+                dialog.show_diff(page)
+
+        def failed(message: str) -> None:
+            if self.detail.diff_dialog is dialog:
+                dialog.show_error(message)
+
+        # reading two payloads and extracting their text takes a while: the long-job lane
+        self.context.jobs.compute(job, done, failed)
 
     def _content_arrived(self, content: Content) -> None:
         self.detail.show_content(content)

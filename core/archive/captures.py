@@ -1,7 +1,10 @@
-"""Finding a page's captures through the segments' CDXJ indexes (``show --at``).
+"""Finding a page's captures through the CDXJ indexes (``show --at``, ``diff``).
 
 The indexes, not the store, are the lookup: they travel with the WARCs, so whatever
-rewrites segments (compaction) keeps this working by rewriting them.
+rewrites segments (compaction) keeps this working by rewriting them. The segments'
+indexes and history's are read alike, so captures a compaction moved into ``history/``
+are found too. A round still writing has no index yet: its capture of a page is the
+store's pointer (:func:`all_captures`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import TypeVar
 
 from recrawl.core import store
 from recrawl.core.archive.cdxj import surt
-from recrawl.core.archive.segments import index_files, read_payload
+from recrawl.core.archive.segments import index_files, read_payload, resolve
 from recrawl.core.archive.warc import StoredRecord, read_record
 from recrawl.core.errors import MissingFile, NotFound
 
@@ -25,11 +28,21 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class CaptureRef:
-    date: datetime
+    """One capture of a page: a response or revisit record, as its index line says."""
+
+    date: datetime  # to the second, as indexes keep it
     path: Path
     offset: int
-    mime: str
-    status: str
+    mime: str  # ``warc/revisit`` for a revisit
+    status: str  # the HTTP status, ``-`` for a revisit of a 304
+    digest: str = ""  # the payload's digest (a revisit's: the payload it refers to)
+
+    @property
+    def record_type(self) -> str:
+        return "revisit" if self.mime == REVISIT_MIME else "response"
+
+
+REVISIT_MIME = "warc/revisit"
 
 
 # A compaction in another process renames new indexes into place and then deletes old
@@ -74,6 +87,7 @@ def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
                         int(data["offset"]),
                         data.get("mime", ""),
                         str(data.get("status", "")),
+                        data.get("digest", ""),
                     )
                 )
     return sorted(found, key=lambda c: (c.date, c.path.name, c.offset))
@@ -103,15 +117,64 @@ def _payload_at(project_dir: Path, url: str, at: datetime) -> StoredRecord:
     before = [c for c in captures if c.date <= at]
     if not before:
         raise NotFound(f"no capture of {url} at or before {at.isoformat()}Z")
-    chosen = before[-1]
-    record = read_record(chosen.path, chosen.offset)
+    return _payload_of(project_dir, before[-1])
+
+
+def all_captures(project_dir: Path, url: str) -> list[CaptureRef]:
+    """Every capture of ``url``, oldest first: the indexed ones, and the latest one
+    while the round that wrote it is still writing (not indexed until it closes)."""
+    return _again(lambda: _all_captures(project_dir, url))
+
+
+def _all_captures(project_dir: Path, url: str) -> list[CaptureRef]:
+    found = _find_captures(project_dir, url)
+    page = store.page_by_url(url)
+    if page is None or page.capture_file is None or page.capture_offset is None:
+        return found
+    path = resolve(project_dir, page.capture_file)
+    final = project_dir / page.capture_file
+    if any(c.offset == page.capture_offset and c.path in (path, final) for c in found):
+        return found
+    record = read_record(path, page.capture_offset)
+    date = datetime.fromisoformat(record.date.replace("Z", "+00:00")).replace(tzinfo=None)
+    latest = CaptureRef(
+        date.replace(microsecond=0),
+        path,
+        page.capture_offset,
+        REVISIT_MIME
+        if record.record_type == "revisit"
+        else (page.content_type or "").split(";")[0].strip().lower(),
+        str(record.http_status) if record.http_status is not None else "-",
+        record.warc_headers.get("WARC-Payload-Digest", ""),
+    )
+    return sorted([*found, latest], key=lambda c: (c.date, c.path.name, c.offset))
+
+
+def capture_payload(project_dir: Path, capture: CaptureRef) -> StoredRecord:
+    """The record holding ``capture``'s payload: itself, or the response its revisit
+    refers to."""
+    return _again(lambda: _payload_of(project_dir, capture))
+
+
+def _payload_of(project_dir: Path, capture: CaptureRef) -> StoredRecord:
+    record = read_record(capture.path, capture.offset)
     if record.record_type != "revisit":
         return record
-    # a revisit stands for the response it refers to: same target, that date
+    # a revisit stands for the response it refers to: same target, that date (or, from
+    # a tool that wrote no date, the same payload digest)
+    url = record.url
     target = record.warc_headers.get("WARC-Refers-To-Target-URI", url)
     refers = record.warc_headers.get("WARC-Refers-To-Date", "")
-    when = datetime.fromisoformat(refers.replace("Z", "+00:00")).replace(tzinfo=None)
-    for capture in _find_captures(project_dir, target):
-        if capture.mime != "warc/revisit" and capture.date == when.replace(microsecond=0):
-            return read_record(capture.path, capture.offset)
-    raise NotFound(f"the response {url}'s revisit refers to ({refers}) is not in the project")
+    digest = record.warc_headers.get("WARC-Payload-Digest", capture.digest)
+    when = None
+    if refers:
+        instant = datetime.fromisoformat(refers.replace("Z", "+00:00")).replace(tzinfo=None)
+        when = instant.replace(microsecond=0)
+    responses = [c for c in _find_captures(project_dir, target) if c.mime != REVISIT_MIME]
+    for candidate in [c for c in responses if c.date == when] or [
+        c for c in reversed(responses) if digest and c.digest == digest and c.date <= capture.date
+    ]:
+        return read_record(candidate.path, candidate.offset)
+    raise NotFound(
+        f"the response {url}'s revisit refers to ({refers or digest}) is not in the project"
+    )

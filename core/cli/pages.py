@@ -79,7 +79,7 @@ def run_urls(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _find_page(url: str) -> Page:
+def find_page(url: str) -> Page:
     """The page of ``url`` as given, else of its canonical form.
 
     The store holds canonical URLs only, and canonicalising is idempotent, so a URL
@@ -104,7 +104,7 @@ def _history_arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_history(project: Project, args: argparse.Namespace) -> int:
-    page = _find_page(args.url)
+    page = find_page(args.url)
     rows = [
         {
             "fetched_at": to_iso(ev.fetched_at),
@@ -164,7 +164,7 @@ def run_show(project: Project, args: argparse.Namespace) -> int:
     # the WARC reader (warcio): only show reads captures
     from recrawl.core.archive.captures import latest_payload, payload_at
 
-    page = _find_page(args.url)
+    page = find_page(args.url)
     if args.at:
         record = payload_at(project.path, page.url, parse_iso(args.at))
     else:

@@ -41,6 +41,7 @@ LISTED: dict[str, Listed] = {
     "urls": Listed("pages", "list the pages"),
     "history": Listed("pages", "a page's fetch history"),
     "show": Listed("pages", "the decoded payload of a page's latest capture"),
+    "diff": Listed("diff", "what changed in a page's text between two captures"),
     "settings": Listed("settings", "show or change the crawl settings the project keeps"),
     "schedule": Listed("policy", "show or choose the project's fetch schedule"),
     "signature": Listed("policy", "show or choose how content changes are detected"),

@@ -1,6 +1,6 @@
 """A fetched page's analysis (its parse and its signature), off the crawl's event loop.
 
-A big page takes a while to parse, even within the parse bounds (:mod:`.markup_bounds`);
+A big page takes a while to parse, even within the parse bounds (core/content/markup_bounds.py);
 on the event loop that would hold up every other host's fetches and timeouts (a page of
 100,000 nested ``<div>`` elements once held them for two minutes). So one worker thread
 analyses pages, one at a time (one parse tree in memory at once); Lexbor lets go of

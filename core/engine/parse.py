@@ -1,7 +1,7 @@
 """Link extraction from HTML (selectolax Lexbor), with charset handling.
 
 Non-HTML bodies are stored, not parsed. The parser sees the page up to the parse bounds
-(:mod:`.markup_bounds`); a page past one says where it was cut. Links are resolved
+(core/content/markup_bounds.py); a page past one says where it was cut. Links are resolved
 against ``<base href>`` and canonicalized; malformed ones are counted and the first
 :data:`MAX_INVALID` of a page kept with the reason, never fatal.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 from recrawl.core.config import ParseSettings
-from recrawl.core.engine.markup_bounds import find_cut
+from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical
 from selectolax.lexbor import LexborHTMLParser

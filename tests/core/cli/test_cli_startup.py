@@ -9,6 +9,7 @@ even w3lib or warcio. ``bench/cli_bench.py`` measures the time.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,18 @@ def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, for
     code, out, modules = run_recrawl(tmp_path, *args)
     assert code == 0 and expect.format(url=url) in out
     assert [name for name in forbidden if loaded(name, modules)] == []
+
+
+def test_diff_loads_the_text_extractor_but_nothing_of_the_crawl(tmp_path, crawled):
+    shared, url = crawled
+    project = tmp_path / "copy"  # the module's project keeps its one round
+    shutil.copytree(shared, project)
+    for now in ("2099-01-01T00:00:00Z", "2100-01-01T00:00:00Z"):  # due again: captured twice
+        assert main(["crawl", str(project), "--delay", "0", "--json", "--now", now]) == 0
+    code, out, modules = run_recrawl(tmp_path, "diff", str(project), url, "--json")
+    assert code == 0 and json.loads(out)["url"] == url
+    assert loaded("trafilatura", modules)
+    assert [name for name in NEVER if loaded(name, modules)] == []
 
 
 def test_the_guard_sees_a_heavy_import(tmp_path, crawled):

@@ -18,7 +18,7 @@ elements where the parser does, or earlier, and forgets them only where the pars
 (their end tag, a table cell's end, the fourth of the same tag and attributes). It does
 not play the parser's "adoption agency" (misnested formatting tags) or all of its table
 and select rules, so a page may nest a little deeper or make more elements than the
-model says: tests/core/engine/test_markup_bounds.py checks against Lexbor, on random
+model says: tests/core/content/test_markup_bounds.py checks against Lexbor, on random
 markup repeated up to 200 times, that it stays within twice the depth and three times
 the elements, a factor that does not grow with the page. A page the model thinks deeper
 than it is loses only links past the cut.

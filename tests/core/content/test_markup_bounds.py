@@ -1,4 +1,4 @@
-"""The parse bounds' model of the parser (core/engine/markup_bounds.py): it cuts pages that
+"""The parse bounds' model of the parser (core/content/markup_bounds.py): it cuts pages that
 nest too deep or make too many elements, never a page the parser keeps shallow by
 closing elements, and it errs deep: checked against Lexbor itself on random markup."""
 
@@ -9,7 +9,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from recrawl.core.engine.markup_bounds import find_cut, reach
+from recrawl.core.content.markup_bounds import find_cut, reach
 from selectolax.lexbor import LexborHTMLParser
 
 #: Lexbor's tree has html and body above what the page says, and a void element or

@@ -1,0 +1,179 @@
+"""What the diff view asks of a worker thread: two captures' texts, compared and laid out.
+
+Runs inside ``context.jobs.compute`` (never on the GUI thread: reading two payloads,
+extracting their main text and comparing them can take seconds). The answer is a
+frozen :class:`DiffPage`: the core's comparison and the side-by-side HTML built from it,
+so the GUI thread only hands a finished document to its view.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from recrawl.core.archive.page_diff import PageDiff, fetch_pair, latest_change, page_diff
+from recrawl.core.content.diff import Row, Span
+
+#: Unchanged paragraphs shown around a change; longer runs of them fold into one line.
+CONTEXT = 3
+#: Rows laid out at most (a document of many thousands would take the GUI thread long
+#: to lay out); past it the view says how many more there are.
+MAX_ROWS = 3_000
+#: Qt lays out a run of text with nowhere to break in time growing with its length
+#: squared (see page_detail.LONGEST_RUN): long runs get a break opportunity this often.
+BREAK_EVERY = 80
+_LONG_RUN = re.compile(rf"\S{{{BREAK_EVERY},}}")
+
+ADDED_BACKGROUND = "#e6ffec"
+ADDED_WORDS = "#9be9a8"
+REMOVED_BACKGROUND = "#ffebe9"
+REMOVED_WORDS = "#ffaba8"
+FOLDED = "#6e7781"
+
+
+@dataclass(frozen=True)
+class DiffPage:
+    url: str
+    old_date: datetime
+    new_date: datetime
+    #: ``3 paragraphs added, 1 removed, 2 changed``.
+    summary: str
+    #: The side-by-side table: old on the left, new on the right, one row a paragraph.
+    html: str
+    rows: tuple[Row, ...]
+    #: What the reader should know (a side cut at the bounds, a main-text fallback).
+    notes: tuple[str, ...]
+
+
+def latest_diff(project_dir: Path, url: str) -> DiffPage:
+    """The page's latest change (``recrawl diff``'s default)."""
+    old, new = latest_change(project_dir, url)
+    return laid_out(page_diff(project_dir, url, old, new))
+
+
+def fetches_diff(project_dir: Path, url: str, first: datetime, second: datetime | None) -> DiffPage:
+    """The captures of two fetches (``second`` None: ``first``'s and the one before)."""
+    old, new = fetch_pair(project_dir, url, first, second)
+    return laid_out(page_diff(project_dir, url, old, new))
+
+
+def laid_out(result: PageDiff) -> DiffPage:
+    notes = []
+    for side, label in ((result.old, "left"), (result.new, "right")):
+        if side.note:
+            notes.append(f"{label}: {side.note}")
+        if side.text.source == "visible text":
+            notes.append(f"{label}: no main text found, all visible text compared")
+    if result.diff.cut:
+        notes.append("a text is longer than a diff compares: only its start was compared")
+    return DiffPage(
+        url=result.url,
+        old_date=result.old.date,
+        new_date=result.new.date,
+        summary=str(result.diff.counts),
+        html=side_by_side(result.diff.rows),
+        rows=result.diff.rows,
+        notes=tuple(notes),
+    )
+
+
+def side_by_side(rows: tuple[Row, ...]) -> str:
+    """An HTML table with the old text left and the new right, unchanged runs folded."""
+    cells: list[str] = []
+    shown = 0
+    for kept in _folded(rows):
+        if shown == MAX_ROWS:
+            cells.append(_note_row(f"… {len(rows) - shown:,} more rows not shown"))
+            break
+        shown += 1
+        if isinstance(kept, int):
+            word = "paragraph" if kept == 1 else "paragraphs"
+            cells.append(_note_row(f"⋯ {kept:,} unchanged {word} ⋯"))
+            continue
+        cells.append(_row(kept))
+    return (
+        '<table width="100%" cellspacing="0" cellpadding="4" style="border-collapse: collapse">'
+        + "".join(cells)
+        + "</table>"
+    )
+
+
+def _folded(rows: tuple[Row, ...]) -> list[Row | int]:
+    """The rows with each run of more than 2 × CONTEXT equal rows cut to its ends and
+    the count of those left out."""
+    out: list[Row | int] = []
+    run: list[Row] = []
+
+    def flush(first: bool, last: bool) -> None:
+        head = 0 if first else CONTEXT
+        tail = 0 if last else CONTEXT
+        if len(run) > head + tail + 1:
+            out.extend(run[:head])
+            out.append(len(run) - head - tail)
+            out.extend(run[len(run) - tail :])
+        else:
+            out.extend(run)
+        run.clear()
+
+    first = True
+    for row in rows:
+        if row.kind == "equal":
+            run.append(row)
+            continue
+        flush(first, False)
+        first = False
+        out.append(row)
+    flush(first, True)
+    if len(out) == 1 and isinstance(out[0], int):  # nothing changed: show it all
+        return list(rows)
+    return out
+
+
+def _row(row: Row) -> str:
+    left = right = ""
+    left_style = right_style = ""
+    if row.kind == "equal":
+        left, right = _text(row.old or ""), _text(row.new or "")
+    if row.kind in ("removed", "changed"):
+        left = _marked(row.old or "", row.old_marks, REMOVED_WORDS)
+        left_style = f"background-color: {REMOVED_BACKGROUND}"
+    if row.kind in ("added", "changed"):
+        right = _marked(row.new or "", row.new_marks, ADDED_WORDS)
+        right_style = f"background-color: {ADDED_BACKGROUND}"
+    if row.moved:
+        where = "moved from here" if row.kind == "removed" else "moved here"
+        hint = f' <span style="color: {FOLDED}">({where})</span>'
+        left, right = (left + hint, right) if row.kind == "removed" else (left, right + hint)
+    return (
+        f'<tr><td width="50%" valign="top" style="{left_style}">{left}</td>'
+        f'<td width="50%" valign="top" style="{right_style}">{right}</td></tr>'
+    )
+
+
+def _note_row(text: str) -> str:
+    return f'<tr><td colspan="2" align="center" style="color: {FOLDED}">{text}</td></tr>'
+
+
+def _marked(text: str, spans: tuple[Span, ...], color: str) -> str:
+    parts = []
+    at = 0
+    for start, end in spans:
+        parts.append(_text(text[at:start]))
+        parts.append(f'<span style="background-color: {color}">{_text(text[start:end])}</span>')
+        at = end
+    parts.append(_text(text[at:]))
+    return "".join(parts)
+
+
+def _text(text: str) -> str:
+    # a zero-width space now and then in a long run: a place to break no reader sees
+    broken = _LONG_RUN.sub(
+        lambda m: "\u200b".join(
+            m.group()[i : i + BREAK_EVERY] for i in range(0, len(m.group()), BREAK_EVERY)
+        ),
+        text,
+    )
+    return html.escape(broken, quote=False)

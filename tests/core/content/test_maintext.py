@@ -1,0 +1,85 @@
+"""A payload's text (core/content/maintext.py): the main text of a page, a text file's
+lines, and "not text" for the rest."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from recrawl.core.content.maintext import main_text, payload_text, visible_text
+from recrawl.core.errors import NotText
+
+CLIMB = "The summit is 2,345 m above the sea and draws thousands of climbers every summer."
+ROUTE = "The normal route starts at the hut and takes about six hours in good weather."
+
+
+def page(body: str, title: str = "Peaks") -> str:
+    return (
+        f"<html><head><title>{title}</title><script>var x = 1;</script></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/about'>About us</a></nav>"
+        f"<article><h1>The mountain</h1>{body}</article>"
+        "<footer>© 2027 Peaks Inc, all rights reserved</footer></body></html>"
+    )
+
+
+def test_the_main_text_keeps_repeated_paragraphs_lists_and_tables_and_drops_the_rest():
+    more = "Read the whole story of the first ascent below, with its photographs."
+    html = page(
+        f"<p>{CLIMB}</p><p>{more}</p><p>{ROUTE}</p><p>{more}</p>"
+        "<ul><li>Crampons for the glacier on the way</li><li>A rope of fifty metres</li></ul>"
+        "<table><tr><td>Height</td><td>2,345 m</td></tr></table>"
+    )
+    text = main_text(html, "http://example.org/")
+    assert text.source == "main text" and text.title == "Peaks"
+    lines = text.paragraphs
+    assert lines.count(more) == 2  # a diff must see a repeated paragraph's second copy
+    assert CLIMB in lines and ROUTE in lines
+    assert any("Crampons" in line for line in lines) and any("2,345 m" in line for line in lines)
+    assert not any("Home" in line or "Peaks Inc" in line or "var x" in line for line in lines)
+
+
+def test_a_page_of_navigation_alone_still_has_its_words():
+    # trafilatura falls back itself, then visible_text: never an empty page where a
+    # reader sees words
+    html = "<html><body><nav><a href=/>Home</a> <a href=/b>Blog</a></nav></body></html>"
+    assert main_text(html).paragraphs == ("Home Blog",)
+    assert main_text("<html><body><script>x()</script></body></html>").paragraphs == ()
+    assert visible_text("<body><div>Name<p>Hello</p></div><ul><li>One</ul>") == (
+        "Name",
+        "Hello",
+        "One",
+    )
+
+
+def test_deep_markup_is_parsed_only_within_the_parse_bounds():
+    deep = "<html><body><p>" + CLIMB + "</p>" + "<div>" * 200_000 + "x" + "</div>" * 200_000
+    started = time.process_time()
+    assert CLIMB in main_text(deep).paragraphs
+    assert visible_text(deep)[0] == CLIMB
+    assert time.process_time() - started < 60  # unbounded: minutes
+
+
+def test_text_files_are_their_lines_and_charsets_are_honoured():
+    plain = payload_text(f"{CLIMB}\n\n  {ROUTE}  \n".encode(), "text/plain")
+    assert plain.source == "text" and plain.paragraphs == (CLIMB, ROUTE)
+    json_text = payload_text(b'{"height": 2345,\n "name": "Peak"}', "application/json")
+    assert json_text.paragraphs == ('{"height": 2345,', '"name": "Peak"}')
+    latin = payload_text("Café au sommet".encode("latin-1"), "text/plain; charset=iso-8859-1")
+    assert latin.paragraphs == ("Café au sommet",)
+    html = payload_text(page(f"<p>{CLIMB}</p>").encode(), "text/html; charset=utf-8")
+    assert html.source == "main text" and CLIMB in html.paragraphs
+    sniffed = payload_text(f"<!DOCTYPE html><html><body><p>{CLIMB}</p>".encode(), None)
+    assert CLIMB in sniffed.paragraphs
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "says"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png", "not text: image/png"),
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3", "application/pdf", "not text: application/pdf"),
+        (b"GIF89a\x01\x00\x01\x00\x00\x00", "text/html", "binary"),  # an image served as HTML
+    ],
+)
+def test_anything_else_is_not_text(body, content_type, says):
+    with pytest.raises(NotText, match=says):
+        payload_text(body, content_type)
