@@ -19,9 +19,13 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from selectolax.lexbor import LexborHTMLParser
+
 #: A line of at most this many words is a "short line": a date line, a widget, an item
 #: of a list of links. Its dates and times are masked, and a run of such lines is sorted.
 SHORT_LINE_WORDS = 12
+#: A line of at least this many words with a full stop is prose: its numbers are content.
+PROSE_WORDS = 8
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -29,8 +33,9 @@ _MONTHS = (
 )
 _WEEKDAYS = r"(?:mon|tue|wed|thu|fri|sat|sun)(?:[a-z]{0,6})?\.?"
 _ZONE = r"(?:\s*(?:utc|gmt|z|[a-z]{1,4}[sd]?t|[+-]\d{2}:?\d{2})(?![a-z]))?"
-_CLOCK = rf"\d{{1,2}}[:.h]\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:\s*[ap]\.?\s?m\.?)?{_ZONE}"
-_CLOCK_12H = rf"\d{{1,2}}\s*[ap]\.?\s?m\.?{_ZONE}"
+_HOUR = r"(?<![\d.,€$£¥])(?:[01]?\d|2[0-3])"
+_CLOCK = rf"{_HOUR}[:.h][0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:\s*[ap]\.?\s?m\.?)?{_ZONE}"
+_CLOCK_12H = rf"{_HOUR}\s*[ap]\.?\s?m\.?{_ZONE}"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE = (
     r"(?:"
@@ -48,6 +53,7 @@ _TIMESTAMP = re.compile(
     rf"|(?:{_CLOCK}|{_CLOCK_12H}),?\s+(?:on\s+)?{_DATE})",
     re.IGNORECASE,
 )
+_DOTTED = re.compile(r"\d{1,2}\.\d{2}")
 _DATE_OR_TIME = re.compile(rf"\b(?:{_DATE}|{_CLOCK}|{_CLOCK_12H})(?![\w:])", re.IGNORECASE)
 #: Words that say the date or time after them is a timestamp of the page, not content.
 _STAMP_CUE = re.compile(
@@ -79,11 +85,16 @@ _COUNTED = (
     r"|posts|topics|threads|items?\s+in\s+(?:your\s+)?(?:cart|basket))"
 )
 _COUNTER = re.compile(
-    # 1,234 views · 12 people are reading this · viewed 1,234 times · 3 online
+    # 1,234 views · 12 people are reading this · 3 online
     rf"\b{_COUNT}\s+(?:[a-z]+\s+)?{_COUNTED}\b"
-    # Visitors: 123456 · you are visitor #12,345 · Views 1.2k · Comments (12)
-    rf"|\b{_COUNTED}\s*(?:no\.?|number|count|total)?\s*[:#(\[]?\s*#?\s*{_COUNT}(?:\s*[)\]])?"
-    rf"|\b(?:viewed|read|seen|downloaded|played|shared|visited|liked)\s+{_COUNT}\s+times\b",
+    # Visitors: 123456 · Views 1.2k · Comments (12)
+    rf"|\b{_COUNTED}\s*(?:count|total)?\s*[:(\[]?\s*{_COUNT}(?:\s*[)\]])?",
+    re.IGNORECASE,
+)
+#: Counters in any line, a sentence included: "viewed 1,234 times", "visitor #12,345".
+_COUNTER_PHRASE = re.compile(
+    rf"\b(?:viewed|read|seen|downloaded|played|shared|visited|liked|accessed)\s+{_COUNT}\s+times\b"
+    rf"|\b(?:visitor|viewer|reader|customer|member)\s*(?:no\.?|number|nr\.?|#)\s*#?\s*{_COUNT}",
     re.IGNORECASE,
 )
 _COPYRIGHT = re.compile(
@@ -101,6 +112,36 @@ _NAMED_TOKEN = re.compile(
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_=.\-]{16,}")
 _WORDS = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+_PROSE_END = re.compile(r"[.!?][\"')\]]*(?:\s|$)")
+
+
+#: Elements that are ads or promotions by their class or id, as ad blockers' generic
+#: rules find them: a rotating ad inside the article is not the article.
+_AD_WORDS = (
+    "ad", "ads", "adv", "advert", "advertisement", "adsbygoogle", "adslot", "ad-slot",
+    "ad-container", "ad-banner", "banner-ad", "dfp-ad", "mpu", "promo", "promos", "promobox",
+    "promo-box", "inline-promo", "sponsor", "sponsored", "sponsored-content",
+)  # fmt: skip
+_AD_PREFIXES = ("ad-", "ad_", "ads-", "ads_", "gpt-ad", "div-gpt-ad", "google_ads", "dfp-")
+_AD_PARTS = (" ad-", "-ad-", "_ad_", "advert", "sponsored", "adsbygoogle", "outbrain", "taboola")
+_AD_ELEMENTS = ",".join(
+    [
+        *(f'[class~="{w}" i],[id~="{w}" i]' for w in _AD_WORDS),
+        *(f'[class^="{w}" i],[id^="{w}" i]' for w in _AD_PREFIXES),
+        *(f'[class*="{w}" i],[id*="{w}" i]' for w in _AD_PARTS),
+    ]
+)
+
+
+def without_ads(markup: str) -> str:
+    """The markup without the elements that are ads or promotions by their class or id."""
+    tree = LexborHTMLParser(markup)
+    found = tree.css(_AD_ELEMENTS)
+    if not found:
+        return markup
+    for node in found:
+        node.decompose()
+    return tree.html or ""
 
 
 def _mask_token(match: re.Match[str]) -> str:
@@ -120,33 +161,42 @@ def _is_wordlike(run: str) -> bool:
     return all(p.isalpha() or p.isdigit() or len(p) < 8 for p in pieces) and len(pieces) > 1
 
 
-def _mask_dates(line: str, short: bool) -> str:
+def _mask_dates(line: str, prose: bool) -> str:
     def replace(match: re.Match[str]) -> str:
-        if short or _STAMP_CUE.search(line, 0, match.start()):
+        text = match.group()
+        # "12.50" is as often a price or a measure as a time: a time only after a cue
+        dotted = _DOTTED.fullmatch(text) is not None
+        if (not prose and not dotted) or _STAMP_CUE.search(line, 0, match.start()):
             return "<date>"
-        return match.group()
+        return text
 
     return _DATE_OR_TIME.sub(replace, line)
 
 
-def normalise_line(line: str, short: bool | None = None) -> str:
+def normalise_line(line: str) -> str:
     """One line with its noise masked, its white space collapsed, lower-cased."""
     line = unicodedata.normalize("NFKC", line)
     line = " ".join(line.split()).lower()
-    if short is None:
-        short = is_short(line)
+    prose = is_prose(line)
     line = _NAMED_TOKEN.sub(lambda m: m.group().split("=", 1)[0] + "=<token>", line)
     line = _TOKEN_RUN.sub(_mask_token, line)
     line = _COPYRIGHT.sub("©", line)
     line = _TIMESTAMP.sub("<date>", line)
     line = _RELATIVE.sub("<ago>", line)
-    line = _COUNTER.sub("<count>", line)
-    return _mask_dates(line, short)
+    line = _COUNTER_PHRASE.sub("<count>", line)
+    if not prose:  # "1,234 views" in a widget; "1,234 visitors came" in a sentence is content
+        line = _COUNTER.sub("<count>", line)
+    return _mask_dates(line, prose)
 
 
 def is_short(line: str) -> bool:
     """A line of a few words that is no sentence: a date line, an item of a list."""
     return len(_WORDS.findall(line)) <= SHORT_LINE_WORDS and not _SENTENCE_END.search(line)
+
+
+def is_prose(line: str) -> bool:
+    """A line of sentences (words and full stops), not a widget, a date line or a menu."""
+    return len(_WORDS.findall(line)) >= PROSE_WORDS and _PROSE_END.search(line) is not None
 
 
 def normalised_lines(lines: Iterable[str]) -> list[str]:
@@ -160,7 +210,7 @@ def normalised_lines(lines: Iterable[str]) -> list[str]:
     run: list[str] = []
     for raw in lines:
         short = is_short(raw)
-        line = normalise_line(raw, short)
+        line = normalise_line(raw)
         if not line:
             continue
         if short:
