@@ -30,6 +30,7 @@ from datetime import datetime
 from multiprocessing import get_context
 from pathlib import Path
 
+from recrawl.core import store
 from recrawl.core.archive.segments import read_payload
 from recrawl.core.clock import utcnow
 from recrawl.core.config import ParseSettings
@@ -39,7 +40,7 @@ from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.http import HttpResponse, decode_body
 from recrawl.core.policy import choices
 from recrawl.core.policy.crawl_settings import project_crawl_settings
-from recrawl.core.policy.signature import Signature
+from recrawl.core.policy.signature import Signature, make_signature
 from recrawl.core.store.signatures import (
     NewSignature,
     SignedPage,
@@ -92,15 +93,22 @@ def switch_signature(
     progress: Callable[[ResignProgress], None] | None = None,
     stop: threading.Event | None = None,
     workers: int | None = None,
+    batch: int = BATCH,
 ) -> ResignProgress:
-    """Choose ``kind`` for the project, then recompute the pages' signatures with it.
+    """Choose ``kind`` for the project and recompute the pages' signatures with it.
 
-    The choice is saved first: a fetch during or after a stopped recompute signs with
-    the new kind, and pages not yet recomputed say "unknown" once, as they would have.
+    The choice is saved in the transaction of the first batch (alone when no page needs
+    a new signature): stopped before it, nothing changed; stopped after it, the project
+    signs with the new kind and the pages not yet recomputed say "unknown" once.
     """
-    signature = choices.set_signature(kind)
     return recompute_signatures(
-        project_dir, signature, progress=progress, stop=stop, workers=workers
+        project_dir,
+        make_signature(kind),
+        progress=progress,
+        stop=stop,
+        workers=workers,
+        batch=batch,
+        choose=True,
     )
 
 
@@ -112,12 +120,14 @@ def recompute_signatures(
     stop: threading.Event | None = None,
     workers: int | None = None,
     batch: int = BATCH,
+    choose: bool = False,
 ) -> ResignProgress:
     """Recompute every page's signature that is not of ``signature``'s kind.
 
-    ``progress`` is called after each batch; ``stop`` ends it after the batch in hand.
-    ``workers``: processes that compute signatures (None: one per core for a large
-    project, none for a small one).
+    ``progress`` is called before the first batch and after each; ``stop`` ends it
+    after the batch in hand. ``workers``: processes that compute signatures (None: one
+    per core for a large project, none for a small one). ``choose``: also make the kind
+    the project's (with the first batch).
     """
     settings = project_crawl_settings()
     cap, bounds = settings.fetch.max_body_bytes, settings.parse
@@ -134,7 +144,7 @@ def recompute_signatures(
         )
     try:
         after = 0
-        while not (stop is not None and stop.is_set()):
+        while True:  # a stop comes into effect after the batch in hand
             pages = other_kind_pages(signature.kind, after, batch)
             if not pages:
                 break
@@ -156,7 +166,11 @@ def recompute_signatures(
                 )
                 for job, value in zip(jobs, computed, strict=True)
             ]
-            taken = set_signatures(news)
+            with store.transaction():
+                if choose:
+                    choices.set_signature(signature.kind)
+                    choose = False
+                taken = set_signatures(news)
             unreadable = sum(new.signature is None for new in news)
             state = replace(
                 state,
@@ -167,13 +181,17 @@ def recompute_signatures(
             )
             if progress is not None:
                 progress(state)
+            if stop is not None and stop.is_set():
+                break
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    if stop is not None and stop.is_set() and not state.done >= state.total:
+    if stop is not None and stop.is_set() and state.done < state.total:
         state = replace(state, stopped=True)
         if progress is not None:
             progress(state)
+    elif choose:  # no page needed a new signature
+        choices.set_signature(signature.kind)
     return state
 
 
