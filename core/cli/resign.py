@@ -71,23 +71,5 @@ def switch_signature_command(project: Project, kind: str, as_json: bool) -> int:
         print(json.dumps({"signature": kind, "recompute": recompute}))
     else:
         print(kind)
-        print(f"recrawl: {summary(state)}", file=sys.stderr)
+        print(f"recrawl: {state.summary('set it again')}", file=sys.stderr)
     return signals.exit_status if state.stopped else 0
-
-
-def summary(state: ResignProgress) -> str:
-    """What the recompute did, in a sentence."""
-    if state.total == 0:
-        return f"every page's signature is already {state.kind}"
-    text = f"recomputed {state.recomputed:,} pages' signatures as {state.kind}"
-    if state.unreadable:
-        text += (
-            f"; {state.unreadable:,} without a readable payload have none now "
-            "(their next fetch says unknown)"
-        )
-    if state.skipped:
-        text += f"; {state.skipped:,} fetched or moved meanwhile kept theirs"
-    if state.stopped:
-        left = state.total - state.done
-        text += f"; stopped with {left:,} left (set it again to resume)"
-    return text

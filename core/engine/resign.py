@@ -75,6 +75,23 @@ class ResignProgress:
     def finished(self) -> bool:
         return self.done >= self.total and not self.stopped
 
+    def summary(self, resume: str) -> str:
+        """What it did, in a sentence without its capital and full stop; ``resume`` says
+        how to go on after a stop ("set it again")."""
+        if self.total == 0:
+            return f"every page's signature is already {self.kind}"
+        text = f"recomputed {self.recomputed:,} pages' signatures as {self.kind}"
+        if self.unreadable:
+            text += (
+                f"; {self.unreadable:,} without a readable payload have none now "
+                "(their next fetch says unknown)"
+            )
+        if self.skipped:
+            text += f"; {self.skipped:,} fetched or moved meanwhile kept theirs"
+        if self.stopped:
+            text += f"; stopped with {self.total - self.done:,} left ({resume} to resume)"
+        return text
+
 
 @dataclass(frozen=True)
 class _Job:
