@@ -49,8 +49,11 @@ from recrawl.core.store.signatures import (
     set_signatures,
 )
 
-#: Pages read, signed and written per transaction.
+#: Pages read, signed and written per transaction...
 BATCH = 200
+#: ... or fewer, once their archived payloads hold this many bytes: a batch of big
+#: pages must not hold gigabytes at once.
+BATCH_BYTES = 32 * 1024 * 1024
 #: From this many pages on, signatures are computed by worker processes (one per core):
 #: a process pool costs a second or two to start, main-text some 10 ms a page.
 POOL_FROM = 2000
@@ -165,8 +168,8 @@ def recompute_signatures(
             pages = other_kind_pages(signature.kind, after, batch)
             if not pages:
                 break
-            after = pages[-1].id
-            jobs = [_read(project_dir, page) for page in pages]
+            jobs = _read_batch(project_dir, pages)
+            after = jobs[-1].page.id
             sign = _Signer(signature, cap, bounds, utcnow())
             computed = list(
                 pool.map(sign, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
@@ -217,6 +220,19 @@ def _ignore_interrupts() -> None:
     # parent, which stops after the batch in hand (a worker killed by it would break
     # the pool instead).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _read_batch(project_dir: Path, pages: list[SignedPage]) -> list[_Job]:
+    """The pages' payloads, as many as fit in :data:`BATCH_BYTES` (at least one)."""
+    jobs: list[_Job] = []
+    held = 0
+    for page in pages:
+        if jobs and held >= BATCH_BYTES:
+            break  # the rest come with the next batch
+        job = _read(project_dir, page)
+        held += len(job.body)
+        jobs.append(job)
+    return jobs
 
 
 def _read(project_dir: Path, page: SignedPage) -> _Job:

@@ -173,3 +173,12 @@ def test_a_small_edit_is_a_change_in_a_crawl_with_the_default(project, server):
         "changed",
         "unchanged",
     ]
+
+
+def test_big_payloads_make_smaller_batches(project, site, monkeypatch):
+    from recrawl.core.engine import resign
+
+    monkeypatch.setattr(resign, "BATCH_BYTES", 1)  # every payload is "big": one a batch
+    seen: list[int] = []
+    state = switch_signature(project.path, "md5", progress=lambda s: seen.append(s.done))
+    assert seen == [0, 1, 2, 3, 4] and state.recomputed == 4
