@@ -80,7 +80,7 @@ _COUNTED = (
     r"(?:page\s*views?|views?|viewers?|visitors?|visits?|hits|reads|readers|comments?"
     r"|replies|responses|likes?|dislikes?|shares|followers?|subscribers?|downloads?|votes?"
     r"|reactions?|retweets?|reposts?|watchers?|clicks?|impressions?|plays|listens|bookmarks?"
-    r"|favou?rites?|kudos|guests?\s+online|(?:members?|users?)\s+online|online(?:\s+now)?"
+    r"|favou?rites?|kudos|guests?|members?|users?|online(?:\s+now)?"
     r"|people\s+(?:are\s+)?(?:viewing|watching|reading|online|looking|here)"
     r"|posts|topics|threads|items?\s+in\s+(?:your\s+)?(?:cart|basket))"
 )
