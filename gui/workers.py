@@ -22,7 +22,6 @@ from recrawl.core.engine import Crawler, CrawlSummary, Event
 from recrawl.core.engine.resign import ResignProgress, switch_signature
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
-from recrawl.core.watch.wake import wake_watcher
 from recrawl.gui.threads import start_thread
 
 
@@ -218,9 +217,7 @@ class ResignJob(_Job):
         stop = self._stop
 
         def call(report: Callable[[Any], None]) -> ResignProgress:
-            state = switch_signature(self._project.path, kind, progress=report, stop=stop)
-            wake_watcher(self._project.path)
-            return state
+            return switch_signature(self._project.path, kind, progress=report, stop=stop)
 
         self._launch(call, "signatures")
 
