@@ -51,16 +51,14 @@ _TIMESTAMP = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}[t ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:z|[+-]\d{{2}}:?\d{{2}})?"
     rf"|{_DATE}(?:,|\s+at|\s+-|\s+·|\s+\|)?\s+(?:{_CLOCK}|{_CLOCK_12H})"
     rf"|(?:{_CLOCK}|{_CLOCK_12H}),?\s+(?:on\s+)?{_DATE})",
-    re.IGNORECASE,
 )
 _DOTTED = re.compile(r"\d{1,2}\.\d{2}")
-_DATE_OR_TIME = re.compile(rf"\b(?:{_DATE}|{_CLOCK}|{_CLOCK_12H})(?![\w:])", re.IGNORECASE)
+_DATE_OR_TIME = re.compile(rf"\b(?:{_DATE}|{_CLOCK}|{_CLOCK_12H})(?![\w:])")
 #: Words that say the date or time after them is a timestamp of the page, not content.
 _STAMP_CUE = re.compile(
     r"\b(?:updated|update|posted|published|modified|edited|revised|generated|rendered"
     r"|refreshed|retrieved|accessed|fetched|cached|loaded|as\s+of|last|current|server"
     r"|local\s+time|time\s+now|now|today|date|time|stand|stamp|timestamp)\b[^.!?]{0,24}$",
-    re.IGNORECASE,
 )
 _NUMBER_WORDS = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several)"
 _UNITS = (
@@ -73,7 +71,6 @@ _RELATIVE = re.compile(
     r"|\b(?:in\s+the\s+)?(?:last|past)\s+\d+\s*" + _UNITS + r"\b"
     r"|\b(?:just\s+now|moments?\s+ago|a\s+moment\s+ago|right\s+now|yesterday|today|tonight"
     r"|tomorrow)\b",
-    re.IGNORECASE,
 )
 _COUNT = r"(?:\d{1,3}(?:[,.' ]\d{3})+|\d+(?:[.,]\d+)?)(?:\s*[km]\b|\+)?"
 _COUNTED = (
@@ -89,28 +86,25 @@ _COUNTER = re.compile(
     rf"\b{_COUNT}\s+(?:[a-z]+\s+)?{_COUNTED}\b"
     # Visitors: 123456 · Views 1.2k · Comments (12)
     rf"|\b{_COUNTED}\s*(?:count|total)?\s*[:(\[]?\s*{_COUNT}(?:\s*[)\]])?",
-    re.IGNORECASE,
 )
 #: Counters in any line, a sentence included: "viewed 1,234 times", "visitor #12,345".
 _COUNTER_PHRASE = re.compile(
     rf"\b(?:viewed|read|seen|downloaded|played|shared|visited|liked|accessed)\s+{_COUNT}\s+times\b"
     rf"|\b(?:visitor|viewer|reader|customer|member)\s*(?:no\.?|number|nr\.?|#)\s*#?\s*{_COUNT}",
-    re.IGNORECASE,
 )
 _COPYRIGHT = re.compile(
     r"(?:©|\(c\)|copyright|&copy;)\s*(?:[a-z]+\s+)?(?:\d{4}\s*(?:[-–—/]|to)\s*)?\d{4}"
     r"|\b\d{4}\s*(?:[-–—]\s*\d{4}\s*)?(?:©|\(c\))",
-    re.IGNORECASE,
 )
 #: Session ids and tokens named as such in the text or a URL in it.
 _NAMED_TOKEN = re.compile(
     r"\b(?:sid|sessionid|session_id|session|phpsessid|jsessionid|aspsessionid\w*|token"
     r"|csrf\w*|xsrf\w*|nonce|_?ga|utm_\w+|fbclid|gclid|ref)=[^\s&#\"'<>]*",
-    re.IGNORECASE,
 )
 #: Long runs of letters, digits and token punctuation (hex, base64, UUIDs, JWTs).
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_=.\-]{16,}")
 _WORDS = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
 _PROSE_END = re.compile(r"[.!?][\"')\]]*(?:\s|$)")
 
@@ -174,15 +168,21 @@ def _mask_dates(line: str, prose: bool) -> str:
 
 
 def normalise_line(line: str) -> str:
-    """One line with its noise masked, its white space collapsed, lower-cased."""
+    """One line with its noise masked, its white space collapsed, lower-cased.
+
+    The patterns are written in lower case: the line is lowered before they run.
+    """
     line = unicodedata.normalize("NFKC", line)
     line = " ".join(line.split()).lower()
     prose = is_prose(line)
-    line = _NAMED_TOKEN.sub(lambda m: m.group().split("=", 1)[0] + "=<token>", line)
+    if "=" in line:
+        line = _NAMED_TOKEN.sub(lambda m: m.group().split("=", 1)[0] + "=<token>", line)
+    line = _RELATIVE.sub("<ago>", line)
+    if _DIGIT.search(line) is None:  # most lines of prose: nothing below can match but
+        return line if prose else _mask_dates(line, prose)  # a weekday in a date line
     line = _TOKEN_RUN.sub(_mask_token, line)
     line = _COPYRIGHT.sub("©", line)
     line = _TIMESTAMP.sub("<date>", line)
-    line = _RELATIVE.sub("<ago>", line)
     line = _COUNTER_PHRASE.sub("<count>", line)
     if not prose:  # "1,234 views" in a widget; "1,234 visitors came" in a sentence is content
         line = _COUNTER.sub("<count>", line)
