@@ -103,6 +103,11 @@ _NAMED_TOKEN = re.compile(
 )
 #: Long runs of letters, digits and token punctuation (hex, base64, UUIDs, JWTs).
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_=.\-]{16,}")
+#: A line that says it is an ad (its block had no class or id that says so).
+_AD_LABEL = re.compile(
+    r"(?:advertisement|anzeige|werbung|publicité|sponsored(?: content)?|paid content|promoted)"
+    r"\b(?!\s+(?:of|for|by|is|was|were|has|had|and|in)\b)|ad:"
+)
 _WORDS = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
@@ -202,7 +207,8 @@ def is_prose(line: str) -> bool:
 def normalised_lines(lines: Iterable[str]) -> list[str]:
     """The lines with noise masked; runs of short lines in a stable order.
 
-    A run of two or more short lines is a list (related links, tags, a menu) whose
+    A line labelled as an ad ("Advertisement", "Sponsored", "Anzeige") is left out. A
+    run of two or more short lines is a list (related links, tags, a menu) whose
     order a site may shuffle on every visit: it is sorted, so a shuffle is no change
     while an item added, removed or renamed still is one.
     """
@@ -211,7 +217,7 @@ def normalised_lines(lines: Iterable[str]) -> list[str]:
     for raw in lines:
         short = is_short(raw)
         line = normalise_line(raw)
-        if not line:
+        if not line or _AD_LABEL.match(line):
             continue
         if short:
             run.append(line)

@@ -74,3 +74,9 @@ def test_ads_go_by_class_or_id_the_content_stays() -> None:
     kept = without_ads(markup)
     assert all(ad not in kept for ad in ("Buy skis", "Sale", "Flights", "Cars"))
     assert all(text in kept for text in ("Headline", "€12.50", "Text"))
+
+
+def test_a_line_labelled_as_an_ad_is_left_out() -> None:
+    prose = "Sponsored by the town council, the festival runs for three days in June."
+    lines = ["Advertisement Mortgage rates from 3.1%. Check your rate today", prose, "Ad: flights"]
+    assert normalised_lines(lines) == [normalise_line(prose)]
