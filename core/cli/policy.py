@@ -112,7 +112,7 @@ def _signature_arguments(p: argparse.ArgumentParser) -> None:
 @project_command
 def run_signature(project: Project, args: argparse.Namespace) -> int:
     if not args.set:
-        kind = choices.project_signature().kind
+        kind = choices.signature_kind()
         print(json.dumps({"signature": kind}) if args.json else kind)
         return 0
     from recrawl.core.cli.resign import switch_signature_command  # the engine: late
