@@ -35,19 +35,6 @@ _UNSEEN = re.compile(
 )
 
 
-_loaded = False
-
-
-def _load_extractor() -> None:
-    """Import trafilatura and run it once (its first run loads its data): a second or
-    more, several on a busy machine. A crawl makes its signature before its event loop
-    runs, so it pays this there, not while its first fetches wait for their answers."""
-    global _loaded
-    if not _loaded:
-        main_text("<html><body><article><p>" + "a few words " * 30 + "</p></article></body></html>")
-        _loaded = True
-
-
 def _digest(lines: list[str]) -> bytes:
     return hashlib.md5("\n".join(lines).encode("utf-8"), usedforsecurity=False).digest()
 
@@ -66,7 +53,6 @@ class MainTextSignature:
     def __post_init__(self) -> None:
         if self.max_markup_chars < 0:
             raise InvalidArgument(f"max_markup_chars must be >= 0, not {self.max_markup_chars}")
-        _load_extractor()
 
     def lines(self, payload: bytes, text: str | None) -> list[str] | None:
         """The normalised lines hashed (None: the payload's bytes are hashed instead)."""
