@@ -37,9 +37,11 @@ from recrawl.core.policy.schedules import SCHEDULES, ScoreTiers, make_schedule, 
 from recrawl.core.policy.schedules.parameters import schedule_parameters
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.policy.simulate import REFERENCE_PAGES, reference_trajectories
+from recrawl.core.watch.wake import wake_watcher
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.plots import BOUND, plot_widget
+from recrawl.gui.resign_view import ResignView
 from recrawl.gui.schedule_form import ParameterForm
 
 #: One colour per reference page, from the fastest-changing (warm) to the never (grey).
@@ -125,6 +127,10 @@ class SchedulePanel(Panel):
         buttons.addWidget(self.apply_button)
         self.saved_label = QLabel()
         self.saved_label.setWordWrap(True)
+        #: Another signature recomputes the pages' stored ones, with its progress here.
+        self.resign = ResignView(self.context.project)
+        self.resign.sig_done.connect(self._resigned)
+        self.resign.sig_failed.connect(self._apply_failed)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -133,6 +139,7 @@ class SchedulePanel(Panel):
         left_layout.addWidget(self.problem_label)
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.saved_label)
+        left_layout.addWidget(self.resign)
         left_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -206,6 +213,7 @@ class SchedulePanel(Panel):
 
     def shutdown(self) -> None:
         self._timer.stop()
+        self.resign.shutdown()
 
     def _policy_changed(self) -> None:
         if self.isVisible() and not self._saving:
@@ -392,20 +400,30 @@ class SchedulePanel(Panel):
     # -- saving ----------------------------------------------------------------------------
 
     def apply(self) -> None:
-        """Save the schedule and signature on the store thread, then tell the other panels."""
-        if self.problem is not None:
+        """Save the schedule on the store thread, then tell the other panels; another
+        signature is then switched to by the resign job (the pages' signatures
+        recomputed, the choice saved with the first batch of them)."""
+        if self.problem is not None or self.resign.busy:
             return
         name, assignments, signature = self._current()
+        switch = self.saved is None or signature != self.saved[2]
         self._saving = True
         self.apply_button.setEnabled(False)
 
         def save() -> tuple[str, dict[str, Any], str]:
-            with store.transaction():
-                choices.replace_schedule(name, assignments)
-                choices.set_signature(signature)
+            choices.replace_schedule(name, assignments)
             return _load()
 
-        self.context.jobs.submit(save, self._applied, self._apply_failed)
+        def saved(result: tuple[str, dict[str, Any], str]) -> None:
+            if switch:
+                self.resign.start(signature)  # _resigned() ends the apply
+            else:
+                self._applied(result)
+
+        self.context.jobs.submit(save, saved, self._apply_failed)
+
+    def _resigned(self, _state: object) -> None:
+        self.context.jobs.submit(_load, self._applied, self._apply_failed)
 
     def _applied(self, result: tuple[str, dict[str, Any], str]) -> None:
         self._saving = False
@@ -414,6 +432,7 @@ class SchedulePanel(Panel):
             f"Saved the {result[0]} schedule with {result[2]} signatures"
         )
         self.context.changes.sig_policy.emit()
+        wake_watcher(self.context.project.path)
 
     def _apply_failed(self, message: str) -> None:
         self._saving = False

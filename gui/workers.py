@@ -1,4 +1,5 @@
-"""Long jobs on their own threads: a crawl and a compaction (STYLE: background work).
+"""Long jobs on their own threads: a crawl, a compaction, a signature switch (STYLE:
+background work).
 
 Each job is a worker ``QObject`` moved onto a ``QThread`` of its own, running the same
 core facade the command line calls. The core reports progress to a plain callback; the
@@ -18,6 +19,7 @@ from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionProgress, CompactionSummary, compact
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, CrawlSummary, Event
+from recrawl.core.engine.resign import ResignProgress, switch_signature
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.threads import start_thread
@@ -196,3 +198,32 @@ class CompactionJob(_Job):
     def _report(self, value: Any) -> None:
         progress: CompactionProgress = value
         self.sig_progress.emit(progress.phase, progress.done, progress.total)
+
+
+class ResignJob(_Job):
+    """A signature switch of the open project: every page's stored signature recomputed
+    (:func:`recrawl.core.engine.resign.switch_signature`); ``sig_progress`` carries its
+    :class:`~recrawl.core.engine.resign.ResignProgress`, ``sig_finished`` the last one."""
+
+    sig_progress = Signal(object)
+
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._stop = threading.Event()
+
+    def start(self, kind: str) -> None:
+        self._stop.clear()
+        stop = self._stop
+
+        def call(report: Callable[[Any], None]) -> ResignProgress:
+            return switch_signature(self._project.path, kind, progress=report, stop=stop)
+
+        self._launch(call, "signatures")
+
+    def _report(self, value: Any) -> None:
+        self.sig_progress.emit(value)
+
+    def stop(self) -> None:
+        """Stop after the batch in hand (thread-safe): every page keeps one kind or the other."""
+        self._stop.set()

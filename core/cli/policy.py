@@ -92,20 +92,32 @@ def _typed(key: str, value: Any) -> str:
 
 
 def _signature_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Show how the project decides that a page changed, or choose another way. "
+        f"Choosing one (the default for new projects is {choices.DEFAULT_SIGNATURE}) "
+        "recomputes every page's stored signature from its archived payload, so the next "
+        "fetch compares like with like; Ctrl-C stops it between batches, and choosing the "
+        "same again resumes."
+    )
     p.add_argument("dir", help=DIR_HELP)
     p.add_argument("--set", metavar="KIND", help="decide changes by this: " + ", ".join(SIGNATURES))
-    p.add_argument("--json", action="store_true", help='print {"signature": KIND}')
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"signature": KIND}; with --set also "recompute": {"pages", "recomputed", '
+        '"unreadable", "skipped", "stopped"}',
+    )
 
 
 @project_command
 def run_signature(project: Project, args: argparse.Namespace) -> int:
-    if args.set:
-        signature = choices.set_signature(args.set)
-        wake_watcher(project.path)
-    else:
-        signature = choices.project_signature()
-    print(json.dumps({"signature": signature.kind}) if args.json else signature.kind)
-    return 0
+    if not args.set:
+        kind = choices.signature_kind()
+        print(json.dumps({"signature": kind}) if args.json else kind)
+        return 0
+    from recrawl.core.cli.resign import switch_signature_command  # the engine: late
+
+    return switch_signature_command(project, args.set, args.json)
 
 
 def _scoring_arguments(p: argparse.ArgumentParser) -> None:

@@ -19,9 +19,13 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from selectolax.lexbor import LexborHTMLParser
+
 #: A line of at most this many words is a "short line": a date line, a widget, an item
 #: of a list of links. Its dates and times are masked, and a run of such lines is sorted.
 SHORT_LINE_WORDS = 12
+#: A line of at least this many words with a full stop is prose: its numbers are content.
+PROSE_WORDS = 8
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -29,8 +33,9 @@ _MONTHS = (
 )
 _WEEKDAYS = r"(?:mon|tue|wed|thu|fri|sat|sun)(?:[a-z]{0,6})?\.?"
 _ZONE = r"(?:\s*(?:utc|gmt|z|[a-z]{1,4}[sd]?t|[+-]\d{2}:?\d{2})(?![a-z]))?"
-_CLOCK = rf"\d{{1,2}}[:.h]\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:\s*[ap]\.?\s?m\.?)?{_ZONE}"
-_CLOCK_12H = rf"\d{{1,2}}\s*[ap]\.?\s?m\.?{_ZONE}"
+_HOUR = r"(?<![\d.,€$£¥])(?:[01]?\d|2[0-3])"
+_CLOCK = rf"{_HOUR}[:.h][0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:\s*[ap]\.?\s?m\.?)?{_ZONE}"
+_CLOCK_12H = rf"{_HOUR}\s*[ap]\.?\s?m\.?{_ZONE}"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE = (
     r"(?:"
@@ -46,15 +51,14 @@ _TIMESTAMP = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}[t ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:z|[+-]\d{{2}}:?\d{{2}})?"
     rf"|{_DATE}(?:,|\s+at|\s+-|\s+·|\s+\|)?\s+(?:{_CLOCK}|{_CLOCK_12H})"
     rf"|(?:{_CLOCK}|{_CLOCK_12H}),?\s+(?:on\s+)?{_DATE})",
-    re.IGNORECASE,
 )
-_DATE_OR_TIME = re.compile(rf"\b(?:{_DATE}|{_CLOCK}|{_CLOCK_12H})(?![\w:])", re.IGNORECASE)
+_DOTTED = re.compile(r"\d{1,2}\.\d{2}")
+_DATE_OR_TIME = re.compile(rf"\b(?:{_DATE}|{_CLOCK}|{_CLOCK_12H})(?![\w:])")
 #: Words that say the date or time after them is a timestamp of the page, not content.
 _STAMP_CUE = re.compile(
     r"\b(?:updated|update|posted|published|modified|edited|revised|generated|rendered"
     r"|refreshed|retrieved|accessed|fetched|cached|loaded|as\s+of|last|current|server"
     r"|local\s+time|time\s+now|now|today|date|time|stand|stamp|timestamp)\b[^.!?]{0,24}$",
-    re.IGNORECASE,
 )
 _NUMBER_WORDS = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several)"
 _UNITS = (
@@ -67,40 +71,76 @@ _RELATIVE = re.compile(
     r"|\b(?:in\s+the\s+)?(?:last|past)\s+\d+\s*" + _UNITS + r"\b"
     r"|\b(?:just\s+now|moments?\s+ago|a\s+moment\s+ago|right\s+now|yesterday|today|tonight"
     r"|tomorrow)\b",
-    re.IGNORECASE,
 )
 _COUNT = r"(?:\d{1,3}(?:[,.' ]\d{3})+|\d+(?:[.,]\d+)?)(?:\s*[km]\b|\+)?"
 _COUNTED = (
     r"(?:page\s*views?|views?|viewers?|visitors?|visits?|hits|reads|readers|comments?"
     r"|replies|responses|likes?|dislikes?|shares|followers?|subscribers?|downloads?|votes?"
     r"|reactions?|retweets?|reposts?|watchers?|clicks?|impressions?|plays|listens|bookmarks?"
-    r"|favou?rites?|kudos|guests?\s+online|(?:members?|users?)\s+online|online(?:\s+now)?"
+    r"|favou?rites?|kudos|guests?|members?|users?|online(?:\s+now)?"
     r"|people\s+(?:are\s+)?(?:viewing|watching|reading|online|looking|here)"
     r"|posts|topics|threads|items?\s+in\s+(?:your\s+)?(?:cart|basket))"
 )
 _COUNTER = re.compile(
-    # 1,234 views · 12 people are reading this · viewed 1,234 times · 3 online
+    # 1,234 views · 12 people are reading this · 3 online
     rf"\b{_COUNT}\s+(?:[a-z]+\s+)?{_COUNTED}\b"
-    # Visitors: 123456 · you are visitor #12,345 · Views 1.2k · Comments (12)
-    rf"|\b{_COUNTED}\s*(?:no\.?|number|count|total)?\s*[:#(\[]?\s*#?\s*{_COUNT}(?:\s*[)\]])?"
-    rf"|\b(?:viewed|read|seen|downloaded|played|shared|visited|liked)\s+{_COUNT}\s+times\b",
-    re.IGNORECASE,
+    # Visitors: 123456 · Views 1.2k · Comments (12)
+    rf"|\b{_COUNTED}\s*(?:count|total)?\s*[:(\[]?\s*{_COUNT}(?:\s*[)\]])?",
+)
+#: Counters in any line, a sentence included: "viewed 1,234 times", "visitor #12,345".
+_COUNTER_PHRASE = re.compile(
+    rf"\b(?:viewed|read|seen|downloaded|played|shared|visited|liked|accessed)\s+{_COUNT}\s+times\b"
+    rf"|\b(?:visitor|viewer|reader|customer|member)\s*(?:no\.?|number|nr\.?|#)\s*#?\s*{_COUNT}",
 )
 _COPYRIGHT = re.compile(
     r"(?:©|\(c\)|copyright|&copy;)\s*(?:[a-z]+\s+)?(?:\d{4}\s*(?:[-–—/]|to)\s*)?\d{4}"
     r"|\b\d{4}\s*(?:[-–—]\s*\d{4}\s*)?(?:©|\(c\))",
-    re.IGNORECASE,
 )
 #: Session ids and tokens named as such in the text or a URL in it.
 _NAMED_TOKEN = re.compile(
     r"\b(?:sid|sessionid|session_id|session|phpsessid|jsessionid|aspsessionid\w*|token"
     r"|csrf\w*|xsrf\w*|nonce|_?ga|utm_\w+|fbclid|gclid|ref)=[^\s&#\"'<>]*",
-    re.IGNORECASE,
 )
 #: Long runs of letters, digits and token punctuation (hex, base64, UUIDs, JWTs).
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_=.\-]{16,}")
+#: A line that says it is an ad (its block had no class or id that says so).
+_AD_LABEL = re.compile(
+    r"(?:advertisement|anzeige|werbung|publicité|sponsored(?: content)?|paid content|promoted)"
+    r"\b(?!\s+(?:of|for|by|is|was|were|has|had|and|in)\b)|ad:"
+)
 _WORDS = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+_PROSE_END = re.compile(r"[.!?][\"')\]]*(?:\s|$)")
+
+
+#: Elements that are ads or promotions by their class or id, as ad blockers' generic
+#: rules find them: a rotating ad inside the article is not the article.
+_AD_WORDS = (
+    "ad", "ads", "adv", "advert", "advertisement", "adsbygoogle", "adslot", "ad-slot",
+    "ad-container", "ad-banner", "banner-ad", "dfp-ad", "mpu", "promo", "promos", "promobox",
+    "promo-box", "inline-promo", "sponsor", "sponsored", "sponsored-content",
+)  # fmt: skip
+_AD_PREFIXES = ("ad-", "ad_", "ads-", "ads_", "gpt-ad", "div-gpt-ad", "google_ads", "dfp-")
+_AD_PARTS = (" ad-", "-ad-", "_ad_", "advert", "sponsored", "adsbygoogle", "outbrain", "taboola")
+_AD_ELEMENTS = ",".join(
+    [
+        *(f'[class~="{w}" i],[id~="{w}" i]' for w in _AD_WORDS),
+        *(f'[class^="{w}" i],[id^="{w}" i]' for w in _AD_PREFIXES),
+        *(f'[class*="{w}" i],[id*="{w}" i]' for w in _AD_PARTS),
+    ]
+)
+
+
+def without_ads(markup: str) -> str:
+    """The markup without the elements that are ads or promotions by their class or id."""
+    tree = LexborHTMLParser(markup)
+    found = tree.css(_AD_ELEMENTS)
+    if not found:
+        return markup
+    for node in found:
+        node.decompose()
+    return tree.html or ""
 
 
 def _mask_token(match: re.Match[str]) -> str:
@@ -120,28 +160,38 @@ def _is_wordlike(run: str) -> bool:
     return all(p.isalpha() or p.isdigit() or len(p) < 8 for p in pieces) and len(pieces) > 1
 
 
-def _mask_dates(line: str, short: bool) -> str:
+def _mask_dates(line: str, prose: bool) -> str:
     def replace(match: re.Match[str]) -> str:
-        if short or _STAMP_CUE.search(line, 0, match.start()):
+        text = match.group()
+        # "12.50" is as often a price or a measure as a time: a time only after a cue
+        dotted = _DOTTED.fullmatch(text) is not None
+        if (not prose and not dotted) or _STAMP_CUE.search(line, 0, match.start()):
             return "<date>"
-        return match.group()
+        return text
 
     return _DATE_OR_TIME.sub(replace, line)
 
 
-def normalise_line(line: str, short: bool | None = None) -> str:
-    """One line with its noise masked, its white space collapsed, lower-cased."""
+def normalise_line(line: str) -> str:
+    """One line with its noise masked, its white space collapsed, lower-cased.
+
+    The patterns are written in lower case: the line is lowered before they run.
+    """
     line = unicodedata.normalize("NFKC", line)
     line = " ".join(line.split()).lower()
-    if short is None:
-        short = is_short(line)
-    line = _NAMED_TOKEN.sub(lambda m: m.group().split("=", 1)[0] + "=<token>", line)
+    prose = is_prose(line)
+    if "=" in line:
+        line = _NAMED_TOKEN.sub(lambda m: m.group().split("=", 1)[0] + "=<token>", line)
+    line = _RELATIVE.sub("<ago>", line)
+    if _DIGIT.search(line) is None:  # most lines of prose: nothing below can match but
+        return line if prose else _mask_dates(line, prose)  # a weekday in a date line
     line = _TOKEN_RUN.sub(_mask_token, line)
     line = _COPYRIGHT.sub("©", line)
     line = _TIMESTAMP.sub("<date>", line)
-    line = _RELATIVE.sub("<ago>", line)
-    line = _COUNTER.sub("<count>", line)
-    return _mask_dates(line, short)
+    line = _COUNTER_PHRASE.sub("<count>", line)
+    if not prose:  # "1,234 views" in a widget; "1,234 visitors came" in a sentence is content
+        line = _COUNTER.sub("<count>", line)
+    return _mask_dates(line, prose)
 
 
 def is_short(line: str) -> bool:
@@ -149,10 +199,16 @@ def is_short(line: str) -> bool:
     return len(_WORDS.findall(line)) <= SHORT_LINE_WORDS and not _SENTENCE_END.search(line)
 
 
+def is_prose(line: str) -> bool:
+    """A line of sentences (words and full stops), not a widget, a date line or a menu."""
+    return len(_WORDS.findall(line)) >= PROSE_WORDS and _PROSE_END.search(line) is not None
+
+
 def normalised_lines(lines: Iterable[str]) -> list[str]:
     """The lines with noise masked; runs of short lines in a stable order.
 
-    A run of two or more short lines is a list (related links, tags, a menu) whose
+    A line labelled as an ad ("Advertisement", "Sponsored", "Anzeige") is left out. A
+    run of two or more short lines is a list (related links, tags, a menu) whose
     order a site may shuffle on every visit: it is sorted, so a shuffle is no change
     while an item added, removed or renamed still is one.
     """
@@ -160,8 +216,8 @@ def normalised_lines(lines: Iterable[str]) -> list[str]:
     run: list[str] = []
     for raw in lines:
         short = is_short(raw)
-        line = normalise_line(raw, short)
-        if not line:
+        line = normalise_line(raw)
+        if not line or _AD_LABEL.match(line):
             continue
         if short:
             run.append(line)

@@ -173,8 +173,14 @@ def describe_schedule(schedule: FetchSchedule) -> dict[str, Any]:
     return {"name": schedule.name, **values}
 
 
+def signature_kind() -> str:
+    """The project's signature kind, without making one (main-text loads its extractor)."""
+    kind: str = store.get_setting("signature") or DEFAULT_SIGNATURE
+    return kind
+
+
 def project_signature() -> Signature:
-    return make_signature(store.get_setting("signature") or DEFAULT_SIGNATURE)
+    return make_signature(signature_kind())
 
 
 def set_signature(kind: str) -> Signature:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from recrawl.core.content.maintext import main_text
-from recrawl.core.content.noise import normalised_lines
+from recrawl.core.content.noise import normalised_lines, without_ads
 from recrawl.core.errors import InvalidArgument
 from w3lib.encoding import html_to_unicode
 
@@ -65,7 +65,10 @@ class MainTextSignature:
         markup = _UNSEEN.sub(" ", markup)
         if len(markup) > self.max_markup_chars:
             return ["<large page>", *normalised_lines(text.splitlines())]
-        found = main_text(markup)
+        try:
+            found = main_text(without_ads(markup))
+        except Exception:  # the extractor's bug must not cost the fetch: the parsed text
+            return ["<no main text>", *normalised_lines(text.splitlines())]
         title = [f"<title> {found.title}"] if found.title else []
         return normalised_lines([*title, *found.paragraphs])
 

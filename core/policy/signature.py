@@ -278,12 +278,13 @@ class SimhashSignature:
         return distance <= self.max_distance
 
 
+#: By name; the default (main-text) first, as menus and help list them.
 SIGNATURES: dict[str, Callable[[], Signature]] = {
-    "md5": Md5Signature,
+    "main-text": MainTextSignature,
     "text-profile": TextProfileSignature,
+    "md5": Md5Signature,
     "outlinks": OutlinksSignature,
     "simhash": SimhashSignature,
-    "main-text": MainTextSignature,
 }
 
 

@@ -158,3 +158,40 @@ def test_revert_and_reload_from_the_store(qtbot, window):
     assert panel.form.field("constant").edit.text() == "30m"
     assert not panel.dirty()
     wait_drawn(qtbot, panel, lambda: True)
+
+
+@pytest.fixture
+def crawled(project, server):
+    """Three pages crawled (main-text signatures) before the window opens."""
+    from recrawl.core.clock import utcnow
+    from recrawl.core.engine import inject
+
+    from tests.crawling import crawl
+
+    server.html("/", '<a href="/a">a</a> <a href="/b">b</a>')
+    server.html("/a", "<p>Alpha: a page of a few words.</p>")
+    server.html("/b", "<p>Beta: another page.</p>")
+    inject([server.url("/")], utcnow())
+    crawl(project)
+    return project
+
+
+def test_another_signature_recomputes_the_pages_with_progress(qtbot, crawled, window, capsys):
+    from recrawl.core.store.signatures import count_other_kind
+
+    panel = open_panel(qtbot, window)
+    panel.signature_combo.setCurrentText("md5")
+    seen = []
+    panel.resign.job.sig_progress.connect(lambda state: seen.append(state.done))
+    with qtbot.waitSignal(panel.resign.sig_done) as done:
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert seen == [0, 3]  # before the first batch, after it
+    state = done.args[0]
+    assert (state.total, state.recomputed, state.unreadable) == (3, 3, 0)
+    assert panel.resign.label.text() == "Recomputed 3 pages' signatures as md5."
+    assert not panel.resign.bar.isVisible()
+    qtbot.waitUntil(lambda: not panel._saving and panel.saved is not None)
+    assert panel.saved[2] == "md5" and panel.signature_combo.currentText() == "md5"
+    wait_drawn(qtbot, panel, lambda: True)
+    assert count_other_kind("md5") == 0
+    assert cli_json(capsys, "signature", str(crawled.path), "--json") == {"signature": "md5"}

@@ -1,0 +1,271 @@
+"""Switching a project's signature: each page's stored signature recomputed (DESIGN.md §5).
+
+A fetch compares the new signature with the stored one only when both are of the same
+kind; after a switch every page would say "unknown" on its next fetch. So the switch
+recomputes each page's signature from its archived payload (the response record its
+payload pointer names, :mod:`recrawl.core.archive`), exactly as the crawl computes it
+(:class:`~recrawl.core.engine.analysis.PageAnalyser`: the same decoding cap, parse
+bounds, text and links; ``outlinks`` from the payload's links too).
+
+It scales: the pages go by in batches by id, each batch written in one transaction, so
+a stop (Ctrl-C, the app's Stop) at any point leaves a consistent store: a page has its
+old signature and kind or its new ones, and ``compare`` checks the page's own kind.
+Running the switch again resumes: it takes only the pages not yet of the new kind.
+
+A page whose payload cannot be read (its WARC is missing or corrupt, or its latest
+capture is no 2xx response, such as a 404 after an earlier 200) gets no signature: its
+next fetch says "unknown", as before, and the pages are counted. A page that moves on
+meanwhile (a crawl fetched it, a compaction rewrote its segment) keeps what it has.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import datetime
+from multiprocessing import get_context
+from pathlib import Path
+
+from recrawl.core import store
+from recrawl.core.archive.segments import read_payload
+from recrawl.core.clock import utcnow
+from recrawl.core.config import ParseSettings
+from recrawl.core.engine.analysis import PageAnalyser
+from recrawl.core.errors import WarcError
+from recrawl.core.net.fetch import FetchResult
+from recrawl.core.net.http import HttpResponse, decode_body
+from recrawl.core.policy import choices
+from recrawl.core.policy.crawl_settings import project_crawl_settings
+from recrawl.core.policy.signature import Signature, make_signature
+from recrawl.core.store.signatures import (
+    NewSignature,
+    SignedPage,
+    count_other_kind,
+    other_kind_pages,
+    set_signatures,
+)
+
+#: Pages read, signed and written per transaction...
+BATCH = 200
+#: ... or fewer, once their archived payloads hold this many bytes: a batch of big
+#: pages must not hold gigabytes at once.
+BATCH_BYTES = 32 * 1024 * 1024
+#: From this many pages on, signatures are computed by worker processes (one per core):
+#: a process pool costs a second or two to start, main-text some 10 ms a page.
+POOL_FROM = 2000
+
+
+@dataclass(frozen=True)
+class ResignProgress:
+    """How far a recompute has come (what the CLI's progress line and the app show)."""
+
+    kind: str
+    #: Pages to recompute when it started.
+    total: int
+    done: int = 0
+    recomputed: int = 0
+    #: Pages without a readable 2xx payload: their signature was dropped.
+    unreadable: int = 0
+    #: Pages that moved on meanwhile (fetched, compacted): left as they were.
+    skipped: int = 0
+    stopped: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total and not self.stopped
+
+    def summary(self, resume: str) -> str:
+        """What it did, in a sentence without its capital and full stop; ``resume`` says
+        how to go on after a stop ("set it again")."""
+        if self.total == 0:
+            return f"every page's signature is already {self.kind}"
+        text = f"recomputed {self.recomputed:,} pages' signatures as {self.kind}"
+        if self.unreadable:
+            text += (
+                f"; {self.unreadable:,} without a readable payload have none now "
+                "(their next fetch says unknown)"
+            )
+        if self.skipped:
+            text += f"; {self.skipped:,} fetched or moved meanwhile kept theirs"
+        if self.stopped:
+            text += f"; stopped with {self.total - self.done:,} left ({resume} to resume)"
+        return text
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One page's payload and what signing it needs: plain values, for a worker process."""
+
+    page: SignedPage
+    status: int | None
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+
+def switch_signature(
+    project_dir: Path,
+    kind: str,
+    *,
+    progress: Callable[[ResignProgress], None] | None = None,
+    stop: threading.Event | None = None,
+    workers: int | None = None,
+    batch: int = BATCH,
+) -> ResignProgress:
+    """Choose ``kind`` for the project and recompute the pages' signatures with it.
+
+    The choice is saved in the transaction of the first batch (alone when no page needs
+    a new signature): stopped before it, nothing changed; stopped after it, the project
+    signs with the new kind and the pages not yet recomputed say "unknown" once.
+    """
+    return recompute_signatures(
+        project_dir,
+        make_signature(kind),
+        progress=progress,
+        stop=stop,
+        workers=workers,
+        batch=batch,
+        choose=True,
+    )
+
+
+def recompute_signatures(
+    project_dir: Path,
+    signature: Signature,
+    *,
+    progress: Callable[[ResignProgress], None] | None = None,
+    stop: threading.Event | None = None,
+    workers: int | None = None,
+    batch: int = BATCH,
+    choose: bool = False,
+) -> ResignProgress:
+    """Recompute every page's signature that is not of ``signature``'s kind.
+
+    ``progress`` is called before the first batch and after each; ``stop`` ends it
+    after the batch in hand. ``workers``: processes that compute signatures (None: one
+    per core for a large project, none for a small one). ``choose``: also make the kind
+    the project's (with the first batch).
+    """
+    settings = project_crawl_settings()
+    cap, bounds = settings.fetch.max_body_bytes, settings.parse
+    state = ResignProgress(signature.kind, count_other_kind(signature.kind))
+    if progress is not None:
+        progress(state)
+    if workers is None:
+        workers = (os.cpu_count() or 1) if state.total >= POOL_FROM else 1
+    pool: Executor | None = None
+    if workers > 1 and state.total > batch:
+        # spawn: forking a process with threads (the app's, a crawl's) can deadlock
+        pool = ProcessPoolExecutor(
+            workers, mp_context=get_context("spawn"), initializer=_ignore_interrupts
+        )
+    try:
+        after = 0
+        while True:  # a stop comes into effect after the batch in hand
+            pages = other_kind_pages(signature.kind, after, batch)
+            if not pages:
+                break
+            jobs = _read_batch(project_dir, pages)
+            after = jobs[-1].page.id
+            sign = _Signer(signature, cap, bounds, utcnow())
+            computed = list(
+                pool.map(sign, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
+                if pool is not None
+                else map(sign, jobs)
+            )
+            news = [
+                NewSignature(
+                    job.page.id,
+                    job.page.payload_file,
+                    job.page.payload_offset,
+                    value,
+                    None if value is None else signature.kind,
+                )
+                for job, value in zip(jobs, computed, strict=True)
+            ]
+            with store.transaction():
+                if choose:
+                    choices.set_signature(signature.kind)
+                    choose = False
+                taken = set_signatures(news)
+            unreadable = sum(new.signature is None for new in news)
+            state = replace(
+                state,
+                done=state.done + len(news),
+                recomputed=state.recomputed + len(news) - unreadable,
+                unreadable=state.unreadable + unreadable,
+                skipped=state.skipped + len(news) - taken,
+            )
+            if progress is not None:
+                progress(state)
+            if stop is not None and stop.is_set():
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    if stop is not None and stop.is_set() and state.done < state.total:
+        state = replace(state, stopped=True)
+        if progress is not None:
+            progress(state)
+    elif choose:  # no page needed a new signature
+        choices.set_signature(signature.kind)
+    return state
+
+
+def _ignore_interrupts() -> None:
+    # A terminal's Ctrl-C reaches the whole process group: the workers leave it to the
+    # parent, which stops after the batch in hand (a worker killed by it would break
+    # the pool instead).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _read_batch(project_dir: Path, pages: list[SignedPage]) -> list[_Job]:
+    """The pages' payloads, as many as fit in :data:`BATCH_BYTES` (at least one)."""
+    jobs: list[_Job] = []
+    held = 0
+    for page in pages:
+        if jobs and held >= BATCH_BYTES:
+            break  # the rest come with the next batch
+        job = _read(project_dir, page)
+        held += len(job.body)
+        jobs.append(job)
+    return jobs
+
+
+def _read(project_dir: Path, page: SignedPage) -> _Job:
+    if page.payload_file is None or page.payload_offset is None:
+        return _Job(page, None, (), b"")
+    try:
+        record = read_payload(project_dir, page.payload_file, page.payload_offset)
+    except (WarcError, OSError):  # a missing or corrupt WARC: counted, never fatal
+        return _Job(page, None, (), b"")
+    if record.record_type != "response":
+        return _Job(page, None, (), b"")
+    return _Job(page, record.http_status, tuple(record.http_headers), record.body)
+
+
+@dataclass(frozen=True)
+class _Signer:
+    """Signs one payload as the crawl would have on fetching it (picklable)."""
+
+    signature: Signature
+    cap: int
+    bounds: ParseSettings
+    now: datetime
+
+    def __call__(self, job: _Job) -> bytes | None:
+        if job.status is None or not 200 <= job.status < 300:
+            return None
+        response = HttpResponse("HTTP/1.1", job.status, "", list(job.headers), job.body)
+        result = FetchResult(job.page.url, self.now, response=response)
+        result.decoded, result.decode_error = decode_body(
+            job.body, result.header("content-encoding"), self.cap
+        )
+        try:
+            analysis = PageAnalyser(self.signature, self.bounds).analyse_now(job.page.url, result)
+        except Exception:  # as in the crawl: a page that breaks the parse costs that page only
+            return None
+        return analysis.signature

@@ -1,0 +1,83 @@
+"""Pages' stored signatures, for recomputing them under another kind (DESIGN.md §5).
+
+A page's ``signature_kind`` says which kind its ``signature`` is; a fetch compares only
+like with like. Recomputing goes through the pages a batch at a time, by id, and writes
+each batch in one transaction: stopped anywhere, every page's signature and kind agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from peewee import Expression, Field, fn
+from recrawl.core.store.models import DB, Page
+
+
+@dataclass(frozen=True, slots=True)
+class SignedPage:
+    """A page whose signature is not of the wanted kind, and where its payload is."""
+
+    id: int
+    url: str
+    payload_file: str | None
+    payload_offset: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewSignature:
+    """A recomputed signature (None: the payload could not be read; none is kept)."""
+
+    page_id: int
+    #: The payload it was computed from: a page moved meanwhile (a crawl fetched it, a
+    #: compaction rewrote its segment) keeps what it has.
+    payload_file: str | None
+    payload_offset: int | None
+    signature: bytes | None
+    kind: str | None
+
+
+def _other_kind(kind: str) -> Expression:
+    # A page with a payload is signed (or should be); a page with only a signature left
+    # (its payload gone) must lose it too.
+    return ((Page.signature_kind != kind) | Page.signature_kind.is_null()) & (
+        Page.payload_file.is_null(False) | Page.signature.is_null(False)
+    )
+
+
+def count_other_kind(kind: str) -> int:
+    """Pages whose signature is not of ``kind`` (or missing) but could be recomputed."""
+    return int(Page.select(fn.COUNT(Page.id)).where(_other_kind(kind)).scalar() or 0)
+
+
+def other_kind_pages(kind: str, after_id: int, limit: int) -> list[SignedPage]:
+    """The next ``limit`` such pages with an id above ``after_id``, by id."""
+    query = (
+        Page.select(Page.id, Page.url, Page.payload_file, Page.payload_offset)
+        .where(_other_kind(kind) & (Page.id > after_id))
+        .order_by(Page.id)
+        .limit(limit)
+    )
+    return [SignedPage(*row) for row in query.tuples().iterator()]
+
+
+def set_signatures(signatures: Sequence[NewSignature]) -> int:
+    """Store recomputed signatures in one transaction; how many pages took theirs."""
+    taken = 0
+    with DB.atomic():
+        for new in signatures:
+            taken += (
+                Page.update(signature=new.signature, signature_kind=new.kind)
+                .where(
+                    (Page.id == new.page_id)
+                    & _same(Page.payload_file, new.payload_file)
+                    & _same(Page.payload_offset, new.payload_offset)
+                )
+                .execute()
+            )
+    return taken
+
+
+def _same(column: Field[Any], value: object) -> Expression:
+    return column.is_null() if value is None else column == value
