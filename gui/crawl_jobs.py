@@ -91,10 +91,12 @@ def last_run_text(outlook: CrawlOutlook) -> str:
     )
 
 
-def due_text(outlook: CrawlOutlook, now: datetime) -> str:
+def due_text(outlook: CrawlOutlook, now: datetime, watched: bool = False) -> str:
+    """What is due; ``watched``: another process watches the project and fetches it."""
     if outlook.due:
         pages = "1 page is" if outlook.due == 1 else f"{outlook.due:,} pages are"
-        return f"{pages} due now: Start fetches them."
+        who = "the watcher fetches them" if watched else "Start fetches them"
+        return f"{pages} due now: {who}."
     if outlook.next_due is not None:
         wait = human_duration((outlook.next_due - now).total_seconds())
         return (

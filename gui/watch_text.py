@@ -11,11 +11,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from recrawl.core.clock import human_duration
-from recrawl.core.engine import Event, PageFetched, RoundFinished
+from recrawl.core.engine import Event, PageFetched, RoundFinished, WatchRound
 from recrawl.gui.formatting import local_time
+
+if TYPE_CHECKING:  # the watcher (its engine) loads when the app watches
+    from recrawl.core.watch.watcher import WatchSummary
 
 
 class Mode(Enum):
@@ -48,12 +52,33 @@ class TrayState:
     unseen: int | None = None
 
 
-def sleeping_text(until: datetime | None, now: datetime) -> str:
+def sleeping_text(until: datetime | None, now: datetime, paused: bool = False) -> str:
     """``Watching: the next page is due 2026-11-30 21:40 (in 3.2 h).``"""
+    if paused:
+        return "Watching is paused: Resume goes on with the pages due."
     if until is None:
         return "Watching: nothing is due; a new seed or a changed schedule wakes the watch."
     wait = human_duration(max(0.0, (until - now).total_seconds()))
     return f"Watching: the next page is due {local_time(until)} (in {wait})."
+
+
+def watch_round_text(event: WatchRound) -> str:
+    """The log's line for a watch round."""
+    due = f"; next page due {local_time(event.next_due_at)}" if event.next_due_at else ""
+    return (
+        f"watch round: {event.fetched:,} fetched, {event.new_pages:,} new pages, "
+        f"{event.changed_pages:,} changed, {event.errors:,} errors{due}"
+    )
+
+
+def watch_summary_text(summary: WatchSummary) -> str:
+    word = "stopped" if summary.stopped else "ended"
+    took = human_duration(summary.elapsed_s)
+    return (
+        f"Watching {word} after {took}: {summary.rounds} round(s), {summary.fetched:,} pages "
+        f"fetched, {summary.new_pages:,} new, {summary.changed_pages:,} changed, "
+        f"{summary.errors:,} errors"
+    )
 
 
 def watched_text(holder: WatcherHolder) -> str:
