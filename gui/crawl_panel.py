@@ -483,7 +483,7 @@ class CrawlPanel(Panel):
             return  # a crawl started meanwhile: its progress is shown instead
         self.last_outlook = outlook
         if self._ended_text is None:
-            self.round_label.setText(crawl_jobs.last_run_text(outlook))
+            self.round_label.setText(crawl_jobs.last_run_text(outlook, self.holder is not None))
         self.view.show_outlook(crawl_jobs.due_text(outlook, now, self.holder is not None))
 
     def activate(self) -> None:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from recrawl.core.clock import utcnow
@@ -38,6 +38,8 @@ from recrawl.gui.watch_text import (
 )
 
 MESSAGE_MS = 10_000
+#: While the watch sleeps, the tooltip's "in 3.2 h" is refreshed this often.
+TOOLTIP_MS = 60_000
 
 _JOB_MODES = {"running": Mode.CRAWLING, "paused": Mode.PAUSED, "stopping": Mode.STOPPING}
 
@@ -61,6 +63,9 @@ class TrayController(QObject):
         self._job_state = "idle"
         self._asleep = False
         self._batcher = NewsBatcher()
+        self._clock = QTimer(self)
+        self._clock.setInterval(TOOLTIP_MS)
+        self._clock.timeout.connect(self._show)
 
         self.menu = QMenu()
         self.state_action = QAction("", self)
@@ -175,8 +180,8 @@ class TrayController(QObject):
         self.state = replace(self.state, **changes)
         self._show()
 
-    def _show(self, now: datetime | None = None) -> None:
-        self.tooltip = tray_tooltip(self.state, self.project or "no project", now or utcnow())
+    def _show(self) -> None:
+        self.tooltip = tray_tooltip(self.state, self.project or "no project", utcnow())
         self.state_action.setText(self.tooltip.splitlines()[1])
         paused = self.state.mode is Mode.PAUSED
         watching = self._context is not None and self._context.crawl.watching
@@ -184,6 +189,11 @@ class TrayController(QObject):
         self.pause_action.setEnabled(watching and self.state.mode is not Mode.STOPPING)
         if self.icon is not None:
             self.icon.setToolTip(self.tooltip)
+        if self.state.mode is Mode.SLEEPING and self.state.next_due is not None:
+            if not self._clock.isActive():
+                self._clock.start()
+        else:
+            self._clock.stop()
 
     def _toggle_pause(self) -> None:
         context = self._context
@@ -202,5 +212,6 @@ class TrayController(QObject):
             self.sig_open.emit()
 
     def hide(self) -> None:
+        self._clock.stop()
         if self.icon is not None:
             self.icon.hide()

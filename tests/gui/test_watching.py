@@ -121,6 +121,7 @@ def test_a_watcher_in_another_process_shows_its_pid_and_stops_from_the_window(
         assert f"This project is watched by `recrawl watch` (pid {watch.pid}) since " in text
         assert not panel.start_button.isEnabled() and not panel.watch_button.isEnabled()
         assert f"watched by pid {watch.pid}" in window.tray.tooltip
+        qtbot.waitUntil(lambda: "the watcher fetches them" in panel.round_label.text())
         panel.grab().save(str(tmp_path / "crawl-panel-watched.png"))
         # its commits reach the panels: seeds added here wake it, it fetches them
         pages = window.panels["pages"]
