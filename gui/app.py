@@ -33,5 +33,6 @@ def run_app(project_dir: str | None = None, *, watch: bool = False, hidden: bool
         window.start_watching()
     if not (hidden and window.tray.available):
         window.show()
-    with close_on_stop_signals(window):  # Ctrl-C in the terminal: as closing the window
+    # Ctrl-C or SIGTERM: as the tray's Quit (a watch stops cleanly, the window closes)
+    with close_on_stop_signals(window, window.quit_app):
         return app.exec()
