@@ -104,6 +104,7 @@ class TrayController(QObject):
         context.crawl.sig_events.connect(self._events)
         monitor.sig_holder.connect(self._holder)
         monitor.sig_store_changed.connect(self.refresh_unseen)
+        context.changes.sig_news.connect(self.refresh_unseen)  # e.g. "mark all as seen"
         self.refresh_unseen()
         self._show()
 
