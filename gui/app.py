@@ -7,7 +7,9 @@ import sys
 from recrawl.core.project import Project
 
 
-def run_app(project_dir: str | None = None) -> int:
+def run_app(project_dir: str | None = None, *, watch: bool = False, hidden: bool = False) -> int:
+    """Run the app until it quits; ``watch``: watching from the start; ``hidden``: the
+    window starts in the system tray (where there is one, else it shows)."""
     from PySide6.QtWidgets import QApplication
     from recrawl.gui.main_window import MainWindow
     from recrawl.gui.resources import icon, stylesheet
@@ -23,6 +25,14 @@ def run_app(project_dir: str | None = None) -> int:
     # default project is created on first start
     project = Project.open(project_dir) if project_dir else Project.open_or_init_default()
     window = MainWindow(project)
-    window.show()
-    with close_on_stop_signals(window):  # Ctrl-C in the terminal: as closing the window
+    # The app ends when the window closes for good, not when it hides in the tray (nor
+    # when a message box closes while the window is hidden).
+    app.setQuitOnLastWindowClosed(False)
+    window.sig_closed.connect(app.quit)
+    if watch:
+        window.start_watching()
+    if not (hidden and window.tray.available):
+        window.show()
+    # Ctrl-C or SIGTERM: as the tray's Quit (a watch stops cleanly, the window closes)
+    with close_on_stop_signals(window, window.quit_app):
         return app.exec()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from recrawl.core.project import Project
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.preferences import Preferences
 from recrawl.gui.workers import CompactionJob, CrawlJob
+
+if TYPE_CHECKING:  # it reports to Changes, below
+    from recrawl.gui.watch_monitor import WatchMonitor
 
 
 class Changes(QObject):
@@ -17,6 +21,8 @@ class Changes(QObject):
     sig_pages = Signal()
     sig_segments = Signal()
     sig_policy = Signal()  # schedule, signature or filter chain
+    #: A watch round ended: there may be news (the What's new panel, the tray).
+    sig_news = Signal()
     #: A message for the status bar.
     sig_status = Signal(str)
 
@@ -29,3 +35,5 @@ class AppContext:
     compaction: CompactionJob
     prefs: Preferences
     changes: Changes
+    #: Another process watching the project (``recrawl watch``), and its commits.
+    watch: WatchMonitor

@@ -68,11 +68,13 @@ def save_settings(changes: Mapping[str, object | None]) -> dict[str, object]:
 # -- sentences ------------------------------------------------------------------------
 
 
-def last_run_text(outlook: CrawlOutlook) -> str:
+def last_run_text(outlook: CrawlOutlook, watched: bool = False) -> str:
+    """What the last crawl did; ``watched``: another process watches the project."""
     run = outlook.last_run
     if run is None:
         if outlook.pages == 0:
-            return "This project is empty: add seed URLs on the left, then Start."
+            then = "the watcher fetches them" if watched else "then Start"
+            return f"This project is empty: add seed URLs on the left, {then}."
         return "No crawl is recorded for this project yet."
     started = local_time(run.started_at)
     if run.ended_at is None:
@@ -91,10 +93,12 @@ def last_run_text(outlook: CrawlOutlook) -> str:
     )
 
 
-def due_text(outlook: CrawlOutlook, now: datetime) -> str:
+def due_text(outlook: CrawlOutlook, now: datetime, watched: bool = False) -> str:
+    """What is due; ``watched``: another process watches the project and fetches it."""
     if outlook.due:
         pages = "1 page is" if outlook.due == 1 else f"{outlook.due:,} pages are"
-        return f"{pages} due now: Start fetches them."
+        who = "the watcher fetches them" if watched else "Start fetches them"
+        return f"{pages} due now: {who}."
     if outlook.next_due is not None:
         wait = human_duration((outlook.next_due - now).total_seconds())
         return (

@@ -8,11 +8,16 @@ the progress view a few times a second, so a fast crawl never floods the event l
 Politeness is the project's: the fields show its stored crawl settings (the ones
 ``recrawl crawl`` starts from) and a change is kept at once. While no crawl runs, the
 panel says what the last one did (a killed one reads as interrupted) and what is due.
+
+Watch (DESIGN.md §10) runs the core's watcher on the same job, rounds as pages come due;
+asleep, the panel says when the next is. While ``recrawl watch`` holds the project, a
+banner says so and can stop it. Seeds and politeness changed here wake a watcher.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -23,8 +28,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -34,25 +37,38 @@ from PySide6.QtWidgets import (
 from recrawl.core.clock import utcnow
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import (
+    CrawlFinished,
     CrawlSummary,
     Event,
-    InjectResult,
     LinkRejected,
     LogMessage,
     PageFetched,
     RoundFinished,
     RoundStarted,
     StatsSnapshot,
-    inject,
+    WatchRound,
+    WatchSleeping,
 )
-from recrawl.gui import crawl_jobs
+from recrawl.core.watch.watcher import WatchSummary
+from recrawl.gui import crawl_jobs, watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.crawl_jobs import CrawlOutlook
 from recrawl.gui.crawl_progress import CrawlProgress
 from recrawl.gui.crawl_view import CrawlProgressView
+from recrawl.gui.notify_box import NotifyBox
 from recrawl.gui.panel import Panel
+from recrawl.gui.seeds_box import SeedsBox
+from recrawl.gui.watch_text import (
+    WatcherHolder,
+    sleeping_text,
+    watch_round_text,
+    watch_summary_text,
+)
+from recrawl.gui.watched_banner import WatchedBanner
 
 REDRAW_MS = 250
+#: While the watch sleeps, "in 3.2 h" is refreshed this often (no redraws meanwhile).
+SLEEP_TEXT_MS = 30_000
 
 
 class CrawlPanel(Panel):
@@ -68,6 +84,8 @@ class CrawlPanel(Panel):
         #: The project's crawl settings; the fields override the politeness ones.
         self._stored = CrawlSettings()
         self.settings_loaded = False
+        #: Watch as soon as the settings are read (``recrawl gui --watch``).
+        self._watch_when_ready = False
         #: What the crawl run in this window said when it ended (None: none ran yet).
         self._ended_text: str | None = None
         #: The last crawl and what is due, as last read (None: not yet).
@@ -75,33 +93,37 @@ class CrawlPanel(Panel):
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self._redraw)
+        #: While the watch sleeps: until when (naive UTC; None: nothing will be due).
+        self.sleeping = False
+        self._sleeping_until: datetime | None = None
+        self._sleep_timer = QTimer(self)
+        self._sleep_timer.setInterval(SLEEP_TEXT_MS)
+        self._sleep_timer.timeout.connect(self._show_sleeping)
+        #: Another process watching the project (None: none).
+        self.holder: WatcherHolder | None = None
+        context.watch.sig_holder.connect(self._holder_changed)
+        context.watch.sig_store_changed.connect(self._refresh_outlook)
+        self.banner.stop_button.clicked.connect(self.stop_external_watcher)
         crawl = context.crawl
         crawl.sig_events.connect(self._on_events)
         crawl.sig_state.connect(self._on_state)
         crawl.sig_finished.connect(self._on_finished)
         crawl.sig_failed.connect(self._on_failed)
+        self._state = "idle"
+        #: A crawl or watch of this window runs (from Start or Watch until idle again).
+        self._ran = False
         self._on_state("idle")
         self._load_settings()
+        self._holder_changed(context.watch.holder)
 
     # -- layout ----------------------------------------------------------------------
 
     def _build(self) -> None:
-        seeds_box = QGroupBox("Seeds")
-        self.seeds = QPlainTextEdit()
-        self.seeds.setPlaceholderText(
-            "Paste the URLs to watch, one per line, then Add seeds.\n"
-            "https://example.org/\nhttps://example.org/news/"
-        )
-        self.add_seeds = QPushButton("Add seeds")
-        self.add_seeds.clicked.connect(self.inject_seeds)
-        self.seed_status = QLabel()
-        self.seed_status.setWordWrap(True)
-        column = QVBoxLayout(seeds_box)
-        column.addWidget(self.seeds)
-        row = QHBoxLayout()
-        row.addWidget(self.add_seeds)
-        row.addWidget(self.seed_status, 1)
-        column.addLayout(row)
+        seeds_box = SeedsBox(self.context)
+        seeds_box.sig_added.connect(self._refresh_outlook)
+        # the parts tests read by name
+        self.seeds, self.add_seeds = seeds_box.seeds, seeds_box.add_seeds
+        self.seed_status, self.inject_seeds = seeds_box.seed_status, seeds_box.inject_seeds
 
         polite_box = QGroupBox("Politeness and limits")
         polite_box.setToolTip("Kept in the project: `recrawl crawl` starts from the same settings")
@@ -146,6 +168,14 @@ class CrawlPanel(Panel):
         form.addRow("", self.obey_robots)
 
         self.start_button = QPushButton("Start")
+        self.watch_button = QPushButton("Watch")
+        self.watch_button.setCheckable(True)
+        self.watch_button.setObjectName("watch-button")
+        self.watch_button.setToolTip(
+            "Keep crawling as pages come due: a round when pages are due, asleep in between"
+        )
+        self.watch_button.clicked.connect(self.watch_toggled)
+        self.notify_box = NotifyBox(self.context.jobs)
         self.pause_button = QPushButton("Pause")
         self.resume_button = QPushButton("Resume")
         self.stop_button = QPushButton("Stop")
@@ -156,12 +186,14 @@ class CrawlPanel(Panel):
         controls = QHBoxLayout()
         for button in (
             self.start_button,
+            self.watch_button,
             self.pause_button,
             self.resume_button,
             self.stop_button,
         ):
             controls.addWidget(button)
         controls.addStretch(1)
+        self.banner = WatchedBanner()
 
         self.view = CrawlProgressView()
         # the parts tests and the window read by name
@@ -177,11 +209,13 @@ class CrawlPanel(Panel):
         left_column.addWidget(seeds_box, 1)
         left_column.addWidget(polite_box)
         left_column.addLayout(controls)
+        left_column.addWidget(self.notify_box)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.view)
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
         layout.addWidget(splitter)
 
     # -- the project's crawl settings ------------------------------------------------
@@ -223,7 +257,10 @@ class CrawlPanel(Panel):
 
     def _settings_ready(self) -> None:
         self.settings_loaded = True
-        self.start_button.setEnabled(not self.context.crawl.busy)
+        self._enable_controls()
+        if self._watch_when_ready:
+            self._watch_when_ready = False
+            self.start(watch=True)
 
     def _politeness_changed(self, name: str, value: object) -> None:
         """Keep a changed field in the project; its default is kept as "not set"."""
@@ -235,6 +272,14 @@ class CrawlPanel(Panel):
             lambda _: None,
             lambda message: self.context.changes.sig_status.emit(f"{name} was not kept: {message}"),
         )
+        # after the save (one lane): a watcher takes the new settings at once
+        watch_link.wake_soon(self.context.jobs, self.context.project.path)
+
+    def _watch_settings(self) -> Callable[[], CrawlSettings]:
+        """What a watch reads before each crawl: the project's settings as they are then
+        (the fields keep theirs in it at once), with the limits shown now."""
+        max_pages, rounds = self.max_pages.value() or None, self.rounds.value() or None
+        return lambda: replace(crawl_jobs.load_settings(), max_pages=max_pages, rounds=rounds)
 
     def settings(self) -> CrawlSettings:
         """The settings a Start uses: the project's, with the fields and limits shown."""
@@ -253,59 +298,91 @@ class CrawlPanel(Panel):
             rounds=self.rounds.value() or None,
         )
 
-    # -- seeds -----------------------------------------------------------------------
-
-    def inject_seeds(self) -> None:
-        urls = [line.strip() for line in self.seeds.toPlainText().splitlines() if line.strip()]
-        if not urls:
-            self.seed_status.setText("Type or paste at least one URL.")
-            return
-        self.add_seeds.setEnabled(False)
-        self.seed_status.setText("Adding…")
-        self.context.jobs.submit(lambda: inject(urls, utcnow()), self._seeded, self._seed_failed)
-
-    def _seeded(self, result: InjectResult) -> None:
-        self.add_seeds.setEnabled(True)
-        text = f"{result.added} new seed(s) added"
-        if result.rejected:
-            # describe() says "no rule matched" where no line decided, never "line None"
-            why = "; ".join(f"{url}: {v.describe()}" for url, v in result.rejected[:3])
-            text += f", {len(result.rejected)} turned away by the filter chain ({why})"
-        self.seed_status.setText(text + ". The Sites panel lists what the project watches.")
-        if result.added:
-            self.seeds.clear()
-        self.context.changes.sig_pages.emit()
-        self.context.changes.sig_policy.emit()  # the seeds' hosts joined the scope filter
-        self._refresh_outlook()
-
-    def _seed_failed(self, message: str) -> None:
-        self.add_seeds.setEnabled(True)
-        self.seed_status.setText(message)
-
     # -- crawl controls --------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, watch: bool = False) -> None:
+        """Start a crawl, or (``watch``) a watch: rounds as pages come due."""
         crawl = self.context.crawl
-        if crawl.busy or self.context.compaction.busy or not self.settings_loaded:
+        if crawl.busy or self.context.compaction.busy or self.holder is not None:
+            return
+        if not self.settings_loaded:
+            self._watch_when_ready = watch
             return
         self._log_buffer.clear()
         self.tracker.start(time.monotonic())
         self.view.clear()
         self.view.progress.show()
-        self.round_label.setText("Starting…")
-        crawl.start(self.settings())
+        self.round_label.setText("Starting to watch…" if watch else "Starting…")
+        if watch:
+            crawl.watch(self._watch_settings())
+        else:
+            crawl.start(self.settings())
+        self._ran = True
         self._timer.start()
 
+    def watch_toggled(self, on: bool) -> None:
+        if on:
+            self.start(watch=True)
+        elif self.context.crawl.watching:
+            self.context.crawl.stop()
+        self._enable_controls()
+
+    def _enable_controls(self) -> None:
+        crawl = self.context.crawl
+        free = not crawl.busy and self.settings_loaded and self.holder is None
+        self.start_button.setEnabled(free)
+        self.watch_button.setEnabled(free or (crawl.watching and self._state != "stopping"))
+        self.watch_button.setChecked(crawl.watching and self._state != "stopping")
+
     def _on_state(self, state: str) -> None:
+        self._state = state
         idle = state == "idle"
-        self.start_button.setEnabled(idle and self.settings_loaded)
         self.pause_button.setEnabled(state == "running")
         self.resume_button.setEnabled(state == "paused")
         self.stop_button.setEnabled(state in ("running", "paused"))
-        if idle and self._timer.isActive():  # a crawl of this window ended
+        self._enable_controls()
+        if idle:
+            self._wake_up()
+        elif self.sleeping:
+            self._show_sleeping()  # paused or not
+        if idle and self._ran:  # a crawl (or watch) of this window ended
+            self._ran = False
             self._timer.stop()
             self._redraw()
             self._refresh_outlook()
+
+    # -- watching ----------------------------------------------------------------------
+
+    def _asleep(self, until: datetime | None) -> None:
+        """The watch sleeps: no redraws until its next round, and when that is due."""
+        self.sleeping, self._sleeping_until = True, until
+        self._redraw()
+        self._timer.stop()
+        self.round_label.setText("Watching: waiting for the next page to come due")
+        self._show_sleeping()
+        self._sleep_timer.start()
+
+    def _show_sleeping(self) -> None:
+        paused = self._state == "paused"
+        self.view.show_outlook(sleeping_text(self._sleeping_until, utcnow(), paused))
+
+    def _wake_up(self) -> None:
+        if self.sleeping:
+            self.sleeping = False
+            self._sleep_timer.stop()
+            self.view.show_outlook("")
+            if self.context.crawl.busy:
+                self._timer.start()
+
+    def _holder_changed(self, holder: WatcherHolder | None) -> None:
+        self.holder = holder
+        self.banner.show_holder(holder)
+        self._enable_controls()
+        self._refresh_outlook()
+
+    def stop_external_watcher(self) -> None:
+        self.banner.stopping()
+        self.context.watch.stop_watcher()
 
     # -- events (GUI thread, by signal) ----------------------------------------------
 
@@ -329,7 +406,18 @@ class CrawlPanel(Panel):
             elif isinstance(event, LogMessage):
                 self._log_buffer.append(f"{event.level}  {event.text}")
             elif isinstance(event, RoundStarted):
+                if self.sleeping:
+                    self.tracker.idle(now)  # the rate was zero until now
+                self._wake_up()
                 self.tracker.round_started(event)
+            elif isinstance(event, CrawlFinished) and self.context.crawl.watching:
+                self.tracker.crawl_finished(event.summary)
+            elif isinstance(event, WatchSleeping):
+                self.tracker.idle(now)
+                self._asleep(event.until)
+            elif isinstance(event, WatchRound):
+                self._log_buffer.append(watch_round_text(event))
+                self.context.changes.sig_news.emit()
             elif isinstance(event, RoundFinished):
                 self.tracker.round_finished(event)
                 self._log_buffer.append(
@@ -350,15 +438,19 @@ class CrawlPanel(Panel):
         self.view.append_log(self._log_buffer)
         self._log_buffer.clear()
 
-    def _on_finished(self, summary: CrawlSummary) -> None:
-        word = "stopped" if summary.stopped else "finished"
-        text = (
-            f"Crawl {word}: {summary.fetched} pages in {summary.rounds} round(s), "
-            f"{summary.new_urls} new URLs, {summary.errors} errors, "
-            f"{summary.pages_per_s:.1f} pages/s"
-        )
+    def _on_finished(self, summary: CrawlSummary | WatchSummary) -> None:
+        if isinstance(summary, WatchSummary):
+            text = watch_summary_text(summary)
+            self.tracker.ended(summary.elapsed_s)
+        else:
+            word = "stopped" if summary.stopped else "finished"
+            text = (
+                f"Crawl {word}: {summary.fetched} pages in {summary.rounds} round(s), "
+                f"{summary.new_urls} new URLs, {summary.errors} errors, "
+                f"{summary.pages_per_s:.1f} pages/s"
+            )
+            self.tracker.finished(summary)
         self._log_buffer.append(text)
-        self.tracker.finished(summary)
         self._dirty = True
         self._redraw()
         self._ended_text = text
@@ -391,8 +483,8 @@ class CrawlPanel(Panel):
             return  # a crawl started meanwhile: its progress is shown instead
         self.last_outlook = outlook
         if self._ended_text is None:
-            self.round_label.setText(crawl_jobs.last_run_text(outlook))
-        self.view.show_outlook(crawl_jobs.due_text(outlook, now))
+            self.round_label.setText(crawl_jobs.last_run_text(outlook, self.holder is not None))
+        self.view.show_outlook(crawl_jobs.due_text(outlook, now, self.holder is not None))
 
     def activate(self) -> None:
         if not self.context.crawl.busy:
@@ -402,3 +494,4 @@ class CrawlPanel(Panel):
 
     def shutdown(self) -> None:
         self._timer.stop()
+        self._sleep_timer.stop()

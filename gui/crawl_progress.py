@@ -80,6 +80,9 @@ class CrawlProgress:
         self.rates.clear()
         self.round = RoundProgress()
         self.fetched = self.errors = self.new_urls = 0
+        #: A watch runs one crawl after another, whose snapshots each count from zero:
+        #: the totals of the crawls that ended, added to each snapshot's.
+        self._before = (0, 0, 0)
         self.paused = False
         self.started = t
         #: The crawl's length once it has ended (None while it runs).
@@ -100,10 +103,12 @@ class CrawlProgress:
         return (n1 - n0) / (t1 - t0) if t1 > t0 else 0.0
 
     def snapshot(self, t: float, snap: StatsSnapshot) -> None:
-        self.fetched, self.errors, self.new_urls = snap.fetched, snap.errors, snap.new_urls
+        fetched, errors, new_urls = self._before
+        self.fetched, self.errors = fetched + snap.fetched, errors + snap.errors
+        self.new_urls = new_urls + snap.new_urls
         self.paused = snap.paused
         self.round = RoundProgress(snap.round, max(snap.queued, 1), snap.round_done)
-        self._counts.append((t, snap.fetched))
+        self._counts.append((t, self.fetched))
         # keep one count at or before the window's start, so the rate spans the window
         while len(self._counts) > 2 and self._counts[1][0] <= t - self.window_s:
             self._counts.popleft()
@@ -118,8 +123,28 @@ class CrawlProgress:
         done = max(self.round.done, event.fetched + event.errors)
         self.round = RoundProgress(event.round, self.round.queued, min(done, self.round.queued))
 
+    def crawl_finished(self, summary: CrawlSummary) -> None:
+        """One crawl of a watch ended (its CrawlFinished): the next counts from zero."""
+        fetched, errors, new_urls = self._before
+        self._before = (
+            fetched + summary.fetched,
+            errors + summary.errors,
+            new_urls + summary.new_urls,
+        )
+        self.fetched, self.errors, self.new_urls = self._before
+
+    def idle(self, t: float) -> None:
+        """Nothing is fetched from ``t`` on (a watch sleeps): the rate drops to zero."""
+        self._counts.clear()
+        self._counts.append((t, self.fetched))
+        self.rates.add(self.elapsed(t), 0.0)
+
     def finished(self, summary: CrawlSummary) -> None:
         """The crawl ended: its own totals replace the last snapshot's (a tick old)."""
         self.fetched, self.errors, self.new_urls = summary.fetched, summary.errors, summary.new_urls
+        self.ended(summary.elapsed_s)
+
+    def ended(self, elapsed_s: float) -> None:
+        """The crawl (or watch) ended after ``elapsed_s``; the totals stay as they are."""
         self.paused = False
-        self.ended_after = summary.elapsed_s
+        self.ended_after = elapsed_s

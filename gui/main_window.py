@@ -3,7 +3,9 @@
 It owns the project and the background services (store jobs, the crawl job, the
 compaction job) and hands them to the panels in an :class:`AppContext`. Opening another
 project rebuilds the panels on it. Closing the window while a crawl runs stops the
-crawl first and closes once it has stopped.
+crawl first and closes once it has stopped; while the app watches and the platform has a
+system tray, closing can leave it watching in the tray instead (asked once, remembered:
+the Crawl menu changes it back). The tray icon (:mod:`.tray`) outlives project switches.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import gc
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -39,6 +41,9 @@ from recrawl.gui.resources import icon
 from recrawl.gui.schedule_panel import SchedulePanel
 from recrawl.gui.segments_panel import SegmentsPanel
 from recrawl.gui.sites_panel import SitesPanel
+from recrawl.gui.tray import TrayController
+from recrawl.gui.watch_menu import WatchMenu, ask_keep_watching
+from recrawl.gui.watch_monitor import WatchMonitor
 from recrawl.gui.workers import CompactionJob, CrawlJob
 
 from recrawl import __version__
@@ -61,12 +66,26 @@ CRAWL_STATES = {
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, project: Project, prefs: Preferences | None = None) -> None:
+    #: The window has closed for good (not hidden in the tray): the app may quit.
+    sig_closed = Signal()
+
+    def __init__(
+        self,
+        project: Project,
+        prefs: Preferences | None = None,
+        *,
+        tray_available: bool | None = None,
+    ) -> None:
         super().__init__()
         self.prefs = prefs or Preferences()
         self.setWindowIcon(icon("app"))
         self.resize(1200, 780)
         self._closing = False
+        #: Quit asked (the tray's Quit): no question, the watch stops, the window closes.
+        self._quitting = False
+        self.tray = TrayController(self, available=tray_available)
+        self.tray.sig_open.connect(self.show_from_tray)
+        self.tray.sig_quit.connect(self.quit_app)
         self.context: AppContext | None = None
         self.panels: dict[str, Panel] = {}
 
@@ -114,6 +133,9 @@ class MainWindow(QMainWindow):
         self.start_action = self._action(menu, "&Start", self._start_crawl, "Ctrl+R")
         self.pause_action = self._action(menu, "&Pause / Resume", self._toggle_pause, "Ctrl+P")
         self.stop_action = self._action(menu, "S&top", self._stop_crawl, "Ctrl+.")
+        self.watch_menu = WatchMenu(menu, self.prefs, self)
+        self.watch_menu.sig_watch.connect(self._watch_from_menu)
+        self.watch_menu.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
         menu = self.menuBar().addMenu("&View")
         for number, panel in enumerate(PANELS, 1):
@@ -153,13 +175,15 @@ class MainWindow(QMainWindow):
         gc.unfreeze()  # the old panels' objects may be collected again
         self._close_context()
         changes = Changes(self)
+        jobs = StoreJobs(self)
         context = AppContext(
             project=project,
-            jobs=StoreJobs(self),
+            jobs=jobs,
             crawl=CrawlJob(project, self),
             compaction=CompactionJob(project, self),
             prefs=self.prefs,
             changes=changes,
+            watch=WatchMonitor(project.path, jobs, changes, self),
         )
         self.context = context
         context.crawl.sig_state.connect(self._crawl_state_changed)
@@ -185,6 +209,8 @@ class MainWindow(QMainWindow):
         self.prefs.add_recent_project(project.path)
         self._fill_recent()
         self._crawl_state_changed("idle")
+        self.tray.attach(context, context.watch)
+        self.watch_menu.set_project(project.path)
         self.show_panel(self.prefs.last_panel())
         # Everything alive now (modules, Qt wrappers, the panels) lives as long as the
         # window: frozen out of the cyclic collector, whose full passes over half a
@@ -238,10 +264,12 @@ class MainWindow(QMainWindow):
             return
         for panel in self.panels.values():
             panel.shutdown()
+        context.watch.shutdown()
         context.crawl.wait()
         context.compaction.wait()
         context.jobs.shutdown()
-        for service in (context.jobs, context.crawl, context.compaction, context.changes):
+        services = (context.jobs, context.crawl, context.compaction, context.changes, context.watch)
+        for service in services:
             service.deleteLater()
 
     # -- panels --------------------------------------------------------------------------
@@ -292,8 +320,24 @@ class MainWindow(QMainWindow):
         if self.context is not None:
             self.context.crawl.stop()
 
+    def start_watching(self) -> None:
+        """Watch the project (as the Crawl panel's Watch does), once its settings are read."""
+        panel = self.panels["crawl"]
+        if isinstance(panel, CrawlPanel):
+            panel.start(watch=True)
+
+    def _watch_from_menu(self, on: bool) -> None:
+        panel = self.panels["crawl"]
+        if isinstance(panel, CrawlPanel):
+            panel.watch_toggled(on)
+        if self.context is not None:
+            self.watch_menu.watch_action.setChecked(self.context.crawl.watching)
+
     def _crawl_state_changed(self, state: str) -> None:
-        self.crawl_state.setText(CRAWL_STATES.get(state, state))
+        watching = self.context is not None and self.context.crawl.watching
+        text = CRAWL_STATES.get(state, state)
+        self.crawl_state.setText("Watching…" if watching and state == "running" else text)
+        self.watch_menu.watch_action.setChecked(watching and state != "stopping")
         running = state != "idle"
         self.start_action.setEnabled(not running)
         self.pause_action.setEnabled(running and state != "stopping")
@@ -319,7 +363,46 @@ class MainWindow(QMainWindow):
             "revisits, short-circuit filter chains, WARC segments.</p>",
         )
 
+    def show_from_tray(self) -> None:
+        """The tray's Open: the window shown, raised and active."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        if QGuiApplication.platformName() != "offscreen":  # which warns it cannot raise
+            self.raise_()
+        self.activateWindow()
+
+    def quit_app(self) -> None:
+        """The tray's Quit: stop watching (or crawling) cleanly, then close for good."""
+        self._quitting = True
+        self.close()
+
+    def _keep_in_tray(self) -> bool | None:
+        """Whether closing now hides the window in the tray: True, False, or None (the
+        user cancelled the close)."""
+        context = self.context
+        watching = context is not None and context.crawl.busy and context.crawl.watching
+        if not watching or not self.tray.available or self._quitting or self._closing:
+            return False
+        choice = self.prefs.close_while_watching()
+        if choice == "ask":
+            answer, remember = ask_keep_watching(self)
+            if answer is None:
+                return None
+            if remember:
+                self.prefs.set_close_while_watching(answer)
+                self.watch_menu.show_close_choice()
+            choice = answer
+        return choice == "tray"
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        keep = self._keep_in_tray()
+        if keep is None or keep:
+            event.ignore()
+            if keep:
+                self.hide()
+                self.statusBar().showMessage("Watching in the tray")
+            return
         context = self.context
         if context is not None and context.crawl.busy:
             # stop cleanly; the window closes when the crawl reports it has stopped
@@ -338,7 +421,9 @@ class MainWindow(QMainWindow):
         self.prefs.save_window(self.saveGeometry(), self.saveState())
         self.prefs.sync()
         self._close_context()
+        self.tray.hide()
         event.accept()
+        self.sig_closed.emit()
 
     def project_path(self) -> Path | None:
         return self.context.project.path if self.context else None

@@ -1,6 +1,7 @@
 """The user's preferences: the only module that touches ``QSettings``.
 
-Window geometry and state, the panel last shown, recent projects. Values are read and
+Window geometry and state, the panel last shown, recent projects, what closing the
+window does while the app watches a project. Values are read and
 written through named methods, so the rest of the GUI never spells a settings key.
 """
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 MAX_RECENT = 8
+#: Closing the window while watching: ask, keep watching in the tray, stop watching.
+CLOSE_CHOICES = ("ask", "tray", "stop")
 
 
 class Preferences:
@@ -55,6 +58,18 @@ class Preferences:
 
     def set_last_panel(self, name: str) -> None:
         self._settings.setValue("window/panel", name)
+
+    # -- watching ----------------------------------------------------------------------
+
+    def close_while_watching(self) -> str:
+        """What closing the window does while watching: one of :data:`CLOSE_CHOICES`."""
+        value = str(self._settings.value("watch/close", "ask"))
+        return value if value in CLOSE_CHOICES else "ask"
+
+    def set_close_while_watching(self, choice: str) -> None:
+        if choice not in CLOSE_CHOICES:
+            raise ValueError(f"not a choice: {choice!r}")
+        self._settings.setValue("watch/close", choice)
 
     def sync(self) -> None:
         self._settings.sync()

@@ -37,7 +37,7 @@ from recrawl.core.policy.schedules import SCHEDULES, ScoreTiers, make_schedule, 
 from recrawl.core.policy.schedules.parameters import schedule_parameters
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.policy.simulate import REFERENCE_PAGES, reference_trajectories
-from recrawl.core.watch.wake import wake_watcher
+from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.plots import BOUND, plot_widget
@@ -432,7 +432,7 @@ class SchedulePanel(Panel):
             f"Saved the {result[0]} schedule with {result[2]} signatures"
         )
         self.context.changes.sig_policy.emit()
-        wake_watcher(self.context.project.path)
+        watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due times moved
 
     def _apply_failed(self, message: str) -> None:
         self._saving = False

@@ -27,6 +27,7 @@ from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.policy import sites
 from recrawl.core.policy.sites import Removal, Site
+from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.sites_model import SITE_ROLE, SitesModel
@@ -227,10 +228,14 @@ class SitesPanel(Panel):
         )
 
     def _refetched(self, host: str, moved: int) -> None:
-        when = "this crawl's next round" if self.context.crawl.busy else "the next crawl"
+        crawl = self.context.crawl
+        when = "this crawl's next round" if crawl.busy else "the next crawl"
+        if crawl.watching or self.context.watch.holder is not None:
+            when = "the watch"
         pages = "1 more page is" if moved == 1 else f"{moved:,} more pages are"
         self._say(f"{host}: {pages} due now; {when} fetches them.")
         self.context.changes.sig_pages.emit()
+        watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due now
 
     # -- remove -----------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import contextlib
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QSocketNotifier, QTimer
 from PySide6.QtWidgets import QWidget
@@ -26,10 +26,13 @@ from recrawl.core.cli.interrupts import StopSignals
 
 
 @contextlib.contextmanager
-def close_on_stop_signals(window: QWidget) -> Iterator[StopSignals]:
-    """While entered, a stop signal closes ``window`` (from the event loop, soon after)."""
+def close_on_stop_signals(
+    window: QWidget, close: Callable[[], object] | None = None
+) -> Iterator[StopSignals]:
+    """While entered, a stop signal closes ``window`` (from the event loop, soon after);
+    ``close``: how (the main window quits, never hides in the tray, on a signal)."""
     signals = StopSignals(
-        lambda: QTimer.singleShot(0, window.close),
+        lambda: QTimer.singleShot(0, close or window.close),
         "closing the window; a crawl stops after its fetches in flight",
     )
     if threading.current_thread() is not threading.main_thread():

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QMetaObject, QObject, Qt, QThread, Signal, Slot
 from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionProgress, CompactionSummary, compact
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine import Crawler, CrawlSummary, Event
+from recrawl.core.engine import Crawler, Event
 from recrawl.core.engine.resign import ResignProgress, switch_signature
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
@@ -98,8 +98,20 @@ class _Job(QObject):
         return thread is None or thread.wait(ms)
 
 
+class _Runner(Protocol):
+    """A crawl or a watch, as the job drives it (Crawler, Watcher)."""
+
+    def run(self) -> Any: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def stop(self) -> None: ...
+
+
 class CrawlJob(_Job):
-    """A crawl of the open project. ``sig_events`` carries the core's event batches."""
+    """A crawl of the open project, or a watch (crawls as pages come due, DESIGN §10).
+
+    ``sig_events`` carries the core's event batches; ``watching`` says which runs.
+    """
 
     sig_events = Signal(object)  # a list of recrawl.core.engine.events values
     sig_state = Signal(str)  # "running", "paused", "stopping", "idle"
@@ -107,33 +119,58 @@ class CrawlJob(_Job):
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._project = project
-        self._crawler: Crawler | None = None
+        self._runner: _Runner | None = None
+        #: Whether the run is a watch (True from watch() until the thread has stopped).
+        self.watching = False
         # Pause and stop may come before the crawler exists (it reads the project's
         # policy on its thread first): they are remembered and applied when it does.
         self._lock = threading.Lock()
         self._pause_wanted = False
         self._stop_wanted = False
-        self.sig_idle.connect(lambda: self.sig_state.emit("idle"))
+        self.sig_idle.connect(self._idle)
+
+    def _idle(self) -> None:
+        self.watching = False
+        self.sig_state.emit("idle")
 
     def start(self, settings: CrawlSettings) -> None:
+        self.watching = False
+        self._start(lambda report: Crawler(self._project, settings, observer=report), "crawl")
+
+    def watch(self, settings: CrawlSettings | Callable[[], CrawlSettings]) -> None:
+        """Watch the project: rounds as pages come due until stop() (DESIGN.md §10).
+
+        ``settings`` may be a function: the watcher reads it (on its thread) before each
+        crawl, so settings saved meanwhile hold from the next round.
+        """
+
+        def make(report: Callable[[Any], None]) -> _Runner:
+            from recrawl.core.watch.watcher import Watcher  # the app may never watch
+
+            return Watcher(self._project, settings, observer=report)
+
+        self.watching = True
+        self._start(make, "watch")
+
+    def _start(self, make: Callable[[Callable[[Any], None]], _Runner], name: str) -> None:
         with self._lock:
             self._pause_wanted = self._stop_wanted = False
 
-        def call(report: Callable[[Any], None]) -> CrawlSummary:
-            crawler = Crawler(self._project, settings, observer=report)
+        def call(report: Callable[[Any], None]) -> Any:
+            runner = make(report)
             with self._lock:
-                self._crawler = crawler
+                self._runner = runner
                 if self._stop_wanted:
-                    crawler.stop()
+                    runner.stop()
                 elif self._pause_wanted:
-                    crawler.pause()
+                    runner.pause()
             try:
-                return crawler.run()
+                return runner.run()
             finally:
                 with self._lock:
-                    self._crawler = None
+                    self._runner = None
 
-        self._launch(call, "crawl")
+        self._launch(call, name)
         self.sig_state.emit("running")
 
     def _report(self, value: Any) -> None:
@@ -145,8 +182,8 @@ class CrawlJob(_Job):
             return
         with self._lock:
             self._pause_wanted = True
-            if self._crawler is not None:
-                self._crawler.pause()
+            if self._runner is not None:
+                self._runner.pause()
         self.sig_state.emit("paused")
 
     def resume(self) -> None:
@@ -154,8 +191,8 @@ class CrawlJob(_Job):
             return
         with self._lock:
             self._pause_wanted = False
-            if self._crawler is not None:
-                self._crawler.resume()
+            if self._runner is not None:
+                self._runner.resume()
         self.sig_state.emit("running")
 
     def stop(self) -> None:
@@ -163,8 +200,8 @@ class CrawlJob(_Job):
             return
         with self._lock:
             self._stop_wanted = True
-            if self._crawler is not None:
-                self._crawler.stop()
+            if self._runner is not None:
+                self._runner.stop()
         self.sig_state.emit("stopping")
 
 

@@ -17,13 +17,13 @@ from recrawl.core.cli import main as cli_main
 class DesktopApp:
     """:class:`recrawl.core.cli.App`: the PySide6 app, checked for before Qt loads."""
 
-    def open(self, project_dir: str | None) -> int:
+    def open(self, project_dir: str | None, *, watch: bool = False, hidden: bool = False) -> int:
         if (problem := _missing_libraries()) is not None:
             print(f"recrawl: error: {problem}", file=sys.stderr)
             return 1
         from recrawl.gui.app import run_app
 
-        return run_app(project_dir)
+        return run_app(project_dir, watch=watch, hidden=hidden)
 
     def self_test(self) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no screen needed

@@ -19,8 +19,9 @@ class App(Protocol):
     The engine never imports the GUI: whoever runs the command line hands it in.
     """
 
-    def open(self, project_dir: str | None) -> int:
-        """Run the app on a project folder (None: the default project) until it quits."""
+    def open(self, project_dir: str | None, *, watch: bool = False, hidden: bool = False) -> int:
+        """Run the app on a project folder (None: the default project) until it quits;
+        ``watch``: watching from the start; ``hidden``: the window starts in the tray."""
         ...
 
     def self_test(self) -> int:
@@ -36,7 +37,13 @@ def main(argv: Sequence[str] | None = None, app: App | None = None) -> int:
         if args.self_test or name == "gui":
             if app is None:
                 raise InvalidArgument("this recrawl has no desktop app; use a command (see --help)")
-            return app.self_test() if args.self_test else app.open(getattr(args, "dir", None))
+            if args.self_test:
+                return app.self_test()
+            return app.open(
+                getattr(args, "dir", None),
+                watch=getattr(args, "watch", False),
+                hidden=getattr(args, "hidden", False),
+            )
         return command(name).run(args)
     except RecrawlError as exc:
         if args.debug:

@@ -85,6 +85,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     p = sub.add_parser("gui", help="open the desktop app")
     p.add_argument("dir", nargs="?", help="project folder (default: the default project)")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="start watching the project at once: rounds run as its pages come due",
+    )
+    p.add_argument(
+        "--hidden",
+        action="store_true",
+        help="start with the window hidden in the system tray (with --watch, as the "
+        "'start watching at login' entry does); shown anyway where there is no tray",
+    )
     for name, listed in LISTED.items():
         p = sub.add_parser(name, help=listed.help)
         if only is None or only == name:

@@ -104,3 +104,18 @@ def test_the_log_takes_only_the_lines_it_keeps(qtbot):
     assert kept[-1] == lines[-1] and kept[-LOG_LINES] == lines[-LOG_LINES]
     view.append_log(["round 1 done"])
     assert view.log.toPlainText().splitlines()[-2:] == [lines[-1], "round 1 done"]
+
+
+def test_a_watchs_crawls_add_up_and_a_sleep_reads_as_zero():
+    # each crawl of a watch counts from zero in its snapshots; the panel shows the watch's
+    progress = CrawlProgress(window_s=5.0)
+    progress.start(0.0)
+    progress.snapshot(1.0, snap(10))
+    progress.crawl_finished(CrawlSummary(1, 12, 3, 1, 2.0, 6.0))
+    assert (progress.fetched, progress.errors, progress.new_urls) == (12, 1, 3)
+    progress.idle(3.0)
+    assert progress.rate() == 0.0 and progress.rates.points()[-1] == (3.0, 0.0)
+    progress.idle(59.0)  # the next crawl starts, a while later
+    progress.snapshot(60.0, snap(4))
+    progress.snapshot(61.0, snap(8))
+    assert progress.fetched == 20 and progress.rate() == pytest.approx(4.0)

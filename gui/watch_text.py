@@ -1,0 +1,179 @@
+"""What the app says about watching (DESIGN.md §10), apart from its widgets (no Qt).
+
+The Crawl panel, the tray icon's tooltip and the desktop notifications take their
+sentences from here, so they read alike and are tested without a window.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from recrawl.core.clock import human_duration
+from recrawl.core.engine import Event, PageFetched, RoundFinished, WatchRound
+from recrawl.gui.formatting import local_time
+
+if TYPE_CHECKING:  # the watcher (its engine) loads when the app watches
+    from recrawl.core.watch.watcher import WatchSummary
+
+
+class Mode(Enum):
+    """What the open project's crawling does now, as the tray says it."""
+
+    IDLE = "idle"
+    CRAWLING = "crawling"
+    WATCHING = "watching"  # a round of the watch runs
+    SLEEPING = "sleeping"  # watching, nothing due yet
+    PAUSED = "paused"
+    STOPPING = "stopping"
+    EXTERNAL = "external"  # another process (`recrawl watch`) holds the project
+
+
+@dataclass(frozen=True)
+class WatcherHolder:
+    """Another process watching the project: its pid and since when (naive UTC)."""
+
+    pid: int
+    since: datetime | None
+
+
+@dataclass(frozen=True)
+class TrayState:
+    mode: Mode = Mode.IDLE
+    #: When the watch's next page is due (naive UTC), while it sleeps.
+    next_due: datetime | None = None
+    holder: WatcherHolder | None = None
+    #: News not yet seen (None: not known).
+    unseen: int | None = None
+
+
+def sleeping_text(until: datetime | None, now: datetime, paused: bool = False) -> str:
+    """``Watching: the next page is due 2026-11-30 21:40 (in 3.2 h).``"""
+    if paused:
+        return "Watching is paused: Resume goes on with the pages due."
+    if until is None:
+        return "Watching: nothing is due; a new seed or a changed schedule wakes the watch."
+    wait = human_duration(max(0.0, (until - now).total_seconds()))
+    return f"Watching: the next page is due {local_time(until)} (in {wait})."
+
+
+def watch_round_text(event: WatchRound) -> str:
+    """The log's line for a watch round."""
+    due = f"; next page due {local_time(event.next_due_at)}" if event.next_due_at else ""
+    return (
+        f"watch round: {event.fetched:,} fetched, {event.new_pages:,} new pages, "
+        f"{event.changed_pages:,} changed, {event.errors:,} errors{due}"
+    )
+
+
+def watch_summary_text(summary: WatchSummary) -> str:
+    word = "stopped" if summary.stopped else "ended"
+    took = human_duration(summary.elapsed_s)
+    return (
+        f"Watching {word} after {took}: {summary.rounds} round(s), {summary.fetched:,} pages "
+        f"fetched, {summary.new_pages:,} new, {summary.changed_pages:,} changed, "
+        f"{summary.errors:,} errors"
+    )
+
+
+def watched_text(holder: WatcherHolder) -> str:
+    since = f" since {local_time(holder.since)}" if holder.since is not None else ""
+    return f"This project is watched by `recrawl watch` (pid {holder.pid}){since}."
+
+
+def tray_tooltip(state: TrayState, project: str, now: datetime) -> str:
+    """Two lines: the project and its state, then the unseen news (when known)."""
+    mode = state.mode
+    if mode is Mode.SLEEPING:
+        if state.next_due is None:
+            line = "watching — nothing due"
+        else:
+            wait = human_duration(max(0.0, (state.next_due - now).total_seconds()))
+            line = f"watching — next due {local_time(state.next_due)} (in {wait})"
+    elif mode is Mode.WATCHING:
+        line = "watching — fetching the pages due"
+    elif mode is Mode.EXTERNAL and state.holder is not None:
+        line = f"watched by pid {state.holder.pid}"
+    else:
+        line = mode.value
+    text = f"Recrawl — {project}\n{line}"
+    if state.unseen is not None:
+        text += f"\n{state.unseen:,} unseen news item{'s' if state.unseen != 1 else ''}"
+    return text
+
+
+# -- notifications: one message per round with news ------------------------------------
+
+
+@dataclass
+class RoundNews:
+    """News of one watch round: counts from RoundFinished, sites from the fetches."""
+
+    new_pages: int = 0
+    changed_pages: int = 0
+    #: Fetches per host that may be news (a changed page, or a first signature).
+    hosts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.new_pages or self.changed_pages)
+
+
+class NewsBatcher:
+    """Gathers a watch round's news from the event batches; :meth:`take` ends the round.
+
+    The counts are the engine's (RoundFinished's ``new_pages``/``changed_pages``, summed
+    over the crawl rounds of one watch round). The sites are a cheap guess from the
+    fetches: a page whose change is ``changed`` or ``unknown`` (a first fetch has no
+    signature to compare) names its host; the message lists the most frequent one.
+    """
+
+    def __init__(self) -> None:
+        self._news = RoundNews()
+
+    def feed(self, events: Iterable[Event]) -> None:
+        news = self._news
+        for event in events:
+            if isinstance(event, RoundFinished):
+                news.new_pages += event.new_pages
+                news.changed_pages += event.changed_pages
+            elif (
+                isinstance(event, PageFetched)
+                and event.error is None
+                and event.change in ("changed", "unknown")
+            ):
+                host = urlsplit(event.url).hostname
+                if host:
+                    news.hosts[host] += 1
+
+    def take(self) -> RoundNews:
+        """The round's news so far, and a fresh start for the next round."""
+        news, self._news = self._news, RoundNews()
+        return news
+
+
+def news_message(news: RoundNews) -> str | None:
+    """``12 new pages, 3 changed on example.org and 2 other sites``; None without news."""
+    if not news.any:
+        return None
+    parts = []
+    if news.new_pages:
+        parts.append(f"{news.new_pages:,} new page{'s' if news.new_pages != 1 else ''}")
+    if news.changed_pages:
+        parts.append(f"{news.changed_pages:,} changed")
+    return ", ".join(parts) + _sites(news.hosts.most_common())
+
+
+def _sites(hosts: Sequence[tuple[str, int]]) -> str:
+    if not hosts:
+        return ""
+    first = hosts[0][0]
+    others = len(hosts) - 1
+    if others == 0:
+        return f" on {first}"
+    return f" on {first} and {others} other site{'s' if others != 1 else ''}"

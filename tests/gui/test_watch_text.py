@@ -1,0 +1,81 @@
+"""What the app says about watching: the sleeping line, the tray tooltip, notifications."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from recrawl.core.engine import PageFetched, RoundFinished
+from recrawl.gui.formatting import local_time
+from recrawl.gui.watch_text import (
+    Mode,
+    NewsBatcher,
+    RoundNews,
+    TrayState,
+    WatcherHolder,
+    news_message,
+    sleeping_text,
+    tray_tooltip,
+    watched_text,
+)
+
+NOW = datetime(2026, 11, 30, 12, 0, 0)
+
+
+def fetched(url: str, change: str, error: str | None = None) -> PageFetched:
+    return PageFetched(url, "fetched", 200, change, 100, 1.0, error)
+
+
+def finished(new: int, changed: int) -> RoundFinished:
+    return RoundFinished(1, "s1", 5, 0, 0, new_pages=new, changed_pages=changed)
+
+
+def test_sleeping_says_when_the_next_page_is_due_in_local_time():
+    due = NOW + timedelta(hours=3.2)
+    text = sleeping_text(due, NOW)
+    assert local_time(due) in text and "(in 3.2 h)" in text
+    assert "nothing is due" in sleeping_text(None, NOW)
+
+
+def test_the_tooltip_says_the_state_and_the_unseen_news():
+    due = NOW + timedelta(minutes=30)
+    tip = tray_tooltip(TrayState(Mode.SLEEPING, due, None, 4), "/p", NOW)
+    assert tip.splitlines() == [
+        "Recrawl — /p",
+        f"watching — next due {local_time(due)} (in 30 min)",
+        "4 unseen news items",
+    ]
+    holder = WatcherHolder(4242, NOW)
+    assert "watched by pid 4242" in tray_tooltip(TrayState(Mode.EXTERNAL, holder=holder), "/p", NOW)
+    assert tray_tooltip(TrayState(), "/p", NOW).splitlines()[1:] == ["idle"]
+    assert "1 unseen news item" in tray_tooltip(TrayState(Mode.PAUSED, unseen=1), "/p", NOW)
+    assert f"since {local_time(NOW)}" in watched_text(holder)
+
+
+def test_one_message_per_round_with_the_counts_and_the_sites():
+    batcher = NewsBatcher()
+    batcher.feed(
+        [
+            fetched("https://example.org/a", "changed"),
+            fetched("https://example.org/b", "unknown"),
+            fetched("https://example.org/c", "unchanged"),
+            fetched("https://other.net/x", "unknown"),
+            fetched("https://third.net/y", "changed"),
+            fetched("https://broken.net/z", "unknown", error="timeout"),
+            finished(12, 2),
+        ]
+    )
+    batcher.feed([finished(0, 1)])  # a second crawl round of the same watch round
+    news = batcher.take()
+    assert (news.new_pages, news.changed_pages) == (12, 3)
+    assert news_message(news) == "12 new pages, 3 changed on example.org and 2 other sites"
+    # the next round starts afresh: no news, no message
+    batcher.feed([fetched("https://example.org/c", "unchanged"), finished(0, 0)])
+    assert news_message(batcher.take()) is None
+
+
+def test_message_wording():
+    assert news_message(RoundNews(1, 0)) == "1 new page"
+    assert news_message(RoundNews(0, 2)) == "2 changed"
+    one = RoundNews(0, 1)
+    one.hosts["a.org"] += 1
+    assert news_message(one) == "1 changed on a.org"
