@@ -434,6 +434,10 @@ def test_preview_counts_changed_decisions(capsys, proj, tmp_path):
             "newly_rejected": ["https://example.com/b"],
             "newly_accepted": ["https://example.com/d.pdf", "https://example.com/e.pdf"],
         },
+        # pages added behind the chain's back: /old is rejected by the current chain
+        # already, but not filtered; applying would filter it too (and /b)
+        "newly_filtered": 2,
+        "coming_back": 0,
     }
     code, _, err = run(capsys, "filter", "preview", proj, tmp_path / "missing.toml", "--json")
     assert code == 1 and "cannot read chain file" in err
