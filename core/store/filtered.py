@@ -16,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import JOIN
 from recrawl.core.store.models import DB, Page, PageStatus, RejectedLink
 from recrawl.core.store.sql import chunks, executemany
 
@@ -41,27 +40,23 @@ def known_pages_block(
     """The next ``limit`` pages by id after ``after``; with ``hosts``, only the filtered
     pages and those of ``hosts`` (the only ones a chain that changed for those hosts
     can decide differently)."""
-    query = (
-        Page.select(Page.id, Page.url, Page.status, RejectedLink.filter, RejectedLink.line)
-        .join(
-            RejectedLink,
-            JOIN.LEFT_OUTER,
-            # only a filtered page's row is wanted: the others are not looked up
-            on=(RejectedLink.url == Page.url) & (Page.status == PageStatus.FILTERED),
-        )
-        .where(Page.id > after)
+    query = Page.select(Page.id, Page.url, Page.status == PageStatus.FILTERED).where(
+        Page.id > after
     )
     if hosts is not None:
         query = query.where((Page.status == PageStatus.FILTERED) | Page.host.in_(list(hosts)))
-    rows = query.order_by(Page.id).limit(limit).tuples()
+    # the cursor's own rows: peewee's row conversion would cost more than the query
+    rows: list[tuple[int, str, int]] = DB.execute(query.order_by(Page.id).limit(limit)).fetchall()
+    # the records of the filtered ones only (a join would look up every page's URL)
+    records: dict[str, tuple[str, int | None]] = {}
+    filtered = [url for _, url, is_filtered in rows if is_filtered]
+    for chunk in chunks(filtered):
+        found = RejectedLink.select(RejectedLink.url, RejectedLink.filter, RejectedLink.line)
+        for url, name, line in found.where(RejectedLink.url.in_(chunk)).tuples().iterator():
+            records[url] = (name, line)
     return [
-        KnownPage(
-            page_id,
-            url,
-            status == PageStatus.FILTERED,
-            None if name is None else (name, line),
-        )
-        for page_id, url, status, name, line in rows.iterator()
+        KnownPage(page_id, url, bool(is_filtered), records.get(url))
+        for page_id, url, is_filtered in rows
     ]
 
 
