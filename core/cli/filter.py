@@ -235,9 +235,9 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         else:
             print(
                 f"{result['newly_rejected']} newly rejected, "
-                f"{result['newly_accepted']} newly accepted; "
-                f"{result['newly_filtered']} known pages would be filtered (no longer "
-                f"fetched), {result['coming_back']} would come back"
+                f"{result['newly_accepted']} newly accepted; known pages: "
+                f"{result['newly_filtered']} would be filtered (no longer fetched), "
+                f"{result['coming_back']} would come back (due now)"
             )
             for key, urls in result["examples"].items():
                 for url in urls:
