@@ -16,7 +16,7 @@ from recrawl.core.clock import parse_duration, utcnow
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
-from recrawl.core.policy.filter_reach import Progress, Reach, plan_reach
+from recrawl.core.policy.filter_reach import PENDING, THROUGH, Progress, Reach, plan_reach
 from recrawl.core.policy.schedule import FetchSchedule
 from recrawl.core.policy.schedules import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
 from recrawl.core.policy.schedules.registry import TIER_PARAMETERS, TIERS, parameter_fields
@@ -226,17 +226,33 @@ def apply_chain(
     """Make ``text`` the project's chain and apply it to the known pages (DESIGN.md §10):
     those it rejects are filtered, filtered ones it accepts come back (due ``now``).
 
-    Nothing is saved unless the whole chain loads; the chain and the pages change in one
-    transaction. ``hosts``: the edit changed only what the chain says of these hosts'
-    URLs (a scope entry), so only their pages and the filtered ones are judged.
+    Nothing is saved unless the whole chain loads; the pages change in short
+    transactions after it (:mod:`.filter_reach`), or in the caller's transaction if it
+    runs one. ``hosts``: the edit changed only what the chain says of these hosts' URLs
+    (a scope entry), so only their pages are judged.
     ``progress(done, total)`` follows the pages judged.
     """
     chain = parse_chain(text)
     plan = plan_reach(chain, hosts=hosts, progress=progress)
-    with store.transaction():
-        store.set_setting("filter_chain", text)
-        reach = plan.commit(now or utcnow())
+    reach = plan.commit(lambda: store.set_setting("filter_chain", text), now or utcnow())
     return AppliedChain(chain, reach)
+
+
+def catch_up(now: datetime | None = None) -> Reach:
+    """Apply the project's chain to the pages added since it was applied (a crawl that
+    judged links by the chain before added them); a crawl calls it when it finds the
+    chain changed."""
+    through = store.get_setting(THROUGH) or 0
+    plan = plan_reach(project_chain(), after=through)
+    return plan.commit(None, now or utcnow())
+
+
+def finish_apply(now: datetime | None = None) -> Reach | None:
+    """Finish an apply that saved its chain but died before the pages all changed (None:
+    there is none); a crawl calls it before it chooses pages."""
+    if not store.get_setting(PENDING):
+        return None
+    return apply_chain(chain_text(), now).reach
 
 
 def set_chain(text: str) -> Chain:

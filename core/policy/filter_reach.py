@@ -6,16 +6,19 @@ with the deciding filter and rule line written where "why was X never crawled" l
 (:mod:`recrawl.core.store.filtered`); a filtered page it accepts comes back,
 ``unfetched`` and due at once. Pages it accepts that are not filtered are left alone.
 
-The work is in two steps so a crawl is never held up for long: :func:`plan_reach` reads
+A crawl is never held up for long, whatever the store's size: :func:`plan_reach` reads
 the pages and judges them outside any write transaction (the verdict depends on the URL
-alone, so it cannot go stale); :meth:`ReachPlan.commit`, inside the transaction that
-stores the chain, first judges the pages added since (a crawl runs meanwhile), then
-writes every change in batches. Each update also checks the page's status, so a change
-made meanwhile is never undone.
+alone, so it cannot go stale), and :meth:`ReachPlan.commit` writes in short transactions
+(a million pages take tens of seconds; a crawl's commit waits for the lock 10 s at most).
+The first saves the chain and marks the apply :data:`PENDING`; the batches that follow
+each change some pages; the last judges the pages a crawl added meanwhile, changes them
+and clears the mark. Each update checks the page's status, so a change made meanwhile is
+never undone, and writing a change twice is harmless: an apply that died half-way is
+finished by applying the chain again (a crawl does that first when it finds the mark).
 
-After an apply, a page is ``filtered`` exactly when the chain rejects its URL. A chain
-stored before this existed (or a chain made by an older Recrawl) holds until the next
-apply; :func:`plan_reach` counts what it would fix, which the preview shows.
+After an apply, a page is ``filtered`` exactly when the chain rejects its URL. Pages of
+a project whose chain was set before Recrawl applied chains to known pages keep their
+status until the next apply; the preview counts what it would change.
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ from recrawl.core.store.models import PageStatus
 
 #: Pages read and judged at a time; progress is reported after each block.
 BLOCK = 20_000
+#: Past this many hosts, an apply for some hosts judges every page.
+MANY_HOSTS = 500
+#: Pages changed per write transaction: short enough for a crawl's commits to go between.
+WRITE_BATCH = 2_000
+#: The setting that says an apply has saved its chain but not finished changing the
+#: pages (the process died meanwhile): :func:`~recrawl.core.policy.choices.finish_apply`.
+PENDING = "filter_chain_pending"
+#: The setting that holds the last page id when an apply finished: pages after it were
+#: added since (by a crawl still judging links by the chain before).
+THROUGH = "filter_chain_applied_through"
 
 #: ``progress(done, total)``: pages judged so far, of how many.
 Progress = Callable[[int, int], None]
@@ -103,28 +116,56 @@ class ReachPlan:
             if progress is not None:
                 progress(self.checked, max(total, self.checked))
 
-    def commit(self, now: datetime) -> Reach:
-        """Write the changes (``now``: when the chain is applied); call it inside the
-        transaction that stores the chain. Pages added since the plan was read are
-        judged first."""
+    def commit(self, save_chain: Callable[[], None] | None, now: datetime) -> Reach:
+        """Save the chain (``save_chain``) and write the changes (``now``: when the chain
+        is applied), in short transactions a crawl can write between (module docstring).
+
+        The first saves the chain with :data:`PENDING` set; the last judges the pages
+        added meanwhile, writes their changes and clears it. Inside a caller's
+        transaction, all of it is that one transaction.
+        """
+        if save_chain is not None:
+            with store.transaction():
+                save_chain()
+                store.set_setting(PENDING, True)
+        filtered = back = 0
+        for start in range(0, len(self.to_filter), WRITE_BATCH):
+            with store.transaction():
+                filtered += store.filter_pages(self.to_filter[start : start + WRITE_BATCH], now)
+        for start in range(0, len(self.to_return), WRITE_BATCH):
+            with store.transaction():
+                back += store.unfilter_pages(self.to_return[start : start + WRITE_BATCH], now)
+        for start in range(0, len(self.to_refile), WRITE_BATCH):
+            with store.transaction():
+                store.record_filtered(self.to_refile[start : start + WRITE_BATCH], now)
         with store.transaction():
-            self.read()
-            filtered = store.filter_pages(self.to_filter, now)
-            store.record_filtered(self.to_refile, now)
-            back = store.unfilter_pages(self.to_return, now)
+            done = len(self.to_filter), len(self.to_return), len(self.to_refile)
+            self.read()  # pages a crawl added since they were read
+            filtered += store.filter_pages(self.to_filter[done[0] :], now)
+            back += store.unfilter_pages(self.to_return[done[1] :], now)
+            store.record_filtered(self.to_refile[done[2] :], now)
+            store.set_setting(THROUGH, store.last_page_id())
+            store.set_setting(PENDING, None)
         return Reach(self.checked, filtered, back, len(self.to_refile))
 
 
 def plan_reach(
-    chain: Chain, *, hosts: Sequence[str] | None = None, progress: Progress | None = None
+    chain: Chain,
+    *,
+    hosts: Sequence[str] | None = None,
+    progress: Progress | None = None,
+    after: int = 0,
 ) -> ReachPlan:
     """Judge the known pages by ``chain``; nothing is written.
 
     ``hosts``: the chain changed only for the URLs of these hosts (a scope entry added
-    or removed), so only their pages and the filtered ones are read.
+    or removed), so only their pages are read (all pages when they are many).
+    ``after``: only pages after this id (those added since an apply finished).
     """
-    plan = ReachPlan(compile_chain(chain), hosts)
-    total = store.count_known_pages(hosts)
+    if hosts is not None and len(hosts) > MANY_HOSTS:
+        hosts = None  # one query over the pages beats thousands of host lookups
+    plan = ReachPlan(compile_chain(chain), hosts, after)
+    total = store.count_known_pages(hosts, after)
     if progress is not None:
         progress(0, total)
     plan.read(progress, total)

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from peewee import fn
 from recrawl.core.store.models import DB, Page, PageStatus, RejectedLink
 from recrawl.core.store.sql import chunks, executemany
 
@@ -37,14 +38,12 @@ class KnownPage:
 def known_pages_block(
     after: int, limit: int, hosts: Sequence[str] | None = None
 ) -> list[KnownPage]:
-    """The next ``limit`` pages by id after ``after``; with ``hosts``, only the filtered
-    pages and those of ``hosts`` (the only ones a chain that changed for those hosts
-    can decide differently)."""
+    """The next ``limit`` pages by id after ``after``; with ``hosts``, only theirs."""
     query = Page.select(Page.id, Page.url, Page.status == PageStatus.FILTERED).where(
         Page.id > after
     )
     if hosts is not None:
-        query = query.where((Page.status == PageStatus.FILTERED) | Page.host.in_(list(hosts)))
+        query = query.where(Page.host.in_(list(hosts)))
     # the cursor's own rows: peewee's row conversion would cost more than the query
     rows: list[tuple[int, str, int]] = DB.execute(query.order_by(Page.id).limit(limit)).fetchall()
     # the records of the filtered ones only (a join would look up every page's URL)
@@ -66,10 +65,10 @@ def page_urls() -> Iterator[tuple[str, bool]]:
     return ((url, bool(filtered)) for url, filtered in query.tuples().iterator())
 
 
-def count_known_pages(hosts: Sequence[str] | None = None) -> int:
-    query = Page.select()
+def count_known_pages(hosts: Sequence[str] | None = None, after: int = 0) -> int:
+    query = Page.select().where(Page.id > after)
     if hosts is not None:
-        query = query.where((Page.status == PageStatus.FILTERED) | Page.host.in_(list(hosts)))
+        query = query.where(Page.host.in_(list(hosts)))
     return int(query.count())
 
 
@@ -142,6 +141,11 @@ def keep_filtered(ids: Sequence[int]) -> None:
         Page.update(status=PageStatus.FILTERED, next_fetch=NEVER).where(
             Page.id.in_(chunk)
         ).execute()
+
+
+def last_page_id() -> int:
+    found = Page.select(fn.MAX(Page.id)).scalar()
+    return int(found) if found is not None else 0
 
 
 def count_filtered() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import threading
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,13 +16,14 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import parse_chain
 from recrawl.core.policy import choices
 from recrawl.core.policy.filter_impact import known_urls, preview
-from recrawl.core.policy.filter_reach import filtered_reason
+from recrawl.core.policy.filter_reach import PENDING, filtered_reason
 from recrawl.core.policy.sites import remove_site
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageStatus, RejectedLink
 
 from tests.core.filters.test_filters_compiled import chains, urls
 from tests.crawling import T0, clock_at, crawl, page
+from tests.httpserver import Reply
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
@@ -102,6 +104,45 @@ def test_an_applied_chain_filters_known_pages_and_a_later_one_brings_them_back(p
     crawl(project, clock=clock_at(31 * DAY + timedelta(minutes=1)))
     assert old_hits(server) == 2 * OLD  # each fetched once more
     assert page(old).status == PageStatus.FETCHED
+
+
+def test_a_chain_applied_during_a_crawl_is_followed_from_the_next_round(project, server):
+    server.html("/", '<a href="/hub">hub</a>')
+    server.html("/keep/1", "<p>kept</p>")
+    server.html("/old/1", "<p>old</p>")
+    inject([server.url("/")], T0)
+    edited = NO_OLD + choices.chain_text()
+
+    def hub(_request) -> Reply:
+        # the chain is applied (another thread, its own connection, as in the app) while
+        # the crawl fetches /hub: the crawl judges /hub's links by the chain it started with
+        worker = threading.Thread(
+            target=lambda: (choices.apply_chain(edited, T0), store.close_database())
+        )
+        worker.start()
+        worker.join()
+        return Reply(200, b'<a href="/old/1">old</a> <a href="/keep/1">keep</a>')
+
+    server.routes["/hub"] = hub
+    crawl(project, clock=clock_at())
+    assert server.hits_for("/keep/1") == 1
+    assert server.hits_for("/old/1") == 0  # added by the old chain, filtered before its round
+    assert page(server.url("/old/1")).status == PageStatus.FILTERED
+    record = store.rejected_link(server.url("/old/1"))
+    assert record is not None and record.filter == "no-old"
+
+
+def test_an_apply_that_died_half_way_is_finished_by_the_next_crawl(project, server):
+    site(server)
+    inject([server.url("/")], T0)
+    crawl(project, clock=clock_at())
+    # the chain was saved, then the process died before any page changed
+    store.set_setting("filter_chain", NO_OLD + choices.chain_text())
+    store.set_setting(PENDING, True)
+    crawl(project, clock=clock_at(30 * DAY))
+    assert old_hits(server) == OLD  # none fetched again
+    assert len(list(store.list_pages(PageStatus.FILTERED))) == OLD
+    assert store.get_setting(PENDING) is None
 
 
 def test_a_fetch_in_flight_when_its_page_is_filtered_keeps_it_filtered(project):
