@@ -6,6 +6,7 @@ never Qt objects or peewee rows, so they can cross threads.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from recrawl.core.filters import parse_chain
 from recrawl.core.filters.nutch import Exported, export_nutch, import_nutch
 from recrawl.core.policy import choices
 from recrawl.core.policy.filter_impact import known_urls, preview
+from recrawl.core.policy.filter_reach import Progress, Reach
+from recrawl.core.watch.wake import wake_watcher
 
 
 def load() -> str:
@@ -29,9 +32,24 @@ def preview_edit(text: str) -> dict[str, Any]:
     return {**result, "known": len(urls)}
 
 
-def apply(text: str, base: str | None) -> tuple[int, str]:
-    """Apply ``text`` unless the stored chain moved on since the editor loaded ``base``;
-    returns the number of filters and the chain as stored."""
+@dataclass(frozen=True)
+class Applied:
+    """What Apply did: the chain's filters, the chain as stored, the known pages changed."""
+
+    filters: int
+    stored: str
+    reach: Reach
+
+
+def apply(
+    text: str,
+    base: str | None,
+    project_dir: Path,
+    progress: Progress | None = None,
+) -> Applied:
+    """Apply ``text`` unless the stored chain moved on since the editor loaded ``base``:
+    stored and applied to the known pages (``progress(done, total)`` as they are
+    judged), then the project's watcher, if one runs, is told."""
     if base is not None and choices.chain_text() != base:
         # e.g. new seeds added their hosts to the scope filter: writing the old draft
         # back would silently take them out again
@@ -39,8 +57,9 @@ def apply(text: str, base: str | None) -> tuple[int, str]:
             "the project's chain changed since it was loaded (adding seeds adds their hosts "
             "to the scope filter); Revert to see it, then make your edit again"
         )
-    count = len(choices.set_chain(text).filters)
-    return count, choices.chain_text()
+    applied = choices.apply_chain(text, progress=progress)
+    wake_watcher(project_dir)
+    return Applied(len(applied.chain.filters), choices.chain_text(), applied.reach)
 
 
 def import_folder(folder: str) -> str:

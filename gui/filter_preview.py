@@ -64,9 +64,9 @@ class PreviewTab(QWidget):
             )
         else:
             self.label.setText(
-                f"Over the {result['known']} URLs the project knows: "
-                f"{result['newly_rejected']} newly rejected, "
-                f"{result['newly_accepted']} newly accepted."
+                f"Over the {result['known']:,} URLs the project knows: "
+                f"{result['newly_rejected']:,} newly rejected, "
+                f"{result['newly_accepted']:,} newly accepted. {pages_text(result)}"
             )
         self.rejected_examples.addItems(result["examples"]["newly_rejected"])
         self.accepted_examples.addItems(result["examples"]["newly_accepted"])
@@ -74,3 +74,21 @@ class PreviewTab(QWidget):
     def clear_examples(self) -> None:
         self.rejected_examples.clear()
         self.accepted_examples.clear()
+
+
+def pages_text(result: dict[str, Any]) -> str:
+    """What Apply would do to the known pages (DESIGN.md §10), in words: ``1,000 known
+    pages will be filtered: no longer fetched; 12 come back.``"""
+    filtered, back = result["newly_filtered"], result["coming_back"]
+    if not (filtered or back):
+        return "Applying changes no known page."
+    parts = []
+    if filtered:
+        were = "page will be" if filtered == 1 else "pages will be"
+        parts.append(f"{filtered:,} known {were} filtered: no longer fetched")
+    if back and filtered:
+        parts.append(f"{back:,} come{'s' * (back == 1)} back")
+    elif back:
+        pages = "page comes" if back == 1 else "pages come"
+        parts.append(f"{back:,} filtered {pages} back, due now")
+    return "; ".join(parts) + "."

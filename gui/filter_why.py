@@ -1,8 +1,9 @@
 """The Filters panel's "Why not crawled?" tab: the rejected-links record, searched in SQL.
 
 Every link a crawl (or an inject) turned away is recorded with the filter and rule line
-that did it. This tab lists them (the newest first, narrowed as you type) and, for one
-URL, says what the record holds and what the chain being edited would say now.
+that did it, and so is every known page an applied chain filtered (DESIGN.md §10). This
+tab lists them (the newest first, narrowed as you type) and, for one URL, says what the
+record holds and what the chain being edited would say now.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.filters import Chain
 from recrawl.core.net.urls import canonical
+from recrawl.core.policy import choices
+from recrawl.core.policy.filter_reach import FilteredReason, filtered_reason
 from recrawl.gui.filter_models import RejectedModel, RejectedRow
 from recrawl.gui.formatting import local_time
 from recrawl.gui.jobs import StoreJobs
@@ -46,9 +49,16 @@ def _matching(needle: str) -> tuple[int, list[RejectedRow]]:
     return total, [_row(link) for link in links]
 
 
-def _record(url: str) -> RejectedRow | None:
+def _record(url: str) -> tuple[RejectedRow | None, FilteredReason | None]:
+    """The URL's record, and why it is filtered when it is a filtered page."""
     link = store.rejected_link(url)
-    return None if link is None else _row(link)
+    return None if link is None else _row(link), filtered_reason(url, choices.project_chain())
+
+
+def filtered_text(reason: FilteredReason) -> str:
+    """``filtered by scope (filter 2), line 3: example.org, since the chain applied …``"""
+    since = f", since the chain applied {local_time(reason.since)}" if reason.since else ""
+    return f"{reason.describe()}{since}"
 
 
 class WhyNotCrawled(QWidget):
@@ -147,11 +157,17 @@ class WhyNotCrawled(QWidget):
         except Exception as exc:
             self.answer.setText(f"Not a URL: {exc}")
             return
-        self._jobs.submit(lambda: _record(url), lambda found: self._explain(url, found))
+        self._jobs.submit(lambda: _record(url), lambda found: self._explain(url, *found))
 
-    def _explain(self, url: str, found: RejectedRow | None) -> None:
+    def _explain(self, url: str, found: RejectedRow | None, reason: FilteredReason | None) -> None:
         parts = []
-        if found is not None:
+        if reason is not None:
+            text = escape(filtered_text(reason))
+            parts.append(
+                f"<b>{text[:1].upper()}{text[1:]}.</b> A known page: kept with its captures "
+                "and history, never fetched while the chain rejects it."
+            )
+        elif found is not None:
             line = f"line {found.line}" if found.line is not None else "no rule matched"
             parts.append(
                 f"<b>Rejected by filter “{found.filter}”, {line}</b> "

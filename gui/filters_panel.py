@@ -11,7 +11,8 @@ The editor works on a draft (:mod:`recrawl.gui.filter_draft`); every edit is val
 once by the core's own loader, so a bad pattern is marked with its reason and the draft
 cannot be applied. The rule checker runs the draft on typed URLs; the preview runs it
 over the project's known URLs on the compute thread; Apply saves it with
-``choices.set_chain`` on the store thread and tells the other panels.
+``choices.apply_chain`` on the compute thread (it judges every known page, with its
+progress shown here: DESIGN.md §10) and tells the other panels.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.core.filters.nutch import Exported
+from recrawl.core.policy.filter_reach import Reach
 from recrawl.gui import filter_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.filter_checker import RuleChecker
@@ -53,6 +56,8 @@ class FiltersPanel(Panel):
     sig_previewed = Signal(dict)
     sig_applied = Signal()
     sig_loaded = Signal()
+    #: Apply's progress, emitted on the compute thread: (pages judged, of how many).
+    sig_apply_progress = Signal(int, int)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
@@ -63,6 +68,10 @@ class FiltersPanel(Panel):
         self.validation: Validation = self.draft.validate()
         self.loaded = False
         self._preview_ticket = 0
+        #: What the last Apply did to the known pages (None before one).
+        self.last_applied: Reach | None = None
+        #: An Apply is running (on the compute thread).
+        self.applying = False
 
         self.chain_model = ChainModel(self.draft, self)
         self.rules_model = RulesModel(self)
@@ -87,6 +96,7 @@ class FiltersPanel(Panel):
         layout.addWidget(split, 1)
 
         self.editor.sig_edited.connect(self._edited)
+        self.sig_apply_progress.connect(self._apply_progress)
         self.context.changes.sig_policy.connect(self._policy_changed)
         self.context.changes.sig_pages.connect(self._pages_changed)
 
@@ -97,6 +107,11 @@ class FiltersPanel(Panel):
         self.status = QLabel("Loading the chain…")
         self.status.setObjectName("chain-status")
         self.status.setWordWrap(True)
+        self.apply_progress = QProgressBar()
+        self.apply_progress.setObjectName("apply-progress")
+        self.apply_progress.setFormat("%v of %m pages")
+        self.apply_progress.setMaximumWidth(260)
+        self.apply_progress.hide()
         self.import_button = QPushButton("Import Nutch folder…")
         self.import_button.setToolTip(
             "Fill the editor with the *-urlfilter.txt files of a Nutch conf folder"
@@ -113,6 +128,7 @@ class FiltersPanel(Panel):
         self.revert_button.clicked.connect(self.revert)
         self.apply_button.clicked.connect(self.apply)
         row.addWidget(self.status, 1)
+        row.addWidget(self.apply_progress)
         for button in (
             self.import_button,
             self.export_button,
@@ -228,7 +244,9 @@ class FiltersPanel(Panel):
         else:
             text = f"{what}: the project's chain, as applied."
         self.status.setText(text)
-        self.apply_button.setEnabled(self.loaded and self.validation.ok and self.dirty)
+        self.apply_button.setEnabled(
+            self.loaded and self.validation.ok and self.dirty and not self.applying
+        )
         self.revert_button.setEnabled(self.loaded and self.dirty)
         self.export_button.setEnabled(self.validation.ok and count > 0)
 
@@ -261,30 +279,54 @@ class FiltersPanel(Panel):
         self.sig_previewed.emit(result)
 
     def apply(self) -> None:
-        if not (self.validation.ok and self.dirty):
+        if not (self.validation.ok and self.dirty) or self.applying:
             return
         text = self.draft.to_toml()
         applied = ChainDraft.from_toml(text)
+        base, folder = self._base_text, self.context.project.path
+        progress = self.sig_apply_progress.emit  # queued to this thread
+        self.applying = True
+        self.apply_progress.setRange(0, 0)
+        self.apply_progress.show()
         self.apply_button.setEnabled(False)
-        base = self._base_text
-        self.context.jobs.submit(
-            lambda: filter_jobs.apply(text, base),
-            lambda result: self._applied(applied, *result),
+        self.status.setText("Applying the chain to the known pages…")
+        self.context.jobs.compute(  # every known page: off the store lane
+            lambda: filter_jobs.apply(text, base, folder, progress),
+            lambda result: self._applied(applied, result),
             self._apply_failed,
         )
 
+    def _apply_progress(self, done: int, total: int) -> None:
+        if not self.applying:
+            return
+        self.apply_progress.setRange(0, max(total, 1))
+        self.apply_progress.setValue(done)
+        if done >= total:
+            self.status.setText("Saving the chain and the filtered pages…")
+        else:
+            self.status.setText(f"Applying the chain to the known pages: {done:,} of {total:,}…")
+
     def _apply_failed(self, message: str) -> None:
+        self.applying = False
+        self.apply_progress.hide()
         self._update_state()  # Apply is possible again...
         self.status.setText(f"Not applied: {message}")  # ...and this says why it failed
 
-    def _applied(self, applied: ChainDraft, count: int, stored: str) -> None:
-        self._base_text = stored
+    def _applied(self, applied: ChainDraft, result: filter_jobs.Applied) -> None:
+        self.applying = False
+        self.apply_progress.hide()
+        self._base_text = result.stored
         self.saved = applied
         self._update_state()
         self.run_preview()
-        self.context.changes.sig_status.emit(f"Filter chain applied: {count} filters")
+        self.last_applied = result.reach
+        self.context.changes.sig_status.emit(
+            f"Filter chain applied: {result.filters} filters; {result.reach.describe()}"
+        )
         self.sig_applied.emit()
         self.context.changes.sig_policy.emit()
+        if result.reach.filtered or result.reach.back:
+            self.context.changes.sig_pages.emit()
 
     def revert(self) -> None:
         self.set_draft(self.saved.copy(), self.editor.current_filter() or 0)

@@ -347,7 +347,7 @@ class PageDetailView(QWidget):
 
 def _next_fetch(detail: PageDetail) -> str:
     if detail.next_fetch >= NEVER:
-        return "never (out of the crawl's scope)"
+        return "never (filtered: the chain rejects it; Filters › Why not crawled? says why)"
     return f"{formatting.local_time(detail.next_fetch)} (local time)"
 
 

@@ -50,7 +50,7 @@ def _text(column: str, value: Any) -> str:
     if value is None:
         return ""
     if column == "next_fetch" and value >= NEVER:
-        return "never"  # out of the crawl's scope: kept, not fetched (policy/sites.py)
+        return "never"  # filtered: kept, not fetched (policy/filter_reach.py)
     if column in TIME_COLUMNS:
         return formatting.local_time(value)
     if column == "fetch_interval":

@@ -260,7 +260,14 @@ class SitesPanel(Panel):
         box.open()  # window-modal; the event loop keeps running
 
     def remove(self, host: str) -> None:
-        self.context.jobs.submit(lambda: sites.remove_site(host), self._removed, self._say)
+        folder = self.context.project.path
+
+        def remove_and_wake() -> Removal:
+            done = sites.remove_site(host)
+            watch_link.wake_watcher(folder)  # the chain changed
+            return done
+
+        self.context.jobs.submit(remove_and_wake, self._removed, self._say)
 
     def _removed(self, done: Removal) -> None:
         others = [h for h in done.hosts if h != done.host]
@@ -290,5 +297,5 @@ def removal_text(plan: Removal) -> str:
     return (
         f"{scope}\n\n{kept} in the project with their captures and history: marked "
         "filtered, never fetched again.\n\n"
-        "To watch it again, add one of its URLs as a seed, then Refetch this site now."
+        "To watch it again, add one of its URLs as a seed: its kept pages come back, due now."
     )

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeVar, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from recrawl.core import store
 from recrawl.core.cli.filter_check import run_check
@@ -20,6 +20,9 @@ from recrawl.core.filters.lint import lint
 from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
+
+if TYPE_CHECKING:  # the policy stack loads only for the actions that need it
+    from recrawl.core.policy.filter_reach import Reach
 
 _N = TypeVar("_N")
 
@@ -97,10 +100,25 @@ def _filter_arguments(p: argparse.ArgumentParser) -> None:
     )
     q = fsub.add_parser("get", help="print the project's chain (TOML)")
     q.add_argument("dir", help="the project folder")
-    q = fsub.add_parser("set", help="replace the project's chain with a TOML file")
+    q = fsub.add_parser(
+        "set",
+        help="replace the project's chain with a TOML file",
+        description=(
+            "filter set DIR FILE: make FILE the project's chain and apply it to the known "
+            "pages: those it rejects become 'filtered' (kept, never fetched; `urls --status "
+            "filtered` lists them), filtered ones it accepts come back, due now."
+        ),
+    )
     q.add_argument("dir", help="the project folder")
     q.add_argument("file", type=Path, help="the chain (TOML); nothing changes unless it all loads")
-    q = fsub.add_parser("import", help="make the chain from Nutch's URL filter files")
+    q = fsub.add_parser(
+        "import",
+        help="make the chain from Nutch's URL filter files",
+        description=(
+            "filter import DIR NUTCH_CONF_DIR [--order KINDS]: make the project's chain of "
+            "Nutch's *-urlfilter.txt files and apply it to the known pages, as `filter set`."
+        ),
+    )
     q.add_argument("dir", help="the project folder")
     q.add_argument(
         "nutch_conf_dir",
@@ -116,10 +134,25 @@ def _filter_arguments(p: argparse.ArgumentParser) -> None:
     q = fsub.add_parser("export", help="write the chain as Nutch's URL filter files")
     q.add_argument("dir", help="the project folder")
     q.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="the folder to write them to")
-    q = fsub.add_parser("preview", help="what a new chain would change on the known URLs")
+    q = fsub.add_parser(
+        "preview",
+        help="what a new chain would change on the known URLs",
+        description=(
+            "filter preview DIR FILE [--json]: what making FILE the chain would change, "
+            "over the project's known URLs (its pages and the links turned away). Nothing "
+            "is changed."
+        ),
+    )
     q.add_argument("dir", help="the project folder")
     q.add_argument("file", type=Path, help="the edited chain (TOML)")
-    q.add_argument("--json", action="store_true", help="print the counts and examples as JSON")
+    q.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"newly_rejected", "newly_accepted": URLs whose verdict changes, '
+        '"examples": {"newly_rejected": [URL...], "newly_accepted": [URL...]}, '
+        '"newly_filtered": known pages that would be filtered (no longer fetched), '
+        '"coming_back": filtered pages that would come back (due now)}',
+    )
     q = fsub.add_parser("stats", help="hits per rule over the project's URLs")
     q.add_argument("dir", help="the project folder")
     q.add_argument("--json", action="store_true", help="print the rows as a JSON array")
@@ -149,11 +182,18 @@ def _show_lint(chain: Chain, text: str, always: bool = False) -> None:
     store.set_setting(LINT_SHOWN, [key, *(k for k in shown if k != key)][:LINT_MEMORY])
 
 
+def _print_reach(reach: Reach) -> None:
+    """What applying the chain did to the known pages, when it did something."""
+    if reach.filtered or reach.back:
+        print(f"applied to the known pages: {reach.describe()}")
+
+
 @project_command
 def _action(project: Project, args: argparse.Namespace) -> int:
     """get, set, import, export, preview, stats: on the project's chain."""
     from recrawl.core.policy import choices  # the policy stack: only these actions need it
     from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
+    from recrawl.core.watch.wake import wake_watcher
 
     action = args.filter_command
     if action == "get":
@@ -163,15 +203,20 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         return 0
     if action == "set":
         text = read_text(args.file, "chain file")
-        chain = choices.set_chain(text)
-        print(f"chain set: {len(chain.filters)} filters")
-        _show_lint(chain, text, always=True)
+        applied = choices.apply_chain(text)
+        print(f"chain set: {len(applied.chain.filters)} filters")
+        _print_reach(applied.reach)
+        wake_watcher(project.path)
+        _show_lint(applied.chain, text, always=True)
         return 0
     if action == "import":
         text = import_nutch(args.nutch_conf_dir, parse_order(args.order))
-        chain = choices.set_chain(text)
+        applied = choices.apply_chain(text)
+        chain = applied.chain
         names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
         print(f"imported {len(chain.filters)} filters: {names}")
+        _print_reach(applied.reach)
+        wake_watcher(project.path)
         _show_lint(chain, text, always=True)
         return 0
     if action == "export":
@@ -190,7 +235,9 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         else:
             print(
                 f"{result['newly_rejected']} newly rejected, "
-                f"{result['newly_accepted']} newly accepted"
+                f"{result['newly_accepted']} newly accepted; known pages: "
+                f"{result['newly_filtered']} would be filtered (no longer fetched), "
+                f"{result['coming_back']} would come back (due now)"
             )
             for key, urls in result["examples"].items():
                 for url in urls:

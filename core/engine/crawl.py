@@ -37,12 +37,14 @@ from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
 from recrawl.core.engine.stats import CrawlStats
 from recrawl.core.engine.traps import TrapGuard
-from recrawl.core.filters import Chain
+from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.net.fetch import Fetcher
 from recrawl.core.net.politeness import HostSlots
 from recrawl.core.policy.choices import (
-    project_chain,
+    catch_up,
+    chain_text,
+    finish_apply,
     project_schedule,
     project_scoring,
     project_signature,
@@ -75,7 +77,13 @@ class Crawler:
         self.clock = clock or Clock()
         self.schedule = schedule or project_schedule()
         self.signature = signature or project_signature()
-        self.chain = chain or project_chain()
+        #: The project's chain text as this crawl judges links by it (None: a chain was
+        #: given, and stays); a chain applied meanwhile is followed from the next round.
+        self._chain_text: str | None = None
+        if chain is None:
+            self._chain_text = chain_text()
+            chain = parse_chain(self._chain_text)
+        self.chain = chain
         self.scoring = scoring or project_scoring()
         #: False: the caller holds the project lock for this crawl (a watcher's "watch").
         self.take_lock = take_lock
@@ -131,6 +139,11 @@ class Crawler:
         with lock:
             for message in recover(self.project.path, self.clock.now()):
                 self.events.emit(LogMessage("warning", message))
+            finished = finish_apply(self.clock.now())  # an apply that died half-way
+            if finished is not None:
+                self.events.emit(
+                    LogMessage("info", f"finished applying the filter chain: {finished.describe()}")
+                )
             self.stats.started()
             run = store.begin_crawl_run(self.clock.now())  # a run never ended was killed
             asyncio.run(self._crawl())
@@ -207,6 +220,7 @@ class Crawler:
         settings = self.settings
         if self.controls.stopped:
             return []
+        self._follow_chain()
         if settings.rounds is not None and self.stats.rounds >= settings.rounds:
             return []
         budget = settings.round_size
@@ -229,6 +243,23 @@ class Crawler:
                 )
             )
         return pages
+
+    def _follow_chain(self) -> None:
+        """Judge links by the project's chain as it is now: one applied during the crawl
+        (the app's Filters panel, ``filter set``) has filtered the known pages already."""
+        if self._chain_text is None:
+            return
+        text = chain_text()
+        if text != self._chain_text:
+            self._chain_text, self.chain = text, parse_chain(text)
+            self.links.use_chain(compile_chain(self.chain))
+            # the pages this crawl added by the chain before, since the apply
+            caught = catch_up(self.clock.now())
+            self.events.emit(
+                LogMessage(
+                    "info", f"the filter chain changed: links follow it; {caught.describe()}"
+                )
+            )
 
     async def _ticker(self) -> None:
         while True:

@@ -49,6 +49,13 @@ class LinkDiscoverer:
         self._seen: set[str] = set()  # targets checked (and queued pages)
         self._rejected: set[str] = set()  # the ones of them the chain rejected
 
+    def use_chain(self, compiled_chain: CompiledChain) -> None:
+        """Judge links by another chain from now on (the project's was applied anew); the
+        verdicts remembered were the old chain's."""
+        self.compiled_chain = compiled_chain
+        self._seen.clear()
+        self._rejected.clear()
+
     @property
     def remembered(self) -> int:
         """How many URLs the memory holds (at most ``seen_limit`` plus one round's queue)."""

@@ -34,7 +34,7 @@ def inject(urls: Sequence[str], now: datetime) -> InjectResult:
     schedule = project_schedule()
     seed = project_scoring().seed_fields()
     with store.transaction():
-        add_scope_hosts([host_of(u) for u in canon])
+        add_scope_hosts([host_of(u) for u in canon], now)
         chain = project_chain()
         verdicts = [(u, chain.check(u)) for u in canon]
         accepted = [u for u, v in verdicts if v.accepted]

@@ -26,11 +26,10 @@ Per-URL work never depends on a cache: the verdict is computed for each URL.
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 import re2
 from recrawl.core.filters.chain import PLAIN_ACCEPT, Chain, Verdict
-from recrawl.core.filters.hosts import host_and_domain, url_host
+from recrawl.core.filters.hosts import host_and_domain, url_host, url_path
 from recrawl.core.filters.kinds import (
     AutomatonFilter,
     DomainDenyFilter,
@@ -199,7 +198,7 @@ def _compile_suffix(flt: SuffixFilter, index: int, name: str) -> Decider:
     every = tuple(table)
 
     def decide(url: str) -> Verdict | None:
-        subject = urlsplit(url).path if path_only else url
+        subject = url_path(url) if path_only else url
         if ignore_case:
             subject = subject.lower()
         if not subject.endswith(every):

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from publicsuffixlist import PublicSuffixList
 
 _IPV4 = re.compile(r"(\d{1,3}\.){3}\d{1,3}")
+#: A plain http(s) URL (:func:`_split_plain`): the netloc ends at the first ``/``, ``?``
+#: or ``#`` (and has no bracket); the path ends at the first ``?`` or ``#`` after it.
+_PLAIN = re.compile(r"https?://([^/?#\[\]]*)(?=[/?#]|\Z)([^?#]*)")
 
 
 @functools.cache
@@ -54,10 +57,35 @@ def domain_name(host: str) -> str:
 
 def url_host(url: str) -> str:
     """The URL's host, lower case ("" when it has none or cannot be split)."""
+    split = _split_plain(url)
+    if split is not None:
+        netloc = split[0]
+        return netloc[netloc.rfind("@") + 1 :].partition(":")[0].lower()
     try:
         return (urlsplit(url).hostname or "").lower()
     except ValueError:
         return ""
+
+
+def url_path(url: str) -> str:
+    """The URL's path, exactly as ``urlsplit(url).path``."""
+    split = _split_plain(url)
+    return split[1] if split is not None else urlsplit(url).path
+
+
+def _split_plain(url: str) -> tuple[str, str] | None:
+    """(netloc, path) of a plain http(s) URL, as :func:`urlsplit` gives them, about five
+    times faster (applying a chain to a million known pages splits every URL); None for
+    any other URL, which urlsplit splits.
+
+    Plain: lower-case ``http://`` or ``https://``, printable ASCII (nothing urlsplit
+    strips or removes, no netloc it checks for Unicode normalisation), and no bracket
+    (an IPv6 literal, which urlsplit validates).
+    """
+    if not (url.isascii() and url.isprintable()):
+        return None
+    found = _PLAIN.match(url)
+    return None if found is None else (found[1], found[2])
 
 
 def host_and_domain(url: str) -> tuple[str, str]:

@@ -6,7 +6,8 @@
     scoring        page scores (in-links, OPIC), pluggable by kind
     simulate       one page or a whole corpus under a schedule (``recrawl simulate``)
     choices        the project's chosen schedule, signature, scoring and filter chain
-    filter_impact  what a chain edit does to the project's known URLs
+    filter_impact  what a chain edit does to the project's known URLs (the preview)
+    filter_reach   a chain applied to the known pages: filtered ones, and why
 
 Schedules, signatures and scorings are plug-ins: a Protocol and a registry by name.
 """

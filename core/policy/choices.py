@@ -6,13 +6,17 @@ A new project starts with the defaults of DESIGN.md §4–§5.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.clock import parse_duration
+from recrawl.core.clock import parse_duration, utcnow
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
+from recrawl.core.policy.filter_reach import PENDING, THROUGH, Progress, Reach, plan_reach
 from recrawl.core.policy.schedule import FetchSchedule
 from recrawl.core.policy.schedules import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
 from recrawl.core.policy.schedules.registry import TIER_PARAMETERS, TIERS, parameter_fields
@@ -212,15 +216,64 @@ def project_chain() -> Chain:
     return parse_chain(chain_text())
 
 
-def set_chain(text: str) -> Chain:
-    """Replace the chain; nothing is saved unless the whole chain loads."""
+@dataclass(frozen=True)
+class AppliedChain:
+    """A chain made the project's, and what it did to the known pages."""
+
+    chain: Chain
+    reach: Reach
+
+
+def apply_chain(
+    text: str,
+    now: datetime | None = None,
+    *,
+    hosts: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> AppliedChain:
+    """Make ``text`` the project's chain and apply it to the known pages (DESIGN.md §10):
+    those it rejects are filtered, filtered ones it accepts come back (due ``now``).
+
+    Nothing is saved unless the whole chain loads; the pages change in short
+    transactions after it (:mod:`.filter_reach`), or in the caller's transaction if it
+    runs one. ``hosts``: the edit changed only what the chain says of these hosts' URLs
+    (a scope entry), so only their pages are judged.
+    ``progress(done, total)`` follows the pages judged.
+    """
     chain = parse_chain(text)
-    store.set_setting("filter_chain", text)
-    return chain
+    plan = plan_reach(chain, hosts=hosts, progress=progress)
+    reach = plan.commit(lambda: store.set_setting("filter_chain", text), now or utcnow())
+    return AppliedChain(chain, reach)
 
 
-def add_scope_hosts(hosts: list[str]) -> None:
-    """Widen the chain's "scope" domain filter to these hosts (what ``inject`` does)."""
+def catch_up(now: datetime | None = None) -> Reach:
+    """Apply the project's chain to the pages added since it was applied (a crawl that
+    judged links by the chain before added them); a crawl calls it when it finds the
+    chain changed."""
+    through = store.get_setting(THROUGH) or 0
+    plan = plan_reach(project_chain(), after=through)
+    return plan.commit(None, now or utcnow())
+
+
+def finish_apply(now: datetime | None = None) -> Reach | None:
+    """Finish an apply that saved its chain but died before the pages all changed (None:
+    there is none); a crawl calls it before it chooses pages."""
+    if not store.get_setting(PENDING):
+        return None
+    return apply_chain(chain_text(), now).reach
+
+
+def set_chain(text: str) -> Chain:
+    """Replace the chain, applied to the known pages (:func:`apply_chain`)."""
+    return apply_chain(text).chain
+
+
+def add_scope_hosts(hosts: list[str], now: datetime | None = None) -> Reach:
+    """Widen the chain's "scope" domain filter to these hosts (what ``inject`` does); their
+    filtered pages that the chain now accepts come back."""
     chain = project_chain()
-    if widen_scope(chain, hosts):
-        store.set_setting("filter_chain", chain.to_toml())
+    if not widen_scope(chain, hosts):
+        return Reach()
+    # a new entry decides only for the URLs of the hosts it covers
+    under = sorted({h for host in hosts for h in [host.lower(), *store.hosts_under(host.lower())]})
+    return apply_chain(chain.to_toml(), now, hosts=under).reach

@@ -2,11 +2,11 @@
 
 What is in scope is the chain's "scope" domain filter (``inject`` widens it to the
 seeds' hosts): a host is in scope when one of its entries is the host or a domain above
-it. Taking a site out of the crawl removes that entry from the filter, so links to it
-are turned away from then on, and keeps its pages and captures: the archive keeps what
-it has, marked ``filtered`` and never fetched again (``store.park_hosts``). Adding one
-of its seeds again brings the host back into scope; "refetch now" then makes its pages
-due again, the kept ones too.
+it. Taking a site out of the crawl removes that entry from the filter and applies the
+chain, as any chain edit is applied (:func:`~recrawl.core.policy.choices.apply_chain`):
+links to it are turned away from then on, and its pages and captures are kept, marked
+``filtered`` and never fetched again. Adding one of its seeds again brings the host back
+into scope, and with it its filtered pages (due now) that the chain accepts.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain
 from recrawl.core.filters.chain import Filter
 from recrawl.core.filters.scope import SCOPE_FILTER
-from recrawl.core.policy.choices import project_chain, set_chain
+from recrawl.core.policy.choices import apply_chain, chain_text, project_chain
 
 #: A site's scope when the chain limits no hosts (no scope filter, or an empty one).
 ANY_HOST = "*"
@@ -106,13 +106,20 @@ class Removal:
 def plan_removal(host: str) -> Removal:
     """What :func:`remove_site` would do; changes nothing.
 
-    InvalidArgument when the host's entry is the scope's last: an empty scope filter
-    accepts every host, which is a chain edit to make on purpose, not by a click.
+    InvalidArgument when the host's entry is the scope's last (an empty scope filter
+    accepts every host, which is a chain edit to make on purpose, not by a click), and
+    when no scope entry limits the hosts: there is no entry to take out, so turning the
+    host away is an edit of the chain in Filters.
     """
     chain = project_chain()
     entries = scope_entries(chain)
+    if entries is None:
+        raise InvalidArgument(
+            "no scope filter limits the hosts, so every host is in the crawl; to turn "
+            f"{host} away, add a rule for it in Filters (a domain-deny filter, say)"
+        )
     entry = covering_entry(entries, host)
-    if entries is None or entry is None:
+    if entry is None:  # out of scope already: the chain rejects it, applying it is all
         hosts: tuple[str, ...] = (host,)
         return Removal(host, None, hosts, store.host_page_count(hosts))
     remaining = [e for e in entries if e != entry]
@@ -126,30 +133,34 @@ def plan_removal(host: str) -> Removal:
     return Removal(host, entry, hosts, store.host_page_count(hosts))
 
 
-def remove_site(host: str) -> Removal:
-    """Take ``host`` out of the crawl: its scope entry leaves the chain, its pages stay
-    (``filtered``, never fetched again). One transaction."""
+def remove_site(host: str, now: datetime | None = None) -> Removal:
+    """Take ``host`` out of the crawl: its scope entry leaves the chain and the chain is
+    applied, so its pages stay (``filtered``, never fetched again). One transaction."""
     with store.transaction():
         removal = plan_removal(host)
-        if removal.entry is not None:
-            chain = project_chain()
-            scope = _scope_filter(chain)
-            assert scope is not None  # plan_removal found the entry in it
-            gone = {rule.line for rule in scope.rules if rule.text == removal.entry}
-            lines = scope.rules_text.splitlines(keepends=True)
-            scope.rules_text = "".join(
-                text for number, text in enumerate(lines, 1) if number not in gone
-            )
-            set_chain(chain.to_toml())  # parsed again: saved only if it loads
-        parked = store.park_hosts(removal.hosts)
-    return Removal(removal.host, removal.entry, removal.hosts, parked)
+        if removal.entry is None:  # out of scope already: the chain as it is
+            apply_chain(chain_text(), now, hosts=[host])
+            return removal
+        chain = project_chain()
+        scope = _scope_filter(chain)
+        assert scope is not None  # plan_removal found the entry in it
+        gone = {rule.line for rule in scope.rules if rule.text == removal.entry}
+        lines = scope.rules_text.splitlines(keepends=True)
+        scope.rules_text = "".join(
+            text for number, text in enumerate(lines, 1) if number not in gone
+        )
+        # saved only if it loads; the entry decided only for its hosts' URLs
+        hosts = [host, *store.hosts_under(removal.entry)]
+        apply_chain(chain.to_toml(), now, hosts=hosts)
+    return removal
 
 
 def refetch_site(host: str, now: datetime) -> int:
-    """Make every page of ``host`` due now (those taken out earlier too); how many moved.
+    """Make every page of ``host`` due now, but those the chain filters; how many moved.
 
     InvalidArgument for a host out of scope: its links would be turned away, and its
-    pages are kept, not crawled. Adding one of its seeds brings it back first.
+    pages are kept, not crawled. Adding one of its seeds brings it back first (and its
+    filtered pages the chain then accepts, due now).
     """
     if covering_entry(scope_entries(project_chain()), host) is None:
         raise InvalidArgument(

@@ -11,8 +11,9 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     compactions   the compaction journal
     robots        the robots.txt cache
     rejected      links the filter chain turned away
+    filtered      known pages the chain rejects: kept, never fetched, and why
     listing       the GUI's page listing, read in blocks
-    sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
+    sites         pages grouped by host (the app's Sites list)
     runs          crawl runs: when each started and ended, what it did
     sql           helpers the modules above share
 """
@@ -31,6 +32,18 @@ from recrawl.core.store.connection import (
     close_database,
     open_database,
     transaction,
+)
+from recrawl.core.store.filtered import (
+    NEVER,
+    KnownPage,
+    count_filtered,
+    count_known_pages,
+    filter_pages,
+    known_pages_block,
+    last_page_id,
+    page_urls,
+    record_filtered,
+    unfilter_pages,
 )
 from recrawl.core.store.listing import (
     LISTING_COLUMNS,
@@ -85,7 +98,6 @@ from recrawl.core.store.segments import (
 )
 from recrawl.core.store.settings import get_setting, set_setting
 from recrawl.core.store.sites import (
-    NEVER,
     HostSummary,
     count_hosts,
     host_page_count,
@@ -94,7 +106,6 @@ from recrawl.core.store.sites import (
     hosts_under,
     hosts_with_pages,
     make_hosts_due,
-    park_hosts,
 )
 
 __all__ = [
@@ -105,6 +116,7 @@ __all__ = [
     "CrawlRunInfo",
     "DuePage",
     "HostSummary",
+    "KnownPage",
     "NewPage",
     "PageQuery",
     "Pointer",
@@ -120,7 +132,9 @@ __all__ = [
     "compaction_names",
     "corpus_figures",
     "count_due",
+    "count_filtered",
     "count_hosts",
+    "count_known_pages",
     "count_listing",
     "create_segment",
     "delete_segment",
@@ -129,6 +143,7 @@ __all__ = [
     "earliest_next_fetch",
     "end_compaction",
     "end_crawl_run",
+    "filter_pages",
     "get_setting",
     "give_cash",
     "history",
@@ -138,7 +153,9 @@ __all__ = [
     "hosts_under",
     "hosts_with_pages",
     "iter_listing",
+    "known_pages_block",
     "last_crawl_run",
+    "last_page_id",
     "list_pages",
     "listing_rows",
     "make_due",
@@ -150,9 +167,10 @@ __all__ = [
     "page_by_url",
     "page_count",
     "page_ids",
+    "page_urls",
     "pages_by_id",
-    "park_hosts",
     "pointers_into",
+    "record_filtered",
     "record_rejected",
     "rejected_link",
     "rejected_links",
@@ -165,5 +183,6 @@ __all__ = [
     "set_fixed_interval",
     "set_setting",
     "transaction",
+    "unfilter_pages",
     "unfinished_compactions",
 ]

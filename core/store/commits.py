@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from peewee import fn
+from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, Page, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
@@ -58,7 +59,10 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
     """Apply a batch in one transaction; returns how many new pages it added."""
     with DB.atomic():
         added = insert_pages(batch.new_pages, now) if batch.new_pages else 0
+        # a page filtered while its fetch was in flight keeps its capture, and stays out
+        filtered = filtered_ids([page_id for page_id, _ in batch.page_updates])
         update_pages(batch.page_updates)
+        keep_filtered(filtered)
         if batch.events:
             insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
         # a slice at a time: a page of 100,000 links makes no 100,000 rows at once

@@ -47,7 +47,8 @@ class PageStatus:
     REDIRECT_PERM = "redirect_perm"
     RETRY = "retry"
     ROBOTS_DENIED = "robots_denied"
-    #: Out of the chain's scope (DESIGN.md §10): kept with its captures, never fetched.
+    #: Rejected by the chain applied (DESIGN.md §10): kept with its captures, never
+    #: fetched; its rejected-links row says why (:mod:`recrawl.core.store.filtered`).
     FILTERED = "filtered"
 
     ALL = (

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import Field, fn
+from peewee import Expression, Field, fn
 from recrawl.core.errors import NotFound
 from recrawl.core.store.models import DB, FetchEvent, Page, PageStatus
 from recrawl.core.store.sql import chunks
@@ -64,8 +64,11 @@ def insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
 
 
 def make_due(urls: Sequence[str], now: datetime) -> None:
+    """The pages of ``urls`` due now, but filtered ones (only a chain brings them back)."""
     for chunk in chunks(urls):
-        Page.update(next_fetch=now).where(Page.url.in_(chunk), Page.next_fetch > now).execute()
+        Page.update(next_fetch=now).where(
+            Page.url.in_(chunk), Page.next_fetch > now, Page.status != PageStatus.FILTERED
+        ).execute()
 
 
 def page_ids(urls: Iterable[str]) -> dict[str, int]:
@@ -82,11 +85,7 @@ def page_by_url(url: str) -> Page | None:
 
 def due_pages(now: datetime, limit: int, per_host_cap: int | None = None) -> list[Page]:
     """The pages a round fetches: due now, best score first, oldest due first."""
-    query = (
-        Page.select()
-        .where(Page.next_fetch <= now)
-        .order_by(Page.score.desc(), Page.next_fetch, Page.id)
-    )
+    query = Page.select().where(_due(now)).order_by(Page.score.desc(), Page.next_fetch, Page.id)
     if per_host_cap is None:
         return list(query.limit(limit))
     taken: dict[str, int] = {}
@@ -128,7 +127,7 @@ def due_page_refs(
     )
     due = (
         Page.select(Page.id, Page.url, Page.host, Page.score, Page.next_fetch, turn.alias("turn"))
-        .where(Page.next_fetch <= now)
+        .where(_due(now))
         .alias("due")
     )
     order = [due.c.score.desc(), due.c.turn, due.c.next_fetch, due.c.id]
@@ -150,11 +149,16 @@ def due_page_refs(
     count = fn.COUNT(Page.id)
     over = (
         Page.select(Page.host, count)
-        .where(Page.next_fetch <= now)
+        .where(_due(now))
         .group_by(Page.host)
         .having(count > per_host_cap)
     )
     return refs, {host: n - per_host_cap for host, n in over.tuples().iterator()}
+
+
+def _due(now: datetime) -> Expression:
+    # A filtered page's next fetch is NEVER; its status keeps it out even so (DESIGN §10).
+    return (Page.next_fetch <= now) & (Page.status != PageStatus.FILTERED)
 
 
 def pages_by_id(ids: Sequence[int]) -> dict[int, Page]:
@@ -228,7 +232,7 @@ def set_fixed_interval(url: str, seconds: float | None, now: datetime) -> None:
         else:
             metadata["fixed_interval"] = float(seconds)
             values[Page.fetch_interval] = float(seconds)
-            if page.last_fetched is not None:
+            if page.last_fetched is not None and page.status != PageStatus.FILTERED:
                 due = page.last_fetched + timedelta(seconds=seconds)
                 values[Page.next_fetch] = max(due, now)
         values[Page.metadata] = metadata

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from peewee import Case, fn
+from recrawl.core.store.filtered import NEVER
 from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageStatus
-from recrawl.core.store.sites import NEVER
 
 #: What the engine notes on a page robots.txt kept it from fetching (engine/record.py):
 #: such a page was never requested, so it is neither fetched nor an error.

@@ -3,7 +3,7 @@
 One row per host, grouped in SQL and paged by host name, so a project of a million
 pages on thousands of hosts lists them as quickly as a few. Seeds are the pages the
 user added (no ``discovered_from``). A host taken out of the crawl keeps its pages,
-marked ``filtered`` and never due (:data:`NEVER`).
+``filtered`` by the chain and never due (:mod:`.filtered`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ from peewee import SQL, Case, Expression, NodeList, fn
 from recrawl.core.store.models import Page, PageStatus
 from recrawl.core.store.sql import chunks
 
-#: The next fetch of a page that is never fetched again (out of the crawl's scope).
-NEVER = datetime(9999, 1, 1)
-
 
 @dataclass(frozen=True)
 class HostSummary:
@@ -27,7 +24,7 @@ class HostSummary:
     seeds: int
     #: Pages due now (next fetch not after ``now``).
     due: int
-    #: Pages kept but never fetched again (the host left the scope).
+    #: Pages kept but never fetched again (filtered: the chain rejects them).
     filtered: int
     last_fetched: datetime | None
     #: The earliest next fetch of its pages still crawled (None: none is).
@@ -100,22 +97,17 @@ def host_page_count(hosts: Sequence[str]) -> int:
 
 
 def make_hosts_due(hosts: Sequence[str], now: datetime) -> int:
-    """Every page of ``hosts`` due now (filtered ones too: they come back); how many moved."""
+    """Every page of ``hosts`` due now, but the filtered ones (the chain rejects them:
+    a chain that accepts them brings them back); how many moved."""
     moved = 0
     for chunk in chunks(list(hosts)):
         moved += (
-            Page.update(next_fetch=now).where(Page.host.in_(chunk), Page.next_fetch > now).execute()
-        )
-    return moved
-
-
-def park_hosts(hosts: Sequence[str]) -> int:
-    """Keep the pages of ``hosts`` but never fetch them again (status ``filtered``)."""
-    parked = 0
-    for chunk in chunks(list(hosts)):
-        parked += (
-            Page.update(status=PageStatus.FILTERED, next_fetch=NEVER)
-            .where(Page.host.in_(chunk))
+            Page.update(next_fetch=now)
+            .where(
+                Page.host.in_(chunk),
+                Page.next_fetch > now,
+                Page.status != PageStatus.FILTERED,
+            )
             .execute()
         )
-    return parked
+    return moved

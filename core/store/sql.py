@@ -56,12 +56,15 @@ def update_pages(updates: Sequence[tuple[int, Mapping[str, Any]]]) -> None:
         executemany(query, params)
 
 
-def executemany(query: Query, params: list[list[Any]]) -> None:
-    """Run ``query``'s statement once per parameter list; ``params[0]`` must be its own."""
+def executemany(query: Query, params: list[list[Any]]) -> int:
+    """Run ``query``'s statement once per parameter list; ``params[0]`` must be its own.
+    Returns how many rows the statements changed (for an UPDATE: those its WHERE met)."""
     sql, sample = query.sql()
     if list(sample) != params[0]:  # values would land in the wrong columns: refuse
         raise StoreError(f"internal: parameter order mismatch in {sql}")
-    DB.cursor().executemany(sql, params)
+    cursor = DB.cursor()
+    cursor.executemany(sql, params)
+    return int(cursor.rowcount)
 
 
 def url_contains(column: ColumnBase, text: str) -> NodeList:

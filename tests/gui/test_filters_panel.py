@@ -16,9 +16,12 @@ from recrawl.core.engine import inject
 from recrawl.core.filters import parse_chain
 from recrawl.core.filters.nutch import DEFAULT_ORDER
 from recrawl.core.policy import choices
+from recrawl.core.store.models import PageStatus
+from recrawl.gui.filter_draft import ChainDraft
 from recrawl.gui.filter_models import RulesModel
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.main_window import MainWindow
+from recrawl.gui.pages_model import PagesModel
 from recrawl.gui.preferences import Preferences
 
 from recrawl.main import main as cli_main
@@ -337,3 +340,68 @@ def test_apply_refuses_to_undo_a_chain_that_changed_meanwhile(qtbot, open_panel)
         qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     assert "changed since it was loaded" in panel.status.text()
     assert "new-site.example" in choices.chain_text()  # the seed's host is still in scope
+
+
+NO_OLD = """[[filter]]
+kind = "regex"
+name = "no-old"
+rules = '''
+-/old/
++.
+'''
+
+"""
+
+
+def test_apply_filters_known_pages_with_progress_and_why_answers(qtbot, project, open_panel):
+    old = ["https://example.org/old/1", "https://example.org/old/2"]
+    inject(["https://example.org/", "https://example.org/keep", *old], NOW)
+    before = choices.chain_text()
+    panel = open_panel()
+    messages: list[str] = []
+    progress: list[tuple[int, int]] = []
+    panel.context.changes.sig_status.connect(messages.append)
+    panel.sig_apply_progress.connect(lambda *p: progress.append(p))
+
+    with qtbot.waitSignal(panel.sig_previewed, timeout=30_000) as blocker:
+        panel.set_draft(ChainDraft.from_toml(NO_OLD + before))
+    assert (blocker.args[0]["newly_filtered"], blocker.args[0]["coming_back"]) == (2, 0)
+    assert "2 known pages will be filtered: no longer fetched." in panel.preview.label.text()
+
+    with qtbot.waitSignal(panel.sig_applied, timeout=30_000):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert progress[0] == (0, 4) and progress[-1] == (4, 4)
+    assert not panel.apply_progress.isVisible() and not panel.applying
+    assert messages[-1] == (
+        "Filter chain applied: 4 filters; 2 known pages filtered (no longer fetched)"
+    )
+    assert [row["url"] for row in store.list_pages(PageStatus.FILTERED)] == old
+
+    # the Pages panel lists them as filtered, never due
+    window = panel.window()
+    window.show_panel("pages")
+    pages = window.panels["pages"]
+    qtbot.waitUntil(lambda: pages.model.row_of(old[0]) is not None)
+    row = pages.model.row_of(old[0])
+    assert pages.model.index(row, PagesModel.columns.index("status")).data() == "filtered"
+    assert pages.model.index(row, PagesModel.columns.index("next_fetch")).data() == "never"
+    window.show_panel("filters")
+
+    panel.tabs.setCurrentIndex(3)
+    panel.why.edit.setText(old[0])
+    qtbot.keyClick(panel.why.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Filtered by" in panel.why.answer.text())
+    assert (
+        "Filtered by no-old (filter 0), line 1: -/old/, since the chain applied "
+        in panel.why.answer.text()
+    )
+
+    # the chain before: they come back, due now
+    with qtbot.waitSignal(panel.sig_previewed, timeout=30_000):
+        panel.set_draft(ChainDraft.from_toml(before))
+    assert "2 filtered pages come back, due now." in panel.preview.label.text()
+    with qtbot.waitSignal(panel.sig_applied, timeout=30_000):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert messages[-1].endswith("; 2 known pages back (due now)")
+    assert list(store.list_pages(PageStatus.FILTERED)) == []
+    assert {row["status"] for row in store.list_pages()} == {PageStatus.UNFETCHED}

@@ -105,5 +105,5 @@ def test_a_page_out_of_the_crawl_is_never_fetched_and_says_so(qtbot, project, pr
     assert panel.model.index(row, column).data() == "never"
     assert panel.model.index(row, PagesModel.columns.index("status")).data() == "filtered"
     detail = select(qtbot, panel, "http://gone.example/")
-    assert "next fetch never (out of the crawl's scope)" in detail.summary.text()
+    assert "next fetch never (filtered: the chain rejects it" in detail.summary.text()
     window.close()

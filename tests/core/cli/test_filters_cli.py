@@ -434,6 +434,10 @@ def test_preview_counts_changed_decisions(capsys, proj, tmp_path):
             "newly_rejected": ["https://example.com/b"],
             "newly_accepted": ["https://example.com/d.pdf", "https://example.com/e.pdf"],
         },
+        # pages added behind the chain's back: /old is rejected by the current chain
+        # already, but not filtered; applying would filter it too (and /b)
+        "newly_filtered": 2,
+        "coming_back": 0,
     }
     code, _, err = run(capsys, "filter", "preview", proj, tmp_path / "missing.toml", "--json")
     assert code == 1 and "cannot read chain file" in err
@@ -448,3 +452,52 @@ def test_stats_counts_hits_per_deciding_rule(capsys, proj):
         {"filter": 0, "name": "seeds", "line": None, "hits": 1},
         {"filter": 1, "name": "clean", "line": 1, "hits": 2},
     ]
+
+
+def test_set_applies_the_chain_to_known_pages_and_preview_counts_them(capsys, proj, tmp_path):
+    _add_known_urls(proj)
+    code, out, _ = run(capsys, "filter", "set", proj, proj.parent / "chain.toml")
+    # /old (no prefix of the seeds filter) was added behind the chain's back: now filtered
+    assert code == 0
+    assert out == (
+        "chain set: 3 filters\n"
+        "applied to the known pages: 1 known page filtered (no longer fetched)\n"
+    )
+    code, out, _ = run(capsys, "urls", proj, "--status", "filtered")
+    assert code == 0 and [line.split()[-1] for line in out.splitlines()] == [
+        "http://example.com/old"
+    ]
+    # an edit rejecting /b and accepting the old page again
+    edited = tmp_path / "edited.toml"
+    text = CHAIN.replace("https://\n", "https://\nhttp://example.com/\n")
+    edited.write_text(text.replace("-\\.pdf$\n+.\n", "-/b$\n+.\n"))
+    code, out, _ = run(capsys, "filter", "preview", proj, edited, "--json")
+    result = json.loads(out)
+    assert list(result) == [
+        "newly_rejected",
+        "newly_accepted",
+        "examples",
+        "newly_filtered",
+        "coming_back",
+    ]
+    assert (result["newly_filtered"], result["coming_back"]) == (1, 1)
+    code, out, _ = run(capsys, "filter", "preview", proj, edited)
+    assert "known pages: 1 would be filtered (no longer fetched), 1 would come back" in out
+    code, out, _ = run(capsys, "filter", "set", proj, edited)
+    assert out.splitlines()[1] == (
+        "applied to the known pages: 1 known page filtered (no longer fetched), "
+        "1 known page back (due now)"
+    )
+    code, out, _ = run(capsys, "urls", proj, "--status", "filtered", "--json")
+    assert [row["url"] for row in json.loads(out)] == ["https://example.com/b"]
+    # the same chain again: nothing left to change, nothing said about pages
+    code, out, _ = run(capsys, "filter", "set", proj, edited)
+    assert out == "chain set: 3 filters\n"
+
+
+def test_preview_help_names_its_json_keys(capsys):
+    with pytest.raises(SystemExit):
+        main(["filter", "preview", "--help"])
+    out = capsys.readouterr().out
+    for key in ("newly_rejected", "newly_accepted", "examples", "newly_filtered", "coming_back"):
+        assert key in out

@@ -3,9 +3,13 @@ section, as host blocks (NUTCH-1838) compare it."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from recrawl.core.filters import parse_chain
-from recrawl.core.filters.hosts import domain_name, host_and_domain
+from recrawl.core.filters.hosts import domain_name, host_and_domain, url_host, url_path
 
 
 @pytest.mark.parametrize(
@@ -60,3 +64,38 @@ def test_host_blocks_for_idn_and_wildcard_domains():
     assert chain.check("http://shop.xn--bcher-kva.com/cart").accepted
     assert not chain.check("http://mail.www.ck/admin").accepted
     assert chain.check("http://mail.gov.ck/admin").accepted  # its domain is mail.gov.ck
+
+
+# URL text as links deliver it: the characters urlsplit treats specially among plain ones
+_URL_TEXT = st.lists(
+    st.sampled_from([*"aZ09.-_~/?#@:[]%+= \t\n\x00\x7fé", "%2F", "..", "//"]),
+    max_size=30,
+).map("".join)
+_SCHEMES = st.sampled_from(["http://", "https://", "HTTP://", "ftp://", "mailto:", "", " http://"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_SCHEMES, _URL_TEXT)
+def test_the_quick_split_gives_urlsplits_host_and_path(scheme, rest):
+    url = scheme + rest
+    try:
+        parts = urlsplit(url)
+        expected = (parts.path, (parts.hostname or "").lower())
+    except ValueError:  # url_path raises as urlsplit does; url_host says ""
+        with pytest.raises(ValueError):
+            url_path(url)
+        assert url_host(url) == ""
+        return
+    assert (url_path(url), url_host(url)) == expected
+
+
+def test_the_quick_split_on_plain_urls():
+    for url, host, path in [
+        ("http://a.B.com:80/x?y#z", "a.b.com", "/x"),
+        ("https://u:p@H.com", "h.com", ""),
+        ("http://h?q/x#f", "h", ""),
+        ("http://h#f?q/p", "h", ""),
+        ("https://x.org/a/b.pdf?x=1", "x.org", "/a/b.pdf"),
+        ("http://[::1]:8080/p", "::1", "/p"),  # brackets: urlsplit's own answer
+    ]:
+        assert (url_host(url), url_path(url)) == (host, path)

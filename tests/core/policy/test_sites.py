@@ -109,11 +109,15 @@ def test_removing_a_site_takes_it_out_of_scope_and_keeps_its_pages(watched):
     # refetching a site out of scope is refused: it says how to bring it back
     with pytest.raises(InvalidArgument, match="seed"):
         refetch_site("a.example", T0)
-    # a seed of it again: back in scope, and "refetch now" brings the kept pages back
+    # a seed of it again: back in scope, and its kept pages with it, due now
     inject(["http://a.example/"], T0)
     assert summary("a.example").scope == "a.example"
-    assert refetch_site("a.example", T0) == 1  # /x (the seed was made due by inject)
+    back = list(Page.select().where(Page.host.in_(["a.example", "news.a.example"])))
+    assert {p.status for p in back} == {PageStatus.UNFETCHED}
+    assert {p.next_fetch for p in back} == {T0}
     assert summary("a.example").summary.due == 2
+    assert summary("news.a.example").summary.due == 1
+    assert refetch_site("a.example", T0) == 0  # nothing left to make due
 
 
 def test_the_last_site_in_scope_is_not_removed_by_a_click(watched):
