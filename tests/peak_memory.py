@@ -1,4 +1,5 @@
-"""Running ``recrawl`` in a child process that reports its own peak resident memory."""
+"""Running ``recrawl`` in a child process that reports its own peak resident memory,
+with its analysis processes' (recrawl.core.engine.pool) added."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-#: Runs ``recrawl`` and writes its peak resident memory (VmHWM, kB) to a file at exit.
-#: Not wait4's ru_maxrss: Linux carries the forking parent's peak over exec into it, so a
-#: child of a big test process would report that process's memory.
+#: Runs ``recrawl`` and writes its peak resident memory (VmHWM, kB) to a file at exit;
+#: its analysis processes write theirs into the folder ``<report>.workers``
+#: (RECRAWL_PEAK_DIR). Not wait4's ru_maxrss: Linux carries the forking parent's peak
+#: over exec into it, so a child of a big test process would report that process's memory.
 MEASURE = """
-import re, runpy, sys
+import os, re, runpy, sys
 report = sys.argv.pop(1)
+os.makedirs(report + ".workers", exist_ok=True)
+os.environ["RECRAWL_PEAK_DIR"] = report + ".workers"
 sys.argv[0] = "recrawl"
 try:
     runpy.run_module("recrawl", run_name="__main__", alter_sys=True)
@@ -26,7 +30,17 @@ def measured_command(report: Path, args: Sequence[str]) -> list[str]:
     return [sys.executable, "-c", MEASURE, str(report), *args]
 
 
-def peak_bytes(report: Path) -> int:
-    """What :data:`MEASURE` wrote (0 if the child was killed before its end)."""
+def peaks(report: Path) -> tuple[int, list[int]]:
+    """The peaks in bytes (0 if killed before its end) of the crawl's process and of
+    each of its analysis processes."""
     text = report.read_text() if report.exists() else ""
-    return int(text or 0) * 1024
+    folder = report.with_name(report.name + ".workers")
+    workers = [int(p.read_text()) * 1024 for p in sorted(folder.glob("*.peak"))]
+    return int(text or 0) * 1024, workers
+
+
+def peak_bytes(report: Path) -> int:
+    """What the crawl's process and its analysis processes held at most, together (the
+    sum of their peaks: a bound of their peak together)."""
+    own, workers = peaks(report)
+    return own + sum(workers)
