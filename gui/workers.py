@@ -9,6 +9,7 @@ crawl's event loop would never run a queued slot.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -96,6 +97,13 @@ class _Job(QObject):
         return thread is None or thread.wait(ms)
 
 
+#: How often the interpreter offers its lock to another thread while a crawl runs in the
+#: window's process (Python's default is 5 ms). The crawl's thread holds the lock for
+#: its fetches and records; each time the window's thread gives the lock up (Qt calls,
+#: painting) it waits up to this long to get it back, and a repaint does that many times.
+CRAWL_SWITCH_INTERVAL_S = 0.001
+
+
 class CrawlJob(_Job):
     """A crawl of the open project. ``sig_events`` carries the core's event batches."""
 
@@ -111,7 +119,12 @@ class CrawlJob(_Job):
         self._lock = threading.Lock()
         self._pause_wanted = False
         self._stop_wanted = False
-        self.sig_idle.connect(lambda: self.sig_state.emit("idle"))
+        self._switch_interval = sys.getswitchinterval()
+        self.sig_idle.connect(self._idle)
+
+    def _idle(self) -> None:
+        sys.setswitchinterval(self._switch_interval)
+        self.sig_state.emit("idle")
 
     def start(self, settings: CrawlSettings) -> None:
         with self._lock:
@@ -132,6 +145,8 @@ class CrawlJob(_Job):
                     self._crawler = None
 
         self._launch(call, "crawl")
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(CRAWL_SWITCH_INTERVAL_S)
         self.sig_state.emit("running")
 
     def _report(self, value: Any) -> None:

@@ -40,7 +40,12 @@ def peaks(report: Path) -> tuple[int, list[int]]:
 
 
 def peak_bytes(report: Path) -> int:
-    """What the crawl's process and its analysis processes held at most, together (the
-    sum of their peaks: a bound of their peak together)."""
-    own, workers = peaks(report)
-    return own + sum(workers)
+    """The crawl's own peak (its analysis processes: :func:`peaks`)."""
+    return peaks(report)[0]
+
+
+#: What one analysis process may hold at most: ~30 MiB of interpreter and libraries,
+#: then one page at a time within the parse bounds (ParseSettings: 200,000 elements,
+#: ~60 MB of tree) with its body and text. A crawl's memory is its own peak plus this
+#: much a process (core/engine/pool.py: at most one a core, four at most).
+WORKER_LIMIT = 160 * (1 << 20)
