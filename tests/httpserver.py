@@ -38,7 +38,8 @@ Route = Reply | Callable[[BaseHTTPRequestHandler], Reply]
 
 
 class TestServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        """``port``: 0 for any free one; a given one to come back where a stopped server was."""
         self.routes: dict[str, Route] = {}
         self.hits: list[tuple[str, dict[str, str]]] = []
         #: time.monotonic() of each hit, in the order of ``hits``.
@@ -91,7 +92,7 @@ class TestServer:
                         if server.closing.wait(reply.trickle):
                             return
 
-        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
