@@ -45,7 +45,9 @@ def peak_bytes(report: Path) -> int:
 
 
 #: What one analysis process may hold at most: ~30 MiB of interpreter and libraries,
-#: then one page at a time within the parse bounds (ParseSettings: 200,000 elements,
-#: ~60 MB of tree) with its body and text. A crawl's memory is its own peak plus this
-#: much a process (core/engine/pool.py: at most one a core, four at most).
-WORKER_LIMIT = 160 * (1 << 20)
+#: then one page at a time: its body and text, its parse within the parse bounds
+#: (ParseSettings: 200,000 elements, ~60 MB of tree) and the main-text signature's
+#: (trafilatura, up to its max_markup_chars). The hostile crawl measured 175 MiB. A
+#: crawl's memory is its own peak plus this much a process (core/engine/pool.py: one a
+#: core, four at most).
+WORKER_LIMIT = 200 * (1 << 20)

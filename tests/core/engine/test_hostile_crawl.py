@@ -88,8 +88,7 @@ def run_measured(
             errors.seek(0)
             stderr = errors.read().decode("utf-8", "replace")
         own, workers = peaks(report)
-        detail = f"crawl {own >> 20} MiB, analysis processes {[w >> 20 for w in workers]} MiB"
-    return Measured(proc.returncode, b"".join(kept), overflowed, stderr, own + sum(workers), detail)
+    return Measured(proc.returncode, b"".join(kept), overflowed, stderr, own, workers)
 
 
 # -- the crawl -------------------------------------------------------------------------
