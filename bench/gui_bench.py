@@ -12,9 +12,11 @@ recording the event loop's longest gap throughout:
 
 Then (``--crawl-pages``, default 5,000; 0 skips it) it crawls a generated static site
 from the Crawl panel at full speed (delay 0, 16 connections, robots ignored) and reports
-the event loop's longest gaps meanwhile: the crawl's CPU work shares the interpreter with
-the window (the figure step 9 brings under 100 ms; the test suite only guards against a
-frozen window, < 1 s).
+the event loop's longest gaps meanwhile (target < 100 ms; the test suite only guards
+against a frozen window, < 1 s). The pages are analysed in the crawl's analysis
+processes (core/engine/pool.py); fetching, records and the store still share the
+window's interpreter. The machine's load average is printed beside: on a loaded machine
+the operating system's scheduler alone makes gaps of that size.
 
 Exit status 1 if the first rows take 1 s or more, or the event loop stalls for 100 ms
 while browsing pages (the crawl's figure is reported, not judged).
@@ -175,7 +177,8 @@ def crawl_stalls(app: QApplication, work: Path, pages: int) -> None:
             f"crawl from the window: {fetched} pages in {elapsed:.1f} s; longest event-loop "
             f"gaps {[round(g * 1000) for g in gaps[-5:]]} ms, 99th percentile "
             f"{gaps[int(len(gaps) * 0.99)] * 1000:.0f} ms over {len(ticks)} ticks "
-            f"(step 9's target < {STALL_TARGET * 1000:.0f} ms)"
+            f"(target < {STALL_TARGET * 1000:.0f} ms); load average "
+            f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
         )
         window.close()
         app.processEvents()

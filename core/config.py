@@ -88,6 +88,11 @@ class ParseSettings:
     max_depth: int = 512
     #: Start tags read. Parse trees take ~300 bytes an element: 200,000 are ~60 MB.
     max_elements: int = 200_000
+    #: Processes that analyse pages (parse, links, signature) beside the crawl's own,
+    #: so its interpreter lock stays free for fetching and the app's window. None: one a
+    #: core, at most four (:func:`recrawl.core.engine.pool.default_processes`); 0: none,
+    #: pages are analysed in the crawl's process.
+    processes: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -40,9 +40,6 @@ from recrawl.core.engine import (
     CrawlFinished,
     CrawlSummary,
     Event,
-    LinkRejected,
-    LogMessage,
-    PageFetched,
     RoundFinished,
     RoundStarted,
     StatsSnapshot,
@@ -53,8 +50,8 @@ from recrawl.core.watch.watcher import WatchSummary
 from recrawl.gui import crawl_jobs, watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.crawl_jobs import CrawlOutlook
-from recrawl.gui.crawl_progress import CrawlProgress
-from recrawl.gui.crawl_view import CrawlProgressView
+from recrawl.gui.crawl_progress import CrawlProgress, LogTail
+from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView
 from recrawl.gui.notify_box import NotifyBox
 from recrawl.gui.panel import Panel
 from recrawl.gui.seeds_box import SeedsBox
@@ -79,7 +76,7 @@ class CrawlPanel(Panel):
         super().__init__(context, parent)
         self._build()
         self.tracker = CrawlProgress()
-        self._log_buffer: list[str] = []
+        self._log_buffer = LogTail(LOG_LINES)
         self._dirty = False
         #: The project's crawl settings; the fields override the politeness ones.
         self._stored = CrawlSettings()
@@ -387,24 +384,13 @@ class CrawlPanel(Panel):
     # -- events (GUI thread, by signal) ----------------------------------------------
 
     def _on_events(self, events: list[Event]) -> None:
+        # Bounded work a batch, whatever its size: the events that only make log lines
+        # are kept as they are (the last LOG_LINES), and become text at the next redraw.
         now = time.monotonic()
+        self._log_buffer.extend(events)
         for event in events:
             if isinstance(event, StatsSnapshot):
                 self.tracker.snapshot(now, event)
-            elif isinstance(event, PageFetched):
-                if event.error:
-                    # robots.txt's answer is not a failure (the crawl counts no error)
-                    denied = event.status == "robots_denied"
-                    kind = "denied" if denied else "error"
-                    self._log_buffer.append(f"{kind}  {event.url}: {event.error}")
-            elif isinstance(event, LinkRejected):
-                where = event.filter_name or event.filter
-                rule = f"line {event.line}" if event.line is not None else "no rule matched"
-                self._log_buffer.append(
-                    f"rejected  {event.url} (filter {where}, {rule}; linked from {event.source})"
-                )
-            elif isinstance(event, LogMessage):
-                self._log_buffer.append(f"{event.level}  {event.text}")
             elif isinstance(event, RoundStarted):
                 if self.sleeping:
                     self.tracker.idle(now)  # the rate was zero until now
@@ -416,14 +402,10 @@ class CrawlPanel(Panel):
                 self.tracker.idle(now)
                 self._asleep(event.until)
             elif isinstance(event, WatchRound):
-                self._log_buffer.append(watch_round_text(event))
+                self._log_buffer.add(watch_round_text(event))
                 self.context.changes.sig_news.emit()
             elif isinstance(event, RoundFinished):
                 self.tracker.round_finished(event)
-                self._log_buffer.append(
-                    f"round {event.round} done: {event.fetched} fetched, {event.errors} "
-                    f"errors, {event.new_urls} new URLs (segment {event.segment})"
-                )
                 self.context.changes.sig_pages.emit()
                 self.context.changes.sig_segments.emit()
         self._dirty = True
@@ -435,8 +417,7 @@ class CrawlPanel(Panel):
         if self.tracker.round.number and self.context.crawl.busy:
             self.round_label.setText(f"Round {self.tracker.round.number}")
         self.view.draw(self.tracker, time.monotonic())  # the elapsed time moves on
-        self.view.append_log(self._log_buffer)
-        self._log_buffer.clear()
+        self.view.append_log(self._log_buffer.take())
 
     def _on_finished(self, summary: CrawlSummary | WatchSummary) -> None:
         if isinstance(summary, WatchSummary):
@@ -450,7 +431,7 @@ class CrawlPanel(Panel):
                 f"{summary.pages_per_s:.1f} pages/s"
             )
             self.tracker.finished(summary)
-        self._log_buffer.append(text)
+        self._log_buffer.add(text)
         self._dirty = True
         self._redraw()
         self._ended_text = text
@@ -460,7 +441,7 @@ class CrawlPanel(Panel):
         self.context.changes.sig_segments.emit()
 
     def _on_failed(self, message: str) -> None:
-        self._log_buffer.append(f"error  the crawl stopped: {message}")
+        self._log_buffer.add(f"error  the crawl stopped: {message}")
         self._dirty = True
         self._redraw()
         self._ended_text = f"The crawl stopped: {message}"

@@ -12,9 +12,19 @@ from its first minute.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from recrawl.core.engine import CrawlSummary, RoundFinished, RoundStarted, StatsSnapshot
+from recrawl.core.engine import (
+    CrawlSummary,
+    Event,
+    LinkRejected,
+    LogMessage,
+    PageFetched,
+    RoundFinished,
+    RoundStarted,
+    StatsSnapshot,
+)
 
 #: The current rate is the pages fetched over this many seconds.
 RATE_WINDOW_S = 5.0
@@ -148,3 +158,59 @@ class CrawlProgress:
         """The crawl (or watch) ended after ``elapsed_s``; the totals stay as they are."""
         self.paused = False
         self.ended_after = elapsed_s
+
+
+class LogTail:
+    """The log's lines to come, as the events that make them: only the last ``limit``
+    are kept, and they become text when taken. A batch of 100,000 rejected links (one
+    page's) then costs the window a few appends each, not 100,000 sentences it would
+    trim away (the log keeps ``limit`` lines)."""
+
+    def __init__(self, limit: int) -> None:
+        self._items: deque[Event | str] = deque(maxlen=limit)
+
+    def add(self, line: str) -> None:
+        self._items.append(line)
+
+    def extend(self, events: Iterable[Event]) -> None:
+        """The events of a batch that make lines (the rest would push them out)."""
+        self._items.extend(
+            event
+            for event in events
+            if isinstance(event, _LINE_EVENTS) or (isinstance(event, PageFetched) and event.error)
+        )
+
+    def take(self) -> list[str]:
+        """The lines since the last take, oldest first."""
+        items, self._items = self._items, deque(maxlen=self._items.maxlen)
+        return [line for item in items if (line := log_line(item)) is not None]
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+_LINE_EVENTS = (LinkRejected, LogMessage, RoundFinished)
+
+
+def log_line(item: Event | str) -> str | None:
+    """The log's line for an event (None if it makes none), or the text itself."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, PageFetched):
+        if not item.error:
+            return None
+        # robots.txt's answer is not a failure (the crawl counts no error)
+        kind = "denied" if item.status == "robots_denied" else "error"
+        return f"{kind}  {item.url}: {item.error}"
+    if isinstance(item, LinkRejected):
+        where = item.filter_name or item.filter
+        rule = f"line {item.line}" if item.line is not None else "no rule matched"
+        return f"rejected  {item.url} (filter {where}, {rule}; linked from {item.source})"
+    if isinstance(item, LogMessage):
+        return f"{item.level}  {item.text}"
+    if isinstance(item, RoundFinished):
+        return (
+            f"round {item.round} done: {item.fetched} fetched, {item.errors} "
+            f"errors, {item.new_urls} new URLs (segment {item.segment})"
+        )
+    return None

@@ -10,6 +10,7 @@ crawl's event loop would never run a queued slot.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -107,6 +108,13 @@ class _Runner(Protocol):
     def stop(self) -> None: ...
 
 
+#: How often the interpreter offers its lock to another thread while a crawl runs in the
+#: window's process (Python's default is 5 ms). The crawl's thread holds the lock for
+#: its fetches and records; each time the window's thread gives the lock up (Qt calls,
+#: painting) it waits up to this long to get it back, and a repaint does that many times.
+CRAWL_SWITCH_INTERVAL_S = 0.001
+
+
 class CrawlJob(_Job):
     """A crawl of the open project, or a watch (crawls as pages come due, DESIGN §10).
 
@@ -127,10 +135,12 @@ class CrawlJob(_Job):
         self._lock = threading.Lock()
         self._pause_wanted = False
         self._stop_wanted = False
+        self._switch_interval = sys.getswitchinterval()
         self.sig_idle.connect(self._idle)
 
     def _idle(self) -> None:
         self.watching = False
+        sys.setswitchinterval(self._switch_interval)
         self.sig_state.emit("idle")
 
     def start(self, settings: CrawlSettings) -> None:
@@ -171,6 +181,8 @@ class CrawlJob(_Job):
                     self._runner = None
 
         self._launch(call, name)
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(CRAWL_SWITCH_INTERVAL_S)
         self.sig_state.emit("running")
 
     def _report(self, value: Any) -> None:

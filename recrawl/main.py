@@ -7,6 +7,7 @@ when the app is started (the other commands start quickly and run without Qt).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -42,6 +43,9 @@ def _missing_libraries() -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A frozen bundle (PyInstaller) starts itself again for a crawl's analysis processes
+    # (recrawl.core.engine.pool): in one of those, this runs the worker and exits.
+    multiprocessing.freeze_support()
     return cli_main(argv, app=DesktopApp())
 
 

@@ -32,6 +32,7 @@ from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import CrawlFinished, CrawlSummary, EventQueue, LogMessage, Observer
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import Reachability
+from recrawl.core.engine.pool import default_processes
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
@@ -162,7 +163,10 @@ class Crawler:
         fetcher = Fetcher(settings.fetch, max_connections=concurrency)
         commits = CommitPipeline()
         connections = asyncio.Semaphore(concurrency)
-        analyser = PageAnalyser(self.signature, settings.parse)
+        processes = settings.parse.processes
+        if processes is None:
+            processes = default_processes()
+        analyser = PageAnalyser(self.signature, settings.parse, processes)
         robots = None
         if politeness.obey_robots:
             robots = RobotsGate(

@@ -34,7 +34,7 @@ from recrawl.core import store
 from recrawl.core.archive.segments import read_payload
 from recrawl.core.clock import utcnow
 from recrawl.core.config import ParseSettings
-from recrawl.core.engine.analysis import PageAnalyser
+from recrawl.core.engine.analysis import analyse_page
 from recrawl.core.errors import WarcError
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.http import HttpResponse, decode_body
@@ -265,7 +265,13 @@ class _Signer:
             job.body, result.header("content-encoding"), self.cap
         )
         try:
-            analysis = PageAnalyser(self.signature, self.bounds).analyse_now(job.page.url, result)
+            analysis = analyse_page(
+                job.page.url,
+                result.header("content-type"),
+                result.decoded or b"",
+                self.signature,
+                self.bounds,
+            )
         except Exception:  # as in the crawl: a page that breaks the parse costs that page only
             return None
         return analysis.signature

@@ -8,8 +8,16 @@ from datetime import datetime
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from recrawl.core.engine import CrawlSummary, RoundFinished, RoundStarted, StatsSnapshot
-from recrawl.gui.crawl_progress import CrawlProgress, Downsampled
+from recrawl.core.engine import (
+    CrawlSummary,
+    LinkRejected,
+    LogMessage,
+    PageFetched,
+    RoundFinished,
+    RoundStarted,
+    StatsSnapshot,
+)
+from recrawl.gui.crawl_progress import CrawlProgress, Downsampled, LogTail
 from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView, time_unit
 from recrawl.gui.formatting import stopwatch
 
@@ -119,3 +127,29 @@ def test_a_watchs_crawls_add_up_and_a_sleep_reads_as_zero():
     progress.snapshot(60.0, snap(4))
     progress.snapshot(61.0, snap(8))
     assert progress.fetched == 20 and progress.rate() == pytest.approx(4.0)
+
+
+def test_the_log_tail_keeps_the_last_lines_only_of_events_that_make_lines():
+    tail = LogTail(3)
+    tail.add("started")
+    tail.extend(
+        [
+            PageFetched("http://a/1", "fetched", 200, "new", 10, 1.0),
+            PageFetched("http://a/2", "retry", None, "unknown", 0, 1.0, "timed out"),
+            *(LinkRejected(f"http://b/{i}", "http://a/1", 1, "scope", 4) for i in range(100_000)),
+            LogMessage("warning", "slow host"),
+            PageFetched("http://a/3", "fetched", 200, "new", 10, 1.0),  # no line: not kept
+        ]
+    )
+    assert tail.take() == [
+        "rejected  http://b/99998 (filter scope, line 4; linked from http://a/1)",
+        "rejected  http://b/99999 (filter scope, line 4; linked from http://a/1)",
+        "warning  slow host",
+    ]
+    assert tail.take() == []
+    tail.extend([PageFetched("http://a/2", "robots_denied", None, "unknown", 0, 0.0, "denied")])
+    tail.extend([RoundFinished(1, "seg", 5, 1, 2)])
+    assert tail.take() == [
+        "denied  http://a/2: denied",
+        "round 1 done: 5 fetched, 1 errors, 2 new URLs (segment seg)",
+    ]

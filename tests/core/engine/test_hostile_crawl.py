@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageStatus, RejectedLink
 
 from tests.hostile import CALENDAR_START, MANY_LINKS, HostileServer
-from tests.peak_memory import measured_command, peak_bytes
+from tests.peak_memory import WORKER_LIMIT, measured_command, peaks
 from tests.warcs import warcio_check
 
 pytestmark = pytest.mark.slow
@@ -52,6 +52,8 @@ class Measured:
     overflowed: bool  # it wrote more than that (and was killed)
     stderr: str
     peak_rss: int  # bytes (its VmHWM at exit; 0 if it was killed)
+    #: Each of its analysis processes' peak (bytes).
+    worker_peaks: list[int] = field(default_factory=list)
 
 
 def run_measured(
@@ -85,8 +87,8 @@ def run_measured(
             watchdog.cancel()
             errors.seek(0)
             stderr = errors.read().decode("utf-8", "replace")
-        peak = peak_bytes(report)
-    return Measured(proc.returncode, b"".join(kept), overflowed, stderr, peak)
+        own, workers = peaks(report)
+    return Measured(proc.returncode, b"".join(kept), overflowed, stderr, own, workers)
 
 
 # -- the crawl -------------------------------------------------------------------------
@@ -148,7 +150,11 @@ def test_the_crawl_completes(hostile_crawl):
 
 
 def test_the_crawls_peak_memory_stays_under_300_mib(hostile_crawl):
-    assert hostile_crawl.run.peak_rss < RSS_LIMIT, f"{hostile_crawl.run.peak_rss / MiB:.0f} MiB"
+    run = hostile_crawl.run
+    workers = [peak // MiB for peak in run.worker_peaks]
+    assert run.peak_rss < RSS_LIMIT, f"{run.peak_rss / MiB:.0f} MiB (workers: {workers} MiB)"
+    assert workers, "no analysis process reported its peak"
+    assert max(run.worker_peaks) < WORKER_LIMIT, f"analysis processes' peaks: {workers} MiB"
 
 
 def test_every_warc_passes_warcio_check(hostile_crawl):

@@ -1,7 +1,8 @@
 """A crawl's peak memory (issue 12): under 300 MiB for one page of 100,000 links that
 robots.txt denies (it was 369 MiB). The crawl is ``recrawl crawl`` in a child process
-that reports its own peak resident memory (VmHWM) at exit; the hostile crawl's peak is
-checked in test_hostile_crawl.py. ``bench/memory_bench.py`` prints both figures."""
+that reports its own peak resident memory (VmHWM) at exit, and its analysis processes
+theirs (each under tests.peak_memory.WORKER_LIMIT); the hostile crawl's peak is checked
+in test_hostile_crawl.py. ``bench/memory_bench.py`` prints both figures."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from recrawl.core.config import CrawlSettings
 
 from tests.httpserver import Reply
-from tests.peak_memory import measured_command, peak_bytes
+from tests.peak_memory import WORKER_LIMIT, measured_command, peaks
 
 pytestmark = pytest.mark.slow
 
@@ -21,8 +22,9 @@ RSS_LIMIT = 300 * MiB
 LINKS = 100_000
 
 
-def recrawl(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int]:
-    """``recrawl ARGS`` in a child process; its result and peak memory in bytes."""
+def recrawl(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int, list[int]]:
+    """``recrawl ARGS`` in a child process; its result, its peak memory and its analysis
+    processes' (bytes)."""
     report = tmp_path / "peak"
     done = subprocess.run(
         measured_command(report, args),
@@ -30,7 +32,7 @@ def recrawl(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str
         text=True,
         timeout=1800,  # a runaway crawl fails the test rather than hanging it
     )
-    return done, peak_bytes(report)
+    return done, *peaks(report)
 
 
 def test_a_page_of_100000_denied_links_is_crawled_in_under_300_mib(tmp_path, server):
@@ -47,16 +49,18 @@ def test_a_page_of_100000_denied_links_is_crawled_in_under_300_mib(tmp_path, ser
         ("inject", project, server.url("/")),
         ("settings", project, "--set", cap),
     ):
-        done, _ = recrawl(tmp_path, *args)
+        done, _, _ = recrawl(tmp_path, *args)
         assert done.returncode == 0, done.stderr
     # round 1 finds the links, round 2 takes a round's worth (round_size, 50,000) of them
     # and records each one denied
     crawl = ("crawl", project, "--delay", "0", "--per-host", "4", "--rounds", "2")
-    done, peak = recrawl(tmp_path, *crawl)
+    done, peak, workers = recrawl(tmp_path, *crawl)
 
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{LINKS} new URLs" in done.stdout, done.stdout
     assert server.hits_for("/denied/0") == 0  # denied: recorded, never requested
-    denied, _ = recrawl(tmp_path, "urls", project, "--status", "robots_denied")
+    denied, _, _ = recrawl(tmp_path, "urls", project, "--status", "robots_denied")
     assert len(denied.stdout.splitlines()) == CrawlSettings().round_size
     assert peak < RSS_LIMIT, f"peak {peak / MiB:.0f} MiB"
+    # the page of 100,000 links was analysed in an analysis process, within its bound
+    assert workers and max(workers) < WORKER_LIMIT, [w // MiB for w in workers]

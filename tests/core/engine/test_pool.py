@@ -1,0 +1,179 @@
+"""The analysis processes (issue 13, point 7): pages are parsed and signed in worker
+processes, so the crawl's process (the app's window) keeps its interpreter lock; a worker
+that dies costs the page it held; a killed crawl leaves no worker behind."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import select
+import signal
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from recrawl.core.clock import utcnow
+from recrawl.core.config import ParseSettings
+from recrawl.core.engine import PageFetched, StatsSnapshot, inject
+from recrawl.core.engine.analysis import INLINE_BYTES
+from recrawl.core.store.models import PageStatus
+
+from tests.crawling import T0, Events, clock_at, crawl, events_of, page, settings
+
+#: How long a test waits for something that should come at once.
+PATIENCE_S = 60.0
+BIG = "<p>words and more words</p>" * INLINE_BYTES
+
+
+def pooled(processes: int = 1, **politeness: object):
+    return replace(
+        settings(politeness=politeness or None), parse=ParseSettings(processes=processes)
+    )
+
+
+class WaitingSignature:
+    """For the page "big page": made in the analysing process, which says where it ran
+    and whether the crawl's loop went on while it waited (its events, through a manager)."""
+
+    kind = "md5"
+
+    def __init__(self, working: object, loop_went_on: object) -> None:
+        self.working = working
+        self.loop_went_on = loop_went_on
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        if b"big page" not in payload:
+            return hashlib.md5(payload).digest()
+        self.working.set()  # type: ignore[attr-defined]
+        went_on = self.loop_went_on.wait(PATIENCE_S)  # type: ignore[attr-defined]
+        return f"pid {os.getpid()} went on {went_on}".encode()
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        return old == new
+
+
+def test_a_page_is_analysed_in_another_process_while_the_loop_goes_on(project, server):
+    server.html("/big", "<p>big page</p>" + BIG)
+    server.html("/small", "<p>small page</p>")
+    inject([server.url("/big"), server.url("/small")], T0)
+    with multiprocessing.get_context("spawn").Manager() as manager:
+        working, went_on = manager.Event(), manager.Event()
+        events = Events()
+
+        def observer(batch):
+            events(batch)
+            if working.is_set() and any(isinstance(e, StatsSnapshot) for e in batch):
+                went_on.set()
+
+        crawl(
+            project,
+            pooled(),
+            clock=clock_at(),
+            observer=observer,
+            signature=WaitingSignature(working, went_on),
+        )
+
+    big = page(server.url("/big"))
+    assert big.status == PageStatus.FETCHED
+    where, _, meanwhile = big.signature.decode().partition(" went on ")
+    assert where.startswith("pid ") and int(where[4:]) != os.getpid()
+    assert meanwhile == "True", "the loop stood still while the page was analysed"
+    assert [e.status for e in events.of(PageFetched)] == ["fetched", "fetched"]
+
+
+class CrashingSignature:
+    """Kills the process it runs in for the page "crash page"."""
+
+    kind = "md5"
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        if b"crash page" in payload:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return hashlib.md5(payload).digest()
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        return old == new
+
+
+def test_a_worker_that_dies_fails_its_page_and_the_crawl_goes_on(project, server):
+    pages = ["/a", "/crash", "/b", "/c"]
+    for path in pages:
+        name = "crash page" if path == "/crash" else f"page {path}"
+        server.html(path, f"<p>{name}</p>" + BIG)
+    inject([server.url(path) for path in pages], T0)
+    # one page at a time: the crash takes no other page's analysis with it
+    crawl(
+        project,
+        pooled(per_host=1, concurrency=1),
+        clock=clock_at(),
+        signature=CrashingSignature(),
+    )
+
+    crashed = page(server.url("/crash"))
+    assert crashed.status == PageStatus.RETRY and crashed.payload_file is None
+    (event,) = events_of(server.url("/crash"))
+    assert "process analysing the page ended unexpectedly" in event.error
+    for path in ("/a", "/b", "/c"):
+        fetched = page(server.url(path))
+        assert fetched.status == PageStatus.FETCHED, path
+        assert fetched.signature == hashlib.md5(server.routes[path].body).digest()
+
+
+CRAWL_SCRIPT = """
+import sys
+from dataclasses import replace
+from recrawl.core.clock import utcnow
+from recrawl.core.config import ParseSettings
+from recrawl.core.engine import Crawler
+from recrawl.core.project import Project
+from tests.crawling import fast_settings
+settings = replace(fast_settings(), parse=ParseSettings(processes=2))
+Crawler(Project.open(sys.argv[1]), settings).run()
+"""
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux's pidfd_open")
+def test_a_killed_crawl_leaves_no_analysis_process_behind(project, server):
+    for i in range(200):
+        server.html(f"/p{i}", f'<p>page {i}</p><a href="/p{i + 1}">next</a>' + BIG)
+    server.latency = 0.01  # the crawl is still at it when it is killed
+    inject([server.url("/p0")], utcnow())  # due now for the child's real clock
+    root = Path(__file__).resolve().parents[3]
+    crawler = subprocess.Popen(
+        [sys.executable, "-c", CRAWL_SCRIPT, str(project.path)],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # each page is found by analysing the one before it: the workers are there
+        assert server.wait_hits(5, timeout=PATIENCE_S)
+        workers = _children(crawler.pid)
+        handles = [os.pidfd_open(pid) for pid in workers]
+        assert handles, "no analysis process was found"
+    finally:
+        crawler.send_signal(signal.SIGKILL)
+        crawler.wait()
+    try:
+        for handle in handles:
+            ready, _, _ = select.select([handle], [], [], PATIENCE_S)
+            assert ready, "an analysis process outlived the killed crawl"
+    finally:
+        for handle in handles:
+            os.close(handle)
