@@ -12,6 +12,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     robots        the robots.txt cache
     rejected      links the filter chain turned away
     listing       the GUI's page listing, read in blocks
+    news          news items: what happened to pages, counts by day and site, unseen
     sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
     runs          crawl runs: when each started and ended, what it did
     sql           helpers the modules above share
@@ -38,6 +39,22 @@ from recrawl.core.store.listing import (
     count_listing,
     iter_listing,
     listing_rows,
+)
+from recrawl.core.store.news import (
+    NewsFilter,
+    NewsGroup,
+    NewsItem,
+    SeenMark,
+    count_news,
+    day_bounds,
+    is_unseen,
+    iter_news,
+    mark_news_seen,
+    news_groups,
+    news_hosts,
+    news_items,
+    seen_mark,
+    unseen_news_count,
 )
 from recrawl.core.store.pages import (
     DuePage,
@@ -105,9 +122,13 @@ __all__ = [
     "DuePage",
     "HostSummary",
     "NewPage",
+    "NewsFilter",
+    "NewsGroup",
+    "NewsItem",
     "PageQuery",
     "Pointer",
     "RunCounts",
+    "SeenMark",
     "SegmentSummary",
     "add_pages",
     "begin_compaction",
@@ -121,7 +142,9 @@ __all__ = [
     "count_due",
     "count_hosts",
     "count_listing",
+    "count_news",
     "create_segment",
+    "day_bounds",
     "delete_segment",
     "due_page_refs",
     "due_pages",
@@ -135,13 +158,19 @@ __all__ = [
     "host_summaries",
     "hosts_under",
     "hosts_with_pages",
+    "is_unseen",
     "iter_listing",
+    "iter_news",
     "last_crawl_run",
     "list_pages",
     "listing_rows",
     "make_due",
     "make_hosts_due",
+    "mark_news_seen",
     "needs_recovery",
+    "news_groups",
+    "news_hosts",
+    "news_items",
     "next_due_at",
     "open_database",
     "open_segments",
@@ -158,10 +187,12 @@ __all__ = [
     "rescore_inlinks",
     "robots_entry",
     "save_robots",
+    "seen_mark",
     "segment_names",
     "segment_summaries",
     "set_fixed_interval",
     "set_setting",
     "transaction",
     "unfinished_compactions",
+    "unseen_news_count",
 ]
