@@ -32,6 +32,7 @@ from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.news_panel import NewsPanel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
 from recrawl.gui.preferences import Preferences
@@ -44,6 +45,7 @@ from recrawl.gui.workers import CompactionJob, CrawlJob
 from recrawl import __version__
 
 PANELS: tuple[type[Panel], ...] = (
+    NewsPanel,
     CrawlPanel,
     SitesPanel,
     PagesPanel,
@@ -179,6 +181,10 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(icon(panel.key), panel.title)
             item.setData(Qt.ItemDataRole.UserRole, panel.key)
             self.nav.addItem(item)
+            panel.sig_title.connect(item.setText)
+        news = self.panels[NewsPanel.key]
+        assert isinstance(news, NewsPanel)
+        news.sig_open_diff.connect(self.show_page_diff)
         self.nav.blockSignals(False)
         self.setWindowTitle(f"Recrawl — {project.path}")
         self.project_label.setText(str(project.path))
@@ -249,6 +255,17 @@ class MainWindow(QMainWindow):
     def show_panel(self, key: str) -> None:
         keys = [panel.key for panel in PANELS]
         self.nav.setCurrentRow(keys.index(key) if key in keys else 0)
+
+    def show_page_diff(self, url: str) -> None:
+        """What changed on the page of ``url``: for now, the page in the Pages panel."""
+        self.show_panel("pages")
+        pages = self.panels["pages"]
+        if isinstance(pages, PagesPanel):
+            row = pages.model.row_of(url)
+            if row is not None:
+                pages.table.selectRow(row)
+            else:
+                pages.select_url(url)  # its detail and history, though not listed yet
 
     def current_panel(self) -> Panel:
         panel = self.stack.currentWidget()

@@ -52,7 +52,7 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
     assert sorted(p.url for p in Page.select()) == [server.url(f"/p{i}") for i in range(5)]
     assert all(p.last_fetched is not None for p in Page.select())
     # and the Pages table shows them
-    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     pages = window.panels["pages"]
     qtbot.waitUntil(lambda: pages.model.rowCount() == 5, timeout=10_000)
     shown = {pages.model.index(r, 0).data() for r in range(5)}

@@ -1,0 +1,468 @@
+"""The What's new panel's tree: days, each day's sites, each site's news items, newest first.
+
+The groups come from one query (item counts by day, site and kind: a few hundred rows
+for a store of 100,000 items); a site's items are read only when its row is expanded, a
+block at a time, and the next block when the row saying how many are left comes into
+view (:meth:`NewsModel.fetchMore`). Every query runs on the store thread
+(``context.jobs``) and carries the generation it was asked in: an answer to an older
+generation (the filters changed meanwhile) is dropped.
+
+Rows are addressed by their parent: an index's ``internalId`` is the key of the node
+above it (0 for a day), so no Python object has to live inside a QModelIndex.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from recrawl.core import store
+from recrawl.core.store.models import NewsKind
+from recrawl.gui import formatting
+from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.table_model import Index
+
+#: Items asked for at a time under one site.
+BLOCK = 200
+COLUMNS = ("What's new", "Kind", "URL", "At")
+#: The URL an item row stands for (None on group rows).
+URL_ROLE = Qt.ItemDataRole.UserRole
+#: The news item (store.NewsItem) of an item row.
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+
+KIND_LABELS = {
+    NewsKind.NEW: "new",
+    NewsKind.CHANGED: "changed",
+    NewsKind.GONE: "gone",
+    NewsKind.BACK: "back",
+}
+KIND_COLORS = {
+    NewsKind.NEW: QBrush(QColor("#2e7d32")),
+    NewsKind.CHANGED: QBrush(QColor("#1565c0")),
+    NewsKind.GONE: QBrush(QColor("#b03a48")),
+    NewsKind.BACK: QBrush(QColor("#00796b")),
+}
+MORE_BRUSH = QBrush(QColor("#6b7780"))
+
+
+def summary(counts: dict[str, int], where: str = "") -> str:
+    """``12 new pages on example.org, 3 changed``: the counts by kind, in news order."""
+    parts = [(kind, counts[kind]) for kind in NewsKind.ALL if counts.get(kind)]
+    if not parts:
+        return f"nothing{where}"
+    (kind, count), rest = parts[0], parts[1:]
+    pages = "page" if count == 1 else "pages"
+    if kind in (NewsKind.NEW, NewsKind.CHANGED):
+        head = f"{count:,} {kind} {pages}"
+    else:
+        head = f"{count:,} {pages} {kind}"
+    return head + where + "".join(f", {n:,} {k}" for k, n in rest)
+
+
+def day_title(day: date, today: date) -> str:
+    days = (today - day).days
+    if days == 0:
+        return "Today"
+    if days == 1:
+        return "Yesterday"
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+@dataclass
+class SiteNode:
+    key: int
+    day: DayNode
+    row: int
+    host: str
+    counts: dict[str, int] = field(default_factory=dict)
+    unseen: int = 0
+    items: list[store.NewsItem] = field(default_factory=list)
+    pending: bool = False
+    #: No more items to read (fewer came than asked for).
+    exhausted: bool = False
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def more(self) -> bool:
+        """Items are left to read: the site shows a last row saying how many."""
+        return not self.exhausted and len(self.items) < self.total
+
+
+@dataclass
+class DayNode:
+    key: int
+    row: int
+    day: date
+    sites: list[SiteNode] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for site in self.sites:
+            for kind, count in site.counts.items():
+                total[kind] = total.get(kind, 0) + count
+        return total
+
+    @property
+    def unseen(self) -> int:
+        return sum(site.unseen for site in self.sites)
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the store thread answers for a new listing: groups, sites, the unseen count."""
+
+    groups: list[store.NewsGroup]
+    hosts: list[str]
+    unseen: int
+    mark: store.SeenMark | None
+    #: The id of the newest item when the groups were counted ("mark all as seen" marks
+    #: up to it: what is listed, not what a crawl wrote since).
+    newest: int | None
+
+
+def overview(where: store.NewsFilter, offset_minutes: int) -> Overview:
+    """Runs on the store thread; one read transaction, so the figures agree."""
+    with store.transaction():
+        return Overview(
+            store.news_groups(where, offset_minutes),
+            store.news_hosts(),
+            store.unseen_news_count(),
+            store.seen_mark(),
+            store.newest_news_id(),
+        )
+
+
+def local_offset_minutes() -> int:
+    """The local clock's offset from UTC now, in minutes (days are the user's days)."""
+    offset = datetime.now().astimezone().utcoffset()
+    return int(offset.total_seconds() // 60) if offset is not None else 0
+
+
+class NewsModel(QAbstractItemModel):
+    """Days → sites → items of the news matching a :class:`~recrawl.core.store.NewsFilter`."""
+
+    #: A new listing's groups arrived (the panel expands the newest day, fills filters).
+    sig_loaded = Signal()
+    #: A query failed (the message is for the status bar).
+    sig_failed = Signal(str)
+
+    def __init__(self, jobs: StoreJobs, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._jobs = jobs
+        self._where = store.NewsFilter()
+        self._generation = 0
+        self._keys = itertools.count(1)
+        self._nodes: dict[int, DayNode | SiteNode] = {}
+        self.days: list[DayNode] = []
+        self.mark: store.SeenMark | None = None
+        self.newest: int | None = None
+        self.hosts: list[str] = []
+        self.unseen = 0
+        self.offset_minutes = local_offset_minutes()
+        self.today = date.today()
+
+    # -- the query ----------------------------------------------------------------------
+
+    @property
+    def where(self) -> store.NewsFilter:
+        return self._where
+
+    def set_filter(self, where: store.NewsFilter) -> None:
+        if where != self._where:
+            self._where = where
+            self.reload()
+
+    def reload(self) -> None:
+        """Start over: forget the tree, ask for the groups of the current filter."""
+        self._generation += 1
+        generation, where = self._generation, self._where
+        self.offset_minutes = local_offset_minutes()
+        self.today = date.today()
+        offset = self.offset_minutes
+        self._jobs.submit(
+            lambda: overview(where, offset),
+            lambda answer: self._arrived(generation, answer),
+            self.sig_failed.emit,
+        )
+
+    def _arrived(self, generation: int, answer: Overview) -> None:
+        if generation != self._generation:
+            return
+        self.beginResetModel()
+        self._nodes.clear()
+        self.days = []
+        sites: dict[tuple[date, str], SiteNode] = {}
+        for group in answer.groups:  # newest day first, sites by name
+            if not self.days or self.days[-1].day != group.day:
+                day = DayNode(next(self._keys), len(self.days), group.day)
+                self.days.append(day)
+                self._nodes[day.key] = day
+            day = self.days[-1]
+            site = sites.get((group.day, group.host))
+            if site is None:
+                site = SiteNode(next(self._keys), day, len(day.sites), group.host)
+                sites[group.day, group.host] = site
+                day.sites.append(site)
+                self._nodes[site.key] = site
+            site.counts[group.kind] = group.count
+            site.unseen += group.unseen
+        self.hosts, self.unseen, self.mark = answer.hosts, answer.unseen, answer.mark
+        self.newest = answer.newest
+        self.endResetModel()
+        self.sig_loaded.emit()
+
+    def set_mark(self, mark: store.SeenMark | None) -> None:
+        """Everything up to ``mark`` is seen: no row is bold any more."""
+        self.mark = mark
+        self.unseen = 0  # the groups hold items up to the mark (``newest``)
+        for day in self.days:
+            for site in day.sites:
+                site.unseen = 0
+        if self.days:
+            last = self.index(len(self.days) - 1, len(COLUMNS) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+            for day in self.days:  # the item rows too: one signal per site shown
+                for site in day.sites:
+                    rows = self.rowCount(self.site_index(site))
+                    if rows:
+                        parent = self.site_index(site)
+                        bottom = self.index(rows - 1, len(COLUMNS) - 1, parent)
+                        self.dataChanged.emit(self.index(0, 0, parent), bottom)
+
+    # -- lazy loading -------------------------------------------------------------------
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        # Only a site's first block: the view asks again after every block it gets,
+        # which would read a site of 10,000 items whole. The next blocks come when the
+        # row saying how many are left is in view (fetch_next).
+        site = self.site_at(parent)
+        return site is not None and site.more and not site.pending and not site.items
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        site = self.site_at(parent)
+        if site is not None and self.canFetchMore(parent):
+            self.fetch_next(site)
+
+    def fetch_next(self, site: SiteNode) -> None:
+        """Read the site's next block of items (on the store thread)."""
+        if not site.more or site.pending:
+            return
+        site.pending = True
+        since, until = store.day_bounds(site.day.day, self.offset_minutes)
+        where = store.NewsFilter(since, until, self._where.kind, site.host)
+        last = site.items[-1] if site.items else None
+        after = (last.at, last.id) if last is not None else None
+        generation = self._generation
+        self._jobs.submit(
+            lambda: store.news_items(where, after, BLOCK),
+            lambda items: self._items_arrived(generation, site, items),
+            lambda message: self._items_failed(generation, site, message),
+        )
+        if site.items:  # the "more" row now says it is loading
+            more = self.index(len(site.items), 0, self.site_index(site))
+            self.dataChanged.emit(more, more)
+
+    def _items_arrived(self, generation: int, site: SiteNode, items: list[store.NewsItem]) -> None:
+        if generation != self._generation:
+            return
+        site.pending = False
+        parent = self.site_index(site)
+        had_more = site.more
+        start = len(site.items)
+        site.exhausted = len(items) < BLOCK
+        if items:
+            self.beginInsertRows(parent, start, start + len(items) - 1)
+            site.items.extend(items)
+            self.endInsertRows()
+        if had_more and not site.more:  # the "more" row goes
+            row = len(site.items)
+            self.beginRemoveRows(parent, row, row)
+            self.endRemoveRows()
+        elif site.more:
+            more = self.index(len(site.items), 0, parent)
+            self.dataChanged.emit(more, more)
+
+    def _items_failed(self, generation: int, site: SiteNode, message: str) -> None:
+        if generation == self._generation:
+            site.pending = False
+        self.sig_failed.emit(message)
+
+    # -- addressing ---------------------------------------------------------------------
+
+    def site_at(self, index: Index) -> SiteNode | None:
+        """The site of a site row."""
+        if not index.isValid():
+            return None
+        parent = self._nodes.get(index.internalId())
+        if isinstance(parent, DayNode) and 0 <= index.row() < len(parent.sites):
+            return parent.sites[index.row()]
+        return None
+
+    def day_at(self, index: Index) -> DayNode | None:
+        if index.isValid() and index.internalId() == 0 and 0 <= index.row() < len(self.days):
+            return self.days[index.row()]
+        return None
+
+    def item_at(self, index: Index) -> store.NewsItem | None:
+        if not index.isValid():
+            return None
+        parent = self._nodes.get(index.internalId())
+        if isinstance(parent, SiteNode) and 0 <= index.row() < len(parent.items):
+            return parent.items[index.row()]
+        return None
+
+    def is_more_row(self, index: Index) -> bool:
+        """Whether the row says how many of its site's items are left to read."""
+        return self.more_of(index) is not None
+
+    def more_of(self, index: Index) -> SiteNode | None:
+        """The site whose "more" row ``index`` is."""
+        parent = self._nodes.get(index.internalId()) if index.isValid() else None
+        if isinstance(parent, SiteNode) and parent.more and index.row() == len(parent.items):
+            return parent
+        return None
+
+    def site_index(self, site: SiteNode) -> QModelIndex:
+        return self.createIndex(site.row, 0, site.day.key)
+
+    def day_index(self, day: DayNode) -> QModelIndex:
+        return self.createIndex(day.row, 0, 0)
+
+    # -- Qt's tree surface --------------------------------------------------------------
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if not 0 <= column < len(COLUMNS) or row < 0 or row >= self.rowCount(parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        day = self.day_at(parent)
+        if day is not None:
+            return self.createIndex(row, column, day.key)
+        site = self.site_at(parent)
+        if site is not None:
+            return self.createIndex(row, column, site.key)
+        return QModelIndex()
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008  # Qt's two parent()s in one
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        node = self._nodes.get(index.internalId())
+        if isinstance(node, DayNode):
+            return self.createIndex(node.row, 0, 0)
+        if isinstance(node, SiteNode):
+            return self.createIndex(node.row, 0, node.day.key)
+        return QModelIndex()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        if not parent.isValid():
+            return len(self.days)
+        if parent.column() != 0:
+            return 0
+        day = self.day_at(parent)
+        if day is not None:
+            return len(day.sites)
+        site = self.site_at(parent)
+        if site is not None:
+            return len(site.items) + (1 if site.more else 0)
+        return 0
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        if not parent.isValid():
+            return bool(self.days)
+        if parent.column() != 0:
+            return False
+        day = self.day_at(parent)
+        if day is not None:
+            return bool(day.sites)
+        site = self.site_at(parent)
+        return site is not None and site.total > 0
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return "Local time" if section == 3 else None
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        day = self.day_at(index)
+        if day is not None:
+            return self._group_data(index.column(), role, self._day_text(day), day.unseen)
+        site = self.site_at(index)
+        if site is not None:
+            text = summary(site.counts, f" on {site.host}")
+            return self._group_data(index.column(), role, text, site.unseen)
+        item = self.item_at(index)
+        if item is not None:
+            return self._item_data(item, index.column(), role)
+        if self.is_more_row(index):
+            return self._more_data(index, role)
+        return None
+
+    def _day_text(self, day: DayNode) -> str:
+        sites = len(day.sites)
+        where = f" on {sites:,} site{'s' if sites != 1 else ''}"
+        return f"{day_title(day.day, self.today)} — {summary(day.counts())}{where}"
+
+    @staticmethod
+    def _group_data(column: int, role: int, text: str, unseen: int) -> Any:
+        if column != 0:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{text} ({unseen:,} unseen)" if unseen else text
+        if role == Qt.ItemDataRole.FontRole and unseen:
+            return _bold()
+        return None
+
+    def _item_data(self, item: store.NewsItem, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (
+                item.title or item.url,
+                KIND_LABELS.get(item.kind, item.kind),
+                item.url,
+                formatting.local_time(item.at, seconds=True),
+            )[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return item.url if column in (0, 2) else None
+        if role == Qt.ItemDataRole.ForegroundRole and column == 1:
+            return KIND_COLORS.get(item.kind)
+        if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.mark):
+            return _bold()
+        if role == URL_ROLE:
+            return item.url
+        if role == ITEM_ROLE:
+            return item
+        return None
+
+    def _more_data(self, index: Index, role: int) -> Any:
+        site = self._nodes.get(index.internalId())
+        if not isinstance(site, SiteNode) or index.column() != 0:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if site.pending:
+                return "Loading…"
+            left = site.total - len(site.items)
+            return f"{left:,} more…"
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return MORE_BRUSH
+        return None
+
+
+def _bold() -> QFont:
+    font = QFont()
+    font.setBold(True)
+    return font
