@@ -186,11 +186,24 @@ def seen_mark() -> SeenMark | None:
     return SeenMark(int(value["id"]), datetime.fromisoformat(str(value["at"])))
 
 
-def mark_news_seen() -> SeenMark | None:
-    """Mark every item recorded so far as seen; returns the mark (None: no news yet)."""
-    newest = News.select(News.id, News.at).order_by(News.id.desc()).limit(1).tuples().first()
-    if newest is None:
-        return seen_mark()
+def newest_news_id() -> int | None:
+    """The id of the newest item written (None: no news yet)."""
+    newest: int | None = News.select(fn.MAX(News.id)).scalar()
+    return newest
+
+
+def mark_news_seen(up_to: int | None = None) -> SeenMark | None:
+    """Mark every item so far (or up to the item with id ``up_to``) as seen.
+
+    Returns the mark, None when there is no news yet; a mark never moves back.
+    """
+    select = News.select(News.id, News.at).order_by(News.id.desc()).limit(1)
+    if up_to is not None:
+        select = select.where(News.id <= up_to)
+    newest = select.tuples().first()
+    old = seen_mark()
+    if newest is None or (old is not None and old.id >= newest[0]):
+        return old
     mark = SeenMark(newest[0], newest[1])
     set_setting(SEEN_SETTING, {"id": mark.id, "at": mark.at.isoformat()})
     return mark
