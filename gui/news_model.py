@@ -1,9 +1,10 @@
 """The What's new panel's tree: days, each day's sites, each site's news items, newest first.
 
-The groups come from one query (item counts by day, site and kind: a few hundred rows
-for a store of 100,000 items); a site's items are read only when its row is expanded, a
-block at a time, and the next block when the row saying how many are left comes into
-view (:meth:`NewsModel.fetchMore`). Every query runs on the store thread
+The days come from one query (item counts by day and kind: a row or four a day); a
+day's sites (counts by site and kind) are read when the day is opened, and a site's
+items when the site is opened, a block at a time, the next block when the row saying
+how many are left comes into view (:meth:`NewsModel.fetch_next`). So a store of 100,000
+items on hundreds of sites lists its days at once, however its news is spread. Every query runs on the store thread
 (``context.jobs``) and carries the generation it was asked in: an answer to an older
 generation (the filters changed meanwhile) is dropped.
 
@@ -100,25 +101,24 @@ class DayNode:
     key: int
     row: int
     day: date
-    sites: list[SiteNode] = field(default_factory=list)
-
-    def counts(self) -> dict[str, int]:
-        total: dict[str, int] = {}
-        for site in self.sites:
-            for kind, count in site.counts.items():
-                total[kind] = total.get(kind, 0) + count
-        return total
+    counts: dict[str, int]
+    unseen: int
+    #: How many sites had news that day.
+    site_count: int
+    #: Its sites, once read (None: not yet).
+    sites: list[SiteNode] | None = None
+    pending: bool = False
 
     @property
-    def unseen(self) -> int:
-        return sum(site.unseen for site in self.sites)
+    def total(self) -> int:
+        return sum(self.counts.values())
 
 
 @dataclass(frozen=True)
 class Overview:
-    """What the store thread answers for a new listing: groups, sites, the unseen count."""
+    """What the store thread answers for a new listing: days, sites, the unseen count."""
 
-    groups: list[store.NewsGroup]
+    days: list[store.NewsDay]
     hosts: list[str]
     unseen: int
     mark: store.SeenMark | None
@@ -131,7 +131,7 @@ def overview(where: store.NewsFilter, offset_minutes: int) -> Overview:
     """Runs on the store thread; one read transaction, so the figures agree."""
     with store.transaction():
         return Overview(
-            store.news_groups(where, offset_minutes),
+            store.news_days(where, offset_minutes),
             store.news_hosts(),
             store.unseen_news_count(),
             store.seen_mark(),
@@ -148,8 +148,10 @@ def local_offset_minutes() -> int:
 class NewsModel(QAbstractItemModel):
     """Days → sites → items of the news matching a :class:`~recrawl.core.store.NewsFilter`."""
 
-    #: A new listing's groups arrived (the panel expands the newest day, fills filters).
+    #: A new listing's days arrived (the panel opens the newest day, fills filters).
     sig_loaded = Signal()
+    #: A day's sites arrived (its row index: the panel opens those it should).
+    sig_sites_loaded = Signal(QModelIndex)
     #: A query failed (the message is for the status bar).
     sig_failed = Signal(str)
 
@@ -198,21 +200,12 @@ class NewsModel(QAbstractItemModel):
         self.beginResetModel()
         self._nodes.clear()
         self.days = []
-        sites: dict[tuple[date, str], SiteNode] = {}
-        for group in answer.groups:  # newest day first, sites by name
-            if not self.days or self.days[-1].day != group.day:
-                day = DayNode(next(self._keys), len(self.days), group.day)
-                self.days.append(day)
-                self._nodes[day.key] = day
-            day = self.days[-1]
-            site = sites.get((group.day, group.host))
-            if site is None:
-                site = SiteNode(next(self._keys), day, len(day.sites), group.host)
-                sites[group.day, group.host] = site
-                day.sites.append(site)
-                self._nodes[site.key] = site
-            site.counts[group.kind] = group.count
-            site.unseen += group.unseen
+        for found in answer.days:  # newest first
+            day = DayNode(
+                next(self._keys), len(self.days), found.day, found.counts, found.unseen, found.sites
+            )
+            self.days.append(day)
+            self._nodes[day.key] = day
         self.hosts, self.unseen, self.mark = answer.hosts, answer.unseen, answer.mark
         self.newest = answer.newest
         self.endResetModel()
@@ -221,34 +214,81 @@ class NewsModel(QAbstractItemModel):
     def set_mark(self, mark: store.SeenMark | None) -> None:
         """Everything up to ``mark`` is seen: no row is bold any more."""
         self.mark = mark
-        self.unseen = 0  # the groups hold items up to the mark (``newest``)
+        self.unseen = 0  # the rows hold items up to the mark (``newest``)
         for day in self.days:
-            for site in day.sites:
+            day.unseen = 0
+            for site in day.sites or ():
                 site.unseen = 0
-        if self.days:
-            last = self.index(len(self.days) - 1, len(COLUMNS) - 1)
-            self.dataChanged.emit(self.index(0, 0), last)
-            for day in self.days:  # the item rows too: one signal per site shown
+        self._changed(QModelIndex())
+        for day in self.days:  # the rows under them too: one signal per list shown
+            if day.sites:
+                self._changed(self.day_index(day))
                 for site in day.sites:
-                    rows = self.rowCount(self.site_index(site))
-                    if rows:
-                        parent = self.site_index(site)
-                        bottom = self.index(rows - 1, len(COLUMNS) - 1, parent)
-                        self.dataChanged.emit(self.index(0, 0, parent), bottom)
+                    self._changed(self.site_index(site))
+
+    def _changed(self, parent: QModelIndex) -> None:
+        rows = self.rowCount(parent)
+        if rows:
+            bottom = self.index(rows - 1, len(COLUMNS) - 1, parent)
+            self.dataChanged.emit(self.index(0, 0, parent), bottom)
 
     # -- lazy loading -------------------------------------------------------------------
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        # Only a site's first block: the view asks again after every block it gets,
-        # which would read a site of 10,000 items whole. The next blocks come when the
-        # row saying how many are left is in view (fetch_next).
+        # A day's sites, a site's first block: the view asks again after every block
+        # it gets, which would read a site of 10,000 items whole. The next blocks come
+        # when the row saying how many are left is in view (fetch_next).
+        day = self.day_at(parent)
+        if day is not None:
+            return day.sites is None and not day.pending
         site = self.site_at(parent)
         return site is not None and site.more and not site.pending and not site.items
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        if not self.canFetchMore(parent):
+            return
+        day = self.day_at(parent)
+        if day is not None:
+            self._fetch_sites(day)
         site = self.site_at(parent)
-        if site is not None and self.canFetchMore(parent):
+        if site is not None:
             self.fetch_next(site)
+
+    def _fetch_sites(self, day: DayNode) -> None:
+        day.pending = True
+        since, until = store.day_bounds(day.day, self.offset_minutes)
+        where = store.NewsFilter(since, until, self._where.kind, self._where.host)
+        generation, offset = self._generation, self.offset_minutes
+        self._jobs.submit(
+            lambda: store.news_groups(where, offset),
+            lambda groups: self._sites_arrived(generation, day, groups),
+            lambda message: self._sites_failed(generation, day, message),
+        )
+
+    def _sites_arrived(self, generation: int, day: DayNode, groups: list[store.NewsGroup]) -> None:
+        if generation != self._generation:
+            return
+        day.pending = False
+        sites: dict[str, SiteNode] = {}
+        for group in groups:  # sites by name
+            site = sites.get(group.host)
+            if site is None:
+                site = sites[group.host] = SiteNode(next(self._keys), day, len(sites), group.host)
+                self._nodes[site.key] = site
+            site.counts[group.kind] = group.count
+            site.unseen += group.unseen
+        parent = self.day_index(day)
+        if sites:
+            self.beginInsertRows(parent, 0, len(sites) - 1)
+        day.sites = list(sites.values())
+        if sites:
+            self.endInsertRows()
+        self.sig_sites_loaded.emit(parent)
+
+    def _sites_failed(self, generation: int, day: DayNode, message: str) -> None:
+        if generation == self._generation:
+            day.pending = False
+        self.sig_failed.emit(message)
 
     def fetch_next(self, site: SiteNode) -> None:
         """Read the site's next block of items (on the store thread)."""
@@ -301,7 +341,7 @@ class NewsModel(QAbstractItemModel):
         if not index.isValid():
             return None
         parent = self._nodes.get(index.internalId())
-        if isinstance(parent, DayNode) and 0 <= index.row() < len(parent.sites):
+        if isinstance(parent, DayNode) and parent.sites and 0 <= index.row() < len(parent.sites):
             return parent.sites[index.row()]
         return None
 
@@ -367,7 +407,7 @@ class NewsModel(QAbstractItemModel):
             return 0
         day = self.day_at(parent)
         if day is not None:
-            return len(day.sites)
+            return len(day.sites or ())
         site = self.site_at(parent)
         if site is not None:
             return len(site.items) + (1 if site.more else 0)
@@ -380,7 +420,7 @@ class NewsModel(QAbstractItemModel):
             return False
         day = self.day_at(parent)
         if day is not None:
-            return bool(day.sites)
+            return day.total > 0  # its sites are read when it opens
         site = self.site_at(parent)
         return site is not None and site.total > 0
 
@@ -414,9 +454,9 @@ class NewsModel(QAbstractItemModel):
         return None
 
     def _day_text(self, day: DayNode) -> str:
-        sites = len(day.sites)
+        sites = day.site_count
         where = f" on {sites:,} site{'s' if sites != 1 else ''}"
-        return f"{day_title(day.day, self.today)} — {summary(day.counts())}{where}"
+        return f"{day_title(day.day, self.today)} — {summary(day.counts)}{where}"
 
     @staticmethod
     def _group_data(column: int, role: int, text: str, unseen: int) -> Any:

@@ -68,6 +68,8 @@ class NewsPanel(Panel):
         self._open_sites: set[tuple[date, str]] = set()
         #: (day, host) of every site listed when the open ones were noted.
         self._known_sites: set[tuple[date, str]] = set()
+        #: The listing shown opens as new (its newest day and that day's sites).
+        self._first_time = True
 
         self.kind = QComboBox()
         for text, kind in KIND_FILTERS:
@@ -123,7 +125,8 @@ class NewsPanel(Panel):
         self.site.activated.connect(lambda _: self._apply_filters())
         self.seen_button.clicked.connect(self.mark_all_seen)
         self.refresh_button.clicked.connect(self.refresh)
-        self.model.sig_loaded.connect(self._loaded_groups)
+        self.model.sig_loaded.connect(self._loaded_days)
+        self.model.sig_sites_loaded.connect(self._loaded_sites)
         self.model.sig_failed.connect(self.context.changes.sig_status)
         self.model.rowsInserted.connect(lambda *_: self._load_visible_more())
         self.tree.expanded.connect(self._expanded)
@@ -187,47 +190,46 @@ class NewsPanel(Panel):
 
     # -- the tree ---------------------------------------------------------------------
 
-    def _loaded_groups(self) -> None:
+    def _loaded_days(self) -> None:
         model = self.model
         self._fill_sites(model.hosts)
         filtered = model.where != store.NewsFilter()
         self.stack.setCurrentWidget(self.hint if not model.days and not filtered else self.listing)
         self._show_counts()
         self._unseen_counted(model.unseen)
-        for day in model.days:
-            day_index = model.day_index(day)
-            self.tree.setFirstColumnSpanned(day.row, QModelIndex(), True)
-            for site in day.sites:
-                self.tree.setFirstColumnSpanned(site.row, day_index, True)
-                self.tree.setFirstColumnSpanned(0, model.site_index(site), True)
-        self._open_remembered()
-
-    def _open_remembered(self) -> None:
-        model = self.model
         open_days = self._open_days or set()
         # the first listing, or none of the days open before is listed (a filter
         # changed): the newest day opens
-        first_time = not open_days & {day.day for day in model.days}
+        self._first_time = not open_days & {day.day for day in model.days}
         for number, day in enumerate(model.days):
-            day_open = (first_time and number == 0) or day.day in open_days
-            if day_open:
-                self.tree.expand(model.day_index(day))
-            few = len(day.sites) <= OPEN_SITES
-            for site in day.sites:
-                key = (day.day, site.host)
-                # an open day's sites open, but for those the reader closed
-                opens = day_open and few and (first_time or key not in self._known_sites)
-                if opens or key in self._open_sites:
-                    self.tree.expand(model.site_index(site))
+            self.tree.setFirstColumnSpanned(day.row, QModelIndex(), True)
+            if (self._first_time and number == 0) or day.day in open_days:
+                self.tree.expand(model.day_index(day))  # its sites are read, then opened
+
+    def _loaded_sites(self, day_index: QModelIndex) -> None:
+        model = self.model
+        day = model.day_at(day_index)
+        if day is None or not day.sites:
+            return
+        few = len(day.sites) <= OPEN_SITES
+        for site in day.sites:
+            site_index = model.site_index(site)
+            self.tree.setFirstColumnSpanned(site.row, day_index, True)
+            self.tree.setFirstColumnSpanned(0, site_index, True)
+            key = (day.day, site.host)
+            # an open day's sites open, but for those the reader closed
+            opens = few and (self._first_time or key not in self._known_sites)
+            if opens or key in self._open_sites:
+                self.tree.expand(site_index)
 
     def _remember_open(self) -> None:
         model = self.model
         self._open_days = {d.day for d in model.days if self.tree.isExpanded(model.day_index(d))}
-        self._known_sites = {(d.day, s.host) for d in model.days for s in d.sites}
+        self._known_sites = {(d.day, s.host) for d in model.days for s in d.sites or ()}
         self._open_sites = {
             (d.day, s.host)
             for d in model.days
-            for s in d.sites
+            for s in d.sites or ()
             if self.tree.isExpanded(model.site_index(s))
         }
 
@@ -240,7 +242,7 @@ class NewsPanel(Panel):
         """Read the next block of every open site whose "N more…" row is in view."""
         viewport = self.tree.viewport().rect()
         for day in self.model.days:
-            if not self.tree.isExpanded(self.model.day_index(day)):
+            if not day.sites or not self.tree.isExpanded(self.model.day_index(day)):
                 continue
             for site in day.sites:
                 if not site.items or not site.more or site.pending:
@@ -277,7 +279,7 @@ class NewsPanel(Panel):
 
     def _show_counts(self) -> None:
         model = self.model
-        total = sum(site.total for day in model.days for site in day.sites)
+        total = sum(day.total for day in model.days)
         shown = f"{total:,} item{'s' if total != 1 else ''}"
         self.count_label.setText(f"{shown}, {model.unseen:,} unseen" if model.unseen else shown)
         self.seen_button.setEnabled(model.unseen > 0)
@@ -287,7 +289,7 @@ class NewsPanel(Panel):
     def site_node(self, day: date, host: str) -> SiteNode | None:
         for node in self.model.days:
             if node.day == day:
-                return next((s for s in node.sites if s.host == host), None)
+                return next((s for s in node.sites or () if s.host == host), None)
         return None
 
     def day_node(self, day: date) -> DayNode | None:

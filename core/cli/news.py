@@ -78,14 +78,29 @@ def _feed_arguments(p: argparse.ArgumentParser) -> None:
     )
     _since(p)
     p.add_argument("--out", metavar="FILE", help="write the feed to FILE instead of stdout")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=FEED_LIMIT,
+        metavar="N",
+        help=f"at most the N newest items (default {FEED_LIMIT:,}; 0: all of them)",
+    )
+
+
+#: Entries a feed holds unless told otherwise: readers keep what they have read, and a
+#: feed of every item of a big project weighs tens of megabytes (bench/news_bench.py).
+FEED_LIMIT = 1000
 
 
 @project_command
 def run_feed(project: Project, args: argparse.Namespace) -> int:
+    from itertools import islice
+
     from recrawl.core.cli.feed import write_feed  # feedgen and lxml: only for the feed
 
     where = store.NewsFilter(since=parse_iso(args.since) if args.since else None)
-    write_feed(project, store.iter_news(where), args.out)
+    items = store.iter_news(where)
+    write_feed(project, islice(items, args.limit) if args.limit > 0 else items, args.out)
     return 0
 
 

@@ -41,6 +41,7 @@ from recrawl.core.store.listing import (
     listing_rows,
 )
 from recrawl.core.store.news import (
+    NewsDay,
     NewsFilter,
     NewsGroup,
     NewsItem,
@@ -51,6 +52,7 @@ from recrawl.core.store.news import (
     iter_news,
     mark_news_seen,
     newest_news_id,
+    news_days,
     news_groups,
     news_hosts,
     news_items,
@@ -123,6 +125,7 @@ __all__ = [
     "DuePage",
     "HostSummary",
     "NewPage",
+    "NewsDay",
     "NewsFilter",
     "NewsGroup",
     "NewsItem",
@@ -170,6 +173,7 @@ __all__ = [
     "mark_news_seen",
     "needs_recovery",
     "newest_news_id",
+    "news_days",
     "news_groups",
     "news_hosts",
     "news_items",

@@ -48,6 +48,7 @@ def news_panel(qtbot, window) -> NewsPanel:
 
 def wait_items(qtbot, panel: NewsPanel, day: date, host: str, count: int) -> QModelIndex:
     """The site row of (day, host), once ``count`` items are read under it."""
+    qtbot.waitUntil(lambda: panel.site_node(day, host) is not None)
     node = panel.site_node(day, host)
     qtbot.waitUntil(lambda: len(node.items) == count and not node.pending)
     return panel.model.site_index(node)
@@ -59,7 +60,7 @@ def texts(panel: NewsPanel, parent: QModelIndex | None = None) -> list[str]:
     return [model.index(r, 0, parent).data() for r in range(model.rowCount(parent))]
 
 
-def test_news_grouped_by_day_and_site_with_counts(qtbot, project, prefs):
+def test_news_grouped_by_day_and_site_with_counts(qtbot, qtmodeltester, project, prefs):
     sample()
     window = open_window(qtbot, project, prefs)
     qtbot.waitUntil(lambda: window.nav.item(0).text() == "What's new (18)")
@@ -70,28 +71,30 @@ def test_news_grouped_by_day_and_site_with_counts(qtbot, project, prefs):
         "Saturday 2 January 2027 — 1 page gone on 1 site (1 unseen)",
         "Friday 1 January 2027 — 14 new pages, 3 changed on 2 sites (17 unseen)",
     ]
+    assert panel.count_label.text() == "18 items, 18 unseen"
+    # the newest day is open with its sites, their items read; the older day closed,
+    # its sites not even read
     day1 = model.day_index(panel.day_node(DAY1))
+    assert panel.tree.isExpanded(model.day_index(panel.day_node(DAY2)))
+    gone_site = wait_items(qtbot, panel, DAY2, "a.example", 1)
+    assert not panel.tree.isExpanded(day1) and panel.day_node(DAY1).sites is None
+    panel.tree.expand(day1)
+    qtbot.waitUntil(lambda: model.rowCount(day1) == 2)
     assert texts(panel, day1) == [
         "12 new pages on a.example, 3 changed (15 unseen)",
         "2 new pages on b.example (2 unseen)",
     ]
-    assert panel.count_label.text() == "18 items, 18 unseen"
-    # the newest day is open with its sites, their items read; the older day closed
-    assert panel.tree.isExpanded(model.day_index(panel.day_node(DAY2)))
-    assert not panel.tree.isExpanded(day1)
-    gone_site = wait_items(qtbot, panel, DAY2, "a.example", 1)
     gone = model.index(0, 0, gone_site)
     assert model.index(0, 1, gone_site).data() == "gone"
     assert gone.data(URL_ROLE) == "http://a.example/5"
     assert gone.data(Qt.ItemDataRole.FontRole).bold()  # unseen
     # opening day 1's a.example reads its items, newest first
-    panel.tree.expand(day1)
-    panel.tree.expand(model.site_index(panel.site_node(DAY1, "a.example")))
-    a_site = wait_items(qtbot, panel, DAY1, "a.example", 15)
+    a_site = wait_items(qtbot, panel, DAY1, "a.example", 15)  # a day's few sites open
     assert model.rowCount(a_site) == 15
     kinds = [model.index(r, 1, a_site).data() for r in range(15)]
     assert kinds == ["changed"] * 3 + ["new"] * 12
     assert model.index(0, 2, a_site).data() == "http://a.example/2"
+    qtmodeltester.check(model)  # parents, indexes and row counts agree at every level
     window.close()
 
 

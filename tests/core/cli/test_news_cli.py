@@ -131,6 +131,8 @@ def test_feed_is_atom_a_reader_accepts(crawled, capsys, tmp_path):
     assert feedparser.parse(again).feed.id == feed.feed.id
     _, since, _ = run(capsys, "feed", d, "--since", "2027-03-01T00:00:00Z")
     assert [e.title for e in feedparser.parse(since).entries] == ["Back: Beta"]
+    _, newest, _ = run(capsys, "feed", d, "--limit", "2")
+    assert [e.title for e in feedparser.parse(newest).entries] == titles[:2]
 
 
 def test_feed_of_a_project_without_news_is_still_valid(tmp_path, capsys):
@@ -150,3 +152,15 @@ def test_feed_out_replaces_the_file_whole(crawled, capsys, tmp_path):
     assert run(capsys, "feed", d, "--out", target)[0] == 0
     assert target.read_bytes().startswith(b"<?xml")
     assert [p.name for p in Path(tmp_path).iterdir()] == ["feed.xml"]  # no temporary left
+
+
+def test_crawl_rounds_say_their_news(tmp_path, capsys, server):
+    server.html("/", '<a href="/a">a</a>')
+    server.html("/a", "<p>a</p>")
+    d = tmp_path / "p"
+    for args in (["init", d], ["inject", d, server.url("/")]):
+        assert run(capsys, *args)[0] == 0
+    _, _, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-01-01T00:00:00Z")
+    rounds = [line for line in err.splitlines() if line.startswith("round ")]
+    assert rounds[0].endswith("1 new URL; news: 1 new page, 0 changed")
+    assert rounds[1].endswith("; news: 1 new page, 0 changed")

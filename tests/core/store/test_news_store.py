@@ -92,6 +92,17 @@ def test_counts_by_day_site_and_kind_on_the_users_clock(project):
     ]
     start, end = store.day_bounds(date(2027, 1, 1), -120)
     assert (start, end) == (T0 + 2 * HOUR, T0 + 26 * HOUR)
+    days = store.news_days()
+    assert [(d.day, d.counts, d.unseen, d.sites) for d in days] == [
+        (date(2027, 1, 3), {"back": 1}, 1, 1),
+        (date(2027, 1, 2), {"changed": 1, "gone": 1}, 2, 2),
+        (date(2027, 1, 1), {"new": 3}, 3, 2),
+    ]
+    west_new = store.news_days(store.NewsFilter(kind="new"), -120)
+    assert [(d.day, d.counts) for d in west_new] == [
+        (date(2027, 1, 1), {"new": 2}),
+        (date(2026, 12, 31), {"new": 1}),  # 01:00 UTC is 23:00 the day before
+    ]
     only_b = store.news_groups(store.NewsFilter(host="b.example", kind="new"))
     assert [(g.host, g.kind, g.count) for g in only_b] == [("b.example", "new", 1)]
 
@@ -114,6 +125,13 @@ def test_mark_all_as_seen_and_the_unseen_count(project):
     assert late.unseen == 1
     unseen = {i.url for i in store.news_items() if store.is_unseen(i, mark)}
     assert unseen == {"http://c.example/"}
+    # a mark up to a given item (what the app listed); it never moves back
+    newest = store.newest_news_id()
+    add_news([("http://d.example/", T0 + 6 * HOUR, "new")])
+    assert store.mark_news_seen(newest).id == newest
+    assert store.unseen_news_count() == 1  # d.example's, written after the listing
+    assert store.mark_news_seen(mark.id) == store.seen_mark()  # not back to the old mark
+    assert store.seen_mark().id == newest
 
 
 def test_a_store_from_version_1_gets_news_empty_and_records_it_from_then_on(tmp_path, server):
