@@ -215,7 +215,6 @@ class NewsPanel(Panel):
         for site in day.sites:
             site_index = model.site_index(site)
             self.tree.setFirstColumnSpanned(site.row, day_index, True)
-            self.tree.setFirstColumnSpanned(0, site_index, True)
             key = (day.day, site.host)
             # an open day's sites open, but for those the reader closed
             opens = few and (self._first_time or key not in self._known_sites)

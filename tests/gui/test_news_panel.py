@@ -86,6 +86,9 @@ def test_news_grouped_by_day_and_site_with_counts(qtbot, qtmodeltester, project,
     ]
     gone = model.index(0, 0, gone_site)
     assert model.index(0, 1, gone_site).data() == "gone"
+    # group rows span the columns; item rows show them all
+    assert panel.tree.isFirstColumnSpanned(gone_site.row(), gone_site.parent())
+    assert not panel.tree.isFirstColumnSpanned(0, gone_site)
     assert gone.data(URL_ROLE) == "http://a.example/5"
     assert gone.data(Qt.ItemDataRole.FontRole).bold()  # unseen
     # opening day 1's a.example reads its items, newest first
