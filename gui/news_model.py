@@ -4,9 +4,10 @@ The days come from one query (item counts by day and kind: a row or four a day);
 day's sites (counts by site and kind) are read when the day is opened, and a site's
 items when the site is opened, a block at a time, the next block when the row saying
 how many are left comes into view (:meth:`NewsModel.fetch_next`). So a store of 100,000
-items on hundreds of sites lists its days at once, however its news is spread. Every query runs on the store thread
-(``context.jobs``) and carries the generation it was asked in: an answer to an older
-generation (the filters changed meanwhile) is dropped.
+items on hundreds of sites lists its days at once, however its news is spread. Every
+query runs on the store thread (``context.jobs``) and carries the generation it was
+asked in: an answer to an older generation (the filters changed meanwhile) is dropped.
+The tree's nodes and what their rows say: :mod:`recrawl.gui.news_nodes`.
 
 Rows are addressed by their parent: an index's ``internalId`` is the key of the node
 above it (0 for a day), so no Python object has to live inside a QModelIndex.
@@ -15,8 +16,7 @@ above it (0 for a day), so no Python object has to live inside a QModelIndex.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
@@ -25,6 +25,15 @@ from recrawl.core import store
 from recrawl.core.store.models import NewsKind
 from recrawl.gui import formatting
 from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.news_nodes import (
+    DayNode,
+    Overview,
+    SiteNode,
+    day_title,
+    local_offset_minutes,
+    overview,
+    summary,
+)
 from recrawl.gui.table_model import Index
 
 #: Items asked for at a time under one site.
@@ -32,8 +41,6 @@ BLOCK = 200
 COLUMNS = ("What's new", "Kind", "URL", "At")
 #: The URL an item row stands for (None on group rows).
 URL_ROLE = Qt.ItemDataRole.UserRole
-#: The news item (store.NewsItem) of an item row.
-ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 
 KIND_LABELS = {
     NewsKind.NEW: "new",
@@ -48,101 +55,6 @@ KIND_COLORS = {
     NewsKind.BACK: QBrush(QColor("#00796b")),
 }
 MORE_BRUSH = QBrush(QColor("#6b7780"))
-
-
-def summary(counts: dict[str, int], where: str = "") -> str:
-    """``12 new pages on example.org, 3 changed``: the counts by kind, in news order."""
-    parts = [(kind, counts[kind]) for kind in NewsKind.ALL if counts.get(kind)]
-    if not parts:
-        return f"nothing{where}"
-    (kind, count), rest = parts[0], parts[1:]
-    pages = "page" if count == 1 else "pages"
-    if kind in (NewsKind.NEW, NewsKind.CHANGED):
-        head = f"{count:,} {kind} {pages}"
-    else:
-        head = f"{count:,} {pages} {kind}"
-    return head + where + "".join(f", {n:,} {k}" for k, n in rest)
-
-
-def day_title(day: date, today: date) -> str:
-    days = (today - day).days
-    if days == 0:
-        return "Today"
-    if days == 1:
-        return "Yesterday"
-    return f"{day:%A} {day.day} {day:%B %Y}"
-
-
-@dataclass
-class SiteNode:
-    key: int
-    day: DayNode
-    row: int
-    host: str
-    counts: dict[str, int] = field(default_factory=dict)
-    unseen: int = 0
-    items: list[store.NewsItem] = field(default_factory=list)
-    pending: bool = False
-    #: No more items to read (fewer came than asked for).
-    exhausted: bool = False
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values())
-
-    @property
-    def more(self) -> bool:
-        """Items are left to read: the site shows a last row saying how many."""
-        return not self.exhausted and len(self.items) < self.total
-
-
-@dataclass
-class DayNode:
-    key: int
-    row: int
-    day: date
-    counts: dict[str, int]
-    unseen: int
-    #: How many sites had news that day.
-    site_count: int
-    #: Its sites, once read (None: not yet).
-    sites: list[SiteNode] | None = None
-    pending: bool = False
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values())
-
-
-@dataclass(frozen=True)
-class Overview:
-    """What the store thread answers for a new listing: days, sites, the unseen count."""
-
-    days: list[store.NewsDay]
-    hosts: list[str]
-    unseen: int
-    mark: store.SeenMark | None
-    #: The id of the newest item when the groups were counted ("mark all as seen" marks
-    #: up to it: what is listed, not what a crawl wrote since).
-    newest: int | None
-
-
-def overview(where: store.NewsFilter, offset_minutes: int) -> Overview:
-    """Runs on the store thread; one read transaction, so the figures agree."""
-    with store.transaction():
-        return Overview(
-            store.news_days(where, offset_minutes),
-            store.news_hosts(),
-            store.unseen_news_count(),
-            store.seen_mark(),
-            store.newest_news_id(),
-        )
-
-
-def local_offset_minutes() -> int:
-    """The local clock's offset from UTC now, in minutes (days are the user's days)."""
-    offset = datetime.now().astimezone().utcoffset()
-    return int(offset.total_seconds() // 60) if offset is not None else 0
 
 
 class NewsModel(QAbstractItemModel):
@@ -358,10 +270,6 @@ class NewsModel(QAbstractItemModel):
             return parent.items[index.row()]
         return None
 
-    def is_more_row(self, index: Index) -> bool:
-        """Whether the row says how many of its site's items are left to read."""
-        return self.more_of(index) is not None
-
     def more_of(self, index: Index) -> SiteNode | None:
         """The site whose "more" row ``index`` is."""
         parent = self._nodes.get(index.internalId()) if index.isValid() else None
@@ -449,7 +357,7 @@ class NewsModel(QAbstractItemModel):
         item = self.item_at(index)
         if item is not None:
             return self._item_data(item, index.column(), role)
-        if self.is_more_row(index):
+        if self.more_of(index) is not None:
             return self._more_data(index, role)
         return None
 
@@ -484,8 +392,6 @@ class NewsModel(QAbstractItemModel):
             return _bold()
         if role == URL_ROLE:
             return item.url
-        if role == ITEM_ROLE:
-            return item
         return None
 
     def _more_data(self, index: Index, role: int) -> Any:

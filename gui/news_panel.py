@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.store.models import NewsKind
 from recrawl.gui.context import AppContext
-from recrawl.gui.news_model import DayNode, NewsModel, SiteNode
+from recrawl.gui.news_model import NewsModel
+from recrawl.gui.news_nodes import DayNode, SiteNode
 from recrawl.gui.panel import Panel
 
 EMPTY_HINT = (
