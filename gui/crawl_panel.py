@@ -332,9 +332,12 @@ class CrawlPanel(Panel):
                 self.tracker.round_started(event)
             elif isinstance(event, RoundFinished):
                 self.tracker.round_finished(event)
+                news = ""
+                if event.new_pages or event.changed_pages:  # what the What's new panel lists
+                    news = f", news: {event.new_pages} new pages, {event.changed_pages} changed"
                 self._log_buffer.append(
                     f"round {event.round} done: {event.fetched} fetched, {event.errors} "
-                    f"errors, {event.new_urls} new URLs (segment {event.segment})"
+                    f"errors, {event.new_urls} new URLs{news} (segment {event.segment})"
                 )
                 self.context.changes.sig_pages.emit()
                 self.context.changes.sig_segments.emit()
