@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/recrawl
 
+# the tests on every core (pytest-xdist; at most four workers: more gain little and each
+# holds its own crawls in memory); TEST_WORKERS=0 runs them in one process, in order
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses=4 --dist loadgroup --durations=15
 	$(MAKE) --no-print-directory check
 
 # ruff (lint and format), mypy and import-linter. The last two see the package as

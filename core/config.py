@@ -114,11 +114,33 @@ class TrapSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class WatchSettings:
+    """How a watcher (``recrawl watch``, the app's Watch) waits between rounds (DESIGN.md
+    §10). It sleeps until the next page is due, but starts rounds no closer together
+    than ``round_gap``: pages falling due a few seconds apart are fetched in one round
+    (one segment), not one round each; a change of seeds, chain or settings wakes it at
+    once whatever the gap."""
+
+    #: Seconds from one round's start to the next one's, at least (pages wait that long
+    #: at most past their due time).
+    round_gap: float = 300.0
+    #: After a round in which no host answered (offline), the first wait before trying
+    #: again; each offline round doubles it, up to ``offline_max_wait``.
+    offline_wait: float = 60.0
+    offline_max_wait: float = 1800.0
+    #: The longest single sleep: the wall clock is read after each, so a machine woken
+    #: from suspend re-checks what is due within this (a sleep's own timer stops while
+    #: suspended). One look a minute costs no measurable CPU.
+    wake_check: float = 60.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     traps: TrapSettings = field(default_factory=TrapSettings)
+    watch: WatchSettings = field(default_factory=WatchSettings)
     #: Stop after this many rounds (None: until nothing is due).
     rounds: int | None = None
     #: Stop after this many fetches in total (None: no limit).
@@ -159,6 +181,9 @@ STORABLE: dict[str, type] = {
     "traps.max_pages_per_host_round": int,
     "traps.max_sequence": int,
     "traps.allowed_patterns": tuple,
+    "watch.round_gap": float,
+    "watch.offline_wait": float,
+    "watch.offline_max_wait": float,
 }
 
 
@@ -195,6 +220,10 @@ DURATION_SETTINGS = frozenset(
         "politeness.backoff",
         "politeness.max_retry_after",
         "politeness.retry_after_cap",
+        "watch.round_gap",
+        "watch.offline_wait",
+        "watch.offline_max_wait",
+        "watch.wake_check",
         "commit_seconds",
         "event_interval",
     }

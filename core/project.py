@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -165,6 +166,12 @@ class Project:
         except OSError:
             holder = os.read(fd, 200).decode("utf-8", "replace").strip()
             os.close(fd)
+            watched = re.fullmatch(r"watch, pid (\d+)", holder)
+            if watched:  # a watcher runs until stopped: waiting is no advice
+                raise ProjectLocked(
+                    f"the project {self.path} is watched by pid {watched[1]} "
+                    "(`recrawl watch` or the app): it crawls what is due; stop it first"
+                ) from None
             raise ProjectLocked(
                 f"the project {self.path} is busy ({holder or 'another process'}); "
                 "wait for it to finish"

@@ -120,11 +120,11 @@ def check_project(
     unchecked = [
         p for p in warcs if warcs_checked is None or (p, p.stat().st_size) not in warcs_checked
     ]
-    for path in unchecked:
-        done = warcio_check(path)
-        assert done.returncode == 0, f"warcio check {path.name}: {done.stdout}{done.stderr}"
+    if unchecked:
+        done = warcio_check(*unchecked)
+        assert done.returncode == 0, f"warcio check: {done.stdout}{done.stderr}"
         if warcs_checked is not None:
-            warcs_checked.add((path, path.stat().st_size))
+            warcs_checked.update((path, path.stat().st_size) for path in unchecked)
     return dict(indexed)
 
 

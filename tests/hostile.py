@@ -516,11 +516,13 @@ async def _serve() -> None:
         server = await asyncio.start_server(connected, "127.0.0.1", 0, limit=MiB)
         servers.append(server)
         ports[name] = server.sockets[0].getsockname()[1]
-    with socket.socket() as dead:  # a port that was free a moment ago: nothing listens
+    # bound but never listening, as long as the server runs: a connection is refused, and
+    # no other server (a test running in parallel) can take the port meanwhile
+    with socket.socket() as dead:
         dead.bind(("127.0.0.1", 0))
         ports["down"] = dead.getsockname()[1]
-    print(json.dumps(ports), flush=True)
-    await asyncio.gather(*(server.serve_forever() for server in servers))
+        print(json.dumps(ports), flush=True)
+        await asyncio.gather(*(server.serve_forever() for server in servers))
 
 
 class HostileServer:

@@ -8,11 +8,17 @@ handler and returning a Reply, for servers that must look at request headers
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+#: How long a wait for hits may take before the test fails. Only a bound on failure (a
+#: wait ends as soon as its condition holds): generous, as a child process starting on a
+#: loaded 2-core machine, beside the suite's other workers, can take half a minute.
+PATIENCE_S = 300.0
 
 
 @dataclass
@@ -38,7 +44,8 @@ Route = Reply | Callable[[BaseHTTPRequestHandler], Reply]
 
 
 class TestServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        """``port``: 0 for any free one; a given one to come back where a stopped server was."""
         self.routes: dict[str, Route] = {}
         self.hits: list[tuple[str, dict[str, str]]] = []
         #: time.monotonic() of each hit, in the order of ``hits``.
@@ -91,7 +98,7 @@ class TestServer:
                         if server.closing.wait(reply.trickle):
                             return
 
-        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -116,10 +123,28 @@ class TestServer:
         with self.lock:
             return sum(1 for p, _ in self.hits if p == path)
 
-    def wait_hits(self, count: int, timeout: float = 30.0) -> bool:
-        """Block until the server has answered ``count`` requests in all."""
+    def wait_hits(
+        self,
+        count: int,
+        timeout: float = PATIENCE_S,
+        while_running: subprocess.Popen[str] | None = None,
+    ) -> bool:
+        """Block until the server has answered ``count`` requests in all (True), or until
+        ``timeout`` passed or the ``while_running`` process ended first (False)."""
+        ended = threading.Event()
+        if while_running is not None:
+            child = while_running
+
+            def watch() -> None:
+                child.wait()
+                with self.lock:
+                    ended.set()
+                    self.lock.notify_all()
+
+            threading.Thread(target=watch, daemon=True).start()
         with self.lock:
-            return self.lock.wait_for(lambda: len(self.hits) >= count, timeout)
+            self.lock.wait_for(lambda: len(self.hits) >= count or ended.is_set(), timeout)
+            return len(self.hits) >= count
 
     def start(self) -> TestServer:
         self.thread.start()

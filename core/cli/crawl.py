@@ -5,27 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
 from recrawl.core.cli.crawl_report import CrawlReport
-from recrawl.core.cli.interrupts import StopSignals, block_stop_signals
+from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, parse_iso, utcnow
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine import CrawlSummary
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
-
-if TYPE_CHECKING:
-    from recrawl.core.engine import Crawler
+from recrawl.core.watch.wake import wake_watcher
 
 
 def _init_arguments(p: argparse.ArgumentParser) -> None:
@@ -67,6 +62,7 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
         raise InvalidArgument("no URLs given (pass URLs or --file)")
     result = inject(urls, utcnow())
     print(f"injected {result.added} new of {len(result.urls)} URLs")
+    wake_watcher(project.path)  # new seeds are due now
     for url, verdict in result.rejected:
         warn(f"{url} not added: {verdict.describe()}")
     return 0
@@ -79,6 +75,17 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
         "these flags override them for this crawl only."
     )
     p.add_argument("dir", help=DIR_HELP)
+    crawl_options(p)
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON: rounds, fetched, new_urls, errors, elapsed_s, "
+        "pages_per_s, segments",
+    )
+
+
+def crawl_options(p: argparse.ArgumentParser) -> None:
+    """The options of a crawl (``crawl``, ``watch``): limits, politeness, clock."""
     p.add_argument("--rounds", type=positive_int, metavar="N", help="stop after N rounds")
     p.add_argument(
         "--max-pages", type=positive_int, metavar="N", help="stop after N fetches in all"
@@ -111,19 +118,26 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
         metavar="ISO",
         help="start the clock at this ISO 8601 time (tests, demos, simulated revisits)",
     )
-    p.add_argument(
-        "--json",
-        action="store_true",
-        help="print the summary as JSON: rounds, fetched, new_urls, errors, elapsed_s, "
-        "pages_per_s, segments",
-    )
 
 
 @project_command
 def run_crawl(project: Project, args: argparse.Namespace) -> int:
     from recrawl.core.engine import Crawler  # the engine (httpx, numpy): not for init
 
-    # the project's settings (recrawl settings, the app), then this crawl's flags
+    settings, clock = crawl_settings(args)
+    report = None if args.json else CrawlReport()
+    crawler = Crawler(project, settings, observer=report, clock=clock)
+    summary = run_interruptible(crawler, "stopping after the fetches in flight")
+    if report is None:
+        print(json.dumps(summary.to_json()))
+    else:
+        print("\n".join(report.summary_lines(summary)))
+    return 0
+
+
+def crawl_settings(args: argparse.Namespace) -> tuple[CrawlSettings, Clock]:
+    """The project's settings (``recrawl settings``, the app) with :func:`crawl_options`'
+    flags over them, and the clock ``--now`` asks for."""
     base = CrawlSettings(rounds=args.rounds, max_pages=args.max_pages)
     settings = project_crawl_settings(base)
     politeness = settings.politeness
@@ -139,41 +153,7 @@ def run_crawl(project: Project, args: argparse.Namespace) -> int:
     if args.timeout is not None:
         fetch = replace(fetch, read_timeout=args.timeout, connect_timeout=args.timeout)
     settings = replace(settings, politeness=politeness, fetch=fetch)
-    clock = Clock(parse_iso(args.now) if args.now else None)
-    report = None if args.json else CrawlReport()
-    crawler = Crawler(project, settings, observer=report, clock=clock)
-    summary = _run_interruptible(crawler)
-    if report is None:
-        print(json.dumps(summary.to_json()))
-    else:
-        print("\n".join(report.summary_lines(summary)))
-    return 0
-
-
-def _run_interruptible(crawler: Crawler) -> CrawlSummary:
-    """Run the crawl; SIGINT and SIGTERM stop it after the fetches in flight (.interrupts).
-
-    The crawl runs on a thread of its own, so the main thread, where Python runs signal
-    handlers, only waits: a handler never lands inside the crawl's own work or output.
-    """
-    outcome: list[CrawlSummary | BaseException] = []
-
-    def target() -> None:
-        block_stop_signals()
-        try:
-            outcome.append(crawler.run())
-        except BaseException as exc:  # handed back to the main thread below
-            outcome.append(exc)
-
-    thread = threading.Thread(target=target, name="crawl")
-    with StopSignals(crawler.stop, "stopping after the fetches in flight"):
-        thread.start()
-        while thread.is_alive():  # woken by a signal at once; the timeout is a safety net
-            thread.join(1.0)
-    result = outcome[0]
-    if isinstance(result, BaseException):
-        raise result
-    return result
+    return settings, Clock(parse_iso(args.now) if args.now else None)
 
 
 COMMANDS = {

@@ -26,7 +26,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 #: The signals that ask to stop, by name (SIGHUP is missing on Windows).
 STOP_SIGNALS = tuple(
@@ -34,6 +34,44 @@ STOP_SIGNALS = tuple(
 )
 #: The ones that kill at once when they come after a stop was asked for.
 KILL_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Job(Protocol[T_co]):
+    """Long work a command runs: a crawl, a watch."""
+
+    def run(self) -> T_co: ...
+
+    def stop(self) -> None: ...
+
+
+def run_interruptible(job: Job[T], stopping: str) -> T:
+    """Run ``job``; SIGINT and SIGTERM call its ``stop`` (``stopping`` says what follows).
+
+    The job runs on a thread of its own, so the main thread, where Python runs signal
+    handlers, only waits: a handler never lands inside the job's own work or output.
+    """
+    outcome: list[T | BaseException] = []
+
+    def target() -> None:
+        block_stop_signals()
+        try:
+            outcome.append(job.run())
+        except BaseException as exc:  # handed back to the main thread below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=target, name="recrawl-job")
+    with StopSignals(job.stop, stopping):
+        thread.start()
+        while thread.is_alive():  # woken by a signal at once; the timeout is a safety net
+            thread.join(1.0)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 def signal_name(signum: int) -> str:

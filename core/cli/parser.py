@@ -37,6 +37,7 @@ LISTED: dict[str, Listed] = {
     "init": Listed("crawl", "create a project folder"),
     "inject": Listed("crawl", "add seed URLs"),
     "crawl": Listed("crawl", "crawl what is due"),
+    "watch": Listed("watch", "crawl pages as they come due, sleeping in between"),
     "urls": Listed("pages", "list the pages"),
     "history": Listed("pages", "a page's fetch history"),
     "show": Listed("pages", "the decoded payload of a page's latest capture"),

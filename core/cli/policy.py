@@ -18,6 +18,7 @@ from recrawl.core.policy.schedules.parameters import DURATION_PARAMETERS
 from recrawl.core.policy.scoring import SCORINGS
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.project import Project
+from recrawl.core.watch.wake import wake_watcher
 
 
 def _schedule_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,6 +46,7 @@ def _schedule_arguments(p: argparse.ArgumentParser) -> None:
 def run_schedule(project: Project, args: argparse.Namespace) -> int:
     if args.set or args.param:
         schedule = choices.set_schedule(args.set, args.param)
+        wake_watcher(project.path)
     else:
         schedule = choices.project_schedule()
     description = choices.describe_schedule(schedule)
@@ -97,7 +99,11 @@ def _signature_arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_signature(project: Project, args: argparse.Namespace) -> int:
-    signature = choices.set_signature(args.set) if args.set else choices.project_signature()
+    if args.set:
+        signature = choices.set_signature(args.set)
+        wake_watcher(project.path)
+    else:
+        signature = choices.project_signature()
     print(json.dumps({"signature": signature.kind}) if args.json else signature.kind)
     return 0
 

@@ -25,6 +25,7 @@ from recrawl.core.config import DURATION_SETTINGS, STORABLE, CrawlSettings
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import crawl_settings
 from recrawl.core.project import Project
+from recrawl.core.watch.wake import wake_watcher
 
 #: Settings that are also ``recrawl crawl`` flags take their text as the flag does; the
 #: whole-request limit is a timeout like ``--timeout`` (0 would fail every fetch at once).
@@ -175,7 +176,11 @@ def run_settings(project: Project, args: argparse.Namespace) -> int:
         if name not in STORABLE:
             raise _unknown(name)
         changes[name] = None
-    kept = crawl_settings.save(changes) if changes else crawl_settings.stored()
+    if changes:
+        kept = crawl_settings.save(changes)
+        wake_watcher(project.path)  # a watcher crawls with them from its next round
+    else:
+        kept = crawl_settings.stored()
     rows = _rows(kept)
     if args.json:
         print(json.dumps(rows, indent=1))

@@ -5,7 +5,7 @@ The public surface, named here; callers write ``from recrawl.core.engine import 
     Crawler, CrawlSummary          run a crawl (the synchronous facade) and its result
     inject, InjectResult           add seed URLs to a project
     Event, Observer, RoundStarted, PageFetched, LinkRejected, LogMessage,
-    RoundFinished, StatsSnapshot, CrawlFinished
+    RoundFinished, StatsSnapshot, CrawlFinished, WatchSleeping, WatchRound
                                    progress events handed to an observer in batches
 
 Names load on first use (PEP 562): importing the events alone, as quick commands do,
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
         RoundFinished,
         RoundStarted,
         StatsSnapshot,
+        WatchRound,
+        WatchSleeping,
     )
     from recrawl.core.engine.seeds import InjectResult, inject
 
@@ -49,6 +51,8 @@ _HOMES = {
             "RoundFinished",
             "RoundStarted",
             "StatsSnapshot",
+            "WatchRound",
+            "WatchSleeping",
         ),
         "events",
     ),
@@ -67,6 +71,8 @@ __all__ = [
     "RoundFinished",
     "RoundStarted",
     "StatsSnapshot",
+    "WatchRound",
+    "WatchSleeping",
     "inject",
 ]
 

@@ -31,6 +31,7 @@ from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import CrawlFinished, CrawlSummary, EventQueue, LogMessage, Observer
 from recrawl.core.engine.links import LinkDiscoverer
+from recrawl.core.engine.offline import Reachability
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
@@ -66,6 +67,8 @@ class Crawler:
         signature: Signature | None = None,
         chain: Chain | None = None,
         scoring: Scoring | None = None,
+        take_lock: bool = True,
+        offline_rounds: bool = False,
     ) -> None:
         self.project = project
         self.settings = settings or CrawlSettings()
@@ -74,6 +77,12 @@ class Crawler:
         self.signature = signature or project_signature()
         self.chain = chain or project_chain()
         self.scoring = scoring or project_scoring()
+        #: False: the caller holds the project lock for this crawl (a watcher's "watch").
+        self.take_lock = take_lock
+        #: Hold connect failures until a host answers; end at a round none did (.offline).
+        self.reach = Reachability() if offline_rounds else None
+        #: Whether the crawl ended at an offline round (its pages are still due).
+        self.offline = False
         self.controls = Controls()
         self.events = EventQueue(observer)
         self.stats = CrawlStats()
@@ -118,7 +127,8 @@ class Crawler:
     # -- facade ----------------------------------------------------------------------
 
     def run(self) -> CrawlSummary:
-        with self.project.locked("crawl"):
+        lock = self.project.locked("crawl") if self.take_lock else contextlib.nullcontext()
+        with lock:
             for message in recover(self.project.path, self.clock.now()):
                 self.events.emit(LogMessage("warning", message))
             self.stats.started()
@@ -150,6 +160,7 @@ class Crawler:
                 connections,
                 commits,
                 self.events,
+                self.reach,
             )
         parts = CrawlParts(
             self.project.path,
@@ -166,6 +177,7 @@ class Crawler:
             connections,
             commits,
             robots,
+            self.reach,
         )
         ticker = asyncio.create_task(self._ticker()) if self.events.observer else None
         try:
@@ -173,7 +185,11 @@ class Crawler:
                 if self.schedule.needs_corpus:
                     rates, scores = store.corpus_figures()
                     self.schedule.prepare(Corpus(np.array(rates, dtype=float), np.array(scores)))
-                await Round(parts, pages).run()
+                this = Round(parts, pages)
+                await this.run()
+                if this.offline:
+                    self.offline = True  # its pages are still due: trying again now is futile
+                    break
         finally:
             if ticker is not None:
                 ticker.cancel()

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from recrawl.core.clock import to_iso
+
 
 @dataclass(frozen=True, slots=True)
 class RoundStarted:
@@ -125,6 +127,39 @@ class CrawlFinished:
     summary: CrawlSummary
 
 
+@dataclass(frozen=True, slots=True)
+class WatchSleeping:
+    """A watcher (``recrawl watch``, the app's Watch) goes to sleep until ``until``, the
+    next page's due time or an offline back-off (None: no page will ever be due); woken
+    earlier by a change of seeds, chain, schedule or settings."""
+
+    until: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRound:
+    """A watcher's round, after its RoundFinished: ``recrawl watch --json``'s line
+    (DESIGN.md §10). ``next_due_at``: the earliest next fetch of any page after the
+    round (now or earlier when pages are still due; None: none ever)."""
+
+    started_at: datetime
+    fetched: int
+    new_pages: int
+    changed_pages: int
+    errors: int
+    next_due_at: datetime | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "started_at": to_iso(self.started_at),
+            "fetched": self.fetched,
+            "new_pages": self.new_pages,
+            "changed_pages": self.changed_pages,
+            "errors": self.errors,
+            "next_due_at": to_iso(self.next_due_at),
+        }
+
+
 Event = (
     RoundStarted
     | PageFetched
@@ -133,6 +168,8 @@ Event = (
     | RoundFinished
     | StatsSnapshot
     | CrawlFinished
+    | WatchSleeping
+    | WatchRound
 )
 Observer = Callable[[Sequence[Event]], None]
 

@@ -5,6 +5,8 @@ an hour for a failed fetch: :mod:`recrawl.core.net.robots`), or a fetch of
 ``/robots.txt`` made with the host's politeness. Its ``Crawl-delay`` goes to the host's
 slot. Whatever the policy decides that is not plain rules (an HTML page, a 4xx, an
 unreachable robots.txt) is said once per origin in the crawl's log, as the policy's note.
+A crawl that holds connect failures (:mod:`.offline`) gets :class:`~.offline.Unreached` for
+an origin not reached while no host has answered yet.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from recrawl.core.clock import Clock
 from recrawl.core.config import PolitenessSettings
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.events import EventQueue, LogMessage
+from recrawl.core.engine.offline import Reachability, unreached
 from recrawl.core.net.fetch import Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot
 from recrawl.core.net.robots import MAX_ROBOTS_BYTES, RobotsPolicy, cached_policy, policy_from
@@ -43,6 +46,7 @@ class RobotsGate:
         connections: asyncio.Semaphore,
         commits: CommitPipeline,
         events: EventQueue,
+        reach: Reachability | None = None,
     ) -> None:
         self.settings = settings
         self.agent = robots_agent(user_agent)
@@ -51,6 +55,7 @@ class RobotsGate:
         self.connections = connections
         self.commits = commits
         self.events = events
+        self.reach = reach
         self._policies: dict[str, RobotsPolicy] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -83,6 +88,10 @@ class RobotsGate:
                         follow_redirects=True,
                         lane=lane,
                     )
+                if self.reach is not None and self.reach.holds(result):
+                    slot.finished()
+                    # neither kept nor saved: offline, maybe (.offline)
+                    return unreached(result.error)
                 policy = self._fetched(origin, result, now)
                 # the Crawl-delay counts from this request already
                 slot.honour_crawl_delay(policy.crawl_delay(self.agent))

@@ -20,6 +20,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 from recrawl.core import store
@@ -33,6 +34,7 @@ from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import EventQueue, LogMessage, RoundStarted
 from recrawl.core.engine.links import LinkDiscoverer
+from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
@@ -69,6 +71,8 @@ class CrawlParts:
     commits: CommitPipeline
     #: None when the crawl ignores robots.txt.
     robots: RobotsGate | None
+    #: Holds connect failures until a host answers (.offline); None: recorded at once.
+    reach: Reachability | None = None
 
 
 class Round:
@@ -103,6 +107,10 @@ class Round:
             parts.links.remember(page.url)
         #: Rows read ahead of their turn (LOAD_AHEAD), or put back in a queue.
         self.loaded: dict[int, Page] = {}
+        #: No host answered and some failed to connect: nothing of it was recorded (.offline).
+        self.offline = False
+        if parts.reach is not None:
+            parts.reach.start_round()
 
     async def run(self) -> None:
         parts = self.parts
@@ -124,6 +132,7 @@ class Round:
                 await watcher
             for queue in self.queues.values():
                 queue.clear()  # a stopped round leaves its pages due
+            self._settle_held()
             self._commit()
             await parts.commits.drain()
             self.writer.close(parts.clock.now(), self.committed_bytes)
@@ -156,6 +165,9 @@ class Round:
                 continue  # gone from the store meanwhile
             if parts.robots is not None:
                 denied_by = await parts.robots.denial(page.url, slot, lane)
+                if isinstance(denied_by, Unreached):
+                    self._hold(queue, partial(parts.recorder.robots_denied, page, denied_by))
+                    return
                 if denied_by is not None:
                     self.stats.count(parts.recorder.robots_denied(page, denied_by, self.batch))
                     await self._maybe_commit()
@@ -180,6 +192,12 @@ class Round:
                     lane=lane,
                 )
             slot.finished()
+            if parts.reach is not None and parts.reach.holds(result):
+                failed = parts.recorder.record_safely
+                self._hold(
+                    queue, partial(failed, page, result, Outcome.FAILED, captures=self.captures)
+                )
+                return
             outcome = classify(result)
             asked_wait = None
             if outcome is Outcome.THROTTLED:
@@ -229,6 +247,31 @@ class Round:
             queue.append(ref)
         else:
             queue.appendleft(ref)
+
+    def _hold(self, queue: deque[store.DuePage], failure: HeldFailure) -> None:
+        """Hold a connect failure (.offline); the host's other pages stay due this round."""
+        assert self.parts.reach is not None
+        self.parts.reach.hold(failure)
+        queue.clear()
+
+    def _settle_held(self) -> None:
+        """Record the held failures if some host answered; else the round was offline."""
+        reach = self.parts.reach
+        if reach is None or not reach.held:
+            return
+        self.offline = reach.offline
+        if self.offline:
+            for _ in reach.held:  # attempts that failed and will be made again: errors
+                self.stats.count(Outcome.FAILED)
+            self.parts.events.emit(
+                LogMessage(
+                    "info",  # the watcher says what it does about it
+                    f"no host answered and {len(reach.held)} could not be reached: offline? "
+                    "Nothing of this round is recorded; its pages stay due",
+                )
+            )
+        for outcome in reach.settle(self.batch):
+            self.stats.count(outcome)
 
     async def _wait_while_paused(self) -> None:
         if self.parts.controls.paused and len(self.batch):

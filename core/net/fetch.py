@@ -45,6 +45,10 @@ class FetchResult:
     decode_error: str | None = None
     #: Network/protocol failure; no response then.
     error: str | None = None
+    #: The failure came before any connection was made (DNS, refused, no route, connect
+    #: timeout): the host was not reached at all. A watcher tells "offline" from "this
+    #: host is down" by it (engine/offline.py).
+    unreachable: bool = False
     elapsed_ms: float = 0.0
     ip: str | None = None
     #: Body chunks as they arrive; folded into ``response.body`` when the fetch ends.
@@ -161,6 +165,7 @@ class Fetcher:
         except httpx.TimeoutException as exc:
             if result.response is None or not result.parts:
                 result.error = f"timeout ({type(exc).__name__})"
+                result.unreachable = isinstance(exc, httpx.ConnectTimeout)
             else:
                 result.truncated = "time"
         except httpx.TooManyRedirects:
@@ -172,6 +177,7 @@ class Fetcher:
                 result.truncated = "disconnect"  # the server hung up mid-body
             else:
                 result.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                result.unreachable = isinstance(exc, httpx.ConnectError)
         except (OSError, ValueError, UnicodeError) as exc:
             result.error = f"{type(exc).__name__}: {exc}"
         result.elapsed_ms = (time.perf_counter() - t0) * 1000

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from peewee import Case, fn
 from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageStatus
+from recrawl.core.store.sites import NEVER
 
 #: What the engine notes on a page robots.txt kept it from fetching (engine/record.py):
 #: such a page was never requested, so it is neither fetched nor an error.
@@ -111,6 +112,23 @@ def _attempts_since(start: datetime) -> tuple[int, int]:
     ).where(FetchEvent.fetched_at >= start)
     fetched, errors = query.tuples().execute()[0]  # one row of two sums
     return int(fetched), int(errors)
+
+
+def earliest_next_fetch() -> datetime | None:
+    """The earliest next fetch of the pages a crawl may fetch: in the past when pages
+    are due; None when no page ever will be (filtered and parked pages never are).
+
+    One step down the ``next_fetch`` index, whatever the project's size (a watcher asks
+    after every round and every wake).
+    """
+    value = (
+        Page.select(Page.next_fetch)
+        .where((Page.next_fetch < NEVER) & (Page.status != PageStatus.FILTERED))
+        .order_by(Page.next_fetch)
+        .limit(1)
+        .scalar()
+    )
+    return Page.next_fetch.python_value(value) if value is not None else None
 
 
 def next_due_at(now: datetime) -> datetime | None:

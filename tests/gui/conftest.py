@@ -33,8 +33,19 @@ def qtbot(qtbot):
         "waitActive",
         "waitExposed",
     ):
-        setattr(qtbot, name, functools.partial(getattr(qtbot, name), timeout=WAIT_MS))
+        setattr(qtbot, name, _at_least(getattr(qtbot, name), WAIT_MS))
     return qtbot
+
+
+def _at_least(wait, timeout_ms: int):
+    """``wait`` with a timeout of ``timeout_ms``, or the test's own if that is longer: a
+    test's shorter bound would fail it on a loaded machine (a parallel suite's)."""
+
+    @functools.wraps(wait)
+    def waiting(*args, timeout: int = timeout_ms, **kwargs):
+        return wait(*args, timeout=max(timeout, timeout_ms), **kwargs)
+
+    return waiting
 
 
 def pytest_collection_modifyitems(items) -> None:

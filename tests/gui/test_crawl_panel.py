@@ -128,6 +128,7 @@ def test_the_progress_bar_counts_this_rounds_pages_failed_ones_included(qtbot, w
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # its bound holds on a loaded machine, not beside another crawl
 def test_the_event_loop_never_stalls_during_a_5000_page_crawl(qtbot, window, tmp_path):
     site = StaticSite(tmp_path / "site", 5000)
     try:

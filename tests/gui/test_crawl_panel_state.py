@@ -143,7 +143,7 @@ def test_reopening_after_a_killed_crawl_says_it_was_interrupted(qtbot, project, 
     project.close()
     child = subprocess.Popen([sys.executable, "-c", CRAWL_SCRIPT, str(path)], cwd=ROOT)
     try:
-        assert server.wait_hits(25, timeout=60), "the child crawl never got going"
+        assert server.wait_hits(25), "the child crawl never got going"
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)

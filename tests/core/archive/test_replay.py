@@ -244,9 +244,10 @@ def test_every_warc_passes_warcio_check_and_index(archive):
     warcs = sorted(archive.project.glob("segments/*/*.warc.gz")) + sorted(
         archive.project.glob("history/*.warc.gz")
     )
+    checked = warcio_check(*warcs)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
     exe = Path(sys.executable).parent / "warcio"
     for warc in warcs:
-        assert warcio_check(warc).returncode == 0, warc
         result = subprocess.run(
             [str(exe), "index", str(warc)], capture_output=True, text=True, timeout=60
         )

@@ -22,8 +22,6 @@ import os
 import random
 import signal
 import sqlite3
-import subprocess
-import threading
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -81,7 +79,7 @@ class Storm:
         )
         try:
             with watchdog(child):
-                _wait_for_hits_or_exit(server, target, child)
+                server.wait_hits(target, while_running=child)
                 child.send_signal(signum)
                 if signum != signal.SIGKILL:
                     read_until(child.stderr, "stopping after the fetches in flight")
@@ -209,18 +207,3 @@ def test_sigint_sigterm_and_sigkill_at_random_moments_lose_and_repeat_nothing(
     assert sum(n for what, n in sent.items() if what.endswith("compaction")) >= 6, sent
     assert storm.outcomes["compaction rolled back"] and storm.outcomes["compaction finished"]
     assert storm.outcomes["crawl stopped early"] >= EACH // 2
-
-
-def _wait_for_hits_or_exit(server, count: int, child: subprocess.Popen[str]) -> None:
-    """Until the site has answered ``count`` requests in all, or the child has ended."""
-    ended = threading.Event()
-
-    def watch() -> None:
-        child.wait()
-        with server.lock:
-            ended.set()
-            server.lock.notify_all()
-
-    threading.Thread(target=watch, daemon=True).start()
-    with server.lock:
-        server.lock.wait_for(lambda: len(server.hits) >= count or ended.is_set())

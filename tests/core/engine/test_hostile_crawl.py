@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import resource
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -28,6 +27,7 @@ from recrawl.core.store.models import FetchEvent, Page, PageStatus, RejectedLink
 
 from tests.hostile import CALENDAR_START, MANY_LINKS, HostileServer
 from tests.peak_memory import measured_command, peak_bytes
+from tests.warcs import warcio_check
 
 pytestmark = pytest.mark.slow
 
@@ -155,10 +155,8 @@ def test_every_warc_passes_warcio_check(hostile_crawl):
     warcs = sorted(hostile_crawl.path.glob("segments/*/*.warc.gz"))
     assert warcs
     assert not list(hostile_crawl.path.glob("segments/*/*.open"))
-    warcio = Path(sys.executable).parent / "warcio"
-    for warc in warcs:
-        done = subprocess.run([str(warcio), "check", str(warc)], capture_output=True, text=True)
-        assert done.returncode == 0, f"{warc.name}: {done.stdout}{done.stderr}"
+    done = warcio_check(*warcs)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 # -- each behaviour, on its page -------------------------------------------------------

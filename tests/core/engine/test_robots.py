@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from datetime import timedelta
 
@@ -114,14 +113,8 @@ def test_hanging_robots_is_a_named_timeout_on_each_page(project, server):
     assert entry.error is not None and entry.http_status is None
 
 
-def _dead_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def test_a_server_that_is_down_is_an_error_not_a_robots_denial(project, server):
-    dead = f"http://127.0.0.1:{_dead_port()}"
+def test_a_server_that_is_down_is_an_error_not_a_robots_denial(project, server, closed_port):
+    dead = f"http://127.0.0.1:{closed_port}"
     site(server)
     inject([dead + "/", server.url("/public")], T0)
     events = Events()
@@ -138,8 +131,8 @@ def test_a_server_that_is_down_is_an_error_not_a_robots_denial(project, server):
     assert fetched.status == PageStatus.RETRY and fetched.error == event.error
 
 
-def test_a_server_down_for_good_makes_its_pages_gone_like_failed_fetches(project):
-    dead = f"http://127.0.0.1:{_dead_port()}/"
+def test_a_server_down_for_good_makes_its_pages_gone_like_failed_fetches(project, closed_port):
+    dead = f"http://127.0.0.1:{closed_port}/"
     inject([dead], T0)
     for day in range(3):
         crawl(project, settings(), clock=clock_at(day * 2 * DAY))

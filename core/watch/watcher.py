@@ -1,0 +1,293 @@
+"""The watcher: crawl rounds as pages come due, sleeping in between (DESIGN.md §10).
+
+:class:`Watcher` holds the project lock (purpose "watch": the lock file says "watch, pid
+N") for as long as it runs, and runs the engine's :class:`~recrawl.core.engine.Crawler`
+inside it whenever pages are due. Between rounds it sleeps until the earliest
+``next_fetch``, at least :attr:`~recrawl.core.config.WatchSettings.round_gap` after the
+last round's start; :meth:`wake` (or :func:`~.wake.wake_watcher` from another process:
+new seeds, another chain, schedule or settings) makes it look again at once.
+
+- **Network loss.** Its crawls hold connect failures (engine/offline.py): a round in
+  which no host answered records nothing, so the pages stay due with their intervals and
+  retries untouched, and the watcher tries again after a growing wait
+  (``offline_wait`` doubling up to ``offline_max_wait``). Once a host answers, the due
+  pages are fetched.
+- **Suspend.** A sleep's timer does not run while the machine is suspended; the watcher
+  sleeps at most ``wake_check`` at a time and compares the wall clock after each, so on
+  resume what fell due meanwhile is fetched within that. Idle, it wakes once a
+  ``wake_check`` (a minute) to read the clock: no polling, no store query.
+- **Stop.** :meth:`stop` (any thread; SIGINT/SIGTERM in ``recrawl watch``) finishes the
+  fetches in flight as a crawl's stop does and ends the watch.
+
+:meth:`pause`, :meth:`resume`, :meth:`wake`, :meth:`stop` and :attr:`paused` are
+thread-safe. Events to the observer (on the watcher's thread): the crawl's own, then a
+:class:`~recrawl.core.engine.events.WatchRound` after each ``RoundFinished``, and a
+:class:`~recrawl.core.engine.events.WatchSleeping` when it goes to sleep.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from recrawl.core import store
+from recrawl.core.clock import Clock, human_duration
+from recrawl.core.config import CrawlSettings
+from recrawl.core.engine import Crawler
+from recrawl.core.engine.events import (
+    Event,
+    EventQueue,
+    LogMessage,
+    Observer,
+    RoundFinished,
+    RoundStarted,
+    WatchRound,
+    WatchSleeping,
+)
+from recrawl.core.policy.crawl_settings import project_crawl_settings
+from recrawl.core.project import Project
+from recrawl.core.watch.wake import WakeChannel
+
+
+@dataclass(frozen=True)
+class WatchSummary:
+    """What a watch did, all rounds together."""
+
+    rounds: int
+    fetched: int
+    new_pages: int
+    changed_pages: int
+    errors: int
+    elapsed_s: float
+    #: Ended by stop() (a signal, the app, ``stop_watcher``), not by ``for_seconds`` or a
+    #: limit.
+    stopped: bool
+
+
+class Watcher:
+    """Watches a project: runs crawl rounds whenever pages are due, until stopped."""
+
+    def __init__(
+        self,
+        project: Project,
+        settings: CrawlSettings | Callable[[], CrawlSettings] | None = None,
+        *,
+        observer: Observer | None = None,
+        clock: Clock | None = None,
+        for_seconds: float | None = None,
+    ) -> None:
+        self.project = project
+        #: Read before each crawl, so settings changed meanwhile (and the watcher woken)
+        #: hold from the next round; ``rounds`` and ``max_pages`` bound the whole watch.
+        self._settings = settings if settings is not None else project_crawl_settings
+        self.settings = self._current_settings()
+        self.clock = clock or Clock()
+        self.for_seconds = for_seconds
+        self.events = EventQueue(observer)
+        self._stop = threading.Event()
+        self._pause = threading.Event()
+        #: Set by wake(), resume() and stop(): a sleep ends, the next look is at once.
+        self._wake = threading.Event()
+        self._guard = threading.Lock()
+        self._crawler: Crawler | None = None
+        self._rounds = self._fetched = self._errors = self._new = self._changed = 0
+        self._round_start: datetime | None = None
+
+    # -- thread-safe controls --------------------------------------------------------
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        with self._guard:
+            if self._crawler is not None:
+                self._crawler.stop()
+
+    def pause(self) -> None:
+        """Pause the round in flight (what it fetched is committed) and start no other."""
+        self._pause.set()
+        with self._guard:
+            if self._crawler is not None:
+                self._crawler.pause()
+
+    def resume(self) -> None:
+        self._pause.clear()
+        with self._guard:
+            if self._crawler is not None:
+                self._crawler.resume()
+        self._wake.set()
+
+    def wake(self) -> None:
+        """Look at what is due now, not at the next due page (seeds, chain, ... changed)."""
+        self._wake.set()
+
+    @property
+    def paused(self) -> bool:
+        return self._pause.is_set()
+
+    # -- facade ----------------------------------------------------------------------
+
+    def run(self) -> WatchSummary:
+        """Watch until stop(), ``for_seconds`` or the settings' rounds/max_pages."""
+        started = time.monotonic()
+        deadline = None if self.for_seconds is None else started + self.for_seconds
+        channel = None
+        try:
+            with self.project.locked("watch"):
+                channel = WakeChannel(
+                    self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
+                )
+                try:
+                    self._watch(deadline)
+                finally:
+                    channel.close()  # the file goes while the lock is still held
+        finally:
+            if channel is not None:
+                channel.release_stoppers()
+            self.events.flush()
+        return WatchSummary(
+            rounds=self._rounds,
+            fetched=self._fetched,
+            new_pages=self._new,
+            changed_pages=self._changed,
+            errors=self._errors,
+            elapsed_s=time.monotonic() - started,
+            stopped=self._stop.is_set(),
+        )
+
+    def _current_settings(self) -> CrawlSettings:
+        given = self._settings
+        return given if isinstance(given, CrawlSettings) else given()
+
+    # -- the loop --------------------------------------------------------------------
+
+    def _watch(self, deadline: float | None) -> None:
+        last_start: datetime | None = None
+        backoff = 0.0  # seconds, after offline rounds
+        retry_at: datetime | None = None  # not before this after an offline round
+        woken = True  # the first look is at once
+        while not self._stop.is_set() and not _past(deadline) and not self._limits_reached():
+            if self._pause.is_set():
+                woken = self._sleep(None, deadline)
+                continue
+            self.settings = self._current_settings()
+            watch = self.settings.watch
+            gap = timedelta(seconds=watch.round_gap)
+            now = self.clock.now()
+            earliest = store.earliest_next_fetch()
+            due = earliest is not None and earliest <= now
+            if retry_at is not None and not woken and now < retry_at:
+                until: datetime | None = retry_at
+            elif due and (woken or last_start is None or now >= last_start + gap):
+                last_start = now
+                if self._crawl():
+                    backoff = min(backoff * 2 or watch.offline_wait, watch.offline_max_wait)
+                    retry_at = self.clock.now() + timedelta(seconds=backoff)
+                    self._say(
+                        "warning",
+                        f"no host answered: offline? Trying again in {human_duration(backoff)}; "
+                        "the due pages wait, their schedule untouched",
+                    )
+                else:
+                    backoff, retry_at = 0.0, None
+                woken = False
+                continue
+            elif due:
+                until = last_start + gap if last_start is not None else now
+            else:
+                until = earliest
+                if until is not None and last_start is not None:
+                    until = max(until, last_start + gap)
+            woken = self._sleep(until, deadline)
+
+    def _crawl(self) -> bool:
+        """One crawl of what is due now (rounds until none is); whether it was offline."""
+        settings = self.settings
+        if settings.rounds is not None:
+            settings = replace(settings, rounds=settings.rounds - self._rounds)
+        if settings.max_pages is not None:
+            attempts = self._fetched + self._errors
+            settings = replace(settings, max_pages=settings.max_pages - attempts)
+        crawler = Crawler(
+            self.project,
+            settings,
+            observer=self._relay,
+            clock=self.clock,
+            take_lock=False,  # the watch holds it
+            offline_rounds=True,
+        )
+        with self._guard:
+            self._crawler = crawler
+            if self._stop.is_set():
+                crawler.stop()
+            if self._pause.is_set():
+                crawler.pause()
+        try:
+            crawler.run()
+        finally:
+            with self._guard:
+                self._crawler = None
+        return crawler.offline
+
+    def _relay(self, batch: Sequence[Event]) -> None:
+        """The crawl's events to the observer, each RoundFinished followed by a WatchRound."""
+        for event in batch:
+            self.events.emit(event)
+            if isinstance(event, RoundStarted):
+                self._round_start = event.at
+            elif isinstance(event, RoundFinished):
+                self._rounds += 1
+                self._fetched += event.fetched
+                self._errors += event.errors
+                self._new += event.new_pages
+                self._changed += event.changed_pages
+                self.events.emit(
+                    WatchRound(
+                        started_at=self._round_start or self.clock.now(),
+                        fetched=event.fetched,
+                        new_pages=event.new_pages,
+                        changed_pages=event.changed_pages,
+                        errors=event.errors,
+                        next_due_at=store.earliest_next_fetch(),
+                    )
+                )
+        self.events.flush()
+
+    def _sleep(self, until: datetime | None, deadline: float | None) -> bool:
+        """Sleep until the clock says ``until`` (None: until woken), the deadline, or a
+        wake; whether a wake (or stop, or resume) ended it."""
+        self.events.emit(WatchSleeping(until))
+        self.events.flush()
+        check = max(self.settings.watch.wake_check, 0.001)
+        while True:
+            wait = check
+            if until is not None:
+                left = (until - self.clock.now()).total_seconds()
+                if left <= 0:
+                    return False
+                wait = min(wait, left)
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                wait = min(wait, left)
+            if self._wake.wait(wait):
+                self._wake.clear()
+                return True
+
+    def _limits_reached(self) -> bool:
+        settings = self.settings
+        if settings.rounds is not None and self._rounds >= settings.rounds:
+            return True
+        attempts = self._fetched + self._errors
+        return settings.max_pages is not None and attempts >= settings.max_pages
+
+    def _say(self, level: str, text: str) -> None:
+        self.events.emit(LogMessage(level, text))
+        self.events.flush()
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
