@@ -5,8 +5,9 @@
 A small demo site is served on 127.0.0.1 (and, as a second site, under the name
 localhost); a project watches it over five rounds a month apart (some pages change
 every time, some never, one link leaves the scope, one page is gone), the last round
-run from the Crawl panel itself. Then each panel is shown at 1280 x 800 and saved as a
-PNG, plus the first-run state of an empty project.
+run from the Crawl panel itself; the news of the rounds before it is marked seen. Then
+each panel is shown at 1280 x 800 and saved as a PNG, plus the first-run state of an
+empty project.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from recrawl.core import store  # noqa: E402
 from recrawl.core.clock import Clock, parse_iso  # noqa: E402
 from recrawl.core.config import CrawlSettings  # noqa: E402
 from recrawl.core.engine import Crawler, inject  # noqa: E402
@@ -84,7 +86,8 @@ class DemoSite:
         links += '<li><a href="/archive/photo.jpg">a photo</a></li>'
         stories = " ".join(f"story{version}x{i} story{version}x{i}" for i in range(40))
         text = f"<h1>{topic}</h1><p>Version {version} of the {topic} page.</p><p>{stories}</p>"
-        return 200, f"<html><body>{text}<ul>{links}</ul></body></html>"
+        title = f"<title>{topic.capitalize()} · Demo site</title>"
+        return 200, f"<html><head>{title}</head><body>{text}<ul>{links}</ul></body></html>"
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -128,6 +131,7 @@ def main() -> int:
     site = DemoSite()
     try:
         project = build_project(work / "demo", site)
+        store.mark_news_seen()  # what the user saw before the last round
         window = MainWindow(project, prefs)
         window.resize(*SIZE)
         window.show()
@@ -177,6 +181,14 @@ def main() -> int:
         window.show_panel("segments")
         settle(app, window)
         shots.append(("segments", None))
+
+        # What's new: the last round's news (unseen), and the round's before it
+        news = window.panels["news"]
+        window.show_panel("news")
+        settle(app, window)
+        news.tree.expand(news.model.day_index(news.model.days[1]))
+        settle(app, window)
+        shots.append(("news", None))
 
         for key, _ in shots:
             window.show_panel(key)

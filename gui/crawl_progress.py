@@ -209,8 +209,11 @@ def log_line(item: Event | str) -> str | None:
     if isinstance(item, LogMessage):
         return f"{item.level}  {item.text}"
     if isinstance(item, RoundFinished):
+        news = ""
+        if item.new_pages or item.changed_pages:  # what the What's new panel lists
+            news = f", news: {item.new_pages} new pages, {item.changed_pages} changed"
         return (
             f"round {item.round} done: {item.fetched} fetched, {item.errors} "
-            f"errors, {item.new_urls} new URLs (segment {item.segment})"
+            f"errors, {item.new_urls} new URLs{news} (segment {item.segment})"
         )
     return None

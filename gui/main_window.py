@@ -34,6 +34,7 @@ from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.news_panel import NewsPanel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
 from recrawl.gui.preferences import Preferences
@@ -49,6 +50,7 @@ from recrawl.gui.workers import CompactionJob, CrawlJob
 from recrawl import __version__
 
 PANELS: tuple[type[Panel], ...] = (
+    NewsPanel,
     CrawlPanel,
     SitesPanel,
     PagesPanel,
@@ -203,6 +205,10 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(icon(panel.key), panel.title)
             item.setData(Qt.ItemDataRole.UserRole, panel.key)
             self.nav.addItem(item)
+            panel.sig_title.connect(item.setText)
+        news = self.panels[NewsPanel.key]
+        assert isinstance(news, NewsPanel)
+        news.sig_open_diff.connect(self.show_page_diff)
         self.nav.blockSignals(False)
         self.setWindowTitle(f"Recrawl — {project.path}")
         self.project_label.setText(str(project.path))

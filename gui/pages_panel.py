@@ -49,7 +49,7 @@ SEARCH_DELAY_MS = 300
 
 EMPTY_HINT = (
     "<h3>No pages yet</h3>"
-    "<p>Add seed URLs and start a crawl in the <b>Crawl</b> panel (Ctrl+1). Every page "
+    "<p>Add seed URLs and start a crawl in the <b>Crawl</b> panel (Ctrl+2). Every page "
     "the crawl discovers is listed here, with when it was first seen, when it is "
     "fetched next and how its revisit interval moves.</p>"
 )

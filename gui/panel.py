@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 from recrawl.gui.context import AppContext
 
@@ -10,6 +11,9 @@ class Panel(QWidget):
     #: The name in the navigation, and the key preferences remember.
     title = ""
     key = ""
+
+    #: The panel's entry in the window's list reads this now (e.g. with a count).
+    sig_title = Signal(str)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)

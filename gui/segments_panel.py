@@ -36,7 +36,7 @@ from recrawl.gui.segments_model import LIVENESS, ROW_ROLE, SegmentsModel
 
 EMPTY_HINT = (
     "No segments yet. Each crawl round writes one segment: a WARC file of its captures "
-    "and a CDXJ index. Start a crawl in the Crawl panel (Ctrl+1)."
+    "and a CDXJ index. Start a crawl in the Crawl panel (Ctrl+2)."
 )
 
 

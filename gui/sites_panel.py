@@ -35,7 +35,7 @@ from recrawl.gui.tables import compact_rows
 
 EMPTY_HINT = (
     "<h3>No sites yet</h3>"
-    "<p>Add seed URLs in the <b>Crawl</b> panel (Ctrl+1). Each seed's host joins the "
+    "<p>Add seed URLs in the <b>Crawl</b> panel (Ctrl+2). Each seed's host joins the "
     "crawl's scope and is listed here, with its pages, what is due and when it was last "
     "fetched; from here a site can be fetched again at once, or taken out of the crawl.</p>"
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from recrawl.core import store
 from recrawl.core.watch import wake
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.watch_text import WatcherHolder
@@ -45,5 +46,5 @@ def wake_soon(jobs: StoreJobs, project_dir: Path) -> None:
 
 
 def unseen_news() -> int | None:
-    """Unseen news items of the open project (None: this Recrawl does not count them)."""
-    return None
+    """Unseen news items of the open project."""
+    return store.unseen_news_count()

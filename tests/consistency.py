@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core.project import Project
-from recrawl.core.store.models import Compaction, FetchEvent, Page, Segment
+from recrawl.core.store.models import Compaction, FetchEvent, News, NewsKind, Page, Segment
 
 from tests.warcs import cdxj_lines, read_warc, warcio_check
 
@@ -68,6 +68,14 @@ def check_project(
             .join(Page)
             .where(FetchEvent.http_status.is_null(False))
         )
+        # news is written with the pages' updates: one "new" item per page whose content
+        # the crawler has seen (its first successful fetch set content_changed_at)
+        succeeded = {
+            p.id for p in Page.select(Page.id).where(Page.content_changed_at.is_null(False))
+        }
+        new_items: Counter[int] = Counter(
+            n.page_id for n in News.select(News.page).where(News.kind == NewsKind.NEW)
+        )
         latest = {
             e.page.url: e.fetched_at
             for e in FetchEvent.select(FetchEvent, Page)
@@ -77,6 +85,8 @@ def check_project(
         }
     finally:
         project.close()
+
+    assert set(new_items) == succeeded and set(new_items.values()) <= {1}, "news vs fetches"
 
     # the store and the disk agree: a row for every folder, the files of every row
     assert {p.name for p in project_dir.glob("segments/*")} == set(segments)

@@ -49,9 +49,15 @@ class CrawlReport:
             if isinstance(event, PageFetched) and failed(event):
                 self._failed(event)
             elif isinstance(event, RoundFinished):
+                news = ""
+                if event.new_pages or event.changed_pages:  # `recrawl news` lists them
+                    news = (
+                        f"; news: {plural(event.new_pages, 'new page')}, "
+                        f"{event.changed_pages} changed"
+                    )
                 print(
                     f"round {event.round} ({event.segment}): {event.fetched} fetched, "
-                    f"{plural(event.errors, 'error')}, {plural(event.new_urls, 'new URL')}",
+                    f"{plural(event.errors, 'error')}, {plural(event.new_urls, 'new URL')}{news}",
                     file=sys.stderr,
                 )
             elif isinstance(event, LogMessage) and event.level != "info":

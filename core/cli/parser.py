@@ -42,6 +42,8 @@ LISTED: dict[str, Listed] = {
     "history": Listed("pages", "a page's fetch history"),
     "show": Listed("pages", "the decoded payload of a page's latest capture"),
     "diff": Listed("diff", "what changed in a page's text between two captures"),
+    "news": Listed("news", "what is new: pages new, changed, gone or back, newest first"),
+    "feed": Listed("news", "the news as an Atom feed"),
     "settings": Listed("settings", "show or change the crawl settings the project keeps"),
     "schedule": Listed("policy", "show or choose the project's fetch schedule"),
     "signature": Listed("policy", "show or choose how content changes are detected"),

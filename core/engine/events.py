@@ -17,7 +17,9 @@ counts once, as either
 Pages robots.txt denies are never requested and not counted; a 429/503 retried within
 the round counts once, by its last attempt. ``fetched + errors`` are the attempts
 ``CrawlSettings.max_pages`` bounds. **new_urls**: pages the store added (discovered links
-that passed the filter chain and were not yet known).
+that passed the filter chain and were not yet known). **new_pages** and
+**changed_pages**: the news items ``new`` and ``changed`` the crawl recorded (DESIGN.md
+§10; ``crawl --json`` has them beside §8's keys).
 """
 
 from __future__ import annotations
@@ -108,6 +110,9 @@ class CrawlSummary:
     pages_per_s: float
     segments: list[str] = field(default_factory=list)
     stopped: bool = False
+    #: News of the crawl (DESIGN.md §10), as in :class:`RoundFinished`.
+    new_pages: int = 0
+    changed_pages: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

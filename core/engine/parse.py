@@ -29,6 +29,8 @@ _SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
 MAX_INVALID = 100
 #: A malformed link longer than this is kept cut, with its length said.
 MAX_INVALID_CHARS = 2000
+#: A title longer than this is kept cut (a page can stuff megabytes into one).
+MAX_TITLE = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ class ParseResult:
     nofollow_all: bool = False
     #: Where and why the parse stopped before the page's end (a parse bound), if it did.
     cut: str | None = None
+    #: The document's <title>, whitespace collapsed, at most MAX_TITLE characters.
+    title: str | None = None
 
 
 def media_type(content_type: str | None) -> str:
@@ -160,6 +164,9 @@ def _raw_links(
         directives = {d.strip() for d in (node.attributes.get("content") or "").lower().split(",")}
         if directives & {"nofollow", "none"}:
             result.nofollow_all = True
+    title = tree.css_first("head > title")  # not an <svg>'s <title> in the body
+    if title is not None:
+        result.title = " ".join(title.text().split())[:MAX_TITLE] or None
     body_node = tree.body
     result.text = body_node.text(separator=" ") if body_node is not None else ""
     return raw_links, base_href

@@ -8,7 +8,7 @@ and its result goes into the round's commit batch.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from recrawl.core import store
 from recrawl.core.clock import Clock
@@ -17,7 +17,8 @@ from recrawl.core.engine.analysis import Analysis
 from recrawl.core.engine.captures import CaptureWriter
 from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
 from recrawl.core.engine.links import LinkDiscoverer
-from recrawl.core.engine.update import Capture, Outcome, update_page
+from recrawl.core.engine.news import news_kind
+from recrawl.core.engine.update import Capture, Outcome, PageUpdate, update_page
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
 from recrawl.core.policy.schedule import Change, FetchSchedule
@@ -71,8 +72,7 @@ class FetchRecorder:
         )
         for name in ("last_fetched", "first_fetched"):
             update.fields.pop(name, None)  # nothing of the page itself was requested
-        batch.page_updates.append((page.id, update.fields))
-        batch.events.append(update.event)
+        self._add(page, update, Change.UNKNOWN, now, batch)
         self.events.emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
         return outcome
 
@@ -129,6 +129,7 @@ class FetchRecorder:
         if result.truncated:
             note = f"body cut ({result.truncated}) at {size} bytes"
         targets: list[str] = []
+        title = None
         if outcome is Outcome.OK:
             if analysis is None:
                 raise ValueError("a 2xx page recorded without its analysis")
@@ -137,6 +138,7 @@ class FetchRecorder:
                 targets = self.links.from_html(page, parsed, batch)
                 if parsed.cut is not None:
                     note = f"{note}; {parsed.cut}" if note else parsed.cut
+                title = parsed.title
             new_sig = analysis.signature
             change = compare(self.signature, page.signature, page.signature_kind, new_sig)
             signature = (new_sig, self.signature.kind)
@@ -168,10 +170,11 @@ class FetchRecorder:
             # the server named its break (Retry-After): come back then, not after the
             # schedule's retry day, which may be sooner than it asked
             update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
+        if outcome is Outcome.OK:
+            update.fields["title"] = title  # each successful fetch's own (None: none)
         if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
             update.fields.update(self.scoring.on_fetched(page, targets, batch))
-        batch.page_updates.append((page.id, update.fields))
-        batch.events.append(update.event)
+        self._add(page, update, change, now, batch)
         self.events.emit(
             PageFetched(
                 page.url,
@@ -183,3 +186,14 @@ class FetchRecorder:
                 update.event["error"],
             )
         )
+
+    @staticmethod
+    def _add(
+        page: Page, update: PageUpdate, change: Change, at: datetime, batch: store.CommitBatch
+    ) -> None:
+        """Put a fetch's page update, its event and its news (if any) into the batch."""
+        batch.page_updates.append((page.id, update.fields))
+        batch.events.append(update.event)
+        kind = news_kind(page, update.status, change)
+        if kind is not None:
+            batch.news.append((page.id, page.host, at, kind))

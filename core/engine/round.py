@@ -311,6 +311,7 @@ class Round:
         """Hand the batch to the commit pipeline, which fsyncs the WARC, then commits."""
         batch = self.batch
         self.rescore |= batch.rescore
+        self.stats.news(kind for *_, kind in batch.news)
         batch.committed_bytes = self.committed_bytes = self.writer.written()
         self.batch = store.CommitBatch(segment=batch.segment)
         self.last_commit = time.monotonic()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from recrawl.core.engine.events import CrawlSummary, RoundFinished, StatsSnapshot
 from recrawl.core.engine.update import Outcome
+from recrawl.core.store.models import NewsKind
 
 #: Outcomes counted as errors; the other outcomes of a request count as fetched.
 FAILED_OUTCOMES = frozenset({Outcome.FAILED, Outcome.THROTTLED})
@@ -20,6 +22,9 @@ class CrawlStats:
     fetched: int = 0
     errors: int = 0
     new_urls: int = 0
+    #: News (DESIGN.md §10): pages fetched successfully for the first time; changed pages.
+    new_pages: int = 0
+    changed_pages: int = 0
     segments: list[str] = field(default_factory=list)
     #: Pages queued for the current (or last) round, and how many of them are done.
     queued: int = 0
@@ -69,6 +74,8 @@ class CrawlStats:
             pages_per_s=self.fetched / elapsed if elapsed > 0 else 0.0,
             segments=list(self.segments),
             stopped=stopped,
+            new_pages=self.new_pages,
+            changed_pages=self.changed_pages,
         )
 
 
@@ -83,6 +90,8 @@ class RoundStats:
     fetched: int = 0
     errors: int = 0
     new_urls: int = 0
+    new_pages: int = 0
+    changed_pages: int = 0
 
     def count(self, outcome: Outcome) -> None:
         """Count one recorded fetch attempt by its outcome ("Counts" in :mod:`.events`)."""
@@ -101,5 +110,23 @@ class RoundStats:
         self.new_urls += new_urls
         self.totals.new_urls += new_urls
 
+    def news(self, kinds: Iterable[str]) -> None:
+        """Count the news items of a batch handed to the store (their ``kind``s)."""
+        for kind in kinds:
+            if kind == NewsKind.NEW:
+                self.new_pages += 1
+                self.totals.new_pages += 1
+            elif kind == NewsKind.CHANGED:
+                self.changed_pages += 1
+                self.totals.changed_pages += 1
+
     def finished(self) -> RoundFinished:
-        return RoundFinished(self.number, self.segment, self.fetched, self.errors, self.new_urls)
+        return RoundFinished(
+            self.number,
+            self.segment,
+            self.fetched,
+            self.errors,
+            self.new_urls,
+            new_pages=self.new_pages,
+            changed_pages=self.changed_pages,
+        )

@@ -13,7 +13,8 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     rejected      links the filter chain turned away
     filtered      known pages the chain rejects: kept, never fetched, and why
     listing       the GUI's page listing, read in blocks
-    sites         pages grouped by host (the app's Sites list)
+    news          news items: what happened to pages, counts by day and site, unseen
+    sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
     runs          crawl runs: when each started and ended, what it did
     sql           helpers the modules above share
 """
@@ -51,6 +52,25 @@ from recrawl.core.store.listing import (
     count_listing,
     iter_listing,
     listing_rows,
+)
+from recrawl.core.store.news import (
+    NewsDay,
+    NewsFilter,
+    NewsGroup,
+    NewsItem,
+    SeenMark,
+    count_news,
+    day_bounds,
+    is_unseen,
+    iter_news,
+    mark_news_seen,
+    newest_news_id,
+    news_days,
+    news_groups,
+    news_hosts,
+    news_items,
+    seen_mark,
+    unseen_news_count,
 )
 from recrawl.core.store.pages import (
     DuePage,
@@ -118,9 +138,14 @@ __all__ = [
     "HostSummary",
     "KnownPage",
     "NewPage",
+    "NewsDay",
+    "NewsFilter",
+    "NewsGroup",
+    "NewsItem",
     "PageQuery",
     "Pointer",
     "RunCounts",
+    "SeenMark",
     "SegmentSummary",
     "add_pages",
     "begin_compaction",
@@ -136,7 +161,9 @@ __all__ = [
     "count_hosts",
     "count_known_pages",
     "count_listing",
+    "count_news",
     "create_segment",
+    "day_bounds",
     "delete_segment",
     "due_page_refs",
     "due_pages",
@@ -152,7 +179,9 @@ __all__ = [
     "host_summaries",
     "hosts_under",
     "hosts_with_pages",
+    "is_unseen",
     "iter_listing",
+    "iter_news",
     "known_pages_block",
     "last_crawl_run",
     "last_page_id",
@@ -160,7 +189,13 @@ __all__ = [
     "listing_rows",
     "make_due",
     "make_hosts_due",
+    "mark_news_seen",
     "needs_recovery",
+    "newest_news_id",
+    "news_days",
+    "news_groups",
+    "news_hosts",
+    "news_items",
     "next_due_at",
     "open_database",
     "open_segments",
@@ -178,6 +213,7 @@ __all__ = [
     "rescore_inlinks",
     "robots_entry",
     "save_robots",
+    "seen_mark",
     "segment_names",
     "segment_summaries",
     "set_fixed_interval",
@@ -185,4 +221,5 @@ __all__ = [
     "transaction",
     "unfilter_pages",
     "unfinished_compactions",
+    "unseen_news_count",
 ]

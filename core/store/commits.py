@@ -1,8 +1,9 @@
 """The crawl's writes: one batch of results applied in one transaction, and scores.
 
 A round hands its results over in slices (:class:`CommitBatch`): pages updated, fetch
-events, new pages and links, rejected links, OPIC cash; :func:`commit_batch` applies a
-slice atomically, together with how far the segment's WARC is committed.
+events and the news they make, new pages and links, rejected links, OPIC cash;
+:func:`commit_batch` applies a slice atomically, together with how far the segment's
+WARC is committed (so a kill never leaves a fetch event without its news item).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from peewee import fn
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
-from recrawl.core.store.models import DB, FetchEvent, Link, Page, Segment
+from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages
@@ -28,6 +29,8 @@ class CommitBatch:
     records: int = 0
     page_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # keyed by page id
+    #: News items (DESIGN.md §10): (page id, host, at, kind).
+    news: list[tuple[int, str, datetime, str]] = field(default_factory=list)
     new_pages: list[NewPage] = field(default_factory=list)
     links: list[tuple[int, str]] = field(default_factory=list)  # (source page id, target url)
     rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
@@ -43,16 +46,17 @@ class CommitBatch:
     def snapshot(self) -> tuple[int, ...]:
         """Sizes to :meth:`restore` to, taking back entries added since."""
         return (
-            self.records, len(self.page_updates), len(self.events), len(self.new_pages),
-            len(self.links), len(self.rejected), len(self.cash), len(self.payouts),
+            self.records, len(self.page_updates), len(self.events), len(self.news),
+            len(self.new_pages), len(self.links), len(self.rejected), len(self.cash),
+            len(self.payouts),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
-        records, updates, events, new_pages, links, rejected, cash, payouts = sizes
+        records, updates, events, news, new_pages, links, rejected, cash, payouts = sizes
         self.records = records
-        del self.page_updates[updates:], self.events[events:], self.new_pages[new_pages:]
-        del self.links[links:], self.rejected[rejected:], self.cash[cash:]
-        del self.payouts[payouts:]
+        del self.page_updates[updates:], self.events[events:], self.news[news:]
+        del self.new_pages[new_pages:], self.links[links:], self.rejected[rejected:]
+        del self.cash[cash:], self.payouts[payouts:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime) -> int:
@@ -65,6 +69,7 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
         keep_filtered(filtered)
         if batch.events:
             insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
+        insert_rows(News, ["page", "host", "at", "kind"], batch.news)
         # a slice at a time: a page of 100,000 links makes no 100,000 rows at once
         for links in chunks(list(dict.fromkeys(batch.links)), 5000):
             ids = page_ids(target for _, target in links)

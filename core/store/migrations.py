@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from peewee import Database
 from recrawl.core.errors import StoreError
-from recrawl.core.store.models import MODELS, Compaction, CrawlRun, Page, Setting
+from recrawl.core.store.models import MODELS, Compaction, CrawlRun, News, Page, Setting
 
 if TYPE_CHECKING:  # playhouse.migrate is loaded only when a migration runs (issue 11)
     from playhouse.migrate import SchemaMigrator
@@ -68,6 +68,16 @@ def _m0006_crawl_runs(db: Database, migrator: SchemaMigrator) -> None:
     db.create_tables([CrawlRun], safe=True)
 
 
+def _m0007_news(db: Database, migrator: SchemaMigrator) -> None:
+    # News is recorded from now on (DESIGN.md §10); nothing is back-filled: a store's
+    # past would flood the panel and the feed with every page it ever fetched as "new".
+    db.create_tables([News], safe=True)
+    if "title" not in {column.name for column in db.get_columns("page")}:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(migrator.add_column("page", "title", Page._meta.fields["title"]))
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -75,6 +85,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0004_compaction_journal,
     _m0005_liveness_index,
     _m0006_crawl_runs,
+    _m0007_news,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -104,6 +104,8 @@ class Page(BaseModel):
     depth = IntegerField(default=0)
     discovered_from = TextField(null=True)
     metadata = JSONField(default=dict)
+    #: The <title> of the latest successful HTML fetch (None: none, or not HTML).
+    title = TextField(null=True)
 
     class Meta:
         # Covers segment liveness (store.segment_summaries): the payload counts without
@@ -177,6 +179,44 @@ class FetchEvent(BaseModel):
     error = TextField(null=True)
 
 
+class NewsKind:
+    """What a news item says happened to its page (DESIGN.md §10)."""
+
+    #: The page's first successful fetch.
+    NEW = "new"
+    #: A fetch whose change is ``changed``.
+    CHANGED = "changed"
+    #: The page became gone.
+    GONE = "gone"
+    #: Fetched successfully again after being gone.
+    BACK = "back"
+
+    ALL = (NEW, CHANGED, GONE, BACK)
+
+
+class News(BaseModel):
+    """One news item: something that happened to a page, written with its fetch event.
+
+    ``host`` repeats the page's (which never changes) so that the app's counts by day
+    and site, and a site's items, come from this table's indexes alone.
+    """
+
+    id = AutoField()
+    page = ForeignKeyField(Page, on_delete="CASCADE", index=True)
+    at = DateTimeField()
+    kind = CharField()
+    host = CharField()
+
+    class Meta:
+        # newest first since X, and the counts by day (covered: no table reads); of one
+        # kind; of one site
+        indexes = (
+            (("at", "kind", "host"), False),
+            (("kind", "at"), False),
+            (("host", "at"), False),
+        )
+
+
 class Link(BaseModel):
     id = AutoField()
     source = ForeignKeyField(Page, on_delete="CASCADE", backref="outlinks")
@@ -218,6 +258,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     Compaction,
     CrawlRun,
     FetchEvent,
+    News,
     Link,
     RejectedLink,
     Robots,

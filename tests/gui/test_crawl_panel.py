@@ -48,11 +48,15 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
     qtbot.waitUntil(lambda: not window.context.crawl.busy, timeout=10_000)
     assert window.crawl_state.text() == "Idle" and panel.start_button.isEnabled()
     assert "Crawl finished: 5 pages" in panel.round_label.text()
+    # the rounds' news: in the log, and counted in the What's new entry
+    assert summary.new_pages == 5
+    qtbot.waitUntil(lambda: "news: 4 new pages, 0 changed" in panel.log.toPlainText())
+    qtbot.waitUntil(lambda: window.nav.item(0).text() == "What's new (5)")
     assert panel.progress.value() == panel.progress.maximum() == 4  # round 2: the links
     assert sorted(p.url for p in Page.select()) == [server.url(f"/p{i}") for i in range(5)]
     assert all(p.last_fetched is not None for p in Page.select())
     # and the Pages table shows them
-    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     pages = window.panels["pages"]
     qtbot.waitUntil(lambda: pages.model.rowCount() == 5, timeout=10_000)
     shown = {pages.model.index(r, 0).data() for r in range(5)}

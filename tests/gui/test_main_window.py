@@ -17,6 +17,7 @@ def test_main_window_shows_the_project_and_its_panels(qtbot, project, prefs):
     assert [window.nav.item(i).text() for i in range(window.nav.count())] == [
         p.title for p in PANELS
     ]
+    assert PANELS[0].key == "news" and window.nav.item(0).text() == "What's new"
     assert window.current_panel().key == "crawl"
     assert prefs.recent_projects() == [str(project.path)]
     window.close()
@@ -24,9 +25,11 @@ def test_main_window_shows_the_project_and_its_panels(qtbot, project, prefs):
 
 def test_shortcuts_switch_panels_and_the_last_one_is_remembered(qtbot, project, prefs):
     window = make_window(qtbot, project, prefs)
-    qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_7, Qt.KeyboardModifier.ControlModifier)
     assert window.current_panel().key == "segments"
-    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_panel().key == "news"  # What's new comes first
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     assert window.current_panel().key == "pages"
     window.resize(760, 540)  # the height is free; the width has the panels' minimum
     assert window.height() == 540

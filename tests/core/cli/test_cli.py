@@ -14,6 +14,8 @@ import pytest
 from recrawl.main import main
 
 CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
+#: Beside DESIGN §8's keys: the crawl's news (§10).
+CRAWL_KEYS |= {"new_pages", "changed_pages"}
 URL_KEYS = {
     "url",
     "status",
@@ -61,6 +63,7 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
     summary = json.loads(out)
     assert set(summary) == CRAWL_KEYS
     assert summary["fetched"] == 3 and summary["new_urls"] == 2 and summary["errors"] == 0
+    assert summary["new_pages"] == 3 and summary["changed_pages"] == 0
     assert summary["segments"][0].startswith("202701010000")
 
     code, out, _ = run(capsys, "urls", d, "--json")

@@ -82,8 +82,10 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         (("segments", "{dir}", "--json"), STORE_ONLY, '"live_records": '),
         (("show", "{dir}", "{url}"), NEVER, "alpha"),
         (("settings", "{dir}", "--json"), STORE_ONLY, '"name": "politeness.delay"'),
+        (("news", "{dir}", "--json"), (*STORE_ONLY, "feedgen", "lxml"), '"kind": "new"'),
+        (("feed", "{dir}"), NEVER, "<feed"),
     ],
-    ids=["version", "urls", "urls-json", "history", "segments", "show", "settings"],
+    ids=["version", "urls", "urls-json", "history", "segments", "show", "settings", "news", "feed"],
 )
 def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, forbidden, expect):
     project, url = crawled

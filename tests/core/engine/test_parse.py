@@ -112,3 +112,16 @@ def test_a_binary_body_is_not_parsed_whatever_its_content_type():
     assert is_html("text/html", utf16)
     assert is_html("text/html; charset=UTF-16LE", utf16[2:])  # no BOM, said in the header
     assert links(utf16) == [("http://site.example/x", False)]
+
+
+def test_the_title_is_the_documents_not_an_svgs_and_is_bounded():
+    from recrawl.core.engine.parse import MAX_TITLE
+
+    def title(html: str) -> str | None:
+        return parse_html(html.encode(), "http://x.test/", "text/html").title
+
+    assert title("<title>\n  Hello\tworld </title><p>x</p>") == "Hello world"
+    assert title("<html><head><title>A &amp; B</title></head><body></body></html>") == "A & B"
+    assert title("<body><svg><title>a chart</title></svg></body>") is None
+    assert title("<title>   </title>") is None
+    assert title(f"<title>{'t' * 100_000}</title>") == "t" * MAX_TITLE

@@ -1,0 +1,97 @@
+"""The news as an Atom 1.0 feed (RFC 4287, by feedgen): ``recrawl feed`` (DESIGN.md §10).
+
+Ids are stable, so a feed reader that reads the feed again sees only what is new: the
+feed's is a UUID of the project folder's path, an entry's a UUID of the feed's, the
+item's kind, URL and time.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from feedgen.feed import FeedGenerator
+from recrawl.core import store
+from recrawl.core.clock import to_iso, utcnow
+from recrawl.core.project import Project
+
+from recrawl import __version__
+
+#: How an entry's title starts, by the item's kind.
+KIND_TITLES = {"new": "New", "changed": "Changed", "gone": "Gone", "back": "Back"}
+#: What an entry's summary says happened, by the item's kind.
+KIND_PHRASES = {
+    "new": "first fetched",
+    "changed": "changed",
+    "gone": "gone",
+    "back": "back after being gone",
+}
+
+
+def feed_uuid(project: Project) -> uuid.UUID:
+    return uuid.uuid5(uuid.NAMESPACE_URL, project.path.resolve().as_uri())
+
+
+def entry_id(feed: uuid.UUID, item: store.NewsItem) -> str:
+    return uuid.uuid5(feed, f"{item.kind} {item.url} {to_iso(item.at)}").urn
+
+
+def build_feed(project: Project, items: Iterable[store.NewsItem]) -> FeedGenerator:
+    """The feed of ``items`` (newest first) for ``project``."""
+    feed = feed_uuid(project)
+    generator = FeedGenerator()
+    generator.id(feed.urn)
+    generator.title(f"Recrawl news: {project.path.name}")
+    generator.subtitle(f"New, changed, gone and back pages of the project at {project.path}")
+    generator.link(href=project.path.resolve().as_uri(), rel="alternate")
+    generator.author({"name": "Recrawl"})
+    generator.generator("Recrawl", version=__version__)
+    newest: datetime | None = None
+    for item in items:
+        at = _aware(item.at)
+        newest = newest or at  # newest first: the first item's time
+        entry = generator.add_entry(order="append")
+        entry.id(entry_id(feed, item))
+        entry.title(f"{KIND_TITLES.get(item.kind, item.kind)}: {item.title or item.url}")
+        entry.updated(at)
+        entry.link(href=item.url, rel="alternate")
+        entry.summary(_summary(item))
+    generator.updated(newest or _aware(utcnow()))
+    return generator
+
+
+def write_feed(project: Project, items: Iterable[store.NewsItem], out: str | None) -> None:
+    """Write the feed to ``out`` (None: stdout); a file is replaced whole, never half-written."""
+    document = build_feed(project, items).atom_str(pretty=True, encoding="UTF-8")
+    if out is None:
+        sys.stdout.buffer.write(document)
+        sys.stdout.buffer.flush()
+        return
+    target = Path(out)
+    # a feed reader or web server reading the file meanwhile gets the old one or the new
+    handle, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    try:
+        with os.fdopen(handle, "wb") as fh:
+            fh.write(document)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _summary(item: store.NewsItem) -> str:
+    what = KIND_PHRASES.get(item.kind, item.kind)
+    title = f"{item.title} ({item.url})" if item.title else item.url
+    return (
+        f"{title}: {what} on {to_iso(item.at)}; on {item.host}, "
+        f"first seen {to_iso(item.first_seen)}."
+    )
+
+
+def _aware(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC)

@@ -1,0 +1,166 @@
+"""``recrawl news`` and ``recrawl feed`` (DESIGN.md §10) on a project crawled over months."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import feedparser
+import pytest
+
+from recrawl.main import main
+
+NEWS_KEYS = ["at", "kind", "url", "host", "title", "first_seen", "published_at"]
+ATOM = "{http://www.w3.org/2005/Atom}"
+TEXT = "the quick brown fox jumps over the lazy dog while archivists keep watch "
+
+
+def page(title: str, words: str) -> str:
+    return f"<html><head><title>{title}</title></head><body><p>{words * 20}</p></body></html>"
+
+
+def run(capsys, *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory):
+    """Three crawls a month apart: 3 new, then /a changed and /b gone, then /b back."""
+    from tests.httpserver import TestServer
+
+    server = TestServer().start()
+    try:
+        server.html("/", '<title>Home</title><a href="/a">a</a> <a href="/b">b</a>')
+        server.html("/a", page("Alpha", TEXT))
+        server.html("/b", page("Beta", "beta " + TEXT))
+        d = tmp_path_factory.mktemp("news") / "p"
+        assert main(["init", str(d)]) == 0
+        assert main(["inject", str(d), server.url("/")]) == 0
+
+        def crawl(now: str) -> None:
+            args = ["crawl", str(d), "--delay", "0", "--now", now, "--json"]
+            assert main(args) == 0
+
+        crawl("2027-01-01T00:00:00Z")
+        server.html("/a", page("Alpha 2", "entirely new words about elections and budgets "))
+        del server.routes["/b"]
+        crawl("2027-02-01T00:00:00Z")
+        server.html("/b", page("Beta", "beta " + TEXT))
+        crawl("2027-04-01T00:00:00Z")
+        yield d, server.url("/")
+    finally:
+        server.stop()
+
+
+def test_news_json_is_newest_first_with_the_documented_keys(crawled, capsys):
+    d, home = crawled
+    code, out, _ = run(capsys, "news", d, "--json")
+    assert code == 0
+    items = json.loads(out)
+    assert all(list(item) == NEWS_KEYS for item in items)
+    assert [(i["kind"], i["url"].removeprefix(home)) for i in items[:3]] == [
+        ("back", "b"),
+        ("gone", "b"),
+        ("changed", "a"),
+    ]
+    assert sorted(i["url"].removeprefix(home) for i in items[3:]) == ["", "a", "b"]
+    assert {i["kind"] for i in items[3:]} == {"new"}
+    ats = [i["at"] for i in items]
+    assert ats == sorted(ats, reverse=True) and all(a.endswith("Z") for a in ats)
+    changed = items[2]
+    assert changed["title"] == "Alpha 2" and changed["host"] == "127.0.0.1"
+    assert changed["at"].startswith("2027-02-01T") and changed["first_seen"].endswith("Z")
+    assert changed["published_at"] is None
+
+
+def test_news_filters_by_kind_and_since(crawled, capsys):
+    d, _ = crawled
+    _, out, _ = run(capsys, "news", d, "--kind", "new", "--json")
+    assert [i["kind"] for i in json.loads(out)] == ["new"] * 3
+    _, out, _ = run(capsys, "news", d, "--since", "2027-02-01T00:00:00Z", "--json")
+    assert [i["kind"] for i in json.loads(out)] == ["back", "gone", "changed"]
+    _, out, _ = run(capsys, "news", d, "--since", "2030-01-01", "--json")
+    assert json.loads(out) == []
+    code, _, err = run(capsys, "news", d, "--since", "yesterday")
+    assert code != 0 and "not an ISO 8601 time" in err
+    with pytest.raises(SystemExit):
+        main(["news", str(d), "--kind", "deleted"])
+    capsys.readouterr()
+
+
+def test_news_text_lists_one_item_a_line(crawled, capsys):
+    d, home = crawled
+    code, out, _ = run(capsys, "news", d)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 6
+    assert lines[0].startswith("2027-04-01T") and f"back     {home}b  Beta" in lines[0]
+
+
+def test_feed_is_atom_a_reader_accepts(crawled, capsys, tmp_path):
+    d, home = crawled
+    out_file = tmp_path / "news.xml"
+    code, out, _ = run(capsys, "feed", d, "--out", out_file)
+    assert code == 0 and out == ""
+    document = out_file.read_bytes()
+    root = ET.fromstring(document)
+    assert root.tag == f"{ATOM}feed"
+    for required in ("id", "title", "updated", "link", "author"):
+        assert root.find(f"{ATOM}{required}") is not None, required
+    entries = root.findall(f"{ATOM}entry")
+    assert len(entries) == 6
+    for entry in entries:
+        for required in ("id", "title", "updated", "link", "summary"):
+            assert entry.find(f"{ATOM}{required}") is not None, required
+    assert root.find(f"{ATOM}updated").text == entries[0].find(f"{ATOM}updated").text
+
+    feed = feedparser.parse(document)
+    assert not feed.bozo, feed.get("bozo_exception")
+    assert feed.version == "atom10"
+    titles = [e.title for e in feed.entries]
+    assert titles[:3] == ["Back: Beta", "Gone: Beta", "Changed: Alpha 2"]
+    assert feed.entries[2].link == f"{home}a"
+    assert feed.entries[2].updated.startswith("2027-02-01T")
+    assert len({e.id for e in feed.entries}) == 6  # unique
+
+    # stable: the same items get the same ids the next time; stdout gets the same feed
+    _, again, _ = run(capsys, "feed", d)
+    assert [e.id for e in feedparser.parse(again).entries] == [e.id for e in feed.entries]
+    assert feedparser.parse(again).feed.id == feed.feed.id
+    _, since, _ = run(capsys, "feed", d, "--since", "2027-03-01T00:00:00Z")
+    assert [e.title for e in feedparser.parse(since).entries] == ["Back: Beta"]
+    _, newest, _ = run(capsys, "feed", d, "--limit", "2")
+    assert [e.title for e in feedparser.parse(newest).entries] == titles[:2]
+
+
+def test_feed_of_a_project_without_news_is_still_valid(tmp_path, capsys):
+    d = tmp_path / "empty"
+    assert run(capsys, "init", d)[0] == 0
+    _, out, _ = run(capsys, "feed", d)
+    feed = feedparser.parse(out)
+    assert not feed.bozo and feed.entries == [] and feed.feed.title.startswith("Recrawl news")
+    _, out, _ = run(capsys, "news", d, "--json")
+    assert json.loads(out) == []
+
+
+def test_feed_out_replaces_the_file_whole(crawled, capsys, tmp_path):
+    d, _ = crawled
+    target = tmp_path / "feed.xml"
+    target.write_text("old")
+    assert run(capsys, "feed", d, "--out", target)[0] == 0
+    assert target.read_bytes().startswith(b"<?xml")
+    assert [p.name for p in Path(tmp_path).iterdir()] == ["feed.xml"]  # no temporary left
+
+
+def test_crawl_rounds_say_their_news(tmp_path, capsys, server):
+    server.html("/", '<a href="/a">a</a>')
+    server.html("/a", "<p>a</p>")
+    d = tmp_path / "p"
+    for args in (["init", d], ["inject", d, server.url("/")]):
+        assert run(capsys, *args)[0] == 0
+    _, _, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-01-01T00:00:00Z")
+    rounds = [line for line in err.splitlines() if line.startswith("round ")]
+    assert rounds[0].endswith("1 new URL; news: 1 new page, 0 changed")
+    assert rounds[1].endswith("; news: 1 new page, 0 changed")
