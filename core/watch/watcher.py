@@ -108,11 +108,13 @@ class Watcher:
                 self._crawler.stop()
 
     def pause(self) -> None:
-        """Pause the round in flight (what it fetched is committed) and start no other."""
+        """Pause the round in flight (what it fetched is committed) and start no other;
+        a sleeping watcher says at once that it sleeps until resumed (WatchSleeping(None))."""
         self._pause.set()
         with self._guard:
             if self._crawler is not None:
                 self._crawler.pause()
+        self._wake.set()
 
     def resume(self) -> None:
         self._pause.clear()

@@ -131,6 +131,9 @@ def test_paused_it_fetches_nothing_until_resumed(project, server, hourly, runnin
     watcher.resume()
     seen.wait(lambda: bool(seen.of(WatchRound)), "round once resumed")
     assert server.hits_for("/") == 1 and not watcher.paused
+    seen.wait(lambda: seen.of(WatchSleeping)[-1].until is not None, "sleep till due")
+    watcher.pause()  # asleep: it says at once that it now waits to be resumed
+    seen.wait(lambda: seen.of(WatchSleeping)[-1].until is None, "paused sleep")
 
 
 def test_the_wake_channel_wakes_names_and_stops_the_watcher(project, server, hourly, running):
