@@ -9,6 +9,10 @@ Each kind turns a fetched page into bytes stored with the page (``signature`` pl
   timestamps on an otherwise stable page do not count as a change.
 - ``outlinks``: a change is a new outgoing link (the original post's definition).
 - ``simhash``: Charikar's 64-bit simhash; pages within a few bits are near-duplicates.
+- ``main-text``: the page's main text with its noise masked, hashed exactly
+  (:mod:`.maintext_signature`); the default for new projects.
+
+Every kind is a plain, picklable value: a process pool may compute signatures.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy.maintext_signature import MainTextSignature
 from recrawl.core.policy.schedule import Change
 
 
@@ -278,6 +283,7 @@ SIGNATURES: dict[str, Callable[[], Signature]] = {
     "text-profile": TextProfileSignature,
     "outlinks": OutlinksSignature,
     "simhash": SimhashSignature,
+    "main-text": MainTextSignature,
 }
 
 

@@ -40,7 +40,7 @@ def cli_json(capsys, *args: str) -> dict:
 def test_shows_the_projects_schedule_and_four_trajectories(qtbot, window):
     panel = open_panel(qtbot, window)
     assert panel.schedule_combo.currentText() == "aronsson"
-    assert panel.signature_combo.currentText() == "text-profile"
+    assert panel.signature_combo.currentText() == "main-text"
     assert panel.form.field("initial").edit.text() == "10d"
     assert panel.form.value_of("increase") == 0.2
     assert not panel.apply_button.isEnabled()  # nothing to save yet

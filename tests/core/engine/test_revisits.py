@@ -38,7 +38,7 @@ def events(url: str) -> list[FetchEvent]:
 
 def test_two_rounds_with_changes_move_intervals_as_aronsson_says(project, server):
     assert choices.schedule_spec()[0] == "aronsson"  # a new project's default
-    assert choices.project_signature().kind == "text-profile"
+    assert choices.project_signature().kind == "main-text"
     server.html("/", '<a href="/news">n</a> <a href="/static">s</a> <a href="/counter">c</a>')
     server.html("/news", article("first story"))
     server.html("/static", article("never changes"))
@@ -63,7 +63,7 @@ def test_two_rounds_with_changes_move_intervals_as_aronsson_says(project, server
     assert second.interval_after == pytest.approx(0.5 * first + 1800)
     assert events(server.url("/static"))[1].change == "unchanged"
     assert events(server.url("/static"))[1].interval_after == pytest.approx(1.2 * first + 1800)
-    # a changed counter in a long page is not a change for text-profile
+    # a changed counter in a long page is not a change for main-text
     assert events(server.url("/counter"))[1].change == "unchanged"
     news = Page.get(Page.url == server.url("/news"))
     assert news.content_changed_at > news.first_fetched

@@ -7,13 +7,14 @@ import re
 from unittest.mock import patch
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import signature as signature_module
 from recrawl.core.policy.schedule import Change
 from recrawl.core.policy.signature import (
     SIGNATURES,
+    MainTextSignature,
     Md5Signature,
     OutlinksSignature,
     SimhashSignature,
@@ -357,6 +358,7 @@ def test_simhash_shingles_and_bad_parameters() -> None:
     text=st.none() | st.text(max_size=300),
     links=st.lists(st.text(max_size=30), max_size=8).map(tuple),
 )
+@settings(deadline=None)  # main-text's first call imports trafilatura (about a second)
 def test_every_kind_is_deterministic_and_equal_to_itself(
     kind: str, payload: bytes, text: str | None, links: tuple[str, ...]
 ) -> None:
@@ -374,6 +376,7 @@ def test_every_kind_is_deterministic_and_equal_to_itself(
         ("text-profile", TextProfileSignature),
         ("outlinks", OutlinksSignature),
         ("simhash", SimhashSignature),
+        ("main-text", MainTextSignature),
     ],
 )
 def test_make_signature_by_kind(kind: str, cls: type) -> None:
@@ -385,7 +388,7 @@ def test_make_signature_by_kind(kind: str, cls: type) -> None:
 def test_unknown_kind_lists_the_known_ones() -> None:
     with pytest.raises(InvalidArgument, match="unknown signature 'sha1'") as error:
         make_signature("sha1")
-    assert "md5, outlinks, simhash, text-profile" in str(error.value)
+    assert "main-text, md5, outlinks, simhash, text-profile" in str(error.value)
 
 
 def test_compare_without_a_comparable_signature_is_unknown() -> None:
