@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
+import socket
 import stat
 import sys
 import threading
@@ -35,6 +37,10 @@ STOP_SIGNALS = tuple(
 #: The ones that kill at once when they come after a stop was asked for.
 KILL_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
+
+#: The main thread's wait on a job ends at least this often (a safety net: a signal or
+#: the job's end wakes it at once, see :func:`_wait_for`).
+SAFETY_NET_S = 60.0
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -56,22 +62,60 @@ def run_interruptible(job: Job[T], stopping: str) -> T:
     """
     outcome: list[T | BaseException] = []
 
+    ended, ending = socket.socketpair()
+
     def target() -> None:
         block_stop_signals()
         try:
             outcome.append(job.run())
         except BaseException as exc:  # handed back to the main thread below
             outcome.append(exc)
+        finally:
+            ending.send(b".")
 
     thread = threading.Thread(target=target, name="recrawl-job")
-    with StopSignals(job.stop, stopping):
-        thread.start()
-        while thread.is_alive():  # woken by a signal at once; the timeout is a safety net
-            thread.join(1.0)
+    try:
+        with StopSignals(job.stop, stopping):
+            thread.start()
+            _wait_for(thread, ended)
+    finally:
+        ended.close()
+        ending.close()
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
     return result
+
+
+def _wait_for(thread: threading.Thread, ended: socket.socket) -> None:
+    """Wait (on the main thread) until ``thread`` has ended, which it tells on ``ended``.
+
+    No polling: an idle watcher must not wake every second. The wait is a ``select``
+    on ``ended`` and on the signal wakeup socket, into which Python's C-level handler
+    writes whichever thread the kernel handed the signal to (a library's own thread,
+    say, that does not block it): the main thread then wakes and runs the handler at
+    once. Elsewhere than on the main thread (tests) it only joins.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        thread.join()
+        return
+    woken, waking = socket.socketpair()
+    woken.setblocking(False)
+    waking.setblocking(False)
+    previous = signal.set_wakeup_fd(waking.fileno(), warn_on_full_buffer=False)
+    try:
+        while thread.is_alive():
+            ready, _, _ = select.select([ended, woken], [], [], SAFETY_NET_S)
+            if woken in ready:
+                with contextlib.suppress(OSError):
+                    woken.recv(512)  # the handlers run as the main thread goes on
+            if ended in ready:
+                break
+    finally:
+        signal.set_wakeup_fd(previous)
+        woken.close()
+        waking.close()
+    thread.join()
 
 
 def signal_name(signum: int) -> str:

@@ -57,7 +57,13 @@ from recrawl.core.project import Project
 
 
 class Crawler:
-    """Crawls a project's due pages until nothing is due, a limit is hit, or stop()."""
+    """Crawls a project's due pages until nothing is due, a limit is hit, or stop().
+
+    ``take_lock=False``: the caller holds the project lock (a watcher, for as long as it
+    watches). ``offline_rounds=True``: connect failures are held until some host answers,
+    and a round none answered records nothing and ends the crawl (:mod:`.offline`,
+    :attr:`offline`).
+    """
 
     def __init__(
         self,

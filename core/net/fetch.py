@@ -19,6 +19,8 @@ pays for the last one's framing (RFC 9112 §9.3.1 allows it for idempotent reque
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -79,6 +81,14 @@ BAD_REDIRECT = "bad redirect target"
 STALE_CONNECTION_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
+@functools.cache
+def shared_tls_context() -> ssl.SSLContext:
+    """One TLS context for every fetcher of the process: loading the system's certificates
+    takes 100-150 ms, which a watcher would otherwise pay at each round (an SSLContext
+    may be shared by connections of any thread)."""
+    return httpx.create_ssl_context()
+
+
 class Fetcher:
     """httpx async clients with Recrawl's defaults; one fetcher per crawl.
 
@@ -90,7 +100,7 @@ class Fetcher:
     def __init__(self, settings: FetchSettings, max_connections: int = 16) -> None:
         self.settings = settings
         lanes = max(1, -(-max_connections // CONNECTIONS_PER_LANE))
-        tls = httpx.create_ssl_context()  # one for all lanes: each costs tens of ms
+        tls = shared_tls_context()
         self.transports = [
             httpx.AsyncHTTPTransport(
                 verify=tls,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import Expression, Field, fn
+from peewee import SQL, Expression, Field, NodeList, fn
 from recrawl.core.errors import NotFound
 from recrawl.core.store.models import DB, FetchEvent, Page, PageStatus
 from recrawl.core.store.sql import chunks
@@ -147,10 +147,13 @@ def due_page_refs(
     )
     refs = [DuePage(*row) for row in query.tuples().iterator()]
     count = fn.COUNT(Page.id)
+    # grouped by "+host", not by the host column: SQLite would walk the host index to
+    # save a sort, reading every page of the project (3 s on a million) instead of the
+    # due ones the next_fetch index finds
     over = (
         Page.select(Page.host, count)
         .where(_due(now))
-        .group_by(Page.host)
+        .group_by(NodeList((SQL("+"), Page.host), glue=""))
         .having(count > per_host_cap)
     )
     return refs, {host: n - per_host_cap for host, n in over.tuples().iterator()}

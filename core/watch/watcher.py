@@ -20,7 +20,8 @@ new seeds, another chain, schedule or settings) makes it look again at once.
   fetches in flight as a crawl's stop does and ends the watch.
 
 :meth:`pause`, :meth:`resume`, :meth:`wake`, :meth:`stop` and :attr:`paused` are
-thread-safe. Events to the observer (on the watcher's thread): the crawl's own, then a
+thread-safe. Events to the observer (on the watcher's thread): the crawl's own (a crawl
+runs at each wake that finds pages due, so a CrawlFinished follows each), then a
 :class:`~recrawl.core.engine.events.WatchRound` after each ``RoundFinished``, and a
 :class:`~recrawl.core.engine.events.WatchSleeping` when it goes to sleep.
 """
@@ -88,6 +89,7 @@ class Watcher:
         self.for_seconds = for_seconds
         self.events = EventQueue(observer)
         self._stop = threading.Event()
+        self._expired = threading.Event()  # for_seconds are up
         self._pause = threading.Event()
         #: Set by wake(), resume() and stop(): a sleep ends, the next look is at once.
         self._wake = threading.Event()
@@ -106,11 +108,13 @@ class Watcher:
                 self._crawler.stop()
 
     def pause(self) -> None:
-        """Pause the round in flight (what it fetched is committed) and start no other."""
+        """Pause the round in flight (what it fetched is committed) and start no other;
+        a sleeping watcher says at once that it sleeps until resumed (WatchSleeping(None))."""
         self._pause.set()
         with self._guard:
             if self._crawler is not None:
                 self._crawler.pause()
+        self._wake.set()
 
     def resume(self) -> None:
         self._pause.clear()
@@ -132,7 +136,12 @@ class Watcher:
     def run(self) -> WatchSummary:
         """Watch until stop(), ``for_seconds`` or the settings' rounds/max_pages."""
         started = time.monotonic()
-        deadline = None if self.for_seconds is None else started + self.for_seconds
+        timer = None
+        if self.for_seconds is not None:
+            # time up: the crawl in flight stops as for stop(), but the watch was not stopped
+            timer = threading.Timer(self.for_seconds, self._time_up)
+            timer.daemon = True
+            timer.start()
         channel = None
         try:
             with self.project.locked("watch"):
@@ -140,10 +149,12 @@ class Watcher:
                     self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
                 )
                 try:
-                    self._watch(deadline)
+                    self._watch()
                 finally:
                     channel.close()  # the file goes while the lock is still held
         finally:
+            if timer is not None:
+                timer.cancel()
             if channel is not None:
                 channel.release_stoppers()
             self.events.flush()
@@ -163,14 +174,24 @@ class Watcher:
 
     # -- the loop --------------------------------------------------------------------
 
-    def _watch(self, deadline: float | None) -> None:
+    def _time_up(self) -> None:
+        self._expired.set()
+        self._wake.set()
+        with self._guard:
+            if self._crawler is not None:
+                self._crawler.stop()
+
+    def _ended(self) -> bool:
+        return self._stop.is_set() or self._expired.is_set() or self._limits_reached()
+
+    def _watch(self) -> None:
         last_start: datetime | None = None
         backoff = 0.0  # seconds, after offline rounds
         retry_at: datetime | None = None  # not before this after an offline round
         woken = True  # the first look is at once
-        while not self._stop.is_set() and not _past(deadline) and not self._limits_reached():
+        while not self._ended():
             if self._pause.is_set():
-                woken = self._sleep(None, deadline)
+                woken = self._sleep(None)
                 continue
             self.settings = self._current_settings()
             watch = self.settings.watch
@@ -200,7 +221,7 @@ class Watcher:
                 until = earliest
                 if until is not None and last_start is not None:
                     until = max(until, last_start + gap)
-            woken = self._sleep(until, deadline)
+            woken = self._sleep(until)
 
     def _crawl(self) -> bool:
         """One crawl of what is due now (rounds until none is); whether it was offline."""
@@ -220,7 +241,7 @@ class Watcher:
         )
         with self._guard:
             self._crawler = crawler
-            if self._stop.is_set():
+            if self._stop.is_set() or self._expired.is_set():
                 crawler.stop()
             if self._pause.is_set():
                 crawler.pause()
@@ -255,9 +276,9 @@ class Watcher:
                 )
         self.events.flush()
 
-    def _sleep(self, until: datetime | None, deadline: float | None) -> bool:
-        """Sleep until the clock says ``until`` (None: until woken), the deadline, or a
-        wake; whether a wake (or stop, or resume) ended it."""
+    def _sleep(self, until: datetime | None) -> bool:
+        """Sleep until the clock says ``until`` (None: until woken) or a wake; whether a
+        wake (or stop, resume, time up) ended it."""
         self.events.emit(WatchSleeping(until))
         self.events.flush()
         check = max(self.settings.watch.wake_check, 0.001)
@@ -265,11 +286,6 @@ class Watcher:
             wait = check
             if until is not None:
                 left = (until - self.clock.now()).total_seconds()
-                if left <= 0:
-                    return False
-                wait = min(wait, left)
-            if deadline is not None:
-                left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 wait = min(wait, left)
@@ -287,7 +303,3 @@ class Watcher:
     def _say(self, level: str, text: str) -> None:
         self.events.emit(LogMessage(level, text))
         self.events.flush()
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.monotonic() >= deadline

@@ -10,6 +10,7 @@ from recrawl.core import store
 from recrawl.core.engine import inject
 from recrawl.gui.news_model import BLOCK, URL_ROLE
 from recrawl.gui.news_panel import NewsPanel
+from recrawl.gui.pages_panel import PagesPanel
 
 from tests.crawling import T0, clock_at, crawl
 from tests.gui.helpers import open_window
@@ -170,10 +171,14 @@ def test_double_click_asks_for_the_pages_diff(qtbot, project, prefs):
         qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())
         qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())
     assert opened.args == ["http://a.example/5", None]  # a gone item: the latest change
-    # the window shows the page (the Pages panel, until the diff view arrives)
+    # the window shows the page in the Pages panel and opens its diff (these items have
+    # no captures: it says so)
     assert window.current_panel().key == "pages"
     pages = window.panels["pages"]
-    qtbot.waitUntil(lambda: pages._selected == "http://a.example/5")
+    assert isinstance(pages, PagesPanel)
+    dialog = pages.detail.diff_dialog
+    assert dialog is not None and dialog.windowTitle() == "Changes of http://a.example/5"
+    qtbot.waitUntil(lambda: bool(dialog.view.summary.text()), timeout=30_000)
     window.close()
 
 

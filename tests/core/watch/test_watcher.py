@@ -20,6 +20,7 @@ from recrawl.core.watch.wake import WAKE_FILE, stop_watcher, wake_watcher, watch
 from recrawl.core.watch.watcher import Watcher, WatchSummary
 
 from tests.crawling import fast_settings, page
+from tests.interrupted import recrawl
 
 PATIENCE = 60.0
 HOUR = timedelta(hours=1)
@@ -130,6 +131,9 @@ def test_paused_it_fetches_nothing_until_resumed(project, server, hourly, runnin
     watcher.resume()
     seen.wait(lambda: bool(seen.of(WatchRound)), "round once resumed")
     assert server.hits_for("/") == 1 and not watcher.paused
+    seen.wait(lambda: seen.of(WatchSleeping)[-1].until is not None, "sleep till due")
+    watcher.pause()  # asleep: it says at once that it now waits to be resumed
+    seen.wait(lambda: seen.of(WatchSleeping)[-1].until is None, "paused sleep")
 
 
 def test_the_wake_channel_wakes_names_and_stops_the_watcher(project, server, hourly, running):
@@ -167,3 +171,23 @@ def test_for_seconds_ends_the_watch(project, hourly):
     summary = watcher.run()  # returns by itself
     assert summary.rounds == 1 and not summary.stopped
     assert not (project.path / WAKE_FILE).exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("settings", "--set", "politeness.delay=0.5s"),
+        ("schedule", "--param", "initial=2h"),
+        ("signature", "--set", "md5"),
+    ],
+    ids=["settings", "schedule", "signature"],
+)
+def test_commands_that_change_what_it_waits_on_wake_it(project, hourly, running, command):
+    seen = Seen()
+    watcher = Watcher(project, watch_settings(round_gap=86400.0), observer=seen)
+    running.append(Running(watcher))
+    seen.wait(lambda: len(seen.of(WatchSleeping)) == 1, "sleep after the first round")
+    name, *args = command
+    recrawl(name, project.path, *args)  # another process, as a user in another terminal
+    seen.wait(lambda: len(seen.of(WatchSleeping)) == 2, "a look again after the change")
