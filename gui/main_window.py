@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -284,12 +285,22 @@ class MainWindow(QMainWindow):
         keys = [panel.key for panel in PANELS]
         self.nav.setCurrentRow(keys.index(key) if key in keys else 0)
 
-    def show_page_diff(self, url: str) -> None:
-        """A window with what changed on ``url`` at its latest change (the What's new
-        panel's double-click)."""
+    def show_page_diff(self, url: str, at: datetime | None = None) -> None:
+        """The page of ``url`` in the Pages panel (its history beside), and a window with
+        what changed on it by its fetch at ``at`` (None: at its latest change): the What's
+        new panel's double-click."""
+        self.show_panel("pages")
         panel = self.panels.get("pages")
         if isinstance(panel, PagesPanel):
-            panel.show_latest_diff(url)
+            row = panel.model.row_of(url)
+            if row is not None:
+                panel.table.selectRow(row)
+            else:
+                panel.select_url(url)  # its detail and history, though not listed yet
+            if at is None:
+                panel.show_latest_diff(url)
+            else:
+                panel.compare(url, at, None)
 
     def current_panel(self) -> Panel:
         panel = self.stack.currentWidget()

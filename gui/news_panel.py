@@ -54,8 +54,9 @@ class NewsPanel(Panel):
     title = "What's new"
     key = "news"
 
-    #: A page's news was double-clicked: show what changed on it (its URL).
-    sig_open_diff = Signal(str)
+    #: A page's news was double-clicked: show what changed on it (its URL, and a changed
+    #: item's time: that change, else None: the latest one).
+    sig_open_diff = Signal(str, object)
     #: How many news items are unseen, whenever that is counted again.
     sig_unseen = Signal(int)
 
@@ -257,7 +258,8 @@ class NewsPanel(Panel):
     def _double_clicked(self, index: QModelIndex) -> None:
         item = self.model.item_at(index)
         if item is not None:
-            self.sig_open_diff.emit(item.url)
+            # a changed item opens its own change, not the page's latest one
+            self.sig_open_diff.emit(item.url, item.at if item.kind == "changed" else None)
             return
         site = self.model.more_of(index)
         if site is not None:

@@ -158,14 +158,18 @@ class NewsBatcher:
 
 
 def news_message(news: RoundNews) -> str | None:
-    """``12 new pages, 3 changed on example.org and 2 other sites``; None without news."""
+    """``12 new pages, 3 changed on example.org and 2 other sites`` (alone: ``3 changed
+    pages on example.org``); None without news."""
     if not news.any:
         return None
     parts = []
     if news.new_pages:
         parts.append(f"{news.new_pages:,} new page{'s' if news.new_pages != 1 else ''}")
     if news.changed_pages:
-        parts.append(f"{news.changed_pages:,} changed")
+        changed = news.changed_pages
+        # alone it names what changed, as the What's new panel's rows do
+        noun = "" if parts else f" page{'s' if changed != 1 else ''}"
+        parts.append(f"{changed:,} changed{noun}")
     return ", ".join(parts) + _sites(news.hosts.most_common())
 
 

@@ -4,7 +4,7 @@ Which two: by default the page's latest change, the latest fetch the crawl judge
 ``changed`` (its signature differed) and the capture before it; a page with no such
 fetch on record (its history predates signatures, or was judged ``unknown``) falls
 back to the last two captures whose payload digests differ, then to its last two
-captures. Or the captures at or before two instants (``--from``/``--to``), or the
+captures; captures of error answers (4xx, 5xx) are left out of these. Or the captures at or before two instants (``--from``/``--to``), or the
 captures of two fetches (the app's history table).
 """
 
@@ -52,6 +52,10 @@ def captures_of(project_dir: Path, url: str) -> list[CaptureRef]:
 def latest_change(project_dir: Path, url: str) -> tuple[CaptureRef, CaptureRef]:
     """The captures before and at the page's latest change (the module's rule)."""
     captures = captures_of(project_dir, url)
+    # a 404 or 500 archives the server's error page: not a text of the page to compare
+    # (a page gone and back would show its error page swapped for its text)
+    pages = [c for c in captures if not _is_error(c)]
+    captures = pages if len(pages) >= 2 else captures
     page = store.page_by_url(url)
     changed = (
         [] if page is None else [e.fetched_at for e in store.history(page) if e.change == "changed"]
@@ -67,6 +71,10 @@ def latest_change(project_dir: Path, url: str) -> tuple[CaptureRef, CaptureRef]:
         if older.digest and newer.digest and older.digest != newer.digest:
             return older, newer
     return captures[-2], captures[-1]
+
+
+def _is_error(capture: CaptureRef) -> bool:
+    return capture.status[:1] in ("4", "5")
 
 
 def between(

@@ -7,7 +7,8 @@ One item per fetch at most, the first that applies of:
 - ``back``: fetched successfully (2xx or 304) while it was gone; a changed content
   comes back with it, so "back" says it all;
 - ``changed``: the fetch's change is ``changed``;
-- ``gone``: the page became gone (a 4xx, or failures past the retries).
+- ``gone``: the page became gone (a 4xx, or failures past the retries) after a successful
+  fetch (a page never there, such as a broken link's target, makes no news).
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ def news_kind(page: Page, status: str, change: Change) -> str | None:
         return NewsKind.BACK
     if change is Change.CHANGED:
         return NewsKind.CHANGED
-    if status == PageStatus.GONE and page.status != PageStatus.GONE:
+    # only a page that was there goes: a link to a missing page (a 404 from its first
+    # fetch on) is a broken link, not news
+    if (
+        status == PageStatus.GONE
+        and page.status != PageStatus.GONE
+        and page.content_changed_at is not None
+    ):
         return NewsKind.GONE
     return None

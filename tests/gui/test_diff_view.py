@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
@@ -151,6 +152,22 @@ def test_the_main_window_opens_a_pages_latest_change(qtbot, crawled, prefs, serv
     qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
     assert dialog.view.summary.text() == "1 paragraph added"
     assert dialog.view.page.new_date.replace(microsecond=0) == dialog.view.page.new_date
+    window.close()
+
+
+def test_a_news_items_change_opens_that_change_not_the_latest(qtbot, crawled, prefs, server):
+    # the What's new panel's double-click on the older "changed" item of two
+    url = server.url("/")
+    changed = [item for item in store.news_items() if item.kind == "changed"]
+    assert len(changed) == 2
+    older = min(changed, key=lambda item: item.at)
+    window = open_window(qtbot, crawled, prefs)
+    window.show_page_diff(url, older.at)
+    dialog = window.panels["pages"].detail.diff_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
+    assert dialog.view.summary.text() == "1 paragraph changed"  # 2,435 -> 2,345, not ADDED
+    assert "2,345" in dialog.view.page.html and ADDED not in dialog.view.text.toPlainText()
     window.close()
 
 

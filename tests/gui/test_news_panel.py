@@ -170,8 +170,10 @@ def test_double_click_asks_for_the_pages_diff(qtbot, project, prefs):
         # as a mouse does it: the view takes a double click on the row it was pressed on
         qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())
         qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())
-    assert opened.args == ["http://a.example/5"]
-    # the window opens the page's diff (these items have no captures: it says so)
+    assert opened.args == ["http://a.example/5", None]  # a gone item: the latest change
+    # the window shows the page in the Pages panel and opens its diff (these items have
+    # no captures: it says so)
+    assert window.current_panel().key == "pages"
     pages = window.panels["pages"]
     assert isinstance(pages, PagesPanel)
     dialog = pages.detail.diff_dialog

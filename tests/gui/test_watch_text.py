@@ -75,7 +75,7 @@ def test_one_message_per_round_with_the_counts_and_the_sites():
 
 def test_message_wording():
     assert news_message(RoundNews(1, 0)) == "1 new page"
-    assert news_message(RoundNews(0, 2)) == "2 changed"
+    assert news_message(RoundNews(0, 2)) == "2 changed pages"
     one = RoundNews(0, 1)
     one.hosts["a.org"] += 1
-    assert news_message(one) == "1 changed on a.org"
+    assert news_message(one) == "1 changed page on a.org"

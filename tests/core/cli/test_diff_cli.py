@@ -158,3 +158,22 @@ def test_a_page_captured_once_has_nothing_to_compare(tmp_path, capsys, server):
     code, out, err = run(capsys, "diff", d, server.url("/"))
     assert code != 0 and out == ""
     assert err.count("\n") == 1 and "has only one capture (2027-01-01T00:00:0" in err
+
+
+def test_the_default_diff_of_a_page_gone_and_back_leaves_its_error_page_out(
+    tmp_path, capsys, server
+):
+    d = tmp_path / "p"
+    url = server.url("/")
+    assert run(capsys, "init", d)[0] == 0
+    assert run(capsys, "inject", d, url)[0] == 0
+    server.html("/", article(RIGHT, ROUTE))
+    crawl_round(capsys, d, ROUNDS[0])
+    server.routes["/"] = Reply(404, b"<html><body><p>Error code: 404. Not found.</p></body></html>")
+    crawl_round(capsys, d, ROUNDS[1])
+    server.html("/", article(RIGHT, ROUTE, ADDED))
+    crawl_round(capsys, d, ROUNDS[2])
+    latest = diff(capsys, d, url)
+    # the text before it went (round 1), not the 404's error page (round 2)
+    assert latest["from"][:10] == ROUNDS[0][:10] and latest["to"][:10] == ROUNDS[2][:10]
+    assert latest["added"] == [ADDED] and latest["removed"] == []

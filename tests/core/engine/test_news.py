@@ -85,3 +85,12 @@ def test_a_page_first_fetched_after_failures_is_new_then(project, server):
     crawl(project, clock=clock_at(timedelta(days=2)))
     ((kind, at),) = News.select(News.kind, News.at).tuples()
     assert kind == "new" and at >= T0 + timedelta(days=2)
+
+
+def test_a_broken_link_is_no_gone_news(project, server):
+    """A link to a page that never existed: its 404 is no news (nothing went)."""
+    server.html("/", '<title>Home</title><a href="/missing">a typo</a>')
+    inject([server.url("/")], T0)
+    crawl(project, clock=clock_at())
+    assert Page.get(Page.url == server.url("/missing")).status == "gone"
+    assert kinds() == [("new", "/")]
