@@ -3,7 +3,8 @@
 :class:`Watcher` holds the project lock (purpose "watch": the lock file says "watch, pid
 N") for as long as it runs, and runs the engine's :class:`~recrawl.core.engine.Crawler`
 inside it whenever pages are due. Between rounds it sleeps until the earliest
-``next_fetch``, at least :attr:`~recrawl.core.config.WatchSettings.round_gap` after the
+``next_fetch`` (plus the last crawl's length, so what that crawl fetched comes due
+together and is fetched in one round), at least :attr:`~recrawl.core.config.WatchSettings.round_gap` after the
 last round's start; :meth:`wake` (or :func:`~.wake.wake_watcher` from another process:
 new seeds, another chain, schedule or settings) makes it look again at once.
 
@@ -186,6 +187,10 @@ class Watcher:
 
     def _watch(self) -> None:
         last_start: datetime | None = None
+        # How long the last crawl took: the pages it fetched come due spread over as long,
+        # so a timed wake waits that much past the earliest of them and takes them in one
+        # round (one segment) instead of a round for the first and another for the rest.
+        last_length = timedelta(0)
         backoff = 0.0  # seconds, after offline rounds
         retry_at: datetime | None = None  # not before this after an offline round
         woken = True  # the first look is at once
@@ -203,7 +208,9 @@ class Watcher:
                 until: datetime | None = retry_at
             elif due and (woken or last_start is None or now >= last_start + gap):
                 last_start = now
-                if self._crawl():
+                offline = self._crawl()
+                last_length = self.clock.now() - now
+                if offline:
                     backoff = min(backoff * 2 or watch.offline_wait, watch.offline_max_wait)
                     retry_at = self.clock.now() + timedelta(seconds=backoff)
                     self._say(
@@ -220,7 +227,7 @@ class Watcher:
             else:
                 until = earliest
                 if until is not None and last_start is not None:
-                    until = max(until, last_start + gap)
+                    until = max(until + last_length, last_start + gap)
             woken = self._sleep(until)
 
     def _crawl(self) -> bool:

@@ -187,3 +187,24 @@ def test_an_idle_watcher_costs_no_cpu(tmp_path, server):
     # generous bounds: a polling loop (every 50 ms) would wake 80 times and up
     assert cpu_used < 0.1 * idle, cpu_used
     assert woke < 10 * idle, woke
+
+
+@pytest.mark.slow
+def test_a_revisit_of_what_one_crawl_fetched_is_one_round(tmp_path, server):
+    # the first crawl takes a while (a politeness delay between its seven fetches), so its
+    # pages come due spread over as long: the watcher waits for the last of them and
+    # revisits all seven in one round (one segment), not the first alone and then the rest
+    links = "".join(f'<a href="/{n}">{n}</a>' for n in range(6))
+    server.html("/", links)
+    for n in range(6):
+        server.html(f"/{n}", f"<p>{n}</p>")
+    project = watched_project(
+        tmp_path / "p", server.url("/"), interval="3s", **{"politeness.delay": "0.3"}
+    )
+    with watching(project, "--json") as watch:
+        watch.wait_rounds(lambda found: sum(r["fetched"] for r in found) >= 14, "a revisit")
+        watch.child.send_signal(signal.SIGTERM)
+        assert watch.end() == 0, watch.err.lines
+    found = [line["fetched"] for line in watch.rounds()]
+    # the first crawl: the seed, then its six links; then the revisit of all seven
+    assert found[:3] == [1, 6, 7], found
