@@ -104,6 +104,10 @@ def main_text(html: str, url: str | None = None) -> MainText:
         include_images=False,
         include_links=False,
         deduplicate=False,
+        # without its fallback extractors (jusText, readability): a fifth less time on
+        # every fetched page, the same judgement (bench/change_bench.py: recall 99.6 %,
+        # false alarms 0.8 %, against 100 % and 1.1 % with them)
+        fast=True,
     )
     paragraphs = _lines(extracted or "")
     if paragraphs:
