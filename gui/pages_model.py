@@ -37,8 +37,11 @@ HEADERS = {
     "content_changed_at": "Changed at",
     "segment": "Segment",
     "score": "Score",
+    "discovered_via": "Found via",
+    "discovered_from": "Found in",
+    "published_at": "Published",
 }
-TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at"}
+TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at", "published_at"}
 
 ERROR_BRUSH = QBrush(QColor("#b03a48"))
 

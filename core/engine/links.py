@@ -21,8 +21,10 @@ from recrawl.core.errors import InvalidUrl
 from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.urls import canonical, host_of
 from recrawl.core.policy.schedule import FetchSchedule
-from recrawl.core.store.models import Page
+from recrawl.core.store.models import DiscoveredVia, Page
 from recrawl.core.store.rejected import NOT_URLS
+
+LINK, REDIRECT = DiscoveredVia.LINK, DiscoveredVia.REDIRECT
 
 
 class LinkDiscoverer:
@@ -96,9 +98,12 @@ class LinkDiscoverer:
             )
             self._reject(page, bounded(location), f"{NOT_URLS[1]}{exc.reason}", batch)
             return []
-        return [target] if self._discovered(page, target, batch, self.clock.now()) else []
+        now = self.clock.now()
+        return [target] if self._discovered(page, target, batch, now, REDIRECT) else []
 
-    def _discovered(self, page: Page, url: str, batch: store.CommitBatch, now: datetime) -> bool:
+    def _discovered(
+        self, page: Page, url: str, batch: store.CommitBatch, now: datetime, via: str = LINK
+    ) -> bool:
         """Filter a link into ``batch``; returns whether its target is (or becomes) a page."""
         if url == page.url:
             return False
@@ -135,6 +140,7 @@ class LinkDiscoverer:
                 fetch_interval=self.schedule.initial_interval(),
                 depth=admitted.depth,
                 discovered_from=page.url,
+                discovered_via=via,
                 metadata={SEQUENCE_KEY: admitted.sequence} if admitted.sequence else None,
             )
         )

@@ -45,6 +45,7 @@ def inject(urls: Sequence[str], now: datetime) -> InjectResult:
                 host=host_of(u),
                 next_fetch=now,
                 fetch_interval=schedule.initial_interval(),
+                discovered_via=store.DiscoveredVia.SEED,
                 **seed,
             )
             for u in accepted

@@ -53,6 +53,7 @@ from recrawl.core.store.listing import (
     iter_listing,
     listing_rows,
 )
+from recrawl.core.store.models import DiscoveredVia, Source, SourceKind
 from recrawl.core.store.news import (
     NewsDay,
     NewsFilter,
@@ -134,6 +135,7 @@ __all__ = [
     "SQLITE_PRAGMAS",
     "CommitBatch",
     "CrawlRunInfo",
+    "DiscoveredVia",
     "DuePage",
     "HostSummary",
     "KnownPage",
@@ -147,6 +149,8 @@ __all__ = [
     "RunCounts",
     "SeenMark",
     "SegmentSummary",
+    "Source",
+    "SourceKind",
     "add_pages",
     "begin_compaction",
     "begin_crawl_run",

@@ -25,6 +25,9 @@ LISTING_COLUMNS = (
     "content_changed_at",
     "segment",
     "score",
+    "discovered_via",
+    "discovered_from",
+    "published_at",
 )
 
 

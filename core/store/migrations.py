@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 
 from peewee import Database
 from recrawl.core.errors import StoreError
-from recrawl.core.store.models import MODELS, Compaction, CrawlRun, News, Page, Setting
+from recrawl.core.store.models import (
+    MODELS,
+    Compaction,
+    CrawlRun,
+    DiscoveredVia,
+    News,
+    Page,
+    Setting,
+    Source,
+)
 
 if TYPE_CHECKING:  # playhouse.migrate is loaded only when a migration runs (issue 11)
     from playhouse.migrate import SchemaMigrator
@@ -78,6 +87,28 @@ def _m0007_news(db: Database, migrator: SchemaMigrator) -> None:
         run_migrations(migrator.add_column("page", "title", Page._meta.fields["title"]))
 
 
+def _m0008_discovery(db: Database, migrator: SchemaMigrator) -> None:
+    # How and where each page was found, when it says it was published (DESIGN.md §11),
+    # and the sitemaps and feeds read for pages. A page of an older store was a seed
+    # (found in nothing) or a link: redirects were followed as links.
+    db.create_tables([Source], safe=True)
+    have = {column.name for column in db.get_columns("page")}
+    added = [name for name in ("discovered_via", "published_at") if name not in have]
+    if added:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(
+            *(migrator.add_column("page", name, Page._meta.fields[name]) for name in added)
+        )
+    seed = Page.discovered_from.is_null()
+    Page.update(discovered_via=DiscoveredVia.SEED).where(
+        seed & Page.discovered_via.is_null()
+    ).execute()
+    Page.update(discovered_via=DiscoveredVia.LINK).where(
+        ~seed & Page.discovered_via.is_null()
+    ).execute()
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -86,6 +117,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0005_liveness_index,
     _m0006_crawl_runs,
     _m0007_news,
+    _m0008_discovery,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

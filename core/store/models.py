@@ -106,11 +106,67 @@ class Page(BaseModel):
     metadata = JSONField(default=dict)
     #: The <title> of the latest successful HTML fetch (None: none, or not HTML).
     title = TextField(null=True)
+    #: How the page was first found (:class:`DiscoveredVia`); ``discovered_from`` is the
+    #: page, sitemap or feed it was found in (None for a seed).
+    discovered_via = CharField(null=True)
+    #: When the page says it was published (its own date, else its sitemap's ``lastmod``
+    #: or its feed entry's date; None when unknown), UTC.
+    published_at = DateTimeField(null=True)
 
     class Meta:
         # Covers segment liveness (store.segment_summaries): the payload counts without
         # reading a million table rows.
         indexes = ((("payload_segment", "segment", "payload_offset", "capture_offset"), False),)
+
+
+class DiscoveredVia:
+    """How a page was first found (DESIGN.md §11)."""
+
+    SEED = "seed"
+    LINK = "link"
+    SITEMAP = "sitemap"
+    FEED = "feed"
+    REDIRECT = "redirect"
+
+    ALL = (SEED, LINK, SITEMAP, FEED, REDIRECT)
+
+
+class SourceKind:
+    """What a :class:`Source` is."""
+
+    SITEMAP = "sitemap"
+    FEED = "feed"
+
+    ALL = (SITEMAP, FEED)
+
+
+class Source(BaseModel):
+    """A sitemap or a feed, read on its own schedule for the pages it lists (DESIGN.md §11).
+
+    Its pages are pages like any other (discovered ``via`` it); this row says when it
+    is read next and what its last reading found.
+    """
+
+    id = AutoField()
+    url = TextField(unique=True)
+    kind = CharField()
+    host = CharField(index=True)
+    #: Where it was found: "robots" (a ``Sitemap:`` line), "default" (``/sitemap.xml``),
+    #: "index" (a sitemap index), "page" (``<link rel="alternate">``), "inject".
+    found_via = CharField()
+    #: The robots.txt, sitemap index or page it was found in (None: injected, default).
+    found_from = TextField(null=True)
+    first_seen = DateTimeField()
+    next_fetch = DateTimeField(index=True)
+    fetch_interval = FloatField()
+    last_fetched = DateTimeField(null=True)
+    http_status = IntegerField(null=True)
+    etag = TextField(null=True)
+    last_modified = DateTimeField(null=True)
+    #: Entries (URLs) it listed when last read.
+    entries = IntegerField(default=0)
+    #: Why the last reading failed (None: it did not).
+    error = TextField(null=True)
 
 
 class Segment(BaseModel):
@@ -263,4 +319,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     RejectedLink,
     Robots,
     Setting,
+    Source,
 )

@@ -13,7 +13,8 @@ from typing import Any
 
 from peewee import SQL, Expression, Field, NodeList, fn
 from recrawl.core.errors import NotFound
-from recrawl.core.store.models import DB, FetchEvent, Page, PageStatus
+from recrawl.core.store.listing import LISTING_COLUMNS
+from recrawl.core.store.models import DB, DiscoveredVia, FetchEvent, Page, PageStatus
 from recrawl.core.store.sql import chunks
 
 
@@ -25,6 +26,10 @@ class NewPage:
     fetch_interval: float
     depth: int = 0
     discovered_from: str | None = None
+    #: How it was found (:class:`~recrawl.core.store.models.DiscoveredVia`).
+    discovered_via: str = DiscoveredVia.LINK
+    #: When it says it was published (a sitemap's ``lastmod``, a feed entry's date).
+    published_at: datetime | None = None
     #: Discovered pages start with nothing; the scoring gives them their due.
     score: float = 0.0
     cash: float = 0.0
@@ -53,6 +58,8 @@ def insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
                 "fetch_interval": p.fetch_interval,
                 "depth": p.depth,
                 "discovered_from": p.discovered_from,
+                "discovered_via": p.discovered_via,
+                "published_at": p.published_at,
                 "score": p.score,
                 "cash": p.cash,
                 "metadata": p.metadata or {},
@@ -180,17 +187,7 @@ def list_pages(
     status: str | None = None, new_since: datetime | None = None
 ) -> Iterator[dict[str, Any]]:
     """Pages as ``recrawl urls`` lists them (the columns of DESIGN.md §8), oldest first."""
-    query = Page.select(
-        Page.url,
-        Page.status,
-        Page.first_seen,
-        Page.last_fetched,
-        Page.next_fetch,
-        Page.fetch_interval,
-        Page.content_changed_at,
-        Page.segment,
-        Page.score,
-    )
+    query = Page.select(*(getattr(Page, name) for name in LISTING_COLUMNS))
     if status:
         query = query.where(Page.status == status)
     if new_since:

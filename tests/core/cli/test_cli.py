@@ -26,6 +26,9 @@ URL_KEYS = {
     "content_changed_at",
     "segment",
     "score",
+    "discovered_via",
+    "discovered_from",
+    "published_at",
 }
 
 
@@ -70,6 +73,9 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
     rows = json.loads(out)
     assert {r["url"] for r in rows} == {site.url("/"), site.url("/a"), site.url("/b.html")}
     assert all(set(r) == URL_KEYS for r in rows)
+    via = {r["url"]: (r["discovered_via"], r["discovered_from"]) for r in rows}
+    assert via[site.url("/")] == ("seed", None)
+    assert via[site.url("/a")] == ("link", site.url("/"))
     assert all(
         r["last_fetched"].startswith("2027-01-01T00:00") and r["last_fetched"].endswith("Z")
         for r in rows
