@@ -30,7 +30,10 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
+import traceback
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,9 +70,20 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=1_000_000)
     parser.add_argument("--crawl-pages", type=int, default=5000)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument(
+        "--trace-stalls",
+        action="store_true",
+        help="during the crawl, print where the window's thread was when it stalled",
+    )
+    parser.add_argument("--skip-browse", action="store_true", help="only the crawl's figures")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="recrawl-gui-bench-"))
+    ok = True
     try:
+        if args.skip_browse:
+            app = QApplication.instance() or QApplication(sys.argv)
+            crawl_stalls(app, work, args.crawl_pages, args.trace_stalls)
+            return 0
         started = time.perf_counter()
         listing_store(work / "project", args.pages, 1000, 0)
         print(f"store: {args.pages:,} pages (built in {time.perf_counter() - started:.0f} s)")
@@ -128,7 +142,7 @@ def main() -> int:
         window.close()
         app.processEvents()
         if args.crawl_pages:
-            crawl_stalls(app, work, args.crawl_pages)
+            crawl_stalls(app, work, args.crawl_pages, args.trace_stalls)
     finally:
         if args.keep:
             print(f"kept {work}")
@@ -137,7 +151,33 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def crawl_stalls(app: QApplication, work: Path, pages: int) -> None:
+class StallTracer:
+    """Samples the window thread's stack whenever its timer is late by ``late`` s."""
+
+    def __init__(self, ticks: list[float], late: float = 0.05) -> None:
+        self.ticks, self.late = ticks, late
+        self.stacks: Counter[str] = Counter()
+        self.main = threading.main_thread().ident
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while self.running:
+            time.sleep(0.005)
+            if self.ticks and time.perf_counter() - self.ticks[-1] > self.late:
+                frame = sys._current_frames().get(self.main)
+                if frame is not None:
+                    lines = traceback.format_stack(frame)[-6:]
+                    self.stacks["".join(lines)] += 1
+
+    def report(self) -> None:
+        self.running = False
+        for stack, count in self.stacks.most_common(6):
+            print(f"--- {count} samples while stalled:\n{stack}")
+
+
+def crawl_stalls(app: QApplication, work: Path, pages: int, trace: bool = False) -> None:
     """The longest event-loop gaps while the Crawl panel crawls ``pages`` pages."""
     site = work / "site"
     generate_site(site, pages)
@@ -166,11 +206,14 @@ def crawl_stalls(app: QApplication, work: Path, pages: int) -> None:
         meter.setInterval(10)
         meter.timeout.connect(lambda: ticks.append(time.perf_counter()))
         meter.start()
+        tracer = StallTracer(ticks) if trace else None
         started = time.perf_counter()
         panel.start_button.click()
         wait_until(app, lambda: bool(finished) and not context.crawl.busy, timeout=600)
         elapsed = time.perf_counter() - started
         meter.stop()
+        if tracer is not None:
+            tracer.report()
         gaps = sorted(b - a for a, b in itertools.pairwise(ticks))
         fetched = getattr(finished[0], "fetched", "?")
         print(

@@ -6,6 +6,7 @@ sentences the panel gives it; the panel decides when.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QProgressBar, QVBoxLayout, QWidget
@@ -19,9 +20,26 @@ LOG_LINES = 2000
 TIME_UNITS = ((600.0, "s", 1.0), (3 * 3600.0, "min", 60.0), (float("inf"), "h", 3600.0))
 
 
+#: The steps of :func:`nice_ceiling` within a power of ten.
+NICE_STEPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
 def time_unit(elapsed: float) -> tuple[str, float]:
     """Seconds for the first minutes of a crawl, then minutes, then hours."""
     return next((unit, scale) for limit, unit, scale in TIME_UNITS if elapsed <= limit)
+
+
+def nice_ceiling(value: float) -> float:
+    """The least of 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, ... at or above ``value``.
+
+    The plot's ranges grow in these steps, not with every redraw: pyqtgraph lays out an
+    axis's ticks and labels again whenever its range changes, in Python on the window's
+    thread, and four times a second that was most of the window's longest stalls.
+    """
+    if value <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(step * power for step in NICE_STEPS if step * power >= value * 0.9999)
 
 
 class CrawlProgressView(QWidget):
@@ -46,7 +64,13 @@ class CrawlProgressView(QWidget):
             size="9pt",
             color="#555",
         )
-        self.curve = self.plot.plot(pen=UNCHANGED, fillLevel=0, brush=(45, 106, 143, 40))
+        # not antialiased: filling the antialiased area was the costliest part of a
+        # redraw, four times a second, on the window's thread
+        self.curve = self.plot.plot(
+            pen=UNCHANGED, fillLevel=0, brush=(45, 106, 143, 40), antialias=False
+        )
+        self._unit = ""
+        self._ranges = (0.0, 0.0)  # the plot's x and y tops as last set
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_LINES)
@@ -66,8 +90,7 @@ class CrawlProgressView(QWidget):
     def clear(self) -> None:
         """No crawl yet in this window: an empty plot, no bar, no totals."""
         self.curve.setData([], [])
-        from_zero(self.plot, 1.0)
-        self.plot.setXRange(0, 60, padding=0)
+        self._set_ranges(60.0, 1.0)
         self.show_totals("")
         self.show_outlook("")
         self.progress.setTextVisible(False)
@@ -104,12 +127,21 @@ class CrawlProgressView(QWidget):
         points = progress.rates.points()
         if points:
             unit, scale = time_unit(elapsed)
-            self.plot.getPlotItem().setLabel("bottom", "time since start", units=unit)
+            if unit != self._unit:
+                self._unit = unit
+                self.plot.getPlotItem().setLabel("bottom", "time since start", units=unit)
             self.curve.setData([t / scale for t, _ in points], [r for _, r in points])
             top = max(r for _, r in points)
             # from 0, with room above: a steady crawl reads flat, not as zoomed-in noise
-            from_zero(self.plot, max(top * 1.15, 1.0))
-            self.plot.setXRange(0, max(elapsed / scale, points[-1][0] / scale), padding=0.02)
+            x_top = max(elapsed / scale, points[-1][0] / scale)
+            self._set_ranges(max(nice_ceiling(x_top), 60.0 / scale), nice_ceiling(top * 1.15))
+
+    def _set_ranges(self, x_top: float, y_top: float) -> None:
+        if (x_top, y_top) == self._ranges:
+            return
+        self._ranges = (x_top, y_top)
+        from_zero(self.plot, y_top)
+        self.plot.setXRange(0, x_top, padding=0)
 
     def append_log(self, lines: Sequence[str]) -> None:
         # only what the log keeps: 100,000 lines appended to be trimmed to LOG_LINES held

@@ -18,7 +18,7 @@ from recrawl.core.engine import (
     StatsSnapshot,
 )
 from recrawl.gui.crawl_progress import CrawlProgress, Downsampled, LogTail
-from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView, time_unit
+from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView, nice_ceiling, time_unit
 from recrawl.gui.formatting import stopwatch
 
 
@@ -153,3 +153,27 @@ def test_the_log_tail_keeps_the_last_lines_only_of_events_that_make_lines():
         "denied  http://a/2: denied",
         "round 1 done: 5 fetched, 1 errors, 2 new URLs (segment seg)",
     ]
+
+
+@given(st.floats(min_value=1e-3, max_value=1e7))
+def test_a_nice_ceiling_is_at_most_a_half_above_its_value(value):
+    top = nice_ceiling(value)
+    assert value * 0.9999 <= top <= value * 1.5
+
+
+def test_the_plot_ranges_grow_in_steps_not_with_every_redraw(qtbot):
+    """pyqtgraph lays an axis out again whenever its range changes: redraws a quarter of
+    a second apart keep both ranges until the crawl outgrows them."""
+    view = CrawlProgressView()
+    qtbot.addWidget(view)
+    progress = CrawlProgress(window_s=5.0)
+    progress.start(0.0)
+    ranges = []
+    for second in range(1, 200):
+        progress.snapshot(float(second), snap(45 * second + second % 7))  # ~45/s, jittery
+        view.draw(progress, float(second))
+        (_, x_top), (y_bottom, y_top) = view.plot.getPlotItem().vb.viewRange()
+        assert x_top >= second and y_bottom < 0 < y_top
+        ranges.append((round(x_top, 6), round(y_top, 6)))
+    # x: 60 s, 80, 100, 150, 200; y: the rate's first steps up to ~45/s and a bit above
+    assert len(set(ranges)) <= 10
