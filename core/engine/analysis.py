@@ -8,6 +8,14 @@ pages are analysed by worker processes (:mod:`.pool`). A tiny page is analysed o
 loop: its analysis costs less than sending it. A signature that cannot be sent to
 another process (a plug-in holding threads or locks) is computed in the crawl's process,
 on one worker thread (one parse tree in memory at once).
+
+A *deferrable* signature (``main-text``: some 8 ms a page, more than the rest of the
+page's analysis together) is computed only when a comparison needs it. A page's first
+fetch stores none; a later fetch of the same bytes is unchanged without one (the bytes
+decide); a fetch of other bytes signs both the new payload and the archived one it
+replaces (:class:`Earlier`), so the comparison is the one an eager signature makes,
+and from then on the page has its signature. A first crawl of a site, where every
+fetch is a first one, pays for no main text at all.
 """
 
 from __future__ import annotations
@@ -16,18 +24,33 @@ import asyncio
 import pickle
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
+from recrawl.core.errors import WarcError
+from recrawl.core.net.http import decode_body
 from recrawl.core.policy.signature import Signature
 
 if TYPE_CHECKING:  # not at run time: the analysis processes need no HTTP client
     from recrawl.core.engine.pool import AnalysisPool
     from recrawl.core.net.fetch import FetchResult
+    from recrawl.core.store.models import Page
 
 #: Bodies up to this size are analysed on the loop (less than the hand-over costs).
 INLINE_BYTES = 2 * 1024
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """The archived payload a fetch replaces (its response record), to sign beside it."""
+
+    path: str
+    offset: int
+    #: The crawl's decoding cap (``fetch.max_body_bytes``), as when it was fetched.
+    cap: int
 
 
 @dataclass(frozen=True)
@@ -38,7 +61,35 @@ class Analysis:
     """
 
     parsed: ParseResult | None
-    signature: bytes
+    #: None: not computed (deferred: see the module's docstring).
+    signature: bytes | None
+    #: The :class:`Earlier` payload's signature, when one was asked for and could be read.
+    earlier_signature: bytes | None = None
+
+
+def signing(
+    page: Page, result: FetchResult, signature: Signature, project_dir: Path, cap: int
+) -> tuple[bool, Earlier | None]:
+    """Whether a fetch's signature is computed now, and the earlier payload to sign with it.
+
+    -> ``(sign, earlier)``. An eager signature is always computed; a deferrable one only
+    when the page's bytes changed since a payload that has no signature of this kind.
+    """
+    if not signature.deferrable:
+        return True, None
+    if page.signature is not None and page.signature_kind == signature.kind:
+        return True, None  # compared with the stored one
+    if result.response is None or page.payload_digest is None or page.payload_file is None:
+        return False, None  # a first fetch: nothing to compare with yet
+    if page.payload_digest == payload_digest(result.response.body) and not result.truncated:
+        return False, None  # the same bytes: unchanged, whatever the signature
+    if page.payload_offset is None:
+        return True, None
+    # here, not at the top: the analysis processes import this module, never the store
+    from recrawl.core.archive.segments import resolve
+
+    path = resolve(project_dir, page.payload_file)
+    return True, Earlier(str(path), page.payload_offset, cap)
 
 
 def text_of(content_type: str | None, body: bytes, parsed: ParseResult | None) -> str | None:
@@ -55,15 +106,45 @@ def text_of(content_type: str | None, body: bytes, parsed: ParseResult | None) -
 
 
 def analyse_page(
-    url: str, content_type: str | None, body: bytes, signature: Signature, bounds: ParseSettings
+    url: str,
+    content_type: str | None,
+    body: bytes,
+    signature: Signature,
+    bounds: ParseSettings,
+    *,
+    sign: bool = True,
+    earlier: Earlier | None = None,
 ) -> Analysis:
-    """The page's analysis (pure: the same in the crawl's process and in a worker)."""
+    """The page's analysis (pure but for reading ``earlier``: the same in the crawl's
+    process and in a worker)."""
     parsed = parse_html(body, url, content_type, bounds) if is_html(content_type, body) else None
     links = tuple(link.url for link in parsed.links) if parsed else ()
-    signed = signature.compute(body, text_of(content_type, body, parsed), links)
+    signed = signature.compute(body, text_of(content_type, body, parsed), links) if sign else None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
-    return Analysis(parsed, signed)
+    before = sign_earlier(url, earlier, signature, bounds) if earlier is not None else None
+    return Analysis(parsed, signed, before)
+
+
+def sign_earlier(
+    url: str, earlier: Earlier, signature: Signature, bounds: ParseSettings
+) -> bytes | None:
+    """The archived payload's signature; None if it is unreadable or no 2xx response."""
+    try:
+        record = read_record(Path(earlier.path), earlier.offset)
+    except (WarcError, OSError):
+        return None
+    status = record.http_status
+    if record.record_type != "response" or status is None or not 200 <= status < 300:
+        return None
+    headers = {name.lower(): value for name, value in record.http_headers}
+    decoded, _ = decode_body(record.body, headers.get("content-encoding"), earlier.cap)
+    try:
+        return analyse_page(
+            url, headers.get("content-type"), decoded or b"", signature, bounds
+        ).signature
+    except Exception:  # as for the page itself: a payload that breaks the parse
+        return None
 
 
 def can_be_sent(signature: Signature) -> bool:
@@ -91,26 +172,38 @@ class PageAnalyser:
             self._pool = AnalysisPool(signature, bounds, processes)
         self._thread: ThreadPoolExecutor | None = None
 
-    async def analyse(self, url: str, result: FetchResult) -> Analysis | Exception:
-        """The page's analysis, or the error it raised (it costs that page only)."""
+    async def analyse(
+        self, url: str, result: FetchResult, *, sign: bool = True, earlier: Earlier | None = None
+    ) -> Analysis | Exception:
+        """The page's analysis, or the error it raised (it costs that page only);
+        ``sign`` and ``earlier`` as :func:`signing` says."""
         body = result.decoded or b""
         content_type = result.header("content-type")
         try:
-            if len(body) <= INLINE_BYTES:
-                return self.analyse_now(url, content_type, body)
+            if len(body) <= INLINE_BYTES and earlier is None:
+                return self.analyse_now(url, content_type, body, sign)
             if self._pool is not None:
-                return await self._pool.analyse(url, content_type, body)
+                return await self._pool.analyse(url, content_type, body, sign, earlier)
             if self._thread is None:
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="recrawl-parse")
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(
-                self._thread, self.analyse_now, url, content_type, body
+                self._thread, self.analyse_now, url, content_type, body, sign, earlier
             )
         except Exception as exc:  # a bug or absurd input: recorded as the page's failure
             return exc
 
-    def analyse_now(self, url: str, content_type: str | None, body: bytes) -> Analysis:
-        return analyse_page(url, content_type, body, self.signature, self.bounds)
+    def analyse_now(
+        self,
+        url: str,
+        content_type: str | None,
+        body: bytes,
+        sign: bool = True,
+        earlier: Earlier | None = None,
+    ) -> Analysis:
+        return analyse_page(
+            url, content_type, body, self.signature, self.bounds, sign=sign, earlier=earlier
+        )
 
     def close(self) -> None:
         """Wait for the analyses in progress (bounded), then end the thread and workers."""

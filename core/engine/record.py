@@ -139,10 +139,8 @@ class FetchRecorder:
                 if parsed.cut is not None:
                     note = f"{note}; {parsed.cut}" if note else parsed.cut
                 title = parsed.title
-            new_sig = analysis.signature
-            change = compare(self.signature, page.signature, page.signature_kind, new_sig)
-            signature = (new_sig, self.signature.kind)
             capture = captures.page(page, result, now)
+            change, signature = self._change(page, analysis, capture)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED
             capture = captures.not_modified(page, result, now)
@@ -186,6 +184,23 @@ class FetchRecorder:
                 update.event["error"],
             )
         )
+
+    def _change(
+        self, page: Page, analysis: Analysis, capture: Capture
+    ) -> tuple[Change, tuple[bytes, str] | None]:
+        """The fetch's change and the signature to store (None: keep the page's)."""
+        new = analysis.signature
+        if new is None:  # deferred (analysis.signing): the bytes decide, or nothing does
+            same_bytes = page.payload_record_id is not None and (
+                capture.payload_record_id == page.payload_record_id
+            )
+            return (Change.UNCHANGED if same_bytes else Change.UNKNOWN), None
+        kind = self.signature.kind
+        if analysis.earlier_signature is not None:  # the archived payload, signed just now
+            change = compare(self.signature, analysis.earlier_signature, kind, new)
+        else:
+            change = compare(self.signature, page.signature, page.signature_kind, new)
+        return change, (new, kind)
 
     @staticmethod
     def _add(

@@ -28,7 +28,7 @@ from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine.analysis import PageAnalyser
+from recrawl.core.engine.analysis import PageAnalyser, signing
 from recrawl.core.engine.captures import CaptureWriter
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
@@ -222,7 +222,16 @@ class Round:
                 slot.answered()
             analysis = None
             if outcome is Outcome.OK:
-                analysis = await parts.analyser.analyse(page.url, result)
+                sign, earlier = signing(
+                    page,
+                    result,
+                    parts.analyser.signature,
+                    parts.project_dir,
+                    parts.settings.fetch.max_body_bytes,
+                )
+                analysis = await parts.analyser.analyse(
+                    page.url, result, sign=sign, earlier=earlier
+                )
             recorded = parts.recorder.record_safely(
                 page, result, outcome, self.batch, self.captures, asked_wait, analysis
             )

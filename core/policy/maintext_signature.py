@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from recrawl.core.content.maintext import main_text
 from recrawl.core.content.noise import normalised_lines, without_ads
@@ -48,6 +49,8 @@ class MainTextSignature:
     """
 
     kind: str = "main-text"
+    #: ~8 ms a page (trafilatura): computed only when a fetch is compared (analysis.py)
+    deferrable: ClassVar[bool] = True
     max_markup_chars: int = MAX_MARKUP_CHARS
 
     def __post_init__(self) -> None:

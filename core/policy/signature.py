@@ -25,7 +25,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.maintext_signature import MainTextSignature
@@ -36,6 +36,12 @@ class Signature(Protocol):
     # A read-only property, so that frozen dataclasses satisfy the protocol.
     @property
     def kind(self) -> str: ...
+
+    @property
+    def deferrable(self) -> bool:
+        """Whether the crawl may leave it uncomputed until a comparison needs it (a
+        costly kind: core/engine/analysis.py says when); False for cheap kinds."""
+        ...
 
     def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
         """The page's signature from its decoded payload (and text and links when HTML)."""
@@ -128,6 +134,7 @@ class Md5Signature:
     """MD5 of the decoded payload: any byte changed is a change."""
 
     kind: str = "md5"
+    deferrable: ClassVar[bool] = False
 
     def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
         return _md5(payload)
@@ -151,6 +158,7 @@ class TextProfileSignature:
     """
 
     kind: str = "text-profile"
+    deferrable: ClassVar[bool] = False
     #: db.signature.text_profile.min_token_len
     min_token_len: int = 2
     #: db.signature.text_profile.quant_rate
@@ -210,6 +218,7 @@ class OutlinksSignature:
     """
 
     kind: str = "outlinks"
+    deferrable: ClassVar[bool] = False
 
     def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
         # surrogatepass: a lone surrogate from a broken href must not abort the fetch.
@@ -244,6 +253,7 @@ class SimhashSignature:
     """
 
     kind: str = "simhash"
+    deferrable: ClassVar[bool] = False
     max_distance: int = 3
     shingle_size: int = 1
 

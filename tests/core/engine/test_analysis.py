@@ -21,6 +21,7 @@ class LoopWatchingSignature:
     (an observer call, made on the loop) while it works: on the loop, it never would."""
 
     kind = "md5"
+    deferrable = False
 
     def __init__(self) -> None:
         self.working = threading.Event()

@@ -39,6 +39,7 @@ class WaitingSignature:
     and whether the crawl's loop went on while it waited (its events, through a manager)."""
 
     kind = "md5"
+    deferrable = False
 
     def __init__(self, working: object, loop_went_on: object) -> None:
         self.working = working
@@ -88,6 +89,7 @@ class CrashingSignature:
     """Kills the process it runs in for the page "crash page"."""
 
     kind = "md5"
+    deferrable = False
 
     def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
         if b"crash page" in payload:
