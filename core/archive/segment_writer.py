@@ -18,7 +18,7 @@ from recrawl.core import store
 from recrawl.core.archive.cdxj import cdxj_line, write_index
 from recrawl.core.archive.segments import OPEN_SUFFIX, index_path, warc_relpath
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED, fsync_dir, iter_records
-from recrawl.core.archive.warc_writer import RecordWriter, Written
+from recrawl.core.archive.warc_writer import Members, RecordWriter, Written
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse
 
@@ -84,9 +84,14 @@ class SegmentWriter:
         mime: str | None,
         truncated: str | None = None,
         ip: str | None = None,
+        members: Members | None = None,
     ) -> Written:
-        written = self.records.write_response(url, instant, response, truncated, ip)
-        self.records.write_request(url, instant, request, concurrent_to=written.record_id)
+        """The response and its request (``members``: built already, the same records)."""
+        if members is not None:
+            written = self.records.write_members(members)
+        else:
+            written = self.records.write_response(url, instant, response, truncated, ip)
+            self.records.write_request(url, instant, request, concurrent_to=written.record_id)
         self._index_capture(
             url,
             instant,

@@ -103,28 +103,107 @@ class _Writer(WARCWriter):
     NO_PAYLOAD_DIGEST_TYPES = (*WARCWriter.NO_PAYLOAD_DIGEST_TYPES, "metadata")
 
 
-class RecordWriter:
-    """Appends gzipped WARC/1.1 records to one open binary file, one gzip member each.
+@dataclass(frozen=True)
+class Members:
+    """A response record and its request record as gzip members, built ahead of writing
+    (by a crawl's analysis process: serialising, digesting and compressing them is CPU
+    work the crawl's own process is spared); :meth:`RecordWriter.write_members` writes
+    them as :meth:`RecordWriter.write_response` would have."""
+
+    response: bytes
+    response_id: str
+    request: bytes
+
+
+class RecordBuilder:
+    """Serialises WARC/1.1 records into gzip members, one member a record.
 
     warcio serialises each record into a buffer and we compress it in one call: the
     same format as warcio's own gzip mode, at level 6 instead of 9 and in one piece.
     """
 
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self.warcio = _Writer(self._buffer, gzip=False, warc_version="1.1")
+
+    def member(self, record: ArcWarcRecord) -> bytes:
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        self.warcio.write_record(record)
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        return compressor.compress(self._buffer.getvalue()) + compressor.flush()
+
+    def response_record(
+        self,
+        url: str,
+        instant: datetime,
+        response: HttpResponse,
+        truncated: str | None,
+        ip: str | None,
+    ) -> ArcWarcRecord:
+        headers = {"WARC-Date": warc_date(instant)}
+        if truncated:
+            headers["WARC-Truncated"] = truncated
+        if ip:
+            headers["WARC-IP-Address"] = ip
+        return self.warcio.create_warc_record(
+            url,
+            "response",
+            payload=io.BytesIO(response.body),
+            length=len(response.body),
+            http_headers=_response_headers(response),
+            warc_headers_dict=headers,
+        )
+
+    def request_record(
+        self, url: str, instant: datetime, request: HttpRequest, concurrent_to: str | None
+    ) -> ArcWarcRecord:
+        http_headers = _ReceivedHeaders(
+            f"{request.method} {request.target} {request.version}",
+            request.headers,
+            is_http_request=True,
+        )
+        headers = {"WARC-Date": warc_date(instant)}
+        if concurrent_to:
+            headers["WARC-Concurrent-To"] = concurrent_to
+        return self.warcio.create_warc_record(
+            url,
+            "request",
+            payload=io.BytesIO(b""),
+            length=0,
+            http_headers=http_headers,
+            warc_headers_dict=headers,
+        )
+
+    def response_members(
+        self,
+        url: str,
+        instant: datetime,
+        request: HttpRequest,
+        response: HttpResponse,
+        truncated: str | None = None,
+        ip: str | None = None,
+    ) -> Members:
+        record = self.response_record(url, instant, response, truncated, ip)
+        record_id = record.rec_headers.get_header("WARC-Record-ID")
+        request_record = self.request_record(url, instant, request, record_id)
+        return Members(self.member(record), record_id, self.member(request_record))
+
+
+class RecordWriter:
+    """Appends gzipped WARC/1.1 records to one open binary file, one gzip member each."""
+
     def __init__(self, out: BinaryIO, filename: str) -> None:
         self._out = out
-        self._buffer = io.BytesIO()
-        self._writer = _Writer(self._buffer, gzip=False, warc_version="1.1")
+        self._builder = RecordBuilder()
+        self._writer = self._builder.warcio
         self.filename = filename
 
     def tell(self) -> int:
         return self._out.tell()
 
     def _write(self, record: ArcWarcRecord) -> Written:
-        self._buffer.seek(0)
-        self._buffer.truncate()
-        self._writer.write_record(record)
-        compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-        member = compressor.compress(self._buffer.getvalue()) + compressor.flush()
+        member = self._builder.member(record)
         start = self._out.tell()
         self._out.write(member)
         return Written(
@@ -133,6 +212,13 @@ class RecordWriter:
             record.rec_headers.get_header("WARC-Record-ID"),
             record.rec_type,
         )
+
+    def write_members(self, members: Members) -> Written:
+        """The response and request records of :class:`Members`; where the response landed."""
+        start = self._out.tell()
+        self._out.write(members.response)
+        self._out.write(members.request)
+        return Written(start, len(members.response), members.response_id, "response")
 
     def write_warcinfo(self, instant: datetime, info: dict[str, str]) -> Written:
         fields = {"software": f"Recrawl/{__version__} (warcio)", "format": "WARC File Format 1.1"}
@@ -144,23 +230,7 @@ class RecordWriter:
     def write_request(
         self, url: str, instant: datetime, request: HttpRequest, concurrent_to: str | None = None
     ) -> Written:
-        http_headers = _ReceivedHeaders(
-            f"{request.method} {request.target} {request.version}",
-            request.headers,
-            is_http_request=True,
-        )
-        headers = {"WARC-Date": warc_date(instant)}
-        if concurrent_to:
-            headers["WARC-Concurrent-To"] = concurrent_to
-        record = self._writer.create_warc_record(
-            url,
-            "request",
-            payload=io.BytesIO(b""),
-            length=0,
-            http_headers=http_headers,
-            warc_headers_dict=headers,
-        )
-        return self._write(record)
+        return self._write(self._builder.request_record(url, instant, request, concurrent_to))
 
     def write_response(
         self,
@@ -170,20 +240,7 @@ class RecordWriter:
         truncated: str | None = None,
         ip: str | None = None,
     ) -> Written:
-        headers = {"WARC-Date": warc_date(instant)}
-        if truncated:
-            headers["WARC-Truncated"] = truncated
-        if ip:
-            headers["WARC-IP-Address"] = ip
-        record = self._writer.create_warc_record(
-            url,
-            "response",
-            payload=io.BytesIO(response.body),
-            length=len(response.body),
-            http_headers=_response_headers(response),
-            warc_headers_dict=headers,
-        )
-        return self._write(record)
+        return self._write(self._builder.response_record(url, instant, response, truncated, ip))
 
     def write_revisit(
         self,

@@ -24,14 +24,16 @@ import asyncio
 import pickle
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recrawl.core.archive.warc import payload_digest, read_record
+from recrawl.core.archive.warc_writer import Members, RecordBuilder
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
 from recrawl.core.errors import WarcError
-from recrawl.core.net.http import decode_body
+from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
 from recrawl.core.policy.signature import Signature
 
 if TYPE_CHECKING:  # not at run time: the analysis processes need no HTTP client
@@ -54,6 +56,19 @@ class Earlier:
 
 
 @dataclass(frozen=True)
+class ToArchive:
+    """A fetch whose response is archived whole: its records are built with its analysis
+    (:class:`~recrawl.core.archive.warc_writer.Members`), off the crawl's process."""
+
+    url: str
+    instant: datetime
+    request: HttpRequest
+    response: HttpResponse
+    truncated: str | None
+    ip: str | None
+
+
+@dataclass(frozen=True)
 class Analysis:
     """What a 2xx page's body says: its links (None if not HTML), its signature.
 
@@ -65,6 +80,8 @@ class Analysis:
     signature: bytes | None
     #: The :class:`Earlier` payload's signature, when one was asked for and could be read.
     earlier_signature: bytes | None = None
+    #: The records of a :class:`ToArchive`, when one was given.
+    members: Members | None = None
 
 
 def signing(
@@ -114,6 +131,7 @@ def analyse_page(
     *,
     sign: bool = True,
     earlier: Earlier | None = None,
+    archive: ToArchive | None = None,
 ) -> Analysis:
     """The page's analysis (pure but for reading ``earlier``: the same in the crawl's
     process and in a worker)."""
@@ -123,7 +141,27 @@ def analyse_page(
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
     before = sign_earlier(url, earlier, signature, bounds) if earlier is not None else None
-    return Analysis(parsed, signed, before)
+    members = None
+    if archive is not None:
+        members = _builder().response_members(
+            archive.url,
+            archive.instant,
+            archive.request,
+            archive.response,
+            archive.truncated,
+            archive.ip,
+        )
+    return Analysis(parsed, signed, before, members)
+
+
+_BUILDER: list[RecordBuilder] = []
+
+
+def _builder() -> RecordBuilder:
+    """This process's record builder (its warcio writer and buffer, made once)."""
+    if not _BUILDER:
+        _BUILDER.append(RecordBuilder())
+    return _BUILDER[0]
 
 
 def sign_earlier(
@@ -173,17 +211,24 @@ class PageAnalyser:
         self._thread: ThreadPoolExecutor | None = None
 
     async def analyse(
-        self, url: str, result: FetchResult, *, sign: bool = True, earlier: Earlier | None = None
+        self,
+        url: str,
+        result: FetchResult,
+        *,
+        sign: bool = True,
+        earlier: Earlier | None = None,
+        archive: ToArchive | None = None,
     ) -> Analysis | Exception:
         """The page's analysis, or the error it raised (it costs that page only);
-        ``sign`` and ``earlier`` as :func:`signing` says."""
+        ``sign`` and ``earlier`` as :func:`signing` says; ``archive``'s records are built
+        by an analysis process (elsewhere the capture writer builds them)."""
         body = result.decoded or b""
         content_type = result.header("content-type")
         try:
             if len(body) <= INLINE_BYTES and earlier is None:
                 return self.analyse_now(url, content_type, body, sign)
             if self._pool is not None:
-                return await self._pool.analyse(url, content_type, body, sign, earlier)
+                return await self._pool.analyse(url, content_type, body, sign, earlier, archive)
             if self._thread is None:
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="recrawl-parse")
             loop = asyncio.get_running_loop()

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED, payload_digest
+from recrawl.core.archive.warc_writer import Members
 from recrawl.core.engine.parse import media_type
 from recrawl.core.engine.update import Capture
 from recrawl.core.net.fetch import FetchResult
@@ -41,6 +42,15 @@ def stored_payload(page: Page) -> Capture | None:
     )
 
 
+def archived_whole(page: Page, result: FetchResult) -> bool:
+    """Whether :meth:`CaptureWriter.page` will archive this 2xx whole (not a revisit)."""
+    assert result.response is not None
+    earlier = stored_payload(page)
+    if earlier is None or result.truncated:
+        return True
+    return earlier.payload_digest != payload_digest(result.response.body)
+
+
 class CaptureWriter:
     """Writes captures into one round's segment."""
 
@@ -59,14 +69,18 @@ class CaptureWriter:
         """Take back the records written since ``mark`` (none of them committed)."""
         self.writer.rollback(mark)
 
-    def page(self, page: Page, result: FetchResult, now: datetime) -> Capture:
-        """A 2xx: the whole response, or a revisit when the payload is the one archived."""
+    def page(
+        self, page: Page, result: FetchResult, now: datetime, members: Members | None = None
+    ) -> Capture:
+        """A 2xx: the whole response, or a revisit when the payload is the one archived.
+
+        ``members``: the response's records, built already (:func:`archived_whole`)."""
         assert result.response is not None
         earlier = stored_payload(page)
         digest = payload_digest(result.response.body)
         if earlier is not None and earlier.payload_digest == digest and not result.truncated:
             return self._revisit(page, result, now, IDENTICAL_PAYLOAD, earlier)
-        return self.response(page, result, now, digest)
+        return self.response(page, result, now, digest, members)
 
     def not_modified(self, page: Page, result: FetchResult, now: datetime) -> Capture:
         """A 304: a revisit of the payload archived before (whole if there is none)."""
@@ -76,7 +90,12 @@ class CaptureWriter:
         return self._revisit(page, result, now, SERVER_NOT_MODIFIED, earlier)
 
     def response(
-        self, page: Page, result: FetchResult, now: datetime, digest: str | None = None
+        self,
+        page: Page,
+        result: FetchResult,
+        now: datetime,
+        digest: str | None = None,
+        members: Members | None = None,
     ) -> Capture:
         """The response as received: it is both the capture and the payload."""
         assert result.response is not None and result.request is not None
@@ -90,6 +109,7 @@ class CaptureWriter:
             mime=media_type(result.header("content-type")) or None,
             truncated=result.truncated,
             ip=result.ip,
+            members=members,
         )
         seg, rel = self.writer.name, self.writer.relpath
         return Capture(

@@ -139,7 +139,7 @@ class FetchRecorder:
                 if parsed.cut is not None:
                     note = f"{note}; {parsed.cut}" if note else parsed.cut
                 title = parsed.title
-            capture = captures.page(page, result, now)
+            capture = captures.page(page, result, now, analysis.members)
             change, signature = self._change(page, analysis, capture)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED

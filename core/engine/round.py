@@ -28,8 +28,8 @@ from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine.analysis import PageAnalyser, signing
-from recrawl.core.engine.captures import CaptureWriter
+from recrawl.core.engine.analysis import PageAnalyser, ToArchive, signing
+from recrawl.core.engine.captures import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import EventQueue, LogMessage, RoundStarted
@@ -229,8 +229,19 @@ class Round:
                     parts.project_dir,
                     parts.settings.fetch.max_body_bytes,
                 )
+                archive = None
+                if archived_whole(page, result):
+                    assert result.request is not None and result.response is not None
+                    archive = ToArchive(
+                        page.url,
+                        result.started_at,
+                        result.request,
+                        result.response,
+                        result.truncated,
+                        result.ip,
+                    )
                 analysis = await parts.analyser.analyse(
-                    page.url, result, sign=sign, earlier=earlier
+                    page.url, result, sign=sign, earlier=earlier, archive=archive
                 )
             recorded = parts.recorder.record_safely(
                 page, result, outcome, self.batch, self.captures, asked_wait, analysis

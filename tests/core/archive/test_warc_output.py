@@ -180,3 +180,50 @@ def test_page_pointers_resolve_to_their_records(crawled):
         assert payload.warc["WARC-Record-ID"] == p.payload_record_id
         if capture.type == "revisit":
             assert capture.warc["WARC-Refers-To"] == p.payload_record_id
+
+
+def test_records_built_ahead_are_the_records_written_in_place(tmp_path):
+    """The analysis processes build a response's records (Members); written, they are
+    what the crawl's process writes itself, but for their ids."""
+    from datetime import datetime
+
+    from recrawl.core.archive.warc_writer import RecordBuilder, RecordWriter
+    from recrawl.core.net.http import HttpRequest, HttpResponse
+
+    request = HttpRequest("GET", "/caf%C3%A9", "HTTP/1.1", [("Host", "example.org")])
+    response = HttpResponse(
+        "HTTP/1.1", 200, "OK", [("Content-Type", "text/html"), ("ETag", '"caf\xe9"')], b"<p>hi</p>"
+    )
+    at = datetime(2027, 1, 1, 12, 0, 0)
+    url = "http://example.org/caf%C3%A9"
+    paths = [tmp_path / "direct.warc.gz", tmp_path / "built.warc.gz"]
+    with open(paths[0], "wb") as out:
+        writer = RecordWriter(out, paths[0].name)
+        written = writer.write_response(url, at, response, "length", "127.0.0.1")
+        writer.write_request(url, at, request, concurrent_to=written.record_id)
+    with open(paths[1], "wb") as out:
+        members = RecordBuilder().response_members(
+            url, at, request, response, "length", "127.0.0.1"
+        )
+        built = RecordWriter(out, paths[1].name).write_members(members)
+    assert (built.offset, built.record_type) == (0, "response")
+    assert built.length == len(members.response) and built.record_id == members.response_id
+    direct, ahead = (read_warc(path) for path in paths)
+
+    def comparable(records):
+        ids = {"WARC-Record-ID", "WARC-Concurrent-To"}
+        return [
+            (
+                r.type,
+                r.url,
+                r.http_status,
+                r.http_headers,
+                r.payload,
+                sorted((k, v) for k, v in r.warc.items() if k not in ids),
+            )
+            for r in records
+        ]
+
+    assert comparable(direct) == comparable(ahead)
+    assert ahead[1].warc["WARC-Concurrent-To"] == members.response_id
+    warcio_check(paths[1])
