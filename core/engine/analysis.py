@@ -16,9 +16,11 @@ import asyncio
 import pickle
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from recrawl.core.config import ParseSettings
+from recrawl.core.content.published import page_date
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
 from recrawl.core.policy.signature import Signature
 
@@ -32,13 +34,16 @@ INLINE_BYTES = 2 * 1024
 
 @dataclass(frozen=True)
 class Analysis:
-    """What a 2xx page's body says: its links (None if not HTML), its signature.
+    """What a 2xx page's body says: its links (None if not HTML), its signature, and
+    the publication date it states (when it was looked for, and found).
 
     ``parsed.text`` is not kept: the signature is made of it, nothing else reads it.
     """
 
     parsed: ParseResult | None
     signature: bytes
+    #: When the page says it was published (naive UTC; DESIGN.md §11).
+    published: datetime | None = None
 
 
 def text_of(content_type: str | None, body: bytes, parsed: ParseResult | None) -> str | None:
@@ -55,15 +60,30 @@ def text_of(content_type: str | None, body: bytes, parsed: ParseResult | None) -
 
 
 def analyse_page(
-    url: str, content_type: str | None, body: bytes, signature: Signature, bounds: ParseSettings
+    url: str,
+    content_type: str | None,
+    body: bytes,
+    signature: Signature,
+    bounds: ParseSettings,
+    date_by: datetime | None = None,
 ) -> Analysis:
-    """The page's analysis (pure: the same in the crawl's process and in a worker)."""
-    parsed = parse_html(body, url, content_type, bounds) if is_html(content_type, body) else None
+    """The page's analysis (pure: the same in the crawl's process and in a worker).
+
+    ``date_by``: look for the page's publication date, at the latest this instant (the
+    fetch's); None: don't (it costs a third of a parse, and is read once per page).
+    """
+    parsed = None
+    if is_html(content_type, body):
+        parsed = parse_html(body, url, content_type, bounds, keep_markup=date_by is not None)
     links = tuple(link.url for link in parsed.links) if parsed else ()
     signed = signature.compute(body, text_of(content_type, body, parsed), links)
+    published = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
-    return Analysis(parsed, signed)
+        if parsed.markup is not None and date_by is not None:
+            published = page_date(parsed.markup, url, date_by)
+        parsed.markup = None
+    return Analysis(parsed, signed, published)
 
 
 def can_be_sent(signature: Signature) -> bool:
@@ -91,26 +111,34 @@ class PageAnalyser:
             self._pool = AnalysisPool(signature, bounds, processes)
         self._thread: ThreadPoolExecutor | None = None
 
-    async def analyse(self, url: str, result: FetchResult) -> Analysis | Exception:
-        """The page's analysis, or the error it raised (it costs that page only)."""
+    async def analyse(
+        self, url: str, result: FetchResult, *, dated: bool = False
+    ) -> Analysis | Exception:
+        """The page's analysis, or the error it raised (it costs that page only).
+
+        ``dated``: look for the page's publication date too (:func:`analyse_page`).
+        """
         body = result.decoded or b""
         content_type = result.header("content-type")
+        date_by = result.started_at if dated else None
         try:
             if len(body) <= INLINE_BYTES:
-                return self.analyse_now(url, content_type, body)
+                return self.analyse_now(url, content_type, body, date_by)
             if self._pool is not None:
-                return await self._pool.analyse(url, content_type, body)
+                return await self._pool.analyse(url, content_type, body, date_by)
             if self._thread is None:
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="recrawl-parse")
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(
-                self._thread, self.analyse_now, url, content_type, body
+                self._thread, self.analyse_now, url, content_type, body, date_by
             )
         except Exception as exc:  # a bug or absurd input: recorded as the page's failure
             return exc
 
-    def analyse_now(self, url: str, content_type: str | None, body: bytes) -> Analysis:
-        return analyse_page(url, content_type, body, self.signature, self.bounds)
+    def analyse_now(
+        self, url: str, content_type: str | None, body: bytes, date_by: datetime | None = None
+    ) -> Analysis:
+        return analyse_page(url, content_type, body, self.signature, self.bounds, date_by)
 
     def close(self) -> None:
         """Wait for the analyses in progress (bounded), then end the thread and workers."""

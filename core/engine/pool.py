@@ -25,6 +25,7 @@ import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from datetime import datetime
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -59,13 +60,15 @@ class AnalysisPool:
         #: Pools started, the first included (each after a worker died: one more).
         self.started = 0
 
-    async def analyse(self, url: str, content_type: str | None, body: bytes) -> Analysis:
+    async def analyse(
+        self, url: str, content_type: str | None, body: bytes, date_by: datetime | None = None
+    ) -> Analysis:
         """The page's analysis, made by a worker; raises what the analysis raised, or
         :class:`ProcessesGone` if the worker died meanwhile."""
         executor = self._running()
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(executor, _analyse, url, content_type, body)
+            return await loop.run_in_executor(executor, _analyse, url, content_type, body, date_by)
         except BrokenProcessPool as exc:
             if self._executor is executor:  # the first page to learn of it replaces it
                 self._executor = None
@@ -126,6 +129,6 @@ def _write_peak(folder: Path) -> None:
         (folder / f"{os.getpid()}.peak").write_text(match.group(1))
 
 
-def _analyse(url: str, content_type: str | None, body: bytes) -> Analysis:
+def _analyse(url: str, content_type: str | None, body: bytes, date_by: datetime | None) -> Analysis:
     assert _signature is not None, "the worker was started without its signature"
-    return analyse_page(url, content_type, body, _signature, _bounds)
+    return analyse_page(url, content_type, body, _signature, _bounds, date_by)

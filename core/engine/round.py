@@ -38,7 +38,7 @@ from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
-from recrawl.core.engine.update import Outcome, classify
+from recrawl.core.engine.update import Outcome, classify, never_fetched
 from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher
 from recrawl.core.net.politeness import HostSlot, HostSlots
 from recrawl.core.store.models import Page
@@ -222,7 +222,7 @@ class Round:
                 slot.answered()
             analysis = None
             if outcome is Outcome.OK:
-                analysis = await parts.analyser.analyse(page.url, result)
+                analysis = await parts.analyser.analyse(page.url, result, dated=never_fetched(page))
             recorded = parts.recorder.record_safely(
                 page, result, outcome, self.batch, self.captures, asked_wait, analysis
             )
