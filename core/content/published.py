@@ -1,11 +1,12 @@
 """A page's own publication date (DESIGN.md §11), read from its markup by htmldate.
 
-htmldate looks where pages state their date: the URL (``/2026/11/02/``), ``<meta>``
-properties (Open Graph's ``article:published_time``, Dublin Core), JSON-LD's
-``datePublished``, ``<time>`` and ``<abbr>`` elements, dates written in the page's
-header; ``original_date`` makes it prefer the publication date to the last update's.
-It runs in its fast mode (``extensive_search=False``): the extensive one reads free text
-with dateparser, which is not in the packaged app and costs far more per page.
+htmldate looks where pages state their date: ``<meta>`` properties (Open Graph's
+``article:published_time``, Dublin Core), JSON-LD's ``datePublished``, the URL
+(``/2026/11/02/``: after those two, which often give the time as well), ``<abbr>`` and
+``<time>`` elements, dates in the page's header; ``original_date`` makes it prefer the
+publication date to the last update's. It runs in its fast mode
+(``extensive_search=False``): the extensive one reads free text with dateparser, which
+is not in the packaged app and costs far more per page.
 
 The date found is stored as naive UTC. A date with a time zone is converted; one
 without (a date alone, or a time with no zone) is taken as UTC, a date alone at its
@@ -54,6 +55,8 @@ def page_date(markup: str, url: str, fetched_at: datetime) -> datetime | None:
             url=url,
             min_date=EARLIEST,
             max_date=loose,
+            # the markup's full date and time first, the URL's date alone as a fallback
+            deferred_url_extractor=True,
         )
     except Exception:  # any page htmldate trips on (its parsers' errors): no date
         return None

@@ -37,6 +37,11 @@ def test_a_date_alone_is_its_midnight_utc_and_the_url_can_state_it():
     bare = head("", "<p>No date in the text.</p>")
     assert page_date(bare, "http://news.test/2026/11/01/story", FETCHED) == datetime(2026, 11, 1)
     assert page_date(bare, URL, FETCHED) is None
+    # the markup's time beats the URL's day
+    timed = head('<meta property="article:published_time" content="2026-11-01T18:05:00Z">')
+    assert page_date(timed, "http://news.test/2026/11/01/story", FETCHED) == datetime(
+        2026, 11, 1, 18, 5
+    )
 
 
 def test_a_date_after_the_fetch_is_no_publication_date():
