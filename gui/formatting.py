@@ -5,7 +5,7 @@ Times are stored as naive UTC (DESIGN.md §2); the window shows them in local ti
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from recrawl.core.clock import human_duration
 
@@ -16,6 +16,72 @@ def local_time(value: datetime | None, seconds: bool = False) -> str:
         return ""
     local = value.replace(tzinfo=UTC).astimezone()
     return local.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def is_date_only(value: datetime) -> bool:
+    """A stored publication date at midnight UTC is a date alone (a page, sitemap or feed
+    that gave no time; core/content/published.py): its day is shown as it is, not
+    shifted into the local time zone (2 Nov would read 1 Nov west of UTC)."""
+    return value.hour == value.minute == value.second == value.microsecond == 0
+
+
+def published(value: datetime | None) -> str:
+    """A publication date: ``2026-11-02`` for a date alone, else its local time."""
+    if value is None:
+        return ""
+    return value.strftime("%Y-%m-%d") if is_date_only(value) else local_time(value)
+
+
+def published_tip(value: datetime) -> str:
+    if is_date_only(value):
+        return f"{value:%Y-%m-%d} (the date alone: no time was given)"
+    return local_time(value, seconds=True) + " (local time)"
+
+
+def published_day(value: datetime) -> date:
+    """The day a publication date falls on for the user (a date alone: that date)."""
+    return value.date() if is_date_only(value) else value.replace(tzinfo=UTC).astimezone().date()
+
+
+def short_day(day: date, today: date) -> str:
+    """``2 Nov``, with the year when it is not this year's: ``2 Nov 2025``."""
+    text = f"{day.day} {day:%b}"
+    return text if day.year == today.year else f"{text} {day.year}"
+
+
+def published_and_seen(published_at: datetime, first_seen: datetime, today: date) -> str:
+    """``published 2 Nov, first seen 3 Nov (+1 d)`` (issue 14): how long the crawl took
+    to find a page after it was published (DESIGN.md §11's discovery delay).
+
+    A date alone counts whole days (it says nothing of the hour); a time counts minutes,
+    hours, then whole days. A page seen before its stated date shows a negative delay.
+    """
+    seen_day = first_seen.replace(tzinfo=UTC).astimezone().date()
+    published = published_day(published_at)
+    if is_date_only(published_at):
+        days = (seen_day - published).days
+        delay = "same day" if days == 0 else f"{_sign(days)}{abs(days)} d"
+    else:
+        delay = _delay((first_seen - published_at).total_seconds())
+    return (
+        f"published {short_day(published, today)}, "
+        f"first seen {short_day(seen_day, today)} ({delay})"
+    )
+
+
+def _delay(seconds: float) -> str:
+    size = abs(seconds)
+    if size < 3600:
+        amount, unit = int(size // 60), "min"
+    elif size < 86400:
+        amount, unit = int(size // 3600), "h"
+    else:
+        amount, unit = int(size // 86400), "d"
+    return f"{_sign(seconds if amount else 0)}{amount} {unit}"
+
+
+def _sign(value: float) -> str:
+    return "−" if value < 0 else "+"  # a minus sign, not a hyphen
 
 
 def timestamp(value: datetime) -> float:

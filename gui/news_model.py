@@ -38,7 +38,13 @@ from recrawl.gui.table_model import Index
 
 #: Items asked for at a time under one site.
 BLOCK = 200
-COLUMNS = ("What's new", "Kind", "URL", "At")
+COLUMNS = ("What's new", "Kind", "At", "Published", "URL")
+#: The item's time (local), in the columns above.
+AT_COLUMN = COLUMNS.index("At")
+#: When the item's page was published and first seen (DESIGN.md §11).
+PUBLISHED_COLUMN = COLUMNS.index("Published")
+#: The URL last: it is in the first column's tooltip too, and gives way first.
+URL_COLUMN = COLUMNS.index("URL")
 #: The URL an item row stands for (None on group rows).
 URL_ROLE = Qt.ItemDataRole.UserRole
 
@@ -341,7 +347,12 @@ class NewsModel(QAbstractItemModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return "Local time" if section == 3 else None
+            if section == PUBLISHED_COLUMN:
+                return (
+                    "When the page says it was published (else its sitemap's or feed's "
+                    "date), when the crawl first saw it, and the delay between them"
+                )
+            return "Local time" if section == AT_COLUMN else None
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -381,11 +392,14 @@ class NewsModel(QAbstractItemModel):
             return (
                 item.title or item.url,
                 KIND_LABELS.get(item.kind, item.kind),
-                item.url,
                 formatting.local_time(item.at, seconds=True),
+                self._published(item),
+                item.url,
             )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return item.url if column in (0, 2) else None
+            if column == PUBLISHED_COLUMN:
+                return _published_tip(item)
+            return item.url if column in (0, URL_COLUMN) else None
         if role == Qt.ItemDataRole.ForegroundRole and column == 1:
             return KIND_COLORS.get(item.kind)
         if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.mark):
@@ -393,6 +407,11 @@ class NewsModel(QAbstractItemModel):
         if role == URL_ROLE:
             return item.url
         return None
+
+    def _published(self, item: store.NewsItem) -> str:
+        if item.published_at is None:
+            return ""
+        return formatting.published_and_seen(item.published_at, item.first_seen, self.today)
 
     def _more_data(self, index: Index, role: int) -> Any:
         site = self._nodes.get(index.internalId())
@@ -406,6 +425,15 @@ class NewsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return MORE_BRUSH
         return None
+
+
+def _published_tip(item: store.NewsItem) -> str | None:
+    if item.published_at is None:
+        return None
+    return (
+        f"Published {formatting.published_tip(item.published_at)}\n"
+        f"First seen {formatting.local_time(item.first_seen, seconds=True)} (local time)"
+    )
 
 
 def _bold() -> QFont:

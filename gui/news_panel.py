@@ -103,9 +103,8 @@ class NewsPanel(Panel):
         self.tree.setExpandsOnDoubleClick(True)
         header = self.tree.header()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(0, 420)
-        header.resizeSection(1, 80)
-        header.resizeSection(2, 360)
+        for column, width in enumerate((330, 60, 165, 330)):  # the URL takes the rest
+            header.resizeSection(column, width)
         header.setStretchLastSection(True)
 
         self.listing = QWidget()

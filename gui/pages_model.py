@@ -42,6 +42,13 @@ HEADERS = {
     "published_at": "Published",
 }
 TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at", "published_at"}
+COLUMN_TIPS = {
+    "discovered_via": "How the page was first found: seed, link, sitemap, feed or redirect",
+    "discovered_from": "The page, sitemap or feed the page was first found in",
+    "published_at": (
+        "When the page says it was published (else its sitemap's or feed's date); local time"
+    ),
+}
 
 ERROR_BRUSH = QBrush(QColor("#b03a48"))
 
@@ -54,6 +61,8 @@ def _text(column: str, value: Any) -> str:
         return ""
     if column == "next_fetch" and value >= NEVER:
         return "never"  # filtered: kept, not fetched (policy/filter_reach.py)
+    if column == "published_at":
+        return formatting.published(value)
     if column in TIME_COLUMNS:
         return formatting.local_time(value)
     if column == "fetch_interval":
@@ -81,7 +90,7 @@ class PagesModel(TableModel[tuple[Any, ...]]):
     COLUMNS = tuple(
         Column(
             HEADERS[name],
-            tip="Local time" if name in TIME_COLUMNS else None,
+            tip=COLUMN_TIPS.get(name, "Local time" if name in TIME_COLUMNS else None),
             numeric=name in ("fetch_interval", "score"),
         )
         for name in columns
@@ -108,10 +117,18 @@ class PagesModel(TableModel[tuple[Any, ...]]):
         self.reload()
 
     def set_filters(
-        self, search: str, status: str | None, first_seen_since: datetime | None
+        self,
+        search: str,
+        status: str | None,
+        first_seen_since: datetime | None,
+        discovered_via: str | None = None,
     ) -> None:
         query = replace(
-            self._query, search=search, status=status, first_seen_since=first_seen_since
+            self._query,
+            search=search,
+            status=status,
+            first_seen_since=first_seen_since,
+            discovered_via=discovered_via,
         )
         if query != self._query:
             self.set_query(query)
@@ -194,6 +211,8 @@ class PagesModel(TableModel[tuple[Any, ...]]):
         if role == Qt.ItemDataRole.DisplayRole:
             return _text(name, value)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if name == "published_at" and value is not None:
+                return formatting.published_tip(value)
             if name in TIME_COLUMNS and value is not None:
                 return formatting.local_time(value, seconds=True) + " (local time)"
             if name == "url":

@@ -2,8 +2,8 @@
 
 The table is a lazy :class:`~recrawl.gui.pages_model.PagesModel` over the store: a project of a
 million pages opens with its first block of rows while the count is still coming.
-Search (debounced), status and "first seen since" filters and header clicks become a
-new SQL query. The panel is the controller: it runs the detail view's actions through
+Search (debounced), status, "found via" and "first seen since" filters and header clicks
+become a new SQL query. The panel is the controller: it runs the detail view's actions through
 the store thread and refreshes what changed.
 """
 
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.store.models import PageStatus
+from recrawl.core.store.models import DiscoveredVia, PageStatus
 from recrawl.gui import diff_jobs, page_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.page_detail import PageDetailView
@@ -46,6 +46,16 @@ from recrawl.gui.tables import compact_rows
 
 #: Typing pauses this long (ms) before the search runs.
 SEARCH_DELAY_MS = 300
+
+#: The "found via" filter's choices (DESIGN.md §11), in the order pages are found.
+FOUND_VIA = (
+    ("Found any way", None),
+    ("Found as a seed", DiscoveredVia.SEED),
+    ("Found via a link", DiscoveredVia.LINK),
+    ("Found via a sitemap", DiscoveredVia.SITEMAP),
+    ("Found via a feed", DiscoveredVia.FEED),
+    ("Found via a redirect", DiscoveredVia.REDIRECT),
+)
 
 EMPTY_HINT = (
     "<h3>No pages yet</h3>"
@@ -75,6 +85,10 @@ class PagesPanel(Panel):
         self.status.addItem("Any status", None)
         for status in PageStatus.ALL:
             self.status.addItem(status, status)
+        self.via = QComboBox()
+        self.via.setToolTip("How the pages were first found")
+        for label, via in FOUND_VIA:
+            self.via.addItem(label, via)
         self.since_check = QCheckBox("First seen since")
         self.since = QDateTimeEdit(QDateTime.currentDateTime().addDays(-7))
         self.since.setCalendarPopup(True)
@@ -96,6 +110,7 @@ class PagesPanel(Panel):
         bar.addWidget(self.export_button)
         filters = QHBoxLayout()
         filters.addWidget(self.status)
+        filters.addWidget(self.via)
         filters.addSpacing(12)
         filters.addWidget(self.since_check)
         filters.addWidget(self.since)
@@ -155,6 +170,7 @@ class PagesPanel(Panel):
         self._search_timer.timeout.connect(self._apply_filters)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.status.currentIndexChanged.connect(lambda _: self._apply_filters())
+        self.via.currentIndexChanged.connect(lambda _: self._apply_filters())
         self.since_check.toggled.connect(self._since_toggled)
         self.since.dateTimeChanged.connect(lambda _: self._apply_filters())
         self.export_button.clicked.connect(self._ask_export)
@@ -208,7 +224,10 @@ class PagesPanel(Panel):
         self._search_timer.stop()
         self._loaded = True
         self.model.set_filters(
-            self.search.text().strip(), self.status.currentData(), self.since_utc()
+            self.search.text().strip(),
+            self.status.currentData(),
+            self.since_utc(),
+            self.via.currentData(),
         )
 
     def _counted(self, matching: int, total: int) -> None:

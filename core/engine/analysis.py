@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import pickle
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
 from recrawl.core.config import ParseSettings
+from recrawl.core.content.published import page_date
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
@@ -69,8 +70,24 @@ class ToArchive:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What a page's analysis is asked for besides its parse and links."""
+
+    #: Compute its signature (False: deferred, :func:`signing`).
+    sign: bool = True
+    #: Sign this archived payload too (:func:`signing`).
+    earlier: Earlier | None = None
+    #: Build its response's records.
+    archive: ToArchive | None = None
+    #: Look for its publication date, at the latest this instant (the fetch's); None:
+    #: don't (it costs a third of a parse, and is read on a page's first fetch only).
+    date_by: datetime | None = None
+
+
+@dataclass(frozen=True)
 class Analysis:
-    """What a 2xx page's body says: its links (None if not HTML), its signature.
+    """What a 2xx page's body says: its links (None if not HTML), its signature, and
+    the publication date it states (when it was looked for, and found).
 
     ``parsed.text`` is not kept: the signature is made of it, nothing else reads it.
     """
@@ -82,6 +99,8 @@ class Analysis:
     earlier_signature: bytes | None = None
     #: The records of a :class:`ToArchive`, when one was given.
     members: Members | None = None
+    #: When the page says it was published (naive UTC; DESIGN.md §11).
+    published: datetime | None = None
 
 
 def signing(
@@ -128,18 +147,25 @@ def analyse_page(
     body: bytes,
     signature: Signature,
     bounds: ParseSettings,
-    *,
-    sign: bool = True,
-    earlier: Earlier | None = None,
-    archive: ToArchive | None = None,
+    asked: Asked = Asked(),
 ) -> Analysis:
-    """The page's analysis (pure but for reading ``earlier``: the same in the crawl's
-    process and in a worker)."""
-    parsed = parse_html(body, url, content_type, bounds) if is_html(content_type, body) else None
+    """The page's analysis (pure but for reading ``asked.earlier``: the same in the
+    crawl's process and in a worker)."""
+    parsed = None
+    if is_html(content_type, body):
+        keep_markup = asked.date_by is not None
+        parsed = parse_html(body, url, content_type, bounds, keep_markup=keep_markup)
     links = tuple(link.url for link in parsed.links) if parsed else ()
-    signed = signature.compute(body, text_of(content_type, body, parsed), links) if sign else None
+    signed = None
+    if asked.sign:
+        signed = signature.compute(body, text_of(content_type, body, parsed), links)
+    published = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
+        if parsed.markup is not None and asked.date_by is not None:
+            published = page_date(parsed.markup, url, asked.date_by)
+        parsed.markup = None
+    earlier, archive = asked.earlier, asked.archive
     before = sign_earlier(url, earlier, signature, bounds) if earlier is not None else None
     members = None
     if archive is not None:
@@ -151,7 +177,7 @@ def analyse_page(
             archive.truncated,
             archive.ip,
         )
-    return Analysis(parsed, signed, before, members)
+    return Analysis(parsed, signed, before, members, published)
 
 
 _BUILDER: list[RecordBuilder] = []
@@ -211,44 +237,37 @@ class PageAnalyser:
         self._thread: ThreadPoolExecutor | None = None
 
     async def analyse(
-        self,
-        url: str,
-        result: FetchResult,
-        *,
-        sign: bool = True,
-        earlier: Earlier | None = None,
-        archive: ToArchive | None = None,
+        self, url: str, result: FetchResult, asked: Asked = Asked()
     ) -> Analysis | Exception:
-        """The page's analysis, or the error it raised (it costs that page only);
-        ``sign`` and ``earlier`` as :func:`signing` says; ``archive``'s records are built
-        by an analysis process (elsewhere the capture writer builds them)."""
+        """The page's analysis, or the error it raised (it costs that page only).
+
+        ``asked.archive``'s records are built by an analysis process only (elsewhere the
+        capture writer builds them)."""
         body = result.decoded or b""
         content_type = result.header("content-type")
         try:
-            if len(body) <= INLINE_BYTES and earlier is None:
-                return self.analyse_now(url, content_type, body, sign)
+            if len(body) <= INLINE_BYTES and asked.earlier is None:
+                return self.analyse_now(url, content_type, body, replace(asked, archive=None))
             if self._pool is not None:
-                return await self._pool.analyse(url, content_type, body, sign, earlier, archive)
+                return await self._pool.analyse(url, content_type, body, asked)
             if self._thread is None:
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="recrawl-parse")
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(
-                self._thread, self.analyse_now, url, content_type, body, sign, earlier
+                self._thread,
+                self.analyse_now,
+                url,
+                content_type,
+                body,
+                replace(asked, archive=None),
             )
         except Exception as exc:  # a bug or absurd input: recorded as the page's failure
             return exc
 
     def analyse_now(
-        self,
-        url: str,
-        content_type: str | None,
-        body: bytes,
-        sign: bool = True,
-        earlier: Earlier | None = None,
+        self, url: str, content_type: str | None, body: bytes, asked: Asked = Asked()
     ) -> Analysis:
-        return analyse_page(
-            url, content_type, body, self.signature, self.bounds, sign=sign, earlier=earlier
-        )
+        return analyse_page(url, content_type, body, self.signature, self.bounds, asked)
 
     def close(self) -> None:
         """Wait for the analyses in progress (bounded), then end the thread and workers."""

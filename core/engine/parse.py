@@ -62,6 +62,9 @@ class ParseResult:
     cut: str | None = None
     #: The document's <title>, whitespace collapsed, at most MAX_TITLE characters.
     title: str | None = None
+    #: The markup as parsed (decoded, cut at the parse bounds), when asked for
+    #: (``keep_markup``): a publication date is read from it.
+    markup: str | None = None
 
 
 def media_type(content_type: str | None) -> str:
@@ -93,9 +96,15 @@ def looks_binary(content_type: str | None, body: bytes) -> bool:
 
 
 def parse_html(
-    body: bytes, url: str, content_type: str | None, bounds: ParseSettings | None = None
+    body: bytes,
+    url: str,
+    content_type: str | None,
+    bounds: ParseSettings | None = None,
+    *,
+    keep_markup: bool = False,
 ) -> ParseResult:
-    """The page's links and text, parsed up to ``bounds`` (the defaults if None)."""
+    """The page's links and text, parsed up to ``bounds`` (the defaults if None);
+    with ``keep_markup``, the markup parsed too (``result.markup``)."""
     bounds = bounds or ParseSettings()
     _, text = html_to_unicode(content_type, body)
     result = ParseResult()
@@ -107,7 +116,9 @@ def parse_html(
         )
         text = text[: cut.at]
     tree = LexborHTMLParser(text)
-    del text  # the tree has its own copy: two of a 10 MB page are enough
+    if keep_markup:
+        result.markup = text
+    del text  # the tree has its own copy: two of a 10 MB page are enough (unless kept)
     raw_links, base_href = _raw_links(tree, result)
     del tree  # a page's links and its parse tree are not held at once
     invalid: set[str] = set()

@@ -29,7 +29,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from recrawl.core.config import ParseSettings
-from recrawl.core.engine.analysis import Analysis, Earlier, ToArchive, analyse_page
+from recrawl.core.engine.analysis import Analysis, Asked, analyse_page
 from recrawl.core.policy.signature import Signature
 
 #: Set (to a folder) in the environment of a crawl, each analysis process writes its
@@ -64,18 +64,14 @@ class AnalysisPool:
         url: str,
         content_type: str | None,
         body: bytes,
-        sign: bool = True,
-        earlier: Earlier | None = None,
-        archive: ToArchive | None = None,
+        asked: Asked,
     ) -> Analysis:
         """The page's analysis, made by a worker; raises what the analysis raised, or
         :class:`ProcessesGone` if the worker died meanwhile."""
         executor = self._running()
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(
-                executor, _analyse, url, content_type, body, sign, earlier, archive
-            )
+            return await loop.run_in_executor(executor, _analyse, url, content_type, body, asked)
         except BrokenProcessPool as exc:
             if self._executor is executor:  # the first page to learn of it replaces it
                 self._executor = None
@@ -136,15 +132,6 @@ def _write_peak(folder: Path) -> None:
         (folder / f"{os.getpid()}.peak").write_text(match.group(1))
 
 
-def _analyse(
-    url: str,
-    content_type: str | None,
-    body: bytes,
-    sign: bool,
-    earlier: Earlier | None,
-    archive: ToArchive | None,
-) -> Analysis:
+def _analyse(url: str, content_type: str | None, body: bytes, asked: Asked) -> Analysis:
     assert _signature is not None, "the worker was started without its signature"
-    return analyse_page(
-        url, content_type, body, _signature, _bounds, sign=sign, earlier=earlier, archive=archive
-    )
+    return analyse_page(url, content_type, body, _signature, _bounds, asked)

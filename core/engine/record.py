@@ -170,6 +170,9 @@ class FetchRecorder:
             update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
         if outcome is Outcome.OK:
             update.fields["title"] = title  # each successful fetch's own (None: none)
+            if analysis is not None and analysis.published is not None:
+                # the page's own date, over its sitemap's or feed's (DESIGN.md §11)
+                update.fields["published_at"] = analysis.published
         if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
             update.fields.update(self.scoring.on_fetched(page, targets, batch))
         self._add(page, update, change, now, batch)

@@ -28,7 +28,7 @@ from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine.analysis import PageAnalyser, ToArchive, signing
+from recrawl.core.engine.analysis import Asked, PageAnalyser, ToArchive, signing
 from recrawl.core.engine.captures import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
@@ -38,8 +38,8 @@ from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
-from recrawl.core.engine.update import Outcome, classify
-from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher
+from recrawl.core.engine.update import Outcome, classify, never_fetched
+from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
 from recrawl.core.store.models import Page
 
@@ -222,32 +222,37 @@ class Round:
                 slot.answered()
             analysis = None
             if outcome is Outcome.OK:
-                sign, earlier = signing(
-                    page,
-                    result,
-                    parts.analyser.signature,
-                    parts.project_dir,
-                    parts.settings.fetch.max_body_bytes,
-                )
-                archive = None
-                if archived_whole(page, result):
-                    assert result.request is not None and result.response is not None
-                    archive = ToArchive(
-                        page.url,
-                        result.started_at,
-                        result.request,
-                        result.response,
-                        result.truncated,
-                        result.ip,
-                    )
-                analysis = await parts.analyser.analyse(
-                    page.url, result, sign=sign, earlier=earlier, archive=archive
-                )
+                asked = self._asked(page, result)
+                analysis = await parts.analyser.analyse(page.url, result, asked)
             recorded = parts.recorder.record_safely(
                 page, result, outcome, self.batch, self.captures, asked_wait, analysis
             )
             self.stats.count(recorded)
             await self._maybe_commit()
+
+    def _asked(self, page: Page, result: FetchResult) -> Asked:
+        """What a 2xx page's analysis is asked for besides its parse (analysis.Asked)."""
+        parts = self.parts
+        sign, earlier = signing(
+            page,
+            result,
+            parts.analyser.signature,
+            parts.project_dir,
+            parts.settings.fetch.max_body_bytes,
+        )
+        archive = None
+        if archived_whole(page, result):
+            assert result.request is not None and result.response is not None
+            archive = ToArchive(
+                page.url,
+                result.started_at,
+                result.request,
+                result.response,
+                result.truncated,
+                result.ip,
+            )
+        date_by = result.started_at if never_fetched(page) else None
+        return Asked(sign, earlier, archive, date_by)
 
     def _next_page(self, queue: deque[store.DuePage]) -> Page | None:
         """The queue's next page, read with the next LOAD_AHEAD if it is not yet."""

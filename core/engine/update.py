@@ -64,6 +64,13 @@ class Capture:
     payload_digest: str
 
 
+def never_fetched(page: Page) -> bool:
+    """No fetch of ``page`` has succeeded yet (the first 2xx sets ``content_changed_at``):
+    its next 2xx is its first, the one its publication date is read from (DESIGN.md §11:
+    the date a page states does not move, and reading it costs a third of a parse)."""
+    return page.content_changed_at is None
+
+
 def schedule_input(page: Page, now: datetime) -> ScheduleInput:
     return ScheduleInput(
         url=page.url,

@@ -38,6 +38,8 @@ class PageQuery:
     search: str = ""  # a substring of the URL
     status: str | None = None
     first_seen_since: datetime | None = None
+    #: How the pages were first found (:class:`~recrawl.core.store.models.DiscoveredVia`).
+    discovered_via: str | None = None
     order_by: str = "first_seen"
     descending: bool = False
 
@@ -82,6 +84,8 @@ def _listing(query: PageQuery, columns: Sequence[str]) -> ModelSelect[Page]:
         select = select.where(Page.status == query.status)
     if query.first_seen_since is not None:
         select = select.where(Page.first_seen >= query.first_seen_since)
+    if query.discovered_via:
+        select = select.where(Page.discovered_via == query.discovered_via)
     return select
 
 

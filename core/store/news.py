@@ -38,7 +38,8 @@ class NewsItem:
     #: The page's latest <title> (None: not HTML, or it has none).
     title: str | None
     first_seen: datetime
-    #: The page's own publication date (DESIGN.md §11); None until the store keeps one.
+    #: When the page says it was published (DESIGN.md §11: its own date, else its
+    #: sitemap's or feed's); None when unknown.
     published_at: datetime | None = None
 
 
@@ -111,8 +112,17 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
     # the statement run as it is, its times parsed here: peewee's conversion of each
     # value costs more than the query on 100,000 items
     sql, params = select.sql()
-    for item_id, at, kind, url, host, title, first_seen in DB.execute_sql(sql, params):
-        yield NewsItem(item_id, _time(at), kind, url, host, title, _time(first_seen))
+    for item_id, at, kind, url, host, title, first_seen, published in DB.execute_sql(sql, params):
+        yield NewsItem(
+            item_id,
+            _time(at),
+            kind,
+            url,
+            host,
+            title,
+            _time(first_seen),
+            _time(published) if published is not None else None,
+        )
 
 
 def _time(value: str | datetime) -> datetime:
@@ -140,6 +150,7 @@ def _items(where: NewsFilter) -> ModelSelect[News]:
         News.host,
         Page.title,
         Page.first_seen,
+        Page.published_at,
     ).join(Page, on=News.page == Page.id)
     return _filtered(select, where).order_by(News.at.desc(), News.id.desc())
 

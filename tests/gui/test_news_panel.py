@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from recrawl.core import store
 from recrawl.core.engine import inject
-from recrawl.gui.news_model import BLOCK, URL_ROLE
+from recrawl.gui.news_model import BLOCK, PUBLISHED_COLUMN, URL_COLUMN, URL_ROLE
 from recrawl.gui.news_panel import NewsPanel
 from recrawl.gui.pages_panel import PagesPanel
 
@@ -97,7 +97,7 @@ def test_news_grouped_by_day_and_site_with_counts(qtbot, qtmodeltester, project,
     assert model.rowCount(a_site) == 15
     kinds = [model.index(r, 1, a_site).data() for r in range(15)]
     assert kinds == ["changed"] * 3 + ["new"] * 12
-    assert model.index(0, 2, a_site).data() == "http://a.example/2"
+    assert model.index(0, URL_COLUMN, a_site).data() == "http://a.example/2"
     qtmodeltester.check(model)  # parents, indexes and row counts agree at every level
     window.close()
 
@@ -123,7 +123,7 @@ def test_filters_by_kind_and_site(qtbot, project, prefs):
     assert panel.site.currentData() == "b.example"  # kept when the list is filled again
     # the filter reaches the items: only b.example's, only news of that kind
     site = wait_items(qtbot, panel, DAY1, "b.example", 2)
-    assert {panel.model.index(r, 2, site).data() for r in range(2)} == {
+    assert {panel.model.index(r, URL_COLUMN, site).data() for r in range(2)} == {
         "http://b.example/0",
         "http://b.example/1",
     }
@@ -198,7 +198,7 @@ def test_a_big_site_day_is_read_a_block_at_a_time(qtbot, project, prefs):
     for rows in (2 * BLOCK + 1, count):
         panel.tree.scrollToBottom()
         qtbot.waitUntil(lambda rows=rows: model.rowCount(site) == rows)
-    urls = [model.index(r, 2, site).data() for r in range(count)]
+    urls = [model.index(r, URL_COLUMN, site).data() for r in range(count)]
     assert len(set(urls)) == count  # each once, none skipped at the block edges
     window.close()
 
@@ -209,9 +209,10 @@ def test_a_crawl_news_shows_up_and_an_empty_project_says_what_to_do(qtbot, proje
     assert panel.stack.currentWidget() is panel.hint
     assert window.nav.item(0).text() == "What's new"
     server.html("/", '<title>Home page</title><a href="/a">a</a>')
-    server.html("/a", "<html><head><title>Page A</title></head><body>a</body></html>")
-    inject([server.url("/")], T0)
-    crawl(project, clock=clock_at())
+    dated = '<meta property="article:published_time" content="2026-12-31">'
+    server.html("/a", f"<html><head><title>Page A</title>{dated}</head><body>a</body></html>")
+    inject([server.url("/")], NOON)
+    crawl(project, clock=clock_at(NOON - T0))
     with qtbot.waitSignal(panel.model.sig_loaded):
         window.context.changes.sig_pages.emit()  # what a finished round tells the panels
     assert panel.stack.currentWidget() is panel.listing
@@ -219,6 +220,16 @@ def test_a_crawl_news_shows_up_and_an_empty_project_says_what_to_do(qtbot, proje
     site = wait_items(qtbot, panel, day.day, "127.0.0.1", 2)
     assert site.data() == "2 new pages on 127.0.0.1 (2 unseen)"
     assert {panel.model.index(r, 0, site).data() for r in range(2)} == {"Home page", "Page A"}
+    # the date /a states, when the crawl first saw it, and the delay (issue 14)
+    published = {
+        panel.model.index(r, 0, site).data(): panel.model.index(r, PUBLISHED_COLUMN, site).data()
+        for r in range(2)
+    }
+    assert published["Home page"] == ""
+    assert published["Page A"].startswith("published 31 Dec")
+    assert published["Page A"].endswith(", first seen 1 Jan 2027 (+1 d)") or published[
+        "Page A"
+    ].endswith(", first seen 1 Jan (+1 d)")  # the year shown unless it is this one
     window.close()
 
 

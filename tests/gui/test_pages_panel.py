@@ -7,12 +7,13 @@ import json
 import subprocess
 import sys
 import threading
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDateTime, QPoint, Qt
 from PySide6.QtGui import QDesktopServices
+from recrawl.core import store
 from recrawl.core.clock import to_iso, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
@@ -370,4 +371,57 @@ def test_a_crawl_round_does_not_pull_the_table_from_under_a_reader(qtbot, crawle
     qtbot.mouseClick(panel.refresh_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(reloads) and panel.model.rowCount() == 5)
     assert panel.refresh_button.text() == "Refresh"
+    window.close()
+
+
+def test_the_found_via_filter_and_where_and_when_columns(qtbot, crawled, prefs, server):
+    feed = "http://127.0.0.1:9/feed.xml"  # as a feed adds its entries (DESIGN.md §11)
+    day_only, timed = datetime(2026, 12, 30), datetime(2026, 12, 30, 18, 45)
+    entries = [
+        store.NewPage(
+            url=server.url(path),
+            host="127.0.0.1",
+            next_fetch=T0 + 50 * DAY,
+            fetch_interval=86400.0,
+            discovered_via=store.DiscoveredVia.FEED,
+            discovered_from=feed,
+            published_at=published,
+        )
+        for path, published in (("/entry-1", day_only), ("/entry-2", timed))
+    ]
+    store.add_pages(entries, T0 + 45 * DAY)
+    window = make_window(qtbot, crawled, prefs)
+    panel = open_pages(qtbot, window)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 7)
+
+    def choose(via: str | None) -> None:
+        panel.via.setCurrentIndex(panel.via.findData(via))
+
+    choose(store.DiscoveredVia.FEED)
+    qtbot.waitUntil(lambda: urls(panel.model) == [server.url("/entry-1"), server.url("/entry-2")])
+    qtbot.waitUntil(lambda: panel.count_label.text() == "2 of 7 pages match")
+    model, column = panel.model, PagesModel.columns.index
+
+    def cell(row: int, name: str, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        return model.index(row, column(name)).data(role)
+
+    assert [cell(0, "discovered_via"), cell(0, "discovered_from")] == ["feed", feed]
+    # a date alone reads as that date in every time zone; a time in local time
+    assert cell(0, "published_at") == "2026-12-30"
+    assert "no time was given" in cell(0, "published_at", Qt.ItemDataRole.ToolTipRole)
+    local = timed.replace(tzinfo=UTC).astimezone()
+    assert cell(1, "published_at") == local.strftime("%Y-%m-%d %H:%M")
+    assert cell(1, "published_at", RAW_ROLE) == timed
+
+    choose(store.DiscoveredVia.SEED)
+    qtbot.waitUntil(lambda: urls(panel.model) == [server.url("/")])
+    assert cell(0, "discovered_from") == "" and cell(0, "published_at") == ""
+    choose(store.DiscoveredVia.LINK)
+    qtbot.waitUntil(lambda: len(urls(panel.model)) == 4)
+    assert {cell(row, "discovered_from") for row in range(4)} == {server.url("/")}
+    choose(store.DiscoveredVia.SITEMAP)
+    qtbot.waitUntil(lambda: panel.count_label.text() == "0 of 7 pages match")
+    assert panel.model.rowCount() == 0
+    choose(None)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 7)
     window.close()

@@ -16,8 +16,9 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 TEXT = "the quick brown fox jumps over the lazy dog while archivists keep watch "
 
 
-def page(title: str, words: str) -> str:
-    return f"<html><head><title>{title}</title></head><body><p>{words * 20}</p></body></html>"
+def page(title: str, words: str, published: str = "") -> str:
+    meta = f'<meta name="date" content="{published}">' if published else ""
+    return f"<html><head><title>{title}</title>{meta}</head><body><p>{words * 20}</p></body></html>"
 
 
 def run(capsys, *args: object) -> tuple[int, str, str]:
@@ -34,7 +35,7 @@ def crawled(tmp_path_factory):
     server = TestServer().start()
     try:
         server.html("/", '<title>Home</title><a href="/a">a</a> <a href="/b">b</a>')
-        server.html("/a", page("Alpha", TEXT))
+        server.html("/a", page("Alpha", TEXT, published="2026-12-30"))
         server.html("/b", page("Beta", "beta " + TEXT))
         d = tmp_path_factory.mktemp("news") / "p"
         assert main(["init", str(d)]) == 0
@@ -73,7 +74,9 @@ def test_news_json_is_newest_first_with_the_documented_keys(crawled, capsys):
     changed = items[2]
     assert changed["title"] == "Alpha 2" and changed["host"] == "127.0.0.1"
     assert changed["at"].startswith("2027-02-01T") and changed["first_seen"].endswith("Z")
-    assert changed["published_at"] is None
+    # the date /a stated when first fetched (DESIGN.md §11); /b states none
+    assert changed["published_at"] == "2026-12-30T00:00:00Z"
+    assert items[0]["published_at"] is None
 
 
 def test_news_filters_by_kind_and_since(crawled, capsys):

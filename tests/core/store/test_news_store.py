@@ -65,6 +65,15 @@ def test_items_come_newest_first_with_filters(project):
     assert store.news_hosts() == ["a.example", "b.example"]
 
 
+def test_items_carry_the_page_s_publication_date(project):
+    add_news([("http://a.example/1", T0 + HOUR, "new"), ("http://a.example/2", T0, "new")])
+    published = T0 - 30 * HOUR
+    Page.update(published_at=published).where(Page.url == "http://a.example/1").execute()
+    first, second = store.news_items()
+    assert (first.url, first.published_at) == ("http://a.example/1", published)
+    assert (second.url, second.published_at) == ("http://a.example/2", None)
+
+
 def test_paging_by_key_sees_every_item_once_even_at_equal_times(project):
     add_news([(f"http://a.example/{n}", T0 + (n // 3) * HOUR, "new") for n in range(10)])
     seen, after = [], None
