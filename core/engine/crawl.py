@@ -235,7 +235,9 @@ class Crawler:
                     # sitemaps and feeds first: what they make due joins the next round
                     reader.note_pages(pages)
                     await reader.read_due()
-                    pages = pages or self._next_pages()
+                    if not pages:  # what the sources made due; their hosts' sitemaps next
+                        pages = self._next_pages()
+                        reader.note_pages(pages)
                 if not pages:
                     break
                 if self.schedule.needs_corpus:
