@@ -4,8 +4,10 @@ discovered through the chain, bad ones named in one log line without stopping a 
 from __future__ import annotations
 
 import gzip
+from dataclasses import replace
 from datetime import datetime, timedelta
 
+from recrawl.core.config import SourceSettings
 from recrawl.core.engine import inject
 from recrawl.core.store.models import DiscoveredVia, Page, PageStatus, Source
 
@@ -185,3 +187,37 @@ def test_a_loop_of_indexes_is_read_once_and_deep_indexes_stop(project, server):
     assert server.hits_for("/i3.xml") == 0  # max_index_depth 2: /i2.xml's sitemaps wait
     assert "max_index_depth" in (source(server.url("/i2.xml")).error or "")
     assert Page.select().where(Page.discovered_via == "sitemap").count() == 0
+
+
+def test_a_huge_sitemap_is_read_up_to_its_bounds_with_one_line(project, server):
+    rows = [(server.url(f"/p{i}"), None) for i in range(400)]
+    server.routes["/sitemap.xml"] = Reply(200, urlset(*rows), XML)
+    server.html("/", "<p>home</p>")
+    inject([server.url("/")], T0)
+    events = Events()
+    bounded = replace(SourceSettings(), max_entries=50)
+    crawl(project, settings(sources=bounded, max_pages=5), clock=clock_at(), observer=events)
+
+    assert Page.select().where(Page.discovered_via == "sitemap").count() == 50
+    (line,) = [e.text for e in events.logs("warning") if "sitemap.xml" in e.text]
+    assert "350 more than 50 entries" in line and "sources.max_entries" in line
+    assert source(server.url("/sitemap.xml")).entries == 50
+
+
+def test_robots_rules_keep_a_sitemap_unread(project, server):
+    server.routes["/robots.txt"] = Reply(
+        200, b"User-agent: *\nDisallow: /sitemap.xml\n", {"Content-Type": "text/plain"}
+    )
+    server.html("/", "<p>home</p>")
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+
+    assert server.hits_for("/sitemap.xml") == 0
+    assert source(server.url("/sitemap.xml")).error == "denied by robots.txt"
+
+
+def test_sources_off_reads_none(project, server):
+    server.html("/", "<p>home</p>")
+    inject([server.url("/")], T0)
+    crawl(project, settings(sources=replace(SourceSettings(), enabled=False)), clock=clock_at())
+    assert server.hits_for("/sitemap.xml") == 0
