@@ -145,7 +145,8 @@ class SourceReader:
         if result.error is not None or status is None:
             self._failed(source, now, None, result.error or "no answer")
         elif status in (429, 503):
-            slot.throttled(result.header("retry-after"))
+            # not the host's back-off: that is its pages' to meet (and record), a source
+            # only waits twice as long
             self._failed(source, now, status, f"HTTP {status}")
         elif status == 304:
             slot.answered()
