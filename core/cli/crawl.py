@@ -78,13 +78,12 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
         if given:
             added = inject_sources(given, kind, now).added
             print(f"injected {added} new of {plural(len(set(given)), kind)}")
-    wake_watcher(project.path)  # new seeds and sources are due now
-    if not urls:
-        return 0
-    result = inject(urls, now)
-    print(f"injected {result.added} new of {len(result.urls)} URLs")
-    for url, verdict in result.rejected:
-        warn(f"{url} not added: {verdict.describe()}")
+    if urls:
+        result = inject(urls, now)
+        print(f"injected {result.added} new of {len(result.urls)} URLs")
+        for url, verdict in result.rejected:
+            warn(f"{url} not added: {verdict.describe()}")
+    wake_watcher(project.path)  # new seeds and sources are due now (written: it reads them)
     return 0
 
 

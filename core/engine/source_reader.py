@@ -120,9 +120,9 @@ class SourceReader:
             denied_by = await self.robots.denial(source.url, slot, lane)
             if isinstance(denied_by, Unreached):
                 return  # offline, maybe: it stays due
-            if denied_by is not None:
+            if denied_by is not None:  # the robots gate has said why in the log
                 why = denied_by.failure or "denied by robots.txt"
-                self._failed(source, self.clock.now(), None, why)
+                self._failed(source, self.clock.now(), None, why, quiet=True)
                 return
         wait = slot.reserve()
         if wait > self.politeness.max_retry_after:
@@ -295,15 +295,17 @@ class SourceReader:
         reason: str,
         *,
         missing: bool = False,
+        quiet: bool = False,
     ) -> None:
-        """A reading that failed; ``missing`` (4xx): there is none, ask again rarely."""
+        """A reading that failed; ``missing`` (4xx): there is none, ask again rarely;
+        ``quiet``: said already, an info line only."""
         interval = next_interval(source.fetch_interval, None, self.settings)
         if missing:
             interval = self.settings.max_interval
         fields = self._fields(now, interval, status, [reason])
         self.commits.write(store.record_reading, store.SourceReading(source.id, fields), now)
         # a host without /sitemap.xml is the common case, not worth a warning
-        level = "info" if missing and source.found_via == "default" else "warning"
+        level = "info" if quiet or (missing and source.found_via == "default") else "warning"
         self._say(level, source, reason)
 
     @staticmethod
