@@ -140,12 +140,46 @@ class WatchSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SourceSettings:
+    """Sitemaps and feeds (DESIGN.md §11): read on their own schedule, before each round,
+    with the politeness and robots rules of their host. What they list goes through the
+    chain like a link. A source past a bound is read up to it, said in one log line."""
+
+    #: Read sitemaps and feeds at all (the pages they list are found; a page's own feeds
+    #: are noted whether or not).
+    enabled: bool = True
+    #: Try ``/sitemap.xml`` of every host with pages (robots.txt ``Sitemap:`` lines are
+    #: read either way).
+    default_sitemaps: bool = True
+    #: Seconds between two readings of a new source; a reading that finds new pages
+    #: halves it, one that finds none (or a 304) makes it half as long again, within
+    #: [min_interval, max_interval]. A failed reading doubles it.
+    initial_interval: float = 6 * 3600.0
+    min_interval: float = 3600.0
+    max_interval: float = 7 * 86400.0
+    #: A source's size, at most (sitemaps.org's limit is 50 MB uncompressed); gzip
+    #: sitemaps are unpacked up to it too.
+    max_bytes: int = 50 * 1024 * 1024
+    #: Entries read from one source (sitemaps.org's limit per file).
+    max_entries: int = 50_000
+    #: Sitemap indexes within indexes, at most (the protocol allows none).
+    max_index_depth: int = 2
+    #: Sitemaps of one host (a news site's index may list thousands), and feeds of one
+    #: host (a blog advertises a comments feed on every post): the first found are kept.
+    max_sitemaps_per_host: int = 1_000
+    max_feeds_per_host: int = 20
+    #: Sources read before one round, at most; the rest wait for the next round.
+    max_reads_per_round: int = 2_000
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     traps: TrapSettings = field(default_factory=TrapSettings)
     watch: WatchSettings = field(default_factory=WatchSettings)
+    sources: SourceSettings = field(default_factory=SourceSettings)
     #: Stop after this many rounds (None: until nothing is due).
     rounds: int | None = None
     #: Stop after this many fetches in total (None: no limit).
@@ -189,6 +223,11 @@ STORABLE: dict[str, type] = {
     "watch.round_gap": float,
     "watch.offline_wait": float,
     "watch.offline_max_wait": float,
+    "sources.enabled": bool,
+    "sources.default_sitemaps": bool,
+    "sources.min_interval": float,
+    "sources.max_interval": float,
+    "sources.max_feeds_per_host": int,
 }
 
 
@@ -229,6 +268,9 @@ DURATION_SETTINGS = frozenset(
         "watch.offline_wait",
         "watch.offline_max_wait",
         "watch.wake_check",
+        "sources.initial_interval",
+        "sources.min_interval",
+        "sources.max_interval",
         "commit_seconds",
         "event_interval",
     }

@@ -11,7 +11,7 @@ from pathlib import Path
 from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
 from recrawl.core.cli.crawl_report import CrawlReport
 from recrawl.core.cli.interrupts import run_interruptible
-from recrawl.core.cli.output import DIR_HELP, url_lines, warn
+from recrawl.core.cli.output import DIR_HELP, plural, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, parse_iso, utcnow
@@ -49,22 +49,41 @@ def _inject_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help=DIR_HELP)
     p.add_argument("urls", nargs="*", metavar="URL", help="http(s) URLs to add")
     p.add_argument("--file", type=Path, help="a file with one URL per line (# starts a comment)")
+    p.add_argument(
+        "--feed",
+        nargs="+",
+        default=[],
+        metavar="URL",
+        help="RSS or Atom feeds to read on their own schedule for the pages they link "
+        "(recrawl sources lists them)",
+    )
+    p.add_argument(
+        "--sitemap", nargs="+", default=[], metavar="URL", help="sitemaps (or sitemap indexes)"
+    )
 
 
 @project_command
 def run_inject(project: Project, args: argparse.Namespace) -> int:
-    from recrawl.core.engine import inject  # the engine (httpx, parsers): not for init
+    # the engine (httpx, parsers): not for init
+    from recrawl.core.engine import inject
+    from recrawl.core.engine.seeds import inject_sources
 
     urls = list(args.urls)
     if args.file:
         urls += url_lines(read_text(args.file, "URL list"))
-    if not urls:
-        raise InvalidArgument("no URLs given (pass URLs or --file)")
-    result = inject(urls, utcnow())
-    print(f"injected {result.added} new of {len(result.urls)} URLs")
-    wake_watcher(project.path)  # new seeds are due now
-    for url, verdict in result.rejected:
-        warn(f"{url} not added: {verdict.describe()}")
+    if not urls and not args.feed and not args.sitemap:
+        raise InvalidArgument("no URLs given (pass URLs, --file, --feed or --sitemap)")
+    now = utcnow()
+    for kind, given in (("feed", args.feed), ("sitemap", args.sitemap)):
+        if given:
+            added = inject_sources(given, kind, now).added
+            print(f"injected {added} new of {plural(len(set(given)), kind)}")
+    if urls:
+        result = inject(urls, now)
+        print(f"injected {result.added} new of {len(result.urls)} URLs")
+        for url, verdict in result.rejected:
+            warn(f"{url} not added: {verdict.describe()}")
+    wake_watcher(project.path)  # new seeds and sources are due now (written: it reads them)
     return 0
 
 

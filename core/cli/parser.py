@@ -39,6 +39,7 @@ LISTED: dict[str, Listed] = {
     "crawl": Listed("crawl", "crawl what is due"),
     "watch": Listed("watch", "crawl pages as they come due, sleeping in between"),
     "urls": Listed("pages", "list the pages"),
+    "sources": Listed("sources", "list the sitemaps and feeds read for new pages"),
     "history": Listed("pages", "a page's fetch history"),
     "show": Listed("pages", "the decoded payload of a page's latest capture"),
     "diff": Listed("diff", "what changed in a page's text between two captures"),

@@ -56,6 +56,23 @@ class CommitPipeline:
         """
         self._thread.submit(function, *args)
 
+    def write(
+        self,
+        function: Callable[..., int],
+        *args: object,
+        done: Callable[[int], None] | None = None,
+    ) -> None:
+        """Run a store write in order with the commits; :meth:`drain` waits for it (and
+        raises its error). ``done(result)`` on success, on the loop's thread."""
+
+        def finished(future: asyncio.Future[int]) -> None:
+            if done is not None and not future.cancelled() and future.exception() is None:
+                done(future.result())
+
+        future = asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
+        future.add_done_callback(finished)
+        self._pending.append(future)
+
     async def wait_below(self, count: int) -> None:
         """Wait until fewer than ``count`` commits are pending (oldest first); a store
         error ends the crawl here, as in :meth:`drain`."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 
 import numpy as np
 from recrawl.core import store
@@ -36,12 +37,15 @@ from recrawl.core.engine.pool import default_processes
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
+from recrawl.core.engine.source_reader import SourceReader
+from recrawl.core.engine.sources import SourceFinder
 from recrawl.core.engine.stats import CrawlStats
 from recrawl.core.engine.traps import TrapGuard
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.net.fetch import Fetcher
 from recrawl.core.net.politeness import HostSlots
+from recrawl.core.net.robots import RobotsPolicy
 from recrawl.core.policy.choices import (
     catch_up,
     chain_text,
@@ -114,6 +118,8 @@ class Crawler:
             seen_limit=self.settings.seen_limit,
             follow_nofollow=self.settings.follow_nofollow,
         )
+        #: New sitemaps and feeds as the crawl meets them (DESIGN.md §11).
+        self.sources = SourceFinder(self.settings.sources, self.clock, self.events)
         self.recorder = FetchRecorder(
             self.settings,
             self.clock,
@@ -122,6 +128,7 @@ class Crawler:
             self.scoring,
             self.links,
             self.events,
+            self.sources,
         )
 
     # -- thread-safe controls --------------------------------------------------------
@@ -202,9 +209,37 @@ class Crawler:
             robots,
             self.reach,
         )
+        reader = None
+        if settings.sources.enabled:
+            reader = SourceReader(
+                settings,
+                self.clock,
+                self.controls,
+                self.events,
+                self.stats,
+                self.hosts,
+                self.links,
+                fetcher,
+                connections,
+                commits,
+                robots,
+                self.sources,
+            )
+            if robots is not None:
+                robots.on_policy = partial(self._robots_sitemaps, commits)
         ticker = asyncio.create_task(self._ticker()) if self.events.observer else None
         try:
-            while pages := self._next_pages():
+            while True:
+                pages = self._next_pages()
+                if reader is not None and self._may_go_on():
+                    # sitemaps and feeds first: what they make due joins the next round
+                    reader.note_pages(pages)
+                    await reader.read_due()
+                    if not pages:  # what the sources made due; their hosts' sitemaps next
+                        pages = self._next_pages()
+                        reader.note_pages(pages)
+                if not pages:
+                    break
                 if self.schedule.needs_corpus:
                     rates, scores = store.corpus_figures()
                     self.schedule.prepare(Corpus(np.array(rates, dtype=float), np.array(scores)))
@@ -220,10 +255,28 @@ class Crawler:
                     await ticker
             await fetcher.aclose()
             analyser.close()
+            if reader is not None:
+                reader.close()
             await commits.drain()
             commits.close()
             for message in self.traps.summary():
                 self.events.emit(message)
+
+    def _robots_sitemaps(self, commits: CommitPipeline, origin: str, policy: RobotsPolicy) -> None:
+        """An origin's robots.txt ``Sitemap:`` lines become sources (read before the next
+        round, or in the reading under way)."""
+        found = self.sources.robots_sitemaps(origin, policy)
+        if found:
+            commits.write(store.add_sources, found, self.clock.now())
+
+    def _may_go_on(self) -> bool:
+        """Whether the crawl may do more: not stopped, not at its round or page limit."""
+        settings = self.settings
+        if self.controls.stopped:
+            return False
+        if settings.rounds is not None and self.stats.rounds >= settings.rounds:
+            return False
+        return settings.max_pages is None or self.stats.attempts < settings.max_pages
 
     def _next_pages(self) -> list[store.DuePage]:
         """The next round's pages: due ones, within the limits; none when the crawl ends."""

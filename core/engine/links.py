@@ -10,6 +10,7 @@ http) is a rejected link too, named for what is wrong with it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from recrawl.core import store
@@ -63,6 +64,10 @@ class LinkDiscoverer:
         """How many URLs the memory holds (at most ``seen_limit`` plus one round's queue)."""
         return len(self._seen)
 
+    def in_scope(self, url: str) -> bool:
+        """Whether the chain accepts ``url`` (a feed a page advertises, say)."""
+        return self.compiled_chain.check(url).accepted
+
     def remember(self, url: str) -> None:
         """A page queued for fetching: links to it need no check."""
         self._seen.add(url)
@@ -100,6 +105,45 @@ class LinkDiscoverer:
             return []
         now = self.clock.now()
         return [target] if self._discovered(page, target, batch, now, REDIRECT) else []
+
+    def from_source(
+        self,
+        source_url: str,
+        via: str,
+        entries: Sequence[tuple[str, datetime | None]],
+        reading: store.SourceReading,
+    ) -> None:
+        """The pages a sitemap or feed lists (``via``), with the date it gives each,
+        through the chain into ``reading``: new pages (one hop from their source, as a
+        seed's links), rejected links. Known pages are left to the store."""
+        now = self.clock.now()
+        for url, published in entries:
+            if url in self._seen:
+                continue  # checked already: a page, or rejected and recorded
+            if len(self._seen) >= self.seen_limit:
+                self._seen.clear()
+                self._rejected.clear()
+            self._seen.add(url)
+            verdict = self.compiled_chain.check(url)
+            if not verdict.accepted:
+                self._rejected.add(url)
+                reading.rejected.append((url, verdict.filter_name or "", verdict.line))
+                self.events.emit(
+                    LinkRejected(url, source_url, verdict.filter, verdict.filter_name, verdict.line)
+                )
+                continue
+            reading.new_pages.append(
+                store.NewPage(
+                    url=url,
+                    host=host_of(url),
+                    next_fetch=now,
+                    fetch_interval=self.schedule.initial_interval(),
+                    depth=1,
+                    discovered_from=source_url,
+                    discovered_via=via,
+                    published_at=published,
+                )
+            )
 
     def _discovered(
         self, page: Page, url: str, batch: store.CommitBatch, now: datetime, via: str = LINK

@@ -21,7 +21,14 @@ from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
-_LINKS = "a[href], area[href], frame[src], iframe[src], base[href], meta[http-equiv]"
+_LINKS = (
+    "a[href], area[href], frame[src], iframe[src], base[href], meta[http-equiv], "
+    "link[href][rel][type]"
+)
+#: ``<link rel="alternate" type=...>`` types of the feeds a page advertises (DESIGN.md §11).
+FEED_TYPES = ("application/rss+xml", "application/atom+xml")
+#: Feeds of one page kept (a page can advertise any number).
+MAX_FEEDS = 10
 _REFRESH_URL = re.compile(r"""^\s*\d*(?:\.\d*)?\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]+)""", re.I)
 _SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
 #: Malformed links of one page kept (as rejected links) with their reason; the rest are
@@ -65,6 +72,9 @@ class ParseResult:
     #: The markup as parsed (decoded, cut at the parse bounds), when asked for
     #: (``keep_markup``): a publication date is read from it.
     markup: str | None = None
+    #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
+    #: most MAX_FEEDS.
+    feeds: list[str] = field(default_factory=list)
 
 
 def media_type(content_type: str | None) -> str:
@@ -119,7 +129,7 @@ def parse_html(
     if keep_markup:
         result.markup = text
     del text  # the tree has its own copy: two of a 10 MB page are enough (unless kept)
-    raw_links, base_href = _raw_links(tree, result)
+    raw_links, base_href, raw_feeds = _raw_links(tree, result)
     del tree  # a page's links and its parse tree are not held at once
     invalid: set[str] = set()
     base = url
@@ -141,19 +151,32 @@ def parse_html(
             continue
         merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
     result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
+    for href in raw_feeds:
+        with contextlib.suppress(InvalidUrl):  # a feed that is no URL is no feed to read
+            feed = canonical(href, base)
+            if feed not in result.feeds and len(result.feeds) < MAX_FEEDS:
+                result.feeds.append(feed)
     return result
 
 
 def _raw_links(
     tree: LexborHTMLParser, result: ParseResult
-) -> tuple[list[tuple[str, bool]], str | None]:
-    """The links as written (href, rel=nofollow) and the first ``<base href>``; sets the
-    result's text and ``nofollow_all``."""
+) -> tuple[list[tuple[str, bool]], str | None, list[str]]:
+    """The links as written (href, rel=nofollow), the first ``<base href>`` and the feeds
+    advertised; sets the result's text and ``nofollow_all``."""
     base_href: str | None = None
     raw_links: list[tuple[str, bool]] = []
+    raw_feeds: list[str] = []
     for node in tree.css(_LINKS):
         attrs = node.attributes
         tag = node.tag
+        if tag == "link":
+            kind = (attrs.get("type") or "").split(";")[0].strip().lower()
+            rel = (attrs.get("rel") or "").lower().split()
+            href = attrs.get("href")
+            if href and kind in FEED_TYPES and "alternate" in rel:
+                raw_feeds.append(href)
+            continue
         if tag == "base":
             href = attrs.get("href")
             if href and base_href is None:  # the first <base href> is the one that counts
@@ -180,7 +203,7 @@ def _raw_links(
         result.title = " ".join(title.text().split())[:MAX_TITLE] or None
     body_node = tree.body
     result.text = body_node.text(separator=" ") if body_node is not None else ""
-    return raw_links, base_href
+    return raw_links, base_href, raw_feeds
 
 
 def _invalid(result: ParseResult, href: str, base: str, exc: InvalidUrl, kept: set[str]) -> None:

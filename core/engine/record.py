@@ -18,6 +18,7 @@ from recrawl.core.engine.captures import CaptureWriter
 from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.news import news_kind
+from recrawl.core.engine.sources import SourceFinder
 from recrawl.core.engine.update import Capture, Outcome, PageUpdate, update_page
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
@@ -39,6 +40,7 @@ class FetchRecorder:
         scoring: Scoring,
         links: LinkDiscoverer,
         events: EventQueue,
+        sources: SourceFinder | None = None,
     ) -> None:
         self.settings = settings
         self.clock = clock
@@ -47,6 +49,8 @@ class FetchRecorder:
         self.scoring = scoring
         self.links = links
         self.events = events
+        #: Notes the feeds pages advertise (None: the crawl reads no sources).
+        self.sources = sources
 
     def robots_denied(self, page: Page, policy: RobotsPolicy, batch: store.CommitBatch) -> Outcome:
         """Record a page robots.txt kept from being requested; returns the outcome counted.
@@ -136,6 +140,9 @@ class FetchRecorder:
             parsed = analysis.parsed
             if parsed is not None:
                 targets = self.links.from_html(page, parsed, batch)
+                if parsed.feeds and self.sources is not None:
+                    feeds = [url for url in parsed.feeds if self.links.in_scope(url)]
+                    batch.sources += self.sources.feeds(page.url, feeds)
                 if parsed.cut is not None:
                     note = f"{note}; {parsed.cut}" if note else parsed.cut
                 title = parsed.title

@@ -12,6 +12,7 @@ an origin not reached while no host has answered yet.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 
 from recrawl.core import store
@@ -58,6 +59,8 @@ class RobotsGate:
         self.reach = reach
         self._policies: dict[str, RobotsPolicy] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        #: Told each origin's policy once a crawl (its ``Sitemap:`` lines: DESIGN.md §11).
+        self.on_policy: Callable[[str, RobotsPolicy], None] | None = None
 
     async def denial(self, url: str, slot: HostSlot, lane: int) -> RobotsPolicy | None:
         """The policy that denies ``url``, or None when the crawl may request it."""
@@ -99,6 +102,8 @@ class RobotsGate:
             else:
                 slot.honour_crawl_delay(policy.crawl_delay(self.agent))
             self._policies[origin] = policy
+            if self.on_policy is not None:
+                self.on_policy(origin, policy)
             return policy
 
     def _fetched(self, origin: str, result: FetchResult, now: datetime) -> RobotsPolicy:

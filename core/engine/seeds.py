@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recrawl.core import store
+from recrawl.core.config import CrawlSettings
 from recrawl.core.filters import Verdict
 from recrawl.core.net.urls import canonical, host_of
 from recrawl.core.policy.choices import (
@@ -55,3 +56,19 @@ def inject(urls: Sequence[str], now: datetime) -> InjectResult:
         store.make_due(accepted, now)
         store.record_rejected([(u, v.filter_name or "", v.line) for u, v in rejected], now)
     return InjectResult(added, canon, rejected)
+
+
+def inject_sources(urls: Sequence[str], kind: str, now: datetime) -> InjectResult:
+    """Add sitemaps or feeds (``kind``) to read from the next crawl on, their hosts in
+    scope as a seed's are (what they list goes through the chain). One known already is
+    due now: the user asked for it. Raises InvalidUrl before writing anything."""
+    canon = list(dict.fromkeys(canonical(u) for u in urls))
+    interval = CrawlSettings().sources.initial_interval
+    with store.transaction():
+        add_scope_hosts([host_of(u) for u in canon], now)
+        sources = [
+            store.NewSource(u, kind, host_of(u), "inject", None, now, interval) for u in canon
+        ]
+        added = store.add_sources(sources, now)
+        store.make_sources_due(canon, now)
+    return InjectResult(added, canon, [])

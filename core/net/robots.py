@@ -59,6 +59,13 @@ class RobotsPolicy:
         assert self.parser is not None
         return bool(self.parser.can_fetch(url, agent))
 
+    @property
+    def sitemaps(self) -> tuple[str, ...]:
+        """The URLs of its ``Sitemap:`` lines (DESIGN.md §11), as written."""
+        if self.parser is None:
+            return ()
+        return tuple(self.parser.sitemaps)
+
     def crawl_delay(self, agent: str) -> float | None:
         if self.parser is None:
             return None

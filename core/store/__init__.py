@@ -16,6 +16,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     news          news items: what happened to pages, counts by day and site, unseen
     sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
     runs          crawl runs: when each started and ended, what it did
+    sources       sitemaps and feeds: found, due, each reading's findings, the listing
     sql           helpers the modules above share
 """
 
@@ -128,6 +129,22 @@ from recrawl.core.store.sites import (
     hosts_with_pages,
     make_hosts_due,
 )
+from recrawl.core.store.sources import (
+    DueSource,
+    NewSource,
+    SourceInfo,
+    SourceReading,
+    add_sources,
+    due_sources,
+    earliest_source_fetch,
+    known_sources,
+    list_sources,
+    make_sources_due,
+    next_source_due_at,
+    record_reading,
+    source_counts,
+    source_parent,
+)
 
 __all__ = [
     "LISTING_COLUMNS",
@@ -137,9 +154,11 @@ __all__ = [
     "CrawlRunInfo",
     "DiscoveredVia",
     "DuePage",
+    "DueSource",
     "HostSummary",
     "KnownPage",
     "NewPage",
+    "NewSource",
     "NewsDay",
     "NewsFilter",
     "NewsGroup",
@@ -150,8 +169,11 @@ __all__ = [
     "SeenMark",
     "SegmentSummary",
     "Source",
+    "SourceInfo",
     "SourceKind",
+    "SourceReading",
     "add_pages",
+    "add_sources",
     "begin_compaction",
     "begin_crawl_run",
     "close_database",
@@ -171,7 +193,9 @@ __all__ = [
     "delete_segment",
     "due_page_refs",
     "due_pages",
+    "due_sources",
     "earliest_next_fetch",
+    "earliest_source_fetch",
     "end_compaction",
     "end_crawl_run",
     "filter_pages",
@@ -187,12 +211,15 @@ __all__ = [
     "iter_listing",
     "iter_news",
     "known_pages_block",
+    "known_sources",
     "last_crawl_run",
     "last_page_id",
     "list_pages",
+    "list_sources",
     "listing_rows",
     "make_due",
     "make_hosts_due",
+    "make_sources_due",
     "mark_news_seen",
     "needs_recovery",
     "newest_news_id",
@@ -201,6 +228,7 @@ __all__ = [
     "news_hosts",
     "news_items",
     "next_due_at",
+    "next_source_due_at",
     "open_database",
     "open_segments",
     "page_by_url",
@@ -210,6 +238,7 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "record_filtered",
+    "record_reading",
     "record_rejected",
     "rejected_link",
     "rejected_links",
@@ -222,6 +251,8 @@ __all__ = [
     "segment_summaries",
     "set_fixed_interval",
     "set_setting",
+    "source_counts",
+    "source_parent",
     "transaction",
     "unfilter_pages",
     "unfinished_compactions",

@@ -17,6 +17,7 @@ from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
+from recrawl.core.store.sources import NewSource, insert_sources
 from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages
 
 
@@ -39,6 +40,8 @@ class CommitBatch:
     #: OPIC cash handed to pages: (url, amount), and paid out by fetched pages.
     cash: list[tuple[str, float]] = field(default_factory=list)
     payouts: list[tuple[str, float]] = field(default_factory=list)
+    #: Feeds pages advertise (DESIGN.md §11), read from the next round on.
+    sources: list[NewSource] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -48,15 +51,15 @@ class CommitBatch:
         return (
             self.records, len(self.page_updates), len(self.events), len(self.news),
             len(self.new_pages), len(self.links), len(self.rejected), len(self.cash),
-            len(self.payouts),
+            len(self.payouts), len(self.sources),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
-        records, updates, events, news, new_pages, links, rejected, cash, payouts = sizes
+        records, updates, events, news, new_pages, links, rejected, cash, payouts, sources = sizes
         self.records = records
         del self.page_updates[updates:], self.events[events:], self.news[news:]
         del self.new_pages[new_pages:], self.links[links:], self.rejected[rejected:]
-        del self.cash[cash:], self.payouts[payouts:]
+        del self.cash[cash:], self.payouts[payouts:], self.sources[sources:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime) -> int:
@@ -77,6 +80,8 @@ def commit_batch(batch: CommitBatch, now: datetime) -> int:
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
         _apply_scores(batch)
         record_rejected(batch.rejected, now)
+        if batch.sources:
+            insert_sources(batch.sources, now)
         Segment.update(
             committed_bytes=batch.committed_bytes,
             bytes=batch.committed_bytes,

@@ -203,6 +203,10 @@ class Watcher:
             gap = timedelta(seconds=watch.round_gap)
             now = self.clock.now()
             earliest = store.earliest_next_fetch()
+            if self.settings.sources.enabled:  # sitemaps and feeds fall due too (§11)
+                sources = store.earliest_source_fetch()
+                if sources is not None and (earliest is None or sources < earliest):
+                    earliest = sources
             due = earliest is not None and earliest <= now
             if retry_at is not None and not woken and now < retry_at:
                 until: datetime | None = retry_at

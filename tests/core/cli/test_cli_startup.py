@@ -84,8 +84,13 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         (("settings", "{dir}", "--json"), STORE_ONLY, '"name": "politeness.delay"'),
         (("news", "{dir}", "--json"), (*STORE_ONLY, "feedgen", "lxml"), '"kind": "new"'),
         (("feed", "{dir}"), NEVER, "<feed"),
+        # the crawl tried the host's /sitemap.xml
+        (("sources", "{dir}", "--json"), (*STORE_ONLY, "usp", "feedparser"), '"kind": "sitemap"'),
     ],
-    ids=["version", "urls", "urls-json", "history", "segments", "show", "settings", "news", "feed"],
+    ids=[
+        *("version", "urls", "urls-json", "history", "segments", "show", "settings", "news"),
+        *("feed", "sources"),
+    ],
 )
 def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, forbidden, expect):
     project, url = crawled
