@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QVBoxLayout,
+    QWidget,
+)
 from recrawl.gui.crawl_progress import RATE_WINDOW_S, CrawlProgress
 from recrawl.gui.formatting import stopwatch
 from recrawl.gui.plots import UNCHANGED, from_zero, plot_widget
@@ -71,6 +78,11 @@ class CrawlProgressView(QWidget):
         )
         self._unit = ""
         self._ranges = (0.0, 0.0)  # the plot's x and y tops as last set
+        # the axes and the title drawn once into pixmaps, blitted while they stay the
+        # same: replaying their text four times a second was the window's longest work
+        item = self.plot.getPlotItem()
+        for part in (*(item.getAxis(side) for side in ("left", "bottom")), item.titleLabel):
+            part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_LINES)
