@@ -167,7 +167,7 @@ def simulate_corpus(
     fresh = np.zeros(n)
     stale = np.zeros(n)
     fetches = np.zeros(n)
-    estimator = _RateTable(n, base) if isinstance(base, ChangeRateSchedule) else None
+    estimator = RateTable(n, base) if isinstance(base, ChangeRateSchedule) else None
     prepare_every = 7 * DAY
     next_prepare = 0.0
     start = 0.0
@@ -210,7 +210,7 @@ def simulate_corpus(
     )
 
 
-class _RateTable:
+class RateTable:
     """The :class:`~recrawl.core.policy.schedules.estimators.RateEstimate` of every page
     of a corpus, as arrays, and ``schedule``'s intervals from them."""
 
