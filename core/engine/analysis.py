@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
-from recrawl.core.policy.signature import Signature
+from recrawl.core.policy.signature import OutlinksSignature, Signature
 
 if TYPE_CHECKING:  # not at run time: the analysis processes need no HTTP client
     from recrawl.core.engine.pool import AnalysisPool
@@ -39,6 +39,8 @@ class Analysis:
 
     parsed: ParseResult | None
     signature: bytes
+    #: The outlinks' hashes (``outlinks`` signature form) when asked for and HTML.
+    link_hashes: bytes | None = None
 
 
 def text_of(content_type: str | None, body: bytes, parsed: ParseResult | None) -> str | None:
@@ -61,9 +63,12 @@ def analyse_page(
     parsed = parse_html(body, url, content_type, bounds) if is_html(content_type, body) else None
     links = tuple(link.url for link in parsed.links) if parsed else ()
     signed = signature.compute(body, text_of(content_type, body, parsed), links)
+    hashes = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
-    return Analysis(parsed, signed)
+        if bounds.hash_links:
+            hashes = OutlinksSignature().compute(b"", None, links)
+    return Analysis(parsed, signed, hashes)
 
 
 def can_be_sent(signature: Signature) -> bool:
