@@ -236,3 +236,45 @@ def simulate_discovery(
         optimal_delay(rates, per_day) / HOUR,
         time.perf_counter() - started,
     )
+
+
+# -- the Schedule panel's figures -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScheduleFigures:
+    """A schedule's freshness and discovery delay on small simulated corpora, each with
+    the optimum at the schedule's own cost there."""
+
+    pages: int
+    days: float
+    fetches_per_page_per_day: float
+    freshness: float
+    optimal_freshness: float
+    hub_fetches_per_page_per_day: float
+    discovery_delay_hours: float
+    optimal_delay_hours: float
+
+
+def schedule_figures(
+    name: str, params: dict[str, Any], days: float, pages: int = 200, seed: int = 0
+) -> ScheduleFigures:
+    """``name(**params)`` on ``pages`` pages (freshness) and ``pages`` hubs (discovery
+    delay) over ``days``: what ``recrawl simulate --corpus``/``--discovery`` print."""
+    from recrawl.core.policy.schedules import make_schedule
+    from recrawl.core.policy.simulate import corpus_rates, optimum, simulate_corpus
+
+    rates = corpus_rates(pages, seed)
+    fresh = simulate_corpus(make_schedule(name, **params), rates, days, seed=seed)
+    best = optimum(rates, fresh.fetches_per_page_per_day, days)
+    found = simulate_discovery(make_schedule(name, **params), rates, days, seed=seed)
+    return ScheduleFigures(
+        pages,
+        days,
+        fresh.fetches_per_page_per_day,
+        fresh.freshness,
+        best.freshness,
+        found.fetches_per_page_per_day,
+        found.mean_discovery_delay_hours,
+        found.optimal_delay_hours,
+    )
