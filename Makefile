@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) bench/crawl_bench.py
 	$(PY) bench/schedule_bench.py
+	$(PY) bench/discovery_bench.py
 	$(PY) bench/filter_bench.py
 	$(PY) bench/compact_bench.py
 	$(PY) bench/memory_bench.py

@@ -93,6 +93,9 @@ class ParseSettings:
     #: core, at most four (:func:`recrawl.core.engine.pool.default_processes`); 0: none,
     #: pages are analysed in the crawl's process.
     processes: int | None = None
+    #: Whether the analysis also hashes the page's outlinks, so the crawl can count the
+    #: new ones (set by the crawl when its schedule learns from them: ``discovery``).
+    hash_links: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

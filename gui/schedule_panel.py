@@ -33,10 +33,12 @@ from recrawl.core import store
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
 from recrawl.core.policy.schedule import DAY
-from recrawl.core.policy.schedules import SCHEDULES, ScoreTiers, make_schedule, schedule_names
+from recrawl.core.policy.schedules import SCHEDULES, make_schedule, schedule_names
 from recrawl.core.policy.schedules.parameters import schedule_parameters
+from recrawl.core.policy.schedules.registry import WRAPPERS, own_parameters
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.policy.simulate import REFERENCE_PAGES, reference_trajectories
+from recrawl.core.policy.simulate_discovery import ScheduleFigures, schedule_figures
 from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
@@ -59,7 +61,26 @@ def _first_line(obj: Any) -> str:
 
 
 def schedule_description(name: str) -> str:
-    return _first_line(ScoreTiers if name == "score-tiers" else SCHEDULES[name])
+    return _first_line(WRAPPERS[name] if name in WRAPPERS else SCHEDULES[name])
+
+
+def figures_text(figures: ScheduleFigures) -> str:
+    """Freshness and discovery delay beside each other, each against its optimum."""
+    return (
+        f"On {figures.pages} simulated pages over {figures.days:g} days: "
+        f"freshness {figures.freshness:.0%} at {figures.fetches_per_page_per_day:.2f} "
+        f"fetches a page a day (best possible at that cost {figures.optimal_freshness:.0%}); "
+        f"as many hubs gaining new links: new pages first seen after "
+        f"{_hours(figures.discovery_delay_hours)} on average at "
+        f"{figures.hub_fetches_per_page_per_day:.2f} fetches a hub a day "
+        f"(best possible {_hours(figures.optimal_delay_hours)})."
+    )
+
+
+def _hours(hours: float) -> str:
+    if not math.isfinite(hours):
+        return "never"
+    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.1f} h"
 
 
 def _load() -> tuple[str, dict[str, Any], str]:
@@ -86,6 +107,8 @@ class SchedulePanel(Panel):
         self._saving = False
         #: The trajectories drawn: label -> rows of ``simulate_page``.
         self.trajectories: dict[str, list[dict[str, Any]]] = {}
+        #: Freshness and discovery delay of the schedule drawn (None: not yet).
+        self.figures: ScheduleFigures | None = None
         self._build()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -175,16 +198,25 @@ class SchedulePanel(Panel):
             "Four pages fetched from day 0 with the parameters on the left: one changing "
             "every hour, every day, every month, and one that never changes. Each point is "
             "a fetch and the interval it set until the next one (log scale; fetches are "
-            "marked while they are few). Nothing is "
+            "marked while they are few; for discovery each change is a new link). Nothing is "
             "saved until Apply; a saved schedule applies to each page from its next fetch. "
             "The same numbers: recrawl simulate --schedule NAME --change-every 1d."
         )
         caption.setWordWrap(True)
         caption.setStyleSheet("color: #555;")
+        #: Freshness and discovery delay (DESIGN.md §11), as recrawl simulate --corpus
+        #: and --discovery print them.
+        self.figures_label = QLabel()
+        self.figures_label.setWordWrap(True)
+        self.figures_label.setToolTip(
+            "recrawl simulate --corpus 200 --days D --schedules NAME and "
+            "recrawl simulate --discovery 200 --days D --schedules NAME"
+        )
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.addLayout(controls)
         right_layout.addWidget(self.plot, 1)
+        right_layout.addWidget(self.figures_label)
         right_layout.addWidget(caption)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -258,11 +290,13 @@ class SchedulePanel(Panel):
         keep: dict[str, Any] = (
             saved[1] if saved is not None and saved[1].get("base") == base else {}
         )
-        tiers: dict[str, Any] = {
-            key: self.form.value_of(key) for key in ("top1", "top10") if key in self.form.fields
+        own: dict[str, Any] = {
+            key: self.form.value_of(key)
+            for key in (own_parameters(name) if name in WRAPPERS else ())
+            if key in self.form.fields
         }
-        tiers = {k: v for k, v in tiers.items() if isinstance(v, float)}
-        values = {**keep, **tiers, "base": base}
+        own = {k: v for k, v in own.items() if isinstance(v, int | float) or v is None}
+        values = {**keep, **own, "base": base}
         self.form.build(schedule_parameters(name, base), values)
         self._edited()
 
@@ -335,7 +369,10 @@ class SchedulePanel(Panel):
         self._simulating = True
         self.sim_state.setText("Simulating…")
         self.context.jobs.compute(  # CPU only: the store's queries go on meanwhile
-            lambda: reference_trajectories(name, params, until),
+            lambda: (
+                reference_trajectories(name, params, until),
+                schedule_figures(name, params, until / DAY),
+            ),
             lambda result: self._simulated(generation, request, result),
             self._simulation_failed,
         )
@@ -344,7 +381,7 @@ class SchedulePanel(Panel):
         self,
         generation: int,
         request: tuple[str, dict[str, Any], float],
-        result: dict[str, list[dict[str, Any]]],
+        result: tuple[dict[str, list[dict[str, Any]]], ScheduleFigures],
     ) -> None:
         self._simulating = False
         waiting, self._waiting = self._waiting, None
@@ -353,7 +390,9 @@ class SchedulePanel(Panel):
         if generation != self._generation:
             return  # an edit came after this request: its own result is on the way
         self.sim_state.setText("")
-        self._draw(request, result)
+        trajectories, self.figures = result
+        self.figures_label.setText(figures_text(self.figures))
+        self._draw(request, trajectories)
 
     def _simulation_failed(self, message: str) -> None:
         self._simulating = False

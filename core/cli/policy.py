@@ -136,7 +136,8 @@ def run_scoring(project: Project, args: argparse.Namespace) -> int:
 def _simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "One page: --schedule NAME with --change-every DUR or --change-at "
-        "D1,D2,... (days). A corpus: --corpus N --days D --schedules A,B,..."
+        "D1,D2,... (days). A corpus: --corpus N --days D --schedules A,B,... "
+        "Hubs gaining new links: --discovery N --days D --schedules A,B,..."
     )
     page = p.add_argument_group("one page")
     page.add_argument(
@@ -174,6 +175,13 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
         "--corpus", type=positive_int, metavar="N", help="simulate N pages of varied change rates"
     )
     corpus.add_argument(
+        "--discovery",
+        type=positive_int,
+        metavar="N",
+        help="simulate N hubs gaining new links at varied rates; prints each schedule's "
+        "mean discovery delay and the least one at its budget",
+    )
+    corpus.add_argument(
         "--days", type=positive_int, default=365, metavar="D", help="for D days (default: 365)"
     )
     corpus.add_argument(
@@ -199,9 +207,13 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    """No project: a simulated page, or a corpus of them (DESIGN.md §8)."""
+    """No project: a simulated page, or a corpus of them (DESIGN.md §8, §11)."""
+    if args.corpus and args.discovery:
+        raise InvalidArgument("give --corpus N or --discovery N, not both")
     if args.corpus:
         return _simulate_corpus(args)
+    if args.discovery:
+        return _simulate_discovery(args)
     from recrawl.core.policy.simulate import simulate_page  # only simulate runs simulations
 
     if not args.schedule:
@@ -272,6 +284,33 @@ def _simulate_corpus(args: argparse.Namespace) -> int:
             f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
             f"  freshness {row['freshness']:.3f} (optimum {row['optimum']['freshness']:.3f})"
             f"  staleness {row['mean_staleness_hours']:.1f} h"
+        ),
+    )
+    return 0
+
+
+def _simulate_discovery(args: argparse.Namespace) -> int:
+    from recrawl.core.policy.simulate import corpus_rates
+    from recrawl.core.policy.simulate_discovery import simulate_discovery
+
+    names = [n.strip() for n in (args.schedules or "").split(",") if n.strip()]
+    if not names:
+        raise InvalidArgument("--discovery needs --schedules A,B,...")
+    rates = corpus_rates(args.discovery, args.seed)
+    per_schedule = _corpus_params(names, args.param)
+    rows = [
+        simulate_discovery(
+            make_schedule(name, **per_schedule[name]), rates, args.days, seed=args.seed
+        ).to_json()
+        for name in names
+    ]
+    print_rows(
+        rows,
+        args.json,
+        lambda row: (
+            f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
+            f"  discovery delay {row['mean_discovery_delay_hours']:.2f} h"
+            f" (optimum {row['optimal_delay_hours']:.2f} h)"
         ),
     )
     return 0

@@ -35,7 +35,7 @@ from recrawl.core.content.published import page_date
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
-from recrawl.core.policy.signature import Signature
+from recrawl.core.policy.signature import OutlinksSignature, Signature
 
 if TYPE_CHECKING:  # not at run time: the analysis processes need no HTTP client
     from recrawl.core.engine.pool import AnalysisPool
@@ -101,6 +101,8 @@ class Analysis:
     members: Members | None = None
     #: When the page says it was published (naive UTC; DESIGN.md §11).
     published: datetime | None = None
+    #: The outlinks' hashes (``outlinks`` signature form) when asked for and HTML.
+    link_hashes: bytes | None = None
 
 
 def signing(
@@ -159,12 +161,14 @@ def analyse_page(
     signed = None
     if asked.sign:
         signed = signature.compute(body, text_of(content_type, body, parsed), links)
-    published = None
+    published = hashes = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
         if parsed.markup is not None and asked.date_by is not None:
             published = page_date(parsed.markup, url, asked.date_by)
         parsed.markup = None
+        if bounds.hash_links:
+            hashes = OutlinksSignature().compute(b"", None, links)
     earlier, archive = asked.earlier, asked.archive
     before = sign_earlier(url, earlier, signature, bounds) if earlier is not None else None
     members = None
@@ -177,7 +181,7 @@ def analyse_page(
             archive.truncated,
             archive.ip,
         )
-    return Analysis(parsed, signed, before, members, published)
+    return Analysis(parsed, signed, before, members, published, hashes)
 
 
 _BUILDER: list[RecordBuilder] = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -179,7 +180,8 @@ class Crawler:
         processes = settings.parse.processes
         if processes is None:
             processes = default_processes()
-        analyser = PageAnalyser(self.signature, settings.parse, processes)
+        parse = replace(settings.parse, hash_links=self.schedule.counts_new_links)
+        analyser = PageAnalyser(self.signature, parse, processes)
         robots = None
         if politeness.obey_robots:
             robots = RobotsGate(
@@ -241,8 +243,14 @@ class Crawler:
                 if not pages:
                     break
                 if self.schedule.needs_corpus:
-                    rates, scores = store.corpus_figures()
-                    self.schedule.prepare(Corpus(np.array(rates, dtype=float), np.array(scores)))
+                    rates, scores, links = store.corpus_figures()
+                    self.schedule.prepare(
+                        Corpus(
+                            np.array(rates, dtype=float),
+                            np.array(scores),
+                            np.array(links, dtype=float),
+                        )
+                    )
                 this = Round(parts, pages)
                 await this.run()
                 if this.offline:

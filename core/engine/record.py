@@ -24,7 +24,7 @@ from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
 from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
-from recrawl.core.policy.signature import Signature, compare
+from recrawl.core.policy.signature import OutlinksSignature, Signature, compare
 from recrawl.core.store.models import Page, PageStatus
 
 
@@ -134,6 +134,9 @@ class FetchRecorder:
             note = f"body cut ({result.truncated}) at {size} bytes"
         targets: list[str] = []
         title = None
+        #: The outlinks to keep for the next fetch's count (``discovery``), and the count.
+        outlinks: bytes | None = None
+        new_links: int | None = None
         if outcome is Outcome.OK:
             if analysis is None:
                 raise ValueError("a 2xx page recorded without its analysis")
@@ -146,10 +149,16 @@ class FetchRecorder:
                 if parsed.cut is not None:
                     note = f"{note}; {parsed.cut}" if note else parsed.cut
                 title = parsed.title
+            if self.schedule.counts_new_links and analysis.link_hashes is not None:
+                outlinks = analysis.link_hashes
+                if page.outlinks is not None:
+                    new_links = OutlinksSignature.new_links(page.outlinks, outlinks)
             capture = captures.page(page, result, now, analysis.members)
             change, signature = self._change(page, analysis, capture)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED
+            if self.schedule.counts_new_links and page.outlinks is not None:
+                new_links = 0  # the same page: the same links
             capture = captures.not_modified(page, result, now)
         elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
             capture = captures.response(page, result, now)
@@ -170,7 +179,10 @@ class FetchRecorder:
             segment=captures.segment,
             max_retries=self.settings.max_retries,
             note=note,
+            new_links=new_links,
         )
+        if outlinks is not None:
+            update.fields["outlinks"] = outlinks
         if asked_wait is not None and update.status == PageStatus.RETRY:
             # the server named its break (Retry-After): come back then, not after the
             # schedule's retry day, which may be sooner than it asked

@@ -71,7 +71,7 @@ def never_fetched(page: Page) -> bool:
     return page.content_changed_at is None
 
 
-def schedule_input(page: Page, now: datetime) -> ScheduleInput:
+def schedule_input(page: Page, now: datetime, new_links: int | None = None) -> ScheduleInput:
     return ScheduleInput(
         url=page.url,
         host=page.host,
@@ -82,6 +82,7 @@ def schedule_input(page: Page, now: datetime) -> ScheduleInput:
         prev_content_changed_at=page.prev_content_changed_at,
         score=page.score,
         metadata=page.metadata or {},
+        new_links=new_links,
     )
 
 
@@ -105,9 +106,10 @@ def update_page(
     segment: str | None = None,
     max_retries: int = 3,
     note: str | None = None,
+    new_links: int | None = None,
 ) -> PageUpdate:
     before = page.fetch_interval
-    sched = schedule_input(page, now)
+    sched = schedule_input(page, now, new_links)
     fields: dict[str, Any] = {}
 
     if outcome in (Outcome.FAILED, Outcome.THROTTLED):
@@ -145,6 +147,8 @@ def update_page(
         fields["metadata"] = {**(page.metadata or {}), **decision.metadata}
     if decision.change_rate is not None:
         fields["change_rate"] = decision.change_rate
+    if decision.link_rate is not None:
+        fields["link_rate"] = decision.link_rate
 
     fields.update(status=status, fetch_interval=interval, next_fetch=next_fetch)
     if outcome is not Outcome.ROBOTS_DENIED:

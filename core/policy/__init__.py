@@ -5,6 +5,7 @@
     signature      signatures: the pluggable "page equality" that decides a change
     scoring        page scores (in-links, OPIC), pluggable by kind
     simulate       one page or a whole corpus under a schedule (``recrawl simulate``)
+    simulate_discovery  hubs gaining new links: the discovery delay (``--discovery``)
     choices        the project's chosen schedule, signature, scoring and filter chain
     filter_impact  what a chain edit does to the project's known URLs (the preview)
     filter_reach   a chain applied to the known pages: filtered ones, and why

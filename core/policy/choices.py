@@ -18,8 +18,10 @@ from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
 from recrawl.core.policy.filter_reach import PENDING, THROUGH, Progress, Reach, plan_reach
 from recrawl.core.policy.schedule import FetchSchedule
-from recrawl.core.policy.schedules import DEFAULT_SCHEDULE, SCHEDULES, ScoreTiers, make_schedule
-from recrawl.core.policy.schedules.registry import TIER_PARAMETERS, TIERS, parameter_fields
+from recrawl.core.policy.schedules import DEFAULT_SCHEDULE, SCHEDULES, make_schedule
+from recrawl.core.policy.schedules.discovery import DiscoverySchedule
+from recrawl.core.policy.schedules.registry import WRAPPERS, own_parameters, parameter_fields
+from recrawl.core.policy.schedules.score_tiers import ScoreTiers
 from recrawl.core.policy.scoring import Scoring, make_scoring
 from recrawl.core.policy.signature import Signature, make_signature
 from recrawl.core.resources import resource_text
@@ -99,7 +101,8 @@ def replace_schedule(name: str, assignments: list[str]) -> FetchSchedule:
 def parse_params(name: str, base: str | None, assignments: list[str]) -> dict[str, Any]:
     """``K=V`` and ``min@HOST=V`` assignments as schedule ``name``'s typed parameters.
 
-    ``base`` is score-tiers' base schedule, whose parameters the other keys are.
+    ``base`` is the base schedule of score-tiers or discovery, whose parameters the
+    keys that are not theirs are.
     """
     out: dict[str, Any] = {}
     for item in assignments:
@@ -114,21 +117,22 @@ def parse_params(name: str, base: str | None, assignments: list[str]) -> dict[st
             hosts = out.setdefault("hosts", {})
             hosts.setdefault(host.lower(), {})[bound] = parse_duration(value)
             continue
-        if name == TIERS and key in TIER_PARAMETERS:
-            out[key] = parse_duration(value)
+        if name in WRAPPERS and key in own_parameters(name):
+            out[key] = _typed(WRAPPERS[name], key, value)
             continue
-        if name == TIERS and key == "base":
+        if name in WRAPPERS and key == "base":
             out[key] = value
             continue
-        target = (base or DEFAULT_SCHEDULE) if name == TIERS else name
-        out[key] = _typed(target, key, value)
+        target = (base or DEFAULT_SCHEDULE) if name in WRAPPERS else name
+        cls = SCHEDULES.get(target)
+        if cls is None:
+            raise InvalidArgument(f"unknown schedule {target!r}")
+        out[key] = _typed(cls, key, value)
     return out
 
 
-def _typed(schedule: str, key: str, value: str) -> bool | int | float | str | None:
-    cls = SCHEDULES.get(schedule)
-    if cls is None:
-        raise InvalidArgument(f"unknown schedule {schedule!r}")
+def _typed(cls: type[Any], key: str, value: str) -> bool | int | float | str | None:
+    schedule = getattr(cls, "name", cls.__name__)
     kinds = {f.name: str(f.type) for f in parameter_fields(cls)}
     kind = kinds.get(key)
     if kind is None or key == "hosts":  # per-host bounds are min@HOST=, max@HOST=
@@ -166,13 +170,9 @@ def _base_of(assignments: list[str], default: str | None) -> str | None:
 
 def describe_schedule(schedule: FetchSchedule) -> dict[str, Any]:
     """Name and every parameter (defaults included), JSON-ready."""
-    if isinstance(schedule, ScoreTiers):
-        return {
-            "name": TIERS,
-            "top1": schedule.top1,
-            "top10": schedule.top10,
-            "base": describe_schedule(schedule.base),
-        }
+    if isinstance(schedule, ScoreTiers | DiscoverySchedule):
+        own = {key: getattr(schedule, key) for key in own_parameters(schedule.name)}
+        return {"name": schedule.name, **own, "base": describe_schedule(schedule.base)}
     values = {f.name: getattr(schedule, f.name) for f in parameter_fields(type(schedule))}
     return {"name": schedule.name, **values}
 

@@ -7,7 +7,7 @@ it returns. All intervals are float seconds; a decision never puts the next fetc
 past (NUTCH-1564).
 
 Schedules whose decisions depend on the whole project (``change-rate``'s budget split,
-``score-tiers``' percentiles) say so with ``needs_corpus`` and get corpus figures through
+``score-tiers``' percentiles, ``discovery``'s hub intervals) say so with ``needs_corpus`` and get corpus figures through
 ``prepare(corpus)`` before a round; the simulator calls the same method.
 
 This module imports no numpy at run time: the signature and store layers use
@@ -55,6 +55,10 @@ class ScheduleInput:
     score: float = 1.0
     #: The page's ``metadata`` column: ``fixed_interval`` and the schedule's own state.
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Outlinks of this fetch that were not among the page's outlinks at its previous
+    #: fetch (a 304: 0); None when there is nothing to compare with (a first fetch, a
+    #: page that is not HTML) or the schedule does not count them (``counts_new_links``).
+    new_links: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,14 +69,24 @@ class Decision:
     metadata: dict[str, Any] | None = None
     #: The page's estimated change rate (changes per second), when the schedule has one.
     change_rate: float | None = None
+    #: The page's estimated rate of new outlinks (per second), when the schedule has one.
+    link_rate: float | None = None
+
+
+def _empty() -> np.ndarray:
+    import numpy as np  # here: this module must not import numpy when it is imported
+
+    return np.empty(0)
 
 
 @dataclass(frozen=True)
 class Corpus:
-    """Project-wide figures some schedules need: estimated change rates and scores."""
+    """Project-wide figures some schedules need: estimated change rates, scores and
+    new-link rates (per second; pages without an estimate are left out)."""
 
     rates: np.ndarray
     scores: np.ndarray
+    link_rates: np.ndarray = field(default_factory=_empty)
 
 
 class FetchSchedule(Protocol):
@@ -90,6 +104,12 @@ class FetchSchedule(Protocol):
     @property
     def needs_corpus(self) -> bool:
         """Whether :meth:`prepare` needs the project's figures before each round."""
+        ...
+
+    @property
+    def counts_new_links(self) -> bool:
+        """Whether fetches should say how many of the page's outlinks are new
+        (``ScheduleInput.new_links``; it costs hashing each page's links)."""
         ...
 
     @property

@@ -230,6 +230,14 @@ class OutlinksSignature:
             return None
         return {signature[i : i + 8] for i in range(0, len(signature), 8)}
 
+    @classmethod
+    def new_links(cls, old: bytes, new: bytes) -> int | None:
+        """How many links of ``new`` were not in ``old`` (None: a malformed value)."""
+        old_links, new_links = cls._hashes(old), cls._hashes(new)
+        if old_links is None or new_links is None:
+            return None
+        return len(new_links - old_links)
+
     def same(self, old: bytes, new: bytes) -> bool:
         old_links, new_links = self._hashes(old), self._hashes(new)
         # A malformed stored value cannot vouch for "nothing new": call it a change.

@@ -22,6 +22,7 @@ from recrawl.core.policy.schedule import DAY, HOUR, Change, Corpus, FetchSchedul
 from recrawl.core.policy.schedules import (
     BaseSchedule,
     ChangeRateSchedule,
+    DiscoverySchedule,
     ScoreTiers,
     make_schedule,
 )
@@ -81,6 +82,7 @@ def simulate_page(
             if detected is not None
             else None,
             metadata=metadata,
+            new_links=int(since_last.size),  # each change a new link, for ``discovery``
         )
         decision = schedule.after_fetch(page, Change.CHANGED if changed else Change.UNCHANGED)
         rows.append(
@@ -147,7 +149,8 @@ def simulate_corpus(
 
     Scores are not simulated: ``score-tiers`` runs as its base schedule. The built-in
     schedules' array rules (:meth:`BaseSchedule.step`) make this fast; a schedule without
-    one cannot be simulated on a corpus (TypeError).
+    one cannot be simulated on a corpus (TypeError). ``discovery`` sees each change as a
+    new link (as under the ``outlinks`` signature).
     """
     import time
 
@@ -158,7 +161,12 @@ def simulate_corpus(
     base = schedule
     while isinstance(base, ScoreTiers):
         base = base.base
-    if not isinstance(base, BaseSchedule):
+    links_rule = None
+    if isinstance(base, DiscoverySchedule):
+        from recrawl.core.policy.simulate_discovery import rule_for  # it builds on this one
+
+        links_rule = rule_for(base, n)
+    elif not isinstance(base, BaseSchedule):
         raise TypeError(f"schedule {schedule.name!r} has no array rule to simulate a corpus with")
     interval = np.full(n, float(schedule.initial_interval()))
     last = np.zeros(n)
@@ -167,13 +175,16 @@ def simulate_corpus(
     fresh = np.zeros(n)
     stale = np.zeros(n)
     fetches = np.zeros(n)
-    estimator = _RateTable(n, base) if isinstance(base, ChangeRateSchedule) else None
+    estimator = RateTable(n, base) if isinstance(base, ChangeRateSchedule) else None
     prepare_every = 7 * DAY
     next_prepare = 0.0
     start = 0.0
     while start < horizon:
         end = min(start + window, horizon)
-        if estimator is not None and base.needs_corpus and start >= next_prepare:
+        if links_rule is not None and start >= next_prepare:
+            links_rule.prepare()
+            next_prepare = start + prepare_every
+        elif estimator is not None and base.needs_corpus and start >= next_prepare:
             base.prepare(Corpus(estimator.known_rates(), np.empty(0)))
             next_prepare = start + prepare_every
         due = np.flatnonzero(next_fetch < end)
@@ -186,10 +197,17 @@ def simulate_corpus(
             stale[due] += np.where(changed, (gap - first_change) ** 2 / 2, 0.0)
             fetches[due] += 1
             code = changed.astype(int)
-            if estimator is not None:
+            if links_rule is not None:
+                # the changes after the first, in the rest of the gap: Poisson too
+                more = rng.poisson(rates[due] * np.maximum(gap - first_change, 0.0))
+                links = np.where(changed, 1.0 + more, 0.0)
+                new_interval, wait = links_rule.step(due, interval[due], when, gap, links)
+                reference = when + wait - new_interval
+            elif estimator is not None:
                 new_interval = estimator.step(due, interval[due], gap, changed)
                 reference = when
             else:
+                assert isinstance(base, BaseSchedule)
                 new_interval, reference = base.step(interval[due], code, when, modified[due])
                 new_interval = base.clamp_many(new_interval)
             interval[due] = new_interval
@@ -210,7 +228,7 @@ def simulate_corpus(
     )
 
 
-class _RateTable:
+class RateTable:
     """The :class:`~recrawl.core.policy.schedules.estimators.RateEstimate` of every page
     of a corpus, as arrays, and ``schedule``'s intervals from them."""
 

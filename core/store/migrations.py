@@ -109,6 +109,19 @@ def _m0008_discovery(db: Database, migrator: SchemaMigrator) -> None:
     ).execute()
 
 
+def _m0009_new_links(db: Database, migrator: SchemaMigrator) -> None:
+    # The discovery schedule's inputs (DESIGN.md §11): a page's outlinks at its latest
+    # fetch, to count the new ones at the next, and the rate at which it gains them.
+    have = {column.name for column in db.get_columns("page")}
+    added = [name for name in ("outlinks", "link_rate") if name not in have]
+    if added:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(
+            *(migrator.add_column("page", name, Page._meta.fields[name]) for name in added)
+        )
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -118,6 +131,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0006_crawl_runs,
     _m0007_news,
     _m0008_discovery,
+    _m0009_new_links,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

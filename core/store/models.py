@@ -112,6 +112,11 @@ class Page(BaseModel):
     #: When the page says it was published (its own date, else its sitemap's ``lastmod``
     #: or its feed entry's date; None when unknown), UTC.
     published_at = DateTimeField(null=True)
+    #: The page's outlinks at its latest HTML fetch, as sorted 8-byte hashes, kept while
+    #: the schedule counts new ones (``discovery``; None otherwise).
+    outlinks = BlobField(null=True)
+    #: Estimated rate of new outlinks (per second), when a schedule estimates one.
+    link_rate = FloatField(null=True)
 
     class Meta:
         # Covers segment liveness (store.segment_summaries): the payload counts without

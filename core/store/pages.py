@@ -207,12 +207,15 @@ def page_count() -> int:
     return Page.select().count()
 
 
-def corpus_figures() -> tuple[list[float], list[float]]:
-    """Every page's estimated change rate (where known) and score, for schedules."""
+def corpus_figures() -> tuple[list[float], list[float], list[float]]:
+    """Every page's estimated change rate and rate of new links (where known) and score,
+    for schedules."""
     known = Page.select(Page.change_rate).where(Page.change_rate.is_null(False))
     rates = [rate for (rate,) in known.tuples().iterator()]
     scores = [score for (score,) in Page.select(Page.score).tuples().iterator()]
-    return rates, scores
+    linking = Page.select(Page.link_rate).where(Page.link_rate.is_null(False))
+    link_rates = [rate for (rate,) in linking.tuples().iterator()]
+    return rates, scores, link_rates
 
 
 def set_fixed_interval(url: str, seconds: float | None, now: datetime) -> None:

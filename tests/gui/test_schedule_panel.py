@@ -195,3 +195,40 @@ def test_another_signature_recomputes_the_pages_with_progress(qtbot, crawled, wi
     wait_drawn(qtbot, panel, lambda: True)
     assert count_other_kind("md5") == 0
     assert cli_json(capsys, "signature", str(crawled.path), "--json") == {"signature": "md5"}
+
+
+def test_discovery_is_chosen_with_its_base_and_shows_its_discovery_delay(
+    qtbot, window, project, capsys
+):
+    panel = open_panel(qtbot, window)
+    # beside freshness, the delay before new pages are first seen, for any schedule
+    wait_drawn(qtbot, panel, lambda: panel.figures is not None)
+    assert "freshness" in panel.figures_label.text()
+    assert "first seen after" in panel.figures_label.text()
+    aronsson_delay = panel.figures.discovery_delay_hours
+
+    panel.schedule_combo.setCurrentText("discovery")
+    assert panel.form.value_of("budget") == 1.0
+    type_into(qtbot, panel.form.field("budget"), "4")
+    panel.form.field("base").setCurrentText("change-rate")
+    qtbot.waitUntil(lambda: "target" in panel.form.fields)
+    assert panel.form.value_of("budget") == 4.0  # kept when the base changed
+    wait_drawn(
+        qtbot,
+        panel,
+        lambda: (
+            panel.figures is not None
+            and panel.figures.hub_fetches_per_page_per_day > 2
+            and panel.figures.discovery_delay_hours < aronsson_delay
+        ),
+    )
+    # a page gaining a link an hour is a hub: visited far more often than a monthly one
+    hourly = panel.trajectories["changes hourly"][-1]["interval_after_days"]
+    monthly = panel.trajectories["changes monthly"][-1]["interval_after_days"]
+    assert hourly < monthly / 5
+    with qtbot.waitSignal(window.context.changes.sig_policy):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    described = cli_json(capsys, "schedule", str(project.path), "--json")
+    assert described["name"] == "discovery"
+    assert described["budget"] == 4.0
+    assert described["base"]["name"] == "change-rate"

@@ -5,6 +5,7 @@
     estimators    change rates and the freshness they buy (Cho & Garcia-Molina)
     change_rate   change-rate: estimates each page's rate, picks the interval
     score_tiers   score-tiers: wraps another schedule, caps the best-scored pages
+    discovery     discovery: hubs visited by their rate of new links, others by a base
     registry      SCHEDULES, make_schedule: a schedule from its name and parameters
     parameters    what each schedule is tuned by, for forms
 
@@ -19,6 +20,7 @@ from recrawl.core.policy.schedules.adaptive import (
 )
 from recrawl.core.policy.schedules.base import BaseSchedule
 from recrawl.core.policy.schedules.change_rate import ChangeRateSchedule
+from recrawl.core.policy.schedules.discovery import DiscoverySchedule
 from recrawl.core.policy.schedules.registry import (
     DEFAULT_SCHEDULE,
     SCHEDULES,
@@ -33,6 +35,7 @@ __all__ = [
     "AronssonSchedule",
     "BaseSchedule",
     "ChangeRateSchedule",
+    "DiscoverySchedule",
     "FixedSchedule",
     "NutchAdaptiveSchedule",
     "ScoreTiers",

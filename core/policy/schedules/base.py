@@ -60,6 +60,8 @@ class BaseSchedule:
     gone_max: float = 365 * DAY
 
     name = "base"
+    #: Only ``discovery`` learns from a fetch's new outlinks.
+    counts_new_links = False
     #: Whether a failed fetch moves the interval as "unchanged" would (aronsson).
     failure_is_unchanged = False
 

@@ -13,19 +13,21 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.schedules.registry import (
     DEFAULT_SCHEDULE,
     SCHEDULES,
-    TIER_PARAMETERS,
-    TIERS,
+    WRAPPERS,
+    own_parameters,
     parameter_fields,
 )
-from recrawl.core.policy.schedules.score_tiers import ScoreTiers
 
 #: Parameters that are lengths of time (seconds; typed as ``30d``, ``12h``, ``1800s``).
 DURATION_PARAMETERS = frozenset(
-    {"initial", "min", "max", "constant", "retry_interval", "gone_max", "top1", "top10"}
-)
+    {
+        "initial", "min", "max", "constant", "retry_interval", "gone_max", "top1", "top10",
+        "hub_min", "hub_max", "probe",
+    }
+)  # fmt: skip
 #: Rarely tuned: how failures and gone pages are handled, the estimator's memory.
 ADVANCED_PARAMETERS = frozenset(
-    {"retry_interval", "gone_factor", "gone_max", "min_visits", "memory"}
+    {"retry_interval", "gone_factor", "gone_max", "min_visits", "memory", "probe"}
 )
 PARAMETER_HELP = {
     "initial": "interval of a page when it is first found",
@@ -48,6 +50,11 @@ PARAMETER_HELP = {
     "top1": "the best-scored 1 % of pages wait at most this",
     "top10": "the best-scored 10 % of pages wait at most this",
     "base": "the schedule that decides every other page",
+    "budget": "fetches a day per hub, on average: hubs gaining links faster get more",
+    "hub_rate": "new links a day that make a page a hub (fewer: the base schedule)",
+    "hub_min": "no hub is fetched more often than this",
+    "hub_max": "no hub waits longer than this",
+    "probe": "a page not yet observed is fetched again after this, to see if it is a hub",
 }
 _CHOICES = {"policy": ("optimal", "uniform"), "base": tuple(SCHEDULES)}
 
@@ -68,10 +75,14 @@ class Parameter:
 
 
 def schedule_parameters(name: str, base: str | None = None) -> list[Parameter]:
-    """The parameters schedule ``name`` takes, with their defaults (``base``: score-tiers')."""
-    if name == TIERS:
-        tiers = {f.name: f.default for f in dataclasses.fields(ScoreTiers)}
-        head = [_parameter(key, "float", tiers[key]) for key in TIER_PARAMETERS]
+    """The parameters schedule ``name`` takes, with their defaults (``base``: the base of
+    score-tiers or discovery, whose parameters follow theirs)."""
+    if name in WRAPPERS:
+        fields = {f.name: f for f in dataclasses.fields(WRAPPERS[name])}
+        head = [
+            _parameter(key, str(fields[key].type), fields[key].default)
+            for key in own_parameters(name)
+        ]
         head.append(_parameter("base", "str", DEFAULT_SCHEDULE))
         return head + schedule_parameters(base or DEFAULT_SCHEDULE)
     cls = SCHEDULES.get(name)

@@ -17,9 +17,10 @@ from recrawl.core.policy.schedules.adaptive import (
     NutchAdaptiveSchedule,
 )
 from recrawl.core.policy.schedules.change_rate import ChangeRateSchedule
+from recrawl.core.policy.schedules.discovery import DiscoverySchedule
 from recrawl.core.policy.schedules.score_tiers import ScoreTiers
 
-#: Schedules a page's interval comes from; ``score-tiers`` wraps one of them.
+#: Schedules a page's interval comes from; ``score-tiers`` and ``discovery`` wrap one.
 SCHEDULES: dict[str, type[FetchSchedule]] = {
     "fixed": FixedSchedule,
     "aronsson": AronssonSchedule,
@@ -28,12 +29,24 @@ SCHEDULES: dict[str, type[FetchSchedule]] = {
 }
 DEFAULT_SCHEDULE = "aronsson"
 TIERS = "score-tiers"
+DISCOVERY = "discovery"
+#: Schedules that wrap a ``base`` one (of :data:`SCHEDULES`, default aronsson): their
+#: class. Their own parameters are their fields; the other keys go to the base.
+WRAPPERS: dict[str, type[ScoreTiers] | type[DiscoverySchedule]] = {
+    TIERS: ScoreTiers,
+    DISCOVERY: DiscoverySchedule,
+}
 #: score-tiers' own parameters; the others go to its base schedule.
 TIER_PARAMETERS = ("top1", "top10")
 
 
 def schedule_names() -> list[str]:
-    return [*SCHEDULES, TIERS]
+    return [*SCHEDULES, *WRAPPERS]
+
+
+def own_parameters(name: str) -> tuple[str, ...]:
+    """A wrapping schedule's own parameters (not ``base``, nor what it learns)."""
+    return tuple(f.name for f in parameter_fields(WRAPPERS[name]) if f.name != "base")
 
 
 def parameter_fields(cls: type[FetchSchedule]) -> list[dataclasses.Field[Any]]:
@@ -44,12 +57,21 @@ def parameter_fields(cls: type[FetchSchedule]) -> list[dataclasses.Field[Any]]:
 
 
 def make_schedule(name: str = DEFAULT_SCHEDULE, **params: Any) -> FetchSchedule:
-    """Build a schedule by name; ``score-tiers`` wraps ``base`` (default aronsson)."""
-    if name == TIERS:
-        tiers = {k: float(v) for k, v in params.items() if k in TIER_PARAMETERS}
+    """Build a schedule by name; ``score-tiers`` and ``discovery`` wrap ``base`` (default
+    aronsson), which takes the parameters that are not theirs."""
+    if name in WRAPPERS:
+        own = own_parameters(name)
+        mine = {k: v for k, v in params.items() if k in own}
         base_name = params.get("base", DEFAULT_SCHEDULE)
-        rest = {k: v for k, v in params.items() if k not in {*TIER_PARAMETERS, "base"}}
-        return ScoreTiers(base=make_schedule(base_name, **rest), **tiers)
+        if base_name not in SCHEDULES:
+            raise InvalidArgument(
+                f"{name}'s base is one of {', '.join(SCHEDULES)}, not {base_name!r}"
+            )
+        rest = {k: v for k, v in params.items() if k not in {*own, "base"}}
+        if name == TIERS:
+            tiers = {k: float(v) for k, v in mine.items()}
+            return ScoreTiers(base=make_schedule(base_name, **rest), **tiers)
+        return DiscoverySchedule(base=make_schedule(base_name, **rest), **mine)
     try:
         cls = SCHEDULES[name]
     except KeyError:

@@ -32,6 +32,10 @@ class ScoreTiers:
     # -- the base's, unchanged -------------------------------------------------------------
 
     @property
+    def counts_new_links(self) -> bool:
+        return self.base.counts_new_links
+
+    @property
     def retry_interval(self) -> float:
         return self.base.retry_interval
 

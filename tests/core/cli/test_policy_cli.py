@@ -97,3 +97,45 @@ def test_simulate_corpus_takes_params_for_the_schedules_that_have_them(capsys):
     assert tuned["fixed"] == plain["fixed"] and tuned["aronsson"] < plain["aronsson"]
     assert main(["simulate", "--corpus", "10", "--schedules", "fixed", "--param", "nope=1"]) == 1
     assert "none of fixed takes --param 'nope=1'" in capsys.readouterr().err
+
+
+def test_simulate_discovery_reports_the_delay_and_its_optimum(capsys):
+    assert main(["simulate", "--discovery", "300", "--days", "60",
+                 "--schedules", "fixed,discovery", "--param", "initial=1d", "--json"]) == 0  # fmt: skip
+    rows = json.loads(capsys.readouterr().out)
+    assert [set(r) for r in rows] == [
+        {"schedule", "fetches_per_page_per_day", "mean_discovery_delay_hours",
+         "optimal_delay_hours"}
+    ] * 2  # fmt: skip
+    fixed, discovery = rows
+    # a page visited every day: a new link waits half a day
+    assert fixed["fetches_per_page_per_day"] == pytest.approx(1.0, rel=0.02)
+    assert fixed["mean_discovery_delay_hours"] == pytest.approx(12, rel=0.1)
+    for row in rows:
+        assert row["mean_discovery_delay_hours"] >= row["optimal_delay_hours"] * 0.95
+    assert discovery["mean_discovery_delay_hours"] < discovery["optimal_delay_hours"] * 1.25
+    assert main(["simulate", "--discovery", "10", "--corpus", "10", "--schedules", "fixed"]) == 1
+    assert "not both" in capsys.readouterr().err
+    assert main(["simulate", "--discovery", "10"]) == 1
+    assert "--discovery needs --schedules" in capsys.readouterr().err
+
+
+def test_schedule_set_discovery_with_its_base_and_their_parameters(tmp_path, capsys):
+    d = str(tmp_path / "p")
+    assert main(["init", d]) == 0
+    assert main(["schedule", d, "--set", "discovery", "--param", "budget=3",
+                 "--param", "base=nutch-adaptive", "--param", "inc_rate=0.3",
+                 "--param", "hub_max=2d", "--param", "probe=none"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["schedule", d, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["name"] == "discovery" and shown["budget"] == 3.0
+    assert shown["hub_max"] == 2 * DAY and shown["probe"] is None
+    assert shown["base"]["name"] == "nutch-adaptive" and shown["base"]["inc_rate"] == 0.3
+    assert main(["schedule", d]) == 0
+    line = capsys.readouterr().out
+    assert "budget=3" in line and "hub_max=2d" in line and "base=nutch-adaptive" in line
+    assert main(["schedule", d, "--param", "base=score-tiers"]) == 1
+    assert "discovery's base is one of" in capsys.readouterr().err
+    assert main(["schedule", d, "--param", "budget=0"]) == 1
+    assert "budget must be more than 0" in capsys.readouterr().err
