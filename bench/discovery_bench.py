@@ -21,8 +21,8 @@ visit as changed when it found at least one new link (the ``outlinks`` signature
 Targets (exit status 1 if one fails): discovery's delay ≤ 1.10 × the optimum at its
 cost, and at least 2 × shorter than aronsson's at equal cost.
 
-Part (b), a real crawl of a loopback site over a simulated month, follows the merge of
-the sitemap and feed work.
+Part (b), a real crawl of a loopback site over a simulated month (hubs, a sitemap and a
+feed), is bench/discovery_crawl.py.
 """
 
 from __future__ import annotations
