@@ -250,6 +250,46 @@ def _check_bundled_files() -> None:
         raise AssertionError(f"no CA certificates at {certifi.where()}")
     if (domain := domain_name("www.example.co.uk")) != "example.co.uk":
         raise AssertionError(f"the domain name of www.example.co.uk is {domain!r}")
+    _check_text_libraries()
+
+
+def _check_text_libraries() -> None:
+    """What reads pages' text, dates, sitemaps and feeds works with the data the bundle
+    keeps of them (packaging/trim.py leaves some out): trafilatura, htmldate,
+    ultimate-sitemap-parser, feedparser. A first crawl runs none of the first two."""
+    from datetime import datetime
+
+    from recrawl.core.content.maintext import main_text
+    from recrawl.core.content.published import page_date
+    from recrawl.core.engine.listings import parse_feed, parse_sitemap
+
+    sentence = "The glacier's front moved back by more than two kilometres in forty years."
+    meta = '<meta property="article:published_time" content="2026-11-02T08:00:00+00:00">'
+    article = (
+        f"<html><head>{meta}</head><body><article><p>{sentence * 4}</p></article></body></html>"
+    )
+    if sentence not in " ".join(main_text(article, "http://example.org/a").paragraphs):
+        raise AssertionError("the main text of an article misses its sentence")
+    found = page_date(article, "http://example.org/a", datetime(2026, 11, 30))
+    if found != datetime(2026, 11, 2, 8, 0):
+        raise AssertionError(f"an article dated 2 Nov 2026 08:00 UTC reads as {found}")
+    sitemap = (
+        b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc>http://example.org/a</loc><lastmod>2026-11-02</lastmod></url></urlset>"
+    )
+    if [e.url for e in parse_sitemap(sitemap, "http://example.org/sitemap.xml", 10).entries] != [
+        "http://example.org/a"
+    ]:
+        raise AssertionError("a sitemap listing one page reads as something else")
+    feed = (
+        b'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item>'
+        b"<link>http://example.org/a</link><pubDate>Mon, 02 Nov 2026 08:00:00 GMT</pubDate>"
+        b"</item></channel></rss>"
+    )
+    if [e.url for e in parse_feed(feed, "http://example.org/feed.xml", 10).entries] != [
+        "http://example.org/a"
+    ]:
+        raise AssertionError("a feed listing one page reads as something else")
 
 
 def _wait(

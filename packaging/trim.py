@@ -43,21 +43,28 @@ PLUGINS: dict[str, tuple[str, ...] | None] = {  # None: the whole folder
 #: Data files left out: Qt's translations (Recrawl's interface is English only),
 #: pyqtgraph's logo (only ``pg.mkQApp`` reads it, when pyqtgraph creates the application
 #: itself; Recrawl creates its own first), and the sources and type stubs some wheels
-#: ship beside their compiled modules. Babel's locale data (35 MB) comes with courlan,
-#: which trafilatura imports; only courlan's language filter reads it, through
-#: ``Locale.parse``, and Recrawl never sets a target language: the root and English
-#: locales stay so that a call would still answer. jusText's stop lists (2.4 MB) serve
-#: trafilatura's fallback extraction only, which its fast mode (the only one Recrawl
-#: runs: core/content/maintext.py) never calls; trafilatura's TEI schema serves its TEI
-#: output only.
+#: ship beside their compiled modules. Babel's data (36 MB) comes with courlan, which
+#: trafilatura imports; only courlan's language filter reads it, through
+#: ``Locale.parse``, and Recrawl never sets a target language (the self-test extracts a
+#: main text). jusText's stop lists (2.4 MB) serve trafilatura's fallback extraction
+#: only, which its fast mode (the only one Recrawl runs: core/content/maintext.py) never
+#: calls; trafilatura's TEI schema serves its TEI output only.
 DROPPED_DATA_FOLDERS = (
     "PySide6/Qt/translations/",
     "pyqtgraph/icons/peegee/",
     "justext/stoplists/",
+    "babel/locale-data/",
 )
-DROPPED_DATA_SUFFIXES = (".c", ".h", ".pyx", ".pxd", ".pxi", ".pyi", "/tei_corpus.dtd")
-BABEL_LOCALES = "babel/locale-data/"
-BABEL_KEPT = ("root.dat", "en.dat")
+DROPPED_DATA_SUFFIXES = (
+    ".c",
+    ".h",
+    ".pyx",
+    ".pxd",
+    ".pxi",
+    ".pyi",
+    "/tei_corpus.dtd",
+    "babel/global.dat",
+)
 
 
 def keeps_plugin(dest: str) -> bool:
@@ -71,8 +78,6 @@ def keeps_plugin(dest: str) -> bool:
 
 
 def keeps_data(dest: str) -> bool:
-    if dest.startswith(BABEL_LOCALES):
-        return dest.removeprefix(BABEL_LOCALES) in BABEL_KEPT
     return not dest.startswith(DROPPED_DATA_FOLDERS) and not dest.endswith(DROPPED_DATA_SUFFIXES)
 
 
