@@ -165,7 +165,10 @@ def _naive_utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
+        try:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # year 1 or 9999 moved past the range by its zone: no date
+            return None
     return value
 
 
