@@ -130,3 +130,16 @@ def test_a_lastmod_at_the_edge_of_time_is_ignored_not_the_sitemap():
         Entry("http://example.org/b"),
         Entry("http://example.org/c", datetime(2026, 11, 3)),
     ]
+
+
+def test_bytes_that_are_no_sitemap_say_so():
+    # neither XML nor URLs (a JSON answer, a broken file) read as an empty text sitemap:
+    # the reading said nothing, and the source looked fine with nothing in it
+    for body in (b'{"pages": []}', b"garbage<<<", bytes(range(1, 200))):
+        listing = parse_sitemap(body, BASE, 10)
+        assert listing.entries == [] and listing.problems, body
+    text = parse_sitemap(b"http://example.org/a\nnot a url\n", BASE, 10)
+    assert [entry.url for entry in text.entries] == ["http://example.org/a"]
+    assert text.problems == []
+    empty = parse_sitemap(f"<urlset {NS}></urlset>".encode(), BASE, 10)
+    assert empty.entries == [] and empty.problems == []  # an empty sitemap is one
