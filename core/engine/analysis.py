@@ -130,6 +130,27 @@ def signing(
     return True, Earlier(str(path), page.payload_offset, cap)
 
 
+def unsigned_payload(
+    page: Page, signature: Signature, project_dir: Path, cap: int
+) -> Earlier | None:
+    """The archived payload a redirect's or error's capture is about to replace, when a
+    deferrable signature has not signed it yet: signed then, it is what the page's next
+    2xx is compared with, as an eager signature kept over the redirect or error would be.
+
+    Only a page that had a 2xx has one (:func:`sign_earlier` reads no other response).
+    """
+    if not signature.deferrable or page.content_changed_at is None:
+        return None
+    if page.signature is not None and page.signature_kind == signature.kind:
+        return None  # kept over the capture as it is
+    if page.payload_file is None or page.payload_offset is None:
+        return None
+    from recrawl.core.archive.segments import resolve
+
+    path = resolve(project_dir, page.payload_file)
+    return Earlier(str(path), page.payload_offset, cap)
+
+
 def text_of(content_type: str | None, body: bytes, parsed: ParseResult | None) -> str | None:
     """Text for signatures: HTML's text, None for other text, "" for binary payloads.
 
@@ -247,8 +268,17 @@ class PageAnalyser:
 
         ``asked.archive``'s records are built by an analysis process only (elsewhere the
         capture writer builds them)."""
-        body = result.decoded or b""
-        content_type = result.header("content-type")
+        return await self._analyse(url, result.header("content-type"), result.decoded or b"", asked)
+
+    async def sign_archived(self, url: str, earlier: Earlier) -> bytes | None:
+        """The signature of an archived payload alone (:func:`unsigned_payload`); None
+        if it could not be read or signed."""
+        done = await self._analyse(url, None, b"", Asked(sign=False, earlier=earlier))
+        return None if isinstance(done, Exception) else done.earlier_signature
+
+    async def _analyse(
+        self, url: str, content_type: str | None, body: bytes, asked: Asked
+    ) -> Analysis | Exception:
         try:
             if len(body) <= INLINE_BYTES and asked.earlier is None:
                 return self.analyse_now(url, content_type, body, replace(asked, archive=None))

@@ -71,7 +71,7 @@ def unpacked(body: bytes, max_bytes: int) -> tuple[bytes, str | None]:
 
 def parse_sitemap(body: bytes, url: str, max_entries: int) -> Listing:
     """The pages and sitemaps a sitemap at ``url`` lists."""
-    from usp.objects.sitemap import IndexXMLSitemap, InvalidSitemap
+    from usp.objects.sitemap import IndexXMLSitemap, InvalidSitemap, PagesTextSitemap
     from usp.tree import sitemap_from_str
 
     listing = Listing()
@@ -101,6 +101,9 @@ def parse_sitemap(body: bytes, url: str, max_entries: int) -> Listing:
                 story = page.news_story
                 published = story.publish_date if story is not None else None
                 _add(listing, page.url, url, page.last_modified, published, max_entries)
+            if isinstance(parsed, PagesTextSitemap) and not listing.entries:
+                # what is neither XML nor a line of a URL reads as an empty text sitemap
+                listing.problems.append("not a sitemap (no XML, and no line is a URL)")
     listing.problems.extend(problems)
     return listing
 
@@ -165,7 +168,10 @@ def _naive_utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
+        try:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # year 1 or 9999 moved past the range by its zone: no date
+            return None
     return value
 
 

@@ -96,7 +96,8 @@ class FetchRecorder:
         segment holds no capture that no page points at, and the page is recorded as
         failed with the reason. Returns the outcome recorded. ``asked_wait``: the
         seconds the server asked to wait (a long Retry-After). ``analysis``: a 2xx
-        page's (:class:`~.analysis.PageAnalyser`), or the error that made.
+        page's (:class:`~.analysis.PageAnalyser`), or the error that made; for a redirect
+        or an error, the signature of the 2xx payload it replaces (or None).
         """
         mark = captures.tell()
         saved = batch.snapshot()
@@ -165,6 +166,10 @@ class FetchRecorder:
             targets = self.links.from_redirect(page, result.header("location") or "", batch)
         elif outcome is Outcome.GONE:
             capture = captures.response(page, result, now)
+        if outcome is not Outcome.OK and analysis is not None and analysis.earlier_signature:
+            # the 2xx payload this capture replaces, signed now (round._sign_replaced):
+            # the page's next 2xx is compared with it
+            signature = (analysis.earlier_signature, self.signature.kind)
         if capture is not None:
             batch.records += 1
         update = update_page(

@@ -28,7 +28,14 @@ from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
-from recrawl.core.engine.analysis import Asked, PageAnalyser, ToArchive, signing
+from recrawl.core.engine.analysis import (
+    Analysis,
+    Asked,
+    PageAnalyser,
+    ToArchive,
+    signing,
+    unsigned_payload,
+)
 from recrawl.core.engine.captures import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
@@ -48,6 +55,8 @@ STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 LOAD_AHEAD = 64
 #: Commit batches handed to the store thread and not yet committed, at most.
 MAX_PENDING_COMMITS = 4
+#: Outcomes whose capture becomes the page's payload in place of its last 2xx.
+_REPLACING = (Outcome.GONE, Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP)
 
 
 @dataclass(frozen=True)
@@ -224,6 +233,8 @@ class Round:
             if outcome is Outcome.OK:
                 asked = self._asked(page, result)
                 analysis = await parts.analyser.analyse(page.url, result, asked)
+            elif outcome in _REPLACING:
+                analysis = await self._sign_replaced(page)
             recorded = parts.recorder.record_safely(
                 page, result, outcome, self.batch, self.captures, asked_wait, analysis
             )
@@ -253,6 +264,21 @@ class Round:
             )
         date_by = result.started_at if never_fetched(page) else None
         return Asked(sign, earlier, archive, date_by)
+
+    async def _sign_replaced(self, page: Page) -> Analysis | None:
+        """The signature of the 2xx payload a redirect's or error's capture replaces,
+        when a deferred signature left it unsigned (analysis.unsigned_payload)."""
+        parts = self.parts
+        earlier = unsigned_payload(
+            page,
+            parts.analyser.signature,
+            parts.project_dir,
+            parts.settings.fetch.max_body_bytes,
+        )
+        if earlier is None:
+            return None
+        signed = await parts.analyser.sign_archived(page.url, earlier)
+        return None if signed is None else Analysis(None, None, earlier_signature=signed)
 
     def _next_page(self, queue: deque[store.DuePage]) -> Page | None:
         """The queue's next page, read with the next LOAD_AHEAD if it is not yet."""

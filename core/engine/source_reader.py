@@ -19,6 +19,7 @@ from typing import Any
 from recrawl.core import store
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
+from recrawl.core.content.published import EARLIEST
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import EventQueue, LogMessage
@@ -230,8 +231,8 @@ class SourceReader:
                 future += 1
                 modified = None
             published = entry.published or modified
-            if published is not None and published > latest:
-                published = None
+            if published is not None and not EARLIEST <= published <= latest:
+                published = None  # the future, or a generator's placeholder (1970, year 1)
             dated.append((entry.url, published))
             if modified is not None:
                 reading.modified.append((entry.url, modified))

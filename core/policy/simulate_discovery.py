@@ -149,9 +149,10 @@ class _DiscoveryRule(_Rule):
         hub = observed & (rates >= schedule.hub_rate / DAY)
         # the base keeps learning from every visit, as in a crawl it sees every fetch
         new, wait = self.base.step(idx, interval, when, gap, links)
-        if schedule.probe is not None:
-            new = np.where(observed, new, np.minimum(new, schedule.probe))
-            wait = np.where(observed, wait, np.minimum(wait, schedule.probe))
+        probe = schedule.probe_interval()
+        if probe is not None:
+            new = np.where(observed, new, np.minimum(new, probe))
+            wait = np.where(observed, wait, np.minimum(wait, probe))
         if hub.any():
             new[hub] = wait[hub] = schedule.hub_intervals(rates[hub])
         return new, wait
@@ -174,8 +175,9 @@ def first_interval(schedule: FetchSchedule) -> float:
     """The wait after the first fetch (day 0): discovery probes a page it has not observed."""
     while isinstance(schedule, ScoreTiers):
         schedule = schedule.base
-    if isinstance(schedule, DiscoverySchedule) and schedule.probe is not None:
-        return min(schedule.probe, schedule.initial_interval())
+    probe = schedule.probe_interval() if isinstance(schedule, DiscoverySchedule) else None
+    if probe is not None:
+        return min(probe, schedule.initial_interval())
     return schedule.initial_interval()
 
 

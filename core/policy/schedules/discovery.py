@@ -201,12 +201,27 @@ class DiscoverySchedule:
             return self.scale
         return math.sqrt(DAY) / self.budget
 
-    def hub_intervals(self, rates: np.ndarray) -> np.ndarray:
-        """Intervals of hubs with these new-link rates (per second)."""
+    def hub_intervals(self, rates: np.ndarray, host: str = "") -> np.ndarray:
+        """Intervals of hubs with these new-link rates (per second), on ``host``: within
+        hub_min..hub_max, and within the bounds the base keeps for the host (``min@HOST``:
+        a hub is visited no more often than its site's pages are allowed to be)."""
         with np.errstate(divide="ignore"):
             raw = self.current_scale() / np.sqrt(np.asarray(rates, dtype=float))
         intervals: np.ndarray = np.clip(raw, self.hub_min, self.hub_max)
-        return intervals
+        return self._bounded(intervals, host)
+
+    def probe_interval(self, host: str = "") -> float | None:
+        """When a page not yet observed on ``host`` is fetched again (None: the base's)."""
+        if self.probe is None:
+            return None
+        return float(self._bounded(np.array([self.probe]), host)[0])
+
+    def _bounded(self, intervals: np.ndarray, host: str) -> np.ndarray:
+        low, high = self.base.bounds(host)
+        bounded: np.ndarray = np.maximum(intervals, low)
+        if high is not None:
+            bounded = np.minimum(bounded, high)
+        return bounded
 
     def is_hub(self, estimate: LinkEstimate) -> bool:
         return estimate.visits >= self.min_visits and estimate.rate() >= self.hub_rate / DAY
@@ -229,7 +244,7 @@ class DiscoverySchedule:
         state = {STATE_KEY: estimate.to_state()}
         rate = estimate.rate() if estimate.visits >= self.min_visits else None
         if fixed_override(page) is None and self.is_hub(estimate):
-            interval = float(self.hub_intervals(np.array([estimate.rate()]))[0])
+            interval = float(self.hub_intervals(np.array([estimate.rate()]), page.host)[0])
             return Decision(
                 interval,
                 next_fetch_time(page.fetched_at, interval, page.fetched_at),
@@ -239,12 +254,13 @@ class DiscoverySchedule:
         decision = self.base.after_fetch(page, change)
         metadata = {**(decision.metadata or {}), **state}
         interval, due = decision.interval, decision.next_fetch
+        probe = self.probe_interval(page.host)
         if (
-            self.probe is not None
+            probe is not None
             and estimate.visits < self.min_visits
-            and interval > self.probe
+            and interval > probe
             and fixed_override(page) is None
         ):
-            interval = self.probe
+            interval = probe
             due = next_fetch_time(page.fetched_at, interval, page.fetched_at)
         return Decision(interval, due, metadata, decision.change_rate, link_rate=rate)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from recrawl.core.clock import Clock, parse_iso, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
-from recrawl.core.store.models import FetchEvent, Page
+from recrawl.core.store.models import FetchEvent, News, Page
 
 from tests.crawling import crawl
+from tests.httpserver import Reply
 
 PARAGRAPH = (
     "The survey measured the glacier's retreat over forty years and found that its "
@@ -89,3 +91,39 @@ def test_a_cheap_signature_is_signed_at_every_fetch(project, server):
     inject([url], utcnow())
     crawl(project, clock=at(0))
     assert stored(url)[1] == "md5" and stored(url)[0] is not None
+
+
+@pytest.mark.parametrize("between", [302, 404])
+def test_a_redirect_or_error_between_two_versions_keeps_the_comparison(project, server, between):
+    # the redirect's or 404's capture replaces the page's payload pointer: the last 2xx
+    # payload, never signed yet, is signed then, so the next 2xx compares with it (as an
+    # eager signature's would); it was "unknown", and a real edit made no news
+    url = server.url("/glacier")
+    server.html("/glacier", article("The peak is 2,345 m high."))
+    inject([url], utcnow())
+    crawl(project, clock=at(0))
+    assert stored(url)[0] is None
+    if between == 302:
+        server.routes["/glacier"] = Reply(302, b"", {"Location": "/elsewhere"})
+    else:
+        server.routes["/glacier"] = Reply(404, b"<html><body>not found</body></html>")
+    crawl(project, clock=at(30))
+    server.html("/glacier", article("The peak is 2,345 m high.", clock="17:02"))
+    crawl(project, clock=at(60))
+    assert changes(url)[-1] == "unchanged"  # other bytes, the same text
+    server.html("/glacier", article("The peak is 2,435 m high.", clock="17:30"))
+    crawl(project, clock=at(90))
+    assert changes(url)[-1] == "changed"
+
+
+def test_a_redirect_after_an_edit_still_reports_the_edit(project, server):
+    url = server.url("/glacier")
+    server.html("/glacier", article("The peak is 2,345 m high."))
+    inject([url], utcnow())
+    crawl(project, clock=at(0))
+    server.routes["/glacier"] = Reply(302, b"", {"Location": "/elsewhere"})
+    crawl(project, clock=at(30))
+    server.html("/glacier", article("An entirely different survey of the coast."))
+    crawl(project, clock=at(60))
+    assert changes(url)[-1] == "changed"
+    assert News.select().where(News.kind == "changed").count() == 1

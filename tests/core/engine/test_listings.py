@@ -113,3 +113,33 @@ def test_the_interval_follows_what_readings_find_within_bounds():
     assert next_interval(8 * 3600.0, None, settings) == 16 * 3600.0
     assert next_interval(3600.0, True, settings) == 3600.0
     assert next_interval(80000.0, None, settings) == 86400.0
+
+
+def test_a_lastmod_at_the_edge_of_time_is_ignored_not_the_sitemap():
+    # a zone that moves a date past year 1 or 9999: one entry's bad date, not the
+    # sitemap's failure (it raised OverflowError, and the crawl read none of its pages)
+    body = (
+        f"<urlset {NS}>"
+        "<url><loc>http://example.org/a</loc><lastmod>0001-01-01T00:00:00+14:00</lastmod></url>"
+        "<url><loc>http://example.org/b</loc><lastmod>9999-12-31T23:00:00-05:00</lastmod></url>"
+        "<url><loc>http://example.org/c</loc><lastmod>2026-11-03</lastmod></url></urlset>"
+    ).encode()
+    listing = parse_sitemap(body, BASE, 100)
+    assert listing.entries == [
+        Entry("http://example.org/a"),
+        Entry("http://example.org/b"),
+        Entry("http://example.org/c", datetime(2026, 11, 3)),
+    ]
+
+
+def test_bytes_that_are_no_sitemap_say_so():
+    # neither XML nor URLs (a JSON answer, a broken file) read as an empty text sitemap:
+    # the reading said nothing, and the source looked fine with nothing in it
+    for body in (b'{"pages": []}', b"garbage<<<", bytes(range(1, 200))):
+        listing = parse_sitemap(body, BASE, 10)
+        assert listing.entries == [] and listing.problems, body
+    text = parse_sitemap(b"http://example.org/a\nnot a url\n", BASE, 10)
+    assert [entry.url for entry in text.entries] == ["http://example.org/a"]
+    assert text.problems == []
+    empty = parse_sitemap(f"<urlset {NS}></urlset>".encode(), BASE, 10)
+    assert empty.entries == [] and empty.problems == []  # an empty sitemap is one

@@ -221,3 +221,26 @@ def test_sources_off_reads_none(project, server):
     inject([server.url("/")], T0)
     crawl(project, settings(sources=replace(SourceSettings(), enabled=False)), clock=clock_at())
     assert server.hits_for("/sitemap.xml") == 0
+
+
+def test_a_placeholder_date_is_no_publication_date(project, server):
+    # generators that know no date write the epoch (or year 1): a page "published" in
+    # 1970 and first seen decades later is noise in What's new; a page's own date has
+    # the same floor (core/content/published.py's EARLIEST)
+    server.html("/", "<p>home, no links</p>")
+    for path in ("/epoch", "/year-one", "/dated"):
+        server.html(path, "<p>no date stated</p>")
+    server.routes["/sitemap.xml"] = Reply(
+        200,
+        urlset(
+            (server.url("/epoch"), "1970-01-01T00:00:00Z"),
+            (server.url("/year-one"), "0001-01-01"),
+            (server.url("/dated"), "2026-12-30"),
+        ),
+        XML,
+    )
+    inject([server.url("/")], T0)
+    crawl(project, settings(), clock=clock_at())
+    assert page(server.url("/epoch")).published_at is None
+    assert page(server.url("/year-one")).published_at is None
+    assert page(server.url("/dated")).published_at == datetime(2026, 12, 30)

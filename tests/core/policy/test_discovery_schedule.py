@@ -72,6 +72,35 @@ def test_a_page_without_new_links_keeps_the_base_schedule_and_its_state():
     assert "change_rate" in decision.metadata and "discovery" in decision.metadata
 
 
+def test_a_hosts_bounds_hold_for_its_hubs_and_probes():
+    # min@HOST is what its pages may be fetched at most: hubs and first probes too (they
+    # were every few hours on a host whose pages the user allowed once a day)
+    schedule = discovery(hosts={"news.example": {"min": DAY}, "fast.example": {"max": HOUR}})
+    state = {"discovery": {"k": 100.0, "t": 2 * DAY, "n": 3.0, "at": T0.isoformat()}}
+    for host, low, high in (("news.example", DAY, None), ("fast.example", 0, HOUR)):
+        hub = schedule.after_fetch(
+            ScheduleInput(
+                host=host,
+                interval=DAY,
+                fetched_at=T0 + timedelta(hours=12),
+                last_fetched=T0,
+                metadata=state,
+                new_links=50,
+            ),
+            Change.CHANGED,
+        )
+        probed = schedule.after_fetch(
+            ScheduleInput(host=host, interval=10 * DAY, fetched_at=T0), Change.UNKNOWN
+        )
+        for decision in (hub, probed):
+            assert decision.interval >= low
+            assert high is None or decision.interval <= high
+    elsewhere = schedule.after_fetch(
+        ScheduleInput(host="other.example", interval=10 * DAY, fetched_at=T0), Change.UNKNOWN
+    )
+    assert elsewhere.interval == 6 * HOUR  # the probe, where no bound says otherwise
+
+
 def test_a_pinned_page_keeps_its_interval():
     state = {"discovery": {"k": 50.0, "t": DAY, "n": 5.0, "at": T0.isoformat()}}
     decision = fetch(discovery(), DAY, 10, {**state, "fixed_interval": 3 * DAY})
