@@ -239,7 +239,8 @@ class SourceReader:
             if published is not None:
                 reading.dates.append((entry.url, published))
         if future:
-            problems.append(f"{future:,} entries changed in the future, it says: dates ignored")
+            entries = "1 entry" if future == 1 else f"{future:,} entries"
+            problems.append(f"{entries} changed in the future, it says: dates ignored")
         self.links.from_source(source.url, VIA[source.kind], dated, reading)
 
     def _children(
