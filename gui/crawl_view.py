@@ -27,6 +27,10 @@ LOG_LINES = 2000
 TIME_UNITS = ((600.0, "s", 1.0), (3 * 3600.0, "min", 60.0), (float("inf"), "h", 3600.0))
 
 
+#: Seconds between two redraws of the rate plot while a crawl runs (its rate is over the
+#: last RATE_WINDOW_S): every redraw of a pyqtgraph plot runs Python on the window's
+#: thread, which at full speed waits for the interpreter lock the crawl holds.
+PLOT_EVERY_S = 1.0
 #: The steps of :func:`nice_ceiling` within a power of ten.
 NICE_STEPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
@@ -78,6 +82,7 @@ class CrawlProgressView(QWidget):
         )
         self._unit = ""
         self._ranges = (0.0, 0.0)  # the plot's x and y tops as last set
+        self._plotted_at = -math.inf
         # the axes and the title drawn once into pixmaps, blitted while they stay the
         # same: replaying their text four times a second was the window's longest work
         item = self.plot.getPlotItem()
@@ -137,7 +142,9 @@ class CrawlProgressView(QWidget):
             self.progress.setRange(0, rnd.queued)
             self.progress.setValue(min(rnd.done, rnd.queued))
         points = progress.rates.points()
-        if points:
+        ended = progress.ended_after is not None
+        if points and (ended or now - self._plotted_at >= PLOT_EVERY_S):
+            self._plotted_at = now
             unit, scale = time_unit(elapsed)
             if unit != self._unit:
                 self._unit = unit
