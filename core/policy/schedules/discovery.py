@@ -39,6 +39,7 @@ from recrawl.core.policy.schedule import (
     ScheduleInput,
 )
 from recrawl.core.policy.schedules.base import LEARNED, fixed_override, next_fetch_time
+from recrawl.core.policy.schedules.wrapping import FromBase
 
 #: The key of the schedule's per-page state in ``metadata``.
 STATE_KEY = "discovery"
@@ -123,7 +124,7 @@ def solve_scale(rates: np.ndarray, budget: float, low: float, high: float) -> fl
 
 
 @dataclass(kw_only=True)
-class DiscoverySchedule:
+class DiscoverySchedule(FromBase):
     """Hubs (pages that keep gaining links) every T ∝ 1/√(new links a day); others by base.
 
     Spends ``budget`` fetches a day per hub on average, split so that the mean delay
@@ -159,28 +160,6 @@ class DiscoverySchedule:
             raise InvalidArgument("hub_min is longer than hub_max")
         if self.min_visits < 1:
             raise InvalidArgument(f"min_visits must be at least 1, not {self.min_visits}")
-
-    # -- the base's, unchanged -------------------------------------------------------------
-
-    @property
-    def retry_interval(self) -> float:
-        return self.base.retry_interval
-
-    @property
-    def hosts(self) -> Mapping[str, Mapping[str, float]]:
-        return self.base.hosts
-
-    def bounds(self, host: str) -> tuple[float, float | None]:
-        return self.base.bounds(host)
-
-    def initial_interval(self) -> float:
-        return self.base.initial_interval()
-
-    def after_gone(self, page: ScheduleInput) -> Decision:
-        return self.base.after_gone(page)
-
-    def after_retry(self, page: ScheduleInput) -> Decision:
-        return self.base.after_retry(page)
 
     # -- hubs ------------------------------------------------------------------------------
 

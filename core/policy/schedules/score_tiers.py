@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from recrawl.core.policy.schedule import DAY, Change, Corpus, Decision, FetchSchedule, ScheduleInput
 from recrawl.core.policy.schedules.base import LEARNED, fixed_override, next_fetch_time
+from recrawl.core.policy.schedules.wrapping import FromBase
 
 
 @dataclass(kw_only=True)
-class ScoreTiers:
+class ScoreTiers(FromBase):
     """Wraps a schedule: the best-scored pages are never left alone for long.
 
     Pages in the top 1 % by score get at most ``top1`` (1 day), the top 10 % at most
@@ -29,31 +29,11 @@ class ScoreTiers:
     #: The percentiles come from the whole project's scores.
     needs_corpus = True
 
-    # -- the base's, unchanged -------------------------------------------------------------
+    # -- the base's, unchanged (and the rest of FromBase) -----------------------------------
 
     @property
     def counts_new_links(self) -> bool:
         return self.base.counts_new_links
-
-    @property
-    def retry_interval(self) -> float:
-        return self.base.retry_interval
-
-    @property
-    def hosts(self) -> Mapping[str, Mapping[str, float]]:
-        return self.base.hosts
-
-    def bounds(self, host: str) -> tuple[float, float | None]:
-        return self.base.bounds(host)
-
-    def initial_interval(self) -> float:
-        return self.base.initial_interval()
-
-    def after_gone(self, page: ScheduleInput) -> Decision:
-        return self.base.after_gone(page)
-
-    def after_retry(self, page: ScheduleInput) -> Decision:
-        return self.base.after_retry(page)
 
     # -- the tiers -------------------------------------------------------------------------
 
