@@ -120,17 +120,7 @@ class LinkDiscoverer:
         for url, published in entries:
             if url in self._seen:
                 continue  # checked already: a page, or rejected and recorded
-            if len(self._seen) >= self.seen_limit:
-                self._seen.clear()
-                self._rejected.clear()
-            self._seen.add(url)
-            verdict = self.compiled_chain.check(url)
-            if not verdict.accepted:
-                self._rejected.add(url)
-                reading.rejected.append((url, verdict.filter_name or "", verdict.line))
-                self.events.emit(
-                    LinkRejected(url, source_url, verdict.filter, verdict.filter_name, verdict.line)
-                )
+            if not self._chain_admits(url, source_url, reading.rejected):
                 continue
             reading.new_pages.append(
                 store.NewPage(
@@ -156,19 +146,7 @@ class LinkDiscoverer:
                 return False
             batch.links.append((page.id, url))
             return True
-        if len(self._seen) >= self.seen_limit:
-            # a long crawl meets more URLs than memory should hold: start over (the store
-            # ignores pages it has, so forgetting only costs checking again)
-            self._seen.clear()
-            self._rejected.clear()
-        self._seen.add(url)
-        verdict = self.compiled_chain.check(url)
-        if not verdict.accepted:
-            self._rejected.add(url)
-            batch.rejected.append((url, verdict.filter_name or "", verdict.line))
-            self.events.emit(
-                LinkRejected(url, page.url, verdict.filter, verdict.filter_name, verdict.line)
-            )
+        if not self._chain_admits(url, page.url, batch.rejected):
             return False
         admitted = self.traps.admit(page, url)
         if not isinstance(admitted, Admitted):
@@ -190,6 +168,27 @@ class LinkDiscoverer:
         )
         batch.links.append((page.id, url))
         return True
+
+    def _chain_admits(
+        self, url: str, found_in: str, rejected: list[tuple[str, str, int | None]]
+    ) -> bool:
+        """Remember ``url`` as checked; whether the chain accepts it (if not, the rejection
+        goes into ``rejected`` with its filter and line, and out as an event)."""
+        if len(self._seen) >= self.seen_limit:
+            # a long crawl meets more URLs than memory should hold: start over (the store
+            # ignores pages it has, so forgetting only costs checking again)
+            self._seen.clear()
+            self._rejected.clear()
+        self._seen.add(url)
+        verdict = self.compiled_chain.check(url)
+        if verdict.accepted:
+            return True
+        self._rejected.add(url)
+        rejected.append((url, verdict.filter_name or "", verdict.line))
+        self.events.emit(
+            LinkRejected(url, found_in, verdict.filter, verdict.filter_name, verdict.line)
+        )
+        return False
 
     def _reject(self, page: Page, url: str, reason: str, batch: store.CommitBatch) -> None:
         """A link held back by no filter of the chain: recorded with ``reason`` as the
