@@ -21,6 +21,7 @@ fetch is a first one, pays for no main text at all.
 from __future__ import annotations
 
 import asyncio
+import os
 import pickle
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -255,7 +256,9 @@ class PageAnalyser:
         self.signature = signature
         self.bounds = bounds
         self._pool: AnalysisPool | None = None
-        if processes > 0 and can_be_sent(signature):
+        # the processes' pipes are watched by the crawl's event loop, which on Windows
+        # cannot watch an anonymous pipe: there, pages are analysed on a thread
+        if processes > 0 and os.name == "posix" and can_be_sent(signature):
             from recrawl.core.engine.pool import AnalysisPool
 
             self._pool = AnalysisPool(signature, bounds, processes)

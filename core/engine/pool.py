@@ -1,31 +1,43 @@
 """The analysis processes: pages parsed and signed outside the crawl's process.
 
-A page's analysis (its parse, its links canonicalised, its signature) is pure CPU work
-in Python. In the crawl's own process it holds the interpreter lock that the fetches,
-the store thread and, in the app, the window need: at full speed the window stalled for
-a quarter of a second at a time. So the pages go to a few worker processes (a
-``spawn`` pool: safe beside Qt and threads, the same on every platform), started when
-the crawl first needs one and kept until it ends. What is stateful (the links already
-seen, the trap guard, the store, the order of records) stays in the crawl's process.
+A page's analysis (its parse, its links canonicalised, its signature, its WARC records)
+is pure CPU work in Python. In the crawl's own process it holds the interpreter lock
+that the fetches, the store thread and, in the app, the window need: at full speed the
+window stalled for a quarter of a second at a time. So the pages go to a few worker
+processes (``spawn``: safe beside Qt and threads, the same on every platform), started
+when the crawl first needs one and kept until it ends. What is stateful (the links
+already seen, the trap guard, the store, the order of records) stays in the crawl's
+process.
+
+Each worker has two pipes, written and read by the crawl's event loop itself (asyncio's
+pipe transports): no thread of the crawl's process carries the pages. A process pool's
+executor did, with two threads of its own that, at a few hundred pages a second, took a
+tenth of the crawl's processor time and fought the loop for the interpreter lock.
+A frame is ``multiprocessing.Connection``'s (a 4-byte big-endian length, then the
+pickle), so a worker reads and answers with a plain ``Connection``.
 
 A worker ignores SIGINT (the crawl's process decides what an interrupt means) and ends
 as soon as the crawl's process is gone, however it went (a SIGKILL leaves no orphan):
 a thread of the worker waits on the parent's sentinel. A worker that dies (killed, or
-crashed by a page) fails the pages it held with an error; the next page gets a new pool.
+crashed by a page) fails the pages it held with an error; the next page starts another.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import multiprocessing
 import multiprocessing.util
 import os
+import pickle
 import re
 import signal
+import struct
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.connection import wait
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from recrawl.core.config import ParseSettings
@@ -36,6 +48,10 @@ from recrawl.core.policy.signature import Signature
 #: peak resident memory there when it ends (``<pid>.peak``, kB): the memory tests and
 #: benchmarks count the workers' memory with the crawl's.
 PEAK_DIR_VARIABLE = "RECRAWL_PEAK_DIR"
+#: How long :meth:`AnalysisPool.close` lets a worker finish the page it holds.
+CLOSE_GRACE_S = 10.0
+
+_LENGTH = struct.Struct("!i")
 
 
 def default_processes() -> int:
@@ -48,6 +64,49 @@ class ProcessesGone(RuntimeError):
     """The process analysing a page ended before it had answered."""
 
 
+@dataclass(eq=False)
+class _Worker:
+    """One analysis process, seen from the crawl's loop."""
+
+    process: BaseProcess
+    tasks: asyncio.WriteTransport
+    answers: asyncio.ReadTransport | None = None
+    #: Pages sent and not yet answered, by task number.
+    waiting: dict[int, asyncio.Future[Analysis]] = field(default_factory=dict)
+    alive: bool = True
+
+
+class _Answers(asyncio.Protocol):
+    """A worker's answers, framed as ``Connection.send_bytes`` frames them."""
+
+    def __init__(self, pool: AnalysisPool, worker: list[_Worker]) -> None:
+        self._pool = pool
+        self._worker = worker  # filled in once the worker is made (it needs this first)
+        self._buffer = bytearray()
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        start = 0
+        while len(buffer) - start >= _LENGTH.size:
+            (length,) = _LENGTH.unpack_from(buffer, start)
+            end = start + _LENGTH.size + length
+            if len(buffer) < end:
+                break
+            number, ok, value = pickle.loads(memoryview(buffer)[start + _LENGTH.size : end])
+            start = end
+            future = self._worker[0].waiting.pop(number, None)
+            if future is not None and not future.done():  # else: its page was cancelled
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+        del buffer[:start]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._pool._lost(self._worker[0])
+
+
 class AnalysisPool:
     """One crawl's analysis processes; :meth:`close` when the crawl ends."""
 
@@ -55,8 +114,9 @@ class AnalysisPool:
         self.signature = signature
         self.bounds = bounds
         self.processes = max(1, processes)
-        self._executor: ProcessPoolExecutor | None = None
-        #: Pools started, the first included (each after a worker died: one more).
+        self._workers: list[_Worker] = []
+        self._numbers = itertools.count()
+        #: Workers started, the first ones included (each after one died: one more).
         self.started = 0
 
     async def analyse(
@@ -68,45 +128,87 @@ class AnalysisPool:
     ) -> Analysis:
         """The page's analysis, made by a worker; raises what the analysis raised, or
         :class:`ProcessesGone` if the worker died meanwhile."""
-        executor = self._running()
-        loop = asyncio.get_running_loop()
+        worker = await self._least_busy()
+        number = next(self._numbers)
+        future: asyncio.Future[Analysis] = asyncio.get_running_loop().create_future()
+        worker.waiting[number] = future
+        message = pickle.dumps((number, url, content_type, body, asked), pickle.HIGHEST_PROTOCOL)
+        worker.tasks.writelines((_LENGTH.pack(len(message)), message))
         try:
-            return await loop.run_in_executor(executor, _analyse, url, content_type, body, asked)
-        except BrokenProcessPool as exc:
-            if self._executor is executor:  # the first page to learn of it replaces it
-                self._executor = None
-                executor.shutdown(wait=False, cancel_futures=True)
-            raise ProcessesGone(
-                "the process analysing the page ended unexpectedly (killed, or crashed by the page)"
-            ) from exc
+            return await future
+        finally:
+            worker.waiting.pop(number, None)
 
-    def _running(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                self.processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
-                initargs=(self.signature, self.bounds, os.environ.get(PEAK_DIR_VARIABLE)),
-            )
-            self.started += 1
-        return self._executor
+    async def _least_busy(self) -> _Worker:
+        self._workers = [worker for worker in self._workers if worker.alive]
+        while len(self._workers) < self.processes:
+            self._workers.append(await self._start())
+        return min(self._workers, key=lambda worker: len(worker.waiting))
+
+    async def _start(self) -> _Worker:
+        context = multiprocessing.get_context("spawn")
+        task_out, task_in = context.Pipe(duplex=False)
+        answer_out, answer_in = context.Pipe(duplex=False)
+        process = context.Process(
+            target=_serve,
+            args=(task_out, answer_in, self.signature, self.bounds),
+            kwargs={"peak_dir": os.environ.get(PEAK_DIR_VARIABLE)},
+            name="recrawl-analysis",
+            daemon=True,
+        )
+        process.start()
+        task_out.close()  # the worker's ends: its death must reach us as an end of file
+        answer_in.close()
+        loop = asyncio.get_running_loop()
+        slot: list[_Worker] = []
+        tasks, _ = await loop.connect_write_pipe(asyncio.Protocol, task_in)
+        worker = _Worker(process, tasks)
+        slot.append(worker)
+        worker.answers, _ = await loop.connect_read_pipe(lambda: _Answers(self, slot), answer_out)
+        self.started += 1
+        return worker
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker's answers ended: it died (or was closed); its pages fail."""
+        worker.alive = False
+        worker.tasks.close()
+        gone = ProcessesGone(
+            "the process analysing the page ended unexpectedly (killed, or crashed by the page)"
+        )
+        for future in worker.waiting.values():
+            if not future.done():
+                future.set_exception(gone)
+        worker.waiting.clear()
 
     def close(self) -> None:
         """Let the workers finish what they hold, then end them."""
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            # closed now, not when the loop next runs (join below holds it): the worker
+            # reads to the end of its pipe, then returns
+            worker.tasks.close()
+            worker.tasks.get_extra_info("pipe").close()
+        for worker in workers:
+            if worker.answers is not None:
+                worker.answers.close()
+                worker.answers.get_extra_info("pipe").close()
+            worker.process.join(CLOSE_GRACE_S)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
 
 
 # -- in the worker processes --------------------------------------------------------
 
-_signature: Signature | None = None
-_bounds = ParseSettings()
 
-
-def _start_worker(signature: Signature, bounds: ParseSettings, peak_dir: str | None) -> None:
-    global _signature, _bounds
-    _signature, _bounds = signature, bounds
+def _serve(
+    tasks: Connection,
+    answers: Connection,
+    signature: Signature,
+    bounds: ParseSettings,
+    peak_dir: str | None = None,
+) -> None:
+    """Answer the crawl's pages in turn until it closes its end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
@@ -115,6 +217,25 @@ def _start_worker(signature: Signature, bounds: ParseSettings, peak_dir: str | N
         ).start()
     if peak_dir:
         multiprocessing.util.Finalize(None, _write_peak, (Path(peak_dir),), exitpriority=0)
+    while True:
+        try:
+            number, url, content_type, body, asked = pickle.loads(tasks.recv_bytes())
+        except EOFError:
+            return
+        answer: tuple[int, bool, Analysis | Exception]
+        try:
+            answer = (number, True, analyse_page(url, content_type, body, signature, bounds, asked))
+        except Exception as exc:  # the page's own failure, sent back to its crawl
+            answer = (number, False, exc)
+        try:
+            message = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+        except Exception:  # an exception (or plug-in's value) that does not pickle: its text
+            value = answer[2]
+            text = f"{type(value).__name__}: {value}" if isinstance(value, Exception) else ""
+            failure = RuntimeError(text or "the page's analysis could not be sent back")
+            message = pickle.dumps((number, False, failure))
+        with contextlib.suppress(BrokenPipeError):
+            answers.send_bytes(message)
 
 
 def _end_with(sentinel: int) -> None:
@@ -130,8 +251,3 @@ def _write_peak(folder: Path) -> None:
         return  # not Linux: nothing to report
     if match := re.search(r"VmHWM:\s*(\d+) kB", status):
         (folder / f"{os.getpid()}.peak").write_text(match.group(1))
-
-
-def _analyse(url: str, content_type: str | None, body: bytes, asked: Asked) -> Analysis:
-    assert _signature is not None, "the worker was started without its signature"
-    return analyse_page(url, content_type, body, _signature, _bounds, asked)
