@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 import httpx
 from recrawl.core.config import FetchSettings
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body, http_date
+from recrawl.core.net.streams import Transport
 
 
 @dataclass
@@ -102,11 +103,9 @@ class Fetcher:
         lanes = max(1, -(-max_connections // CONNECTIONS_PER_LANE))
         tls = shared_tls_context()
         self.transports = [
-            httpx.AsyncHTTPTransport(
-                verify=tls,
-                limits=httpx.Limits(
-                    max_connections=None, max_keepalive_connections=CONNECTIONS_PER_LANE
-                ),
+            Transport(
+                tls,
+                httpx.Limits(max_connections=None, max_keepalive_connections=CONNECTIONS_PER_LANE),
             )
             for _ in range(lanes)
         ]
