@@ -28,16 +28,17 @@ def insert_rows(
     names: Sequence[str],
     rows: Sequence[Sequence[Any]],
     ignore: bool = False,
-) -> None:
-    """Insert rows of values for the columns ``names`` (``ignore``: skip duplicates)."""
+) -> int:
+    """Insert rows of values for the columns ``names`` (``ignore``: skip duplicates);
+    returns how many were inserted."""
     if not rows:
-        return
+        return 0
     fields = [model._meta.fields[name] for name in names]
     query = model.insert_many([rows[0]], fields=fields)
     if ignore:
         query = query.on_conflict_ignore()
     params = [[f.db_value(v) for f, v in zip(fields, row, strict=True)] for row in rows]
-    executemany(query, params)
+    return executemany(query, params)
 
 
 def update_pages(updates: Sequence[tuple[int, Mapping[str, Any]]]) -> None:
