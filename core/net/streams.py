@@ -1,45 +1,82 @@
-"""httpx's transport over anyio's streams, with the socket's facts read once.
+"""httpx's transport on asyncio's own streams, with each socket's facts read once.
 
-On every request, httpcore asks each pooled connection whether it is still good
-(``get_extra_info("is_readable")``), and the crawl asks each response for its server's
-address. anyio answers each such question by building a table of every fact about the
-socket, its peer's address included, with a system call each time: at a few hundred
-pages a second that was a tenth of the crawl loop's time. These streams ask once, when
-the connection is made, and keep the answers (a connection's socket and peer never
-change).
+httpx runs its connections on anyio, which on asyncio adds a layer to every read and
+write (a cancel scope, a look-up of the running library) and answers each question about
+a socket (httpcore asks each pooled connection whether it is still good on every
+request; the crawl asks each response for its server's address) by building a table of
+every fact about it, its peer's address included, with a system call each time. At a
+few hundred pages a second that layer took a fifth of the crawl loop's time. httpcore
+takes a network backend (its documented plug-in point): this one opens asyncio streams
+and keeps what httpcore asks about them, read once when the connection is made.
+
+Errors are httpcore's, as its own backends raise them: a timeout while connecting,
+reading or writing is ``ConnectTimeout``/``ReadTimeout``/``WriteTimeout``, a failure
+``ConnectError``/``ReadError``/``WriteError``; the fetcher tells them apart (fetch.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import socket
 import ssl
 from collections.abc import Iterable
 from typing import Any
 
 import httpcore
 import httpx
-from httpcore._backends.anyio import AnyIOBackend
-from httpcore._backends.base import SOCKET_OPTION, AsyncNetworkBackend, AsyncNetworkStream
+from httpcore import AsyncNetworkBackend, AsyncNetworkStream
+from httpcore._backends.base import SOCKET_OPTION
 from httpcore._utils import is_socket_readable
 
 
-class KeptInfoStream(AsyncNetworkStream):
-    """A network stream whose socket, addresses and TLS object are read once."""
+class AsyncioStream(AsyncNetworkStream):
+    """One connection: asyncio's reader and writer, and its socket's facts."""
 
-    def __init__(self, stream: AsyncNetworkStream) -> None:
-        self._stream = stream
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        transport = writer.transport
         self._info = {
-            name: stream.get_extra_info(name)
-            for name in ("socket", "server_addr", "client_addr", "ssl_object")
+            "socket": transport.get_extra_info("socket"),
+            "server_addr": transport.get_extra_info("peername"),
+            "client_addr": transport.get_extra_info("sockname"),
+            "ssl_object": transport.get_extra_info("ssl_object"),
         }
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return await self._stream.read(max_bytes, timeout)
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._reader.read(max_bytes)
+        except TimeoutError:
+            raise httpcore.ReadTimeout("timed out reading") from None
+        except OSError as exc:
+            raise httpcore.ReadError(_reason(exc)) from exc
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._stream.write(buffer, timeout)
+        if not buffer:
+            return
+        try:
+            self._writer.write(buffer)
+            async with asyncio.timeout(timeout):
+                await self._writer.drain()
+        except TimeoutError:
+            raise httpcore.WriteTimeout("timed out writing") from None
+        except (OSError, RuntimeError) as exc:  # RuntimeError: written after the close
+            raise httpcore.WriteError(_reason(exc)) from exc
 
     async def aclose(self) -> None:
-        await self._stream.aclose()
+        transport = self._writer.transport
+        with contextlib.suppress(OSError, RuntimeError):
+            if self._info["ssl_object"] is None:
+                transport.close()
+            else:
+                # asyncio's close of a TLS connection waits (up to 30 s) for the peer's
+                # close_notify before closing the socket: a crawl ending meanwhile would
+                # leave the socket open. Its responses were framed by HTTP, not by
+                # close_notify, so the connection is dropped at once (as anyio does).
+                transport.abort()
 
     async def start_tls(
         self,
@@ -47,22 +84,26 @@ class KeptInfoStream(AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> AsyncNetworkStream:
-        return KeptInfoStream(await self._stream.start_tls(ssl_context, server_hostname, timeout))
+        try:
+            async with asyncio.timeout(timeout):
+                await self._writer.start_tls(ssl_context, server_hostname=server_hostname)
+        except TimeoutError:
+            await self.aclose()
+            raise httpcore.ConnectTimeout("timed out in the TLS handshake") from None
+        except (OSError, ssl.SSLError) as exc:
+            await self.aclose()
+            raise httpcore.ConnectError(_reason(exc)) from exc
+        return AsyncioStream(self._reader, self._writer)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
-            socket = self._info["socket"]
-            return socket is not None and is_socket_readable(socket)
-        if info in self._info:
-            return self._info[info]
-        return self._stream.get_extra_info(info)
+            sock = self._info["socket"]
+            return sock is not None and is_socket_readable(sock)
+        return self._info.get(info)
 
 
-class KeptInfoBackend(AsyncNetworkBackend):
-    """anyio's backend, its streams wrapped in :class:`KeptInfoStream`."""
-
-    def __init__(self) -> None:
-        self._backend = AnyIOBackend()
+class AsyncioBackend(AsyncNetworkBackend):
+    """Opens :class:`AsyncioStream` connections."""
 
     async def connect_tcp(
         self,
@@ -72,8 +113,20 @@ class KeptInfoBackend(AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[SOCKET_OPTION] | None = None,
     ) -> AsyncNetworkStream:
-        stream = await self._backend.connect_tcp(host, port, timeout, local_address, socket_options)
-        return KeptInfoStream(stream)
+        local = (local_address, 0) if local_address else None
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, local_addr=local, happy_eyeballs_delay=0.25
+                )
+        except TimeoutError:
+            raise httpcore.ConnectTimeout("timed out connecting") from None
+        except OSError as exc:
+            raise httpcore.ConnectError(_reason(exc)) from exc
+        sock = writer.transport.get_extra_info("socket")
+        for option in socket_options or ():
+            sock.setsockopt(*option)
+        return AsyncioStream(reader, writer)
 
     async def connect_unix_socket(
         self,
@@ -81,18 +134,35 @@ class KeptInfoBackend(AsyncNetworkBackend):
         timeout: float | None = None,
         socket_options: Iterable[SOCKET_OPTION] | None = None,
     ) -> AsyncNetworkStream:
-        stream = await self._backend.connect_unix_socket(path, timeout, socket_options)
-        return KeptInfoStream(stream)
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_unix_connection(path)
+        except TimeoutError:
+            raise httpcore.ConnectTimeout("timed out connecting") from None
+        except OSError as exc:
+            raise httpcore.ConnectError(_reason(exc)) from exc
+        return AsyncioStream(reader, writer)
 
     async def sleep(self, seconds: float) -> None:
-        await self._backend.sleep(seconds)
+        await asyncio.sleep(seconds)
+
+
+def _reason(exc: Exception) -> str:
+    """What went wrong, in the system's words ("Connection refused", "Name or service
+    not known") rather than asyncio's ("[Errno 111] Connect call failed (...)")."""
+    if isinstance(exc, ssl.SSLError):  # its errno is OpenSSL's, not the system's
+        return str(exc)
+    errno = getattr(exc, "errno", None)
+    if isinstance(errno, int) and errno > 0 and not isinstance(exc, socket.gaierror):
+        return os.strerror(errno)  # asyncio's own text names the call, not the reason
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
 class Transport(httpx.AsyncHTTPTransport):
-    """httpx's transport (no proxy) with its pool on :class:`KeptInfoBackend`.
+    """httpx's transport (no proxy) with its pool on :class:`AsyncioBackend`.
 
     httpx takes no network backend, so the pool it made is replaced by one made alike
-    with ours (httpcore's pool takes one: ``network_backend``).
+    with ours.
     """
 
     def __init__(self, ssl_context: ssl.SSLContext, limits: httpx.Limits) -> None:
@@ -102,5 +172,5 @@ class Transport(httpx.AsyncHTTPTransport):
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
-            network_backend=KeptInfoBackend(),
+            network_backend=AsyncioBackend(),
         )

@@ -311,7 +311,7 @@ def test_robots_as_html_says_and_does_one_thing(hostile_crawl):
     [
         ("robots_5xx", r"robots\.txt answered HTTP 503"),
         ("robots_hang", r"robots\.txt unreachable \(timeout \(ReadTimeout\)\)"),
-        ("down", r"robots\.txt unreachable \(ConnectError: All connection attempts failed\)"),
+        ("down", r"robots\.txt unreachable \(ConnectError: Connection refused\)"),
     ],
 )
 def test_an_unavailable_robots_txt_is_a_named_error_and_a_retry(hostile_crawl, origin, reason):
