@@ -113,6 +113,8 @@ class Members:
     response: bytes
     response_id: str
     request: bytes
+    #: The response's WARC-Payload-Digest (``sha1:`` + base32), as the record says it.
+    payload_digest: str
 
 
 class RecordBuilder:
@@ -187,7 +189,9 @@ class RecordBuilder:
         record = self.response_record(url, instant, response, truncated, ip)
         record_id = record.rec_headers.get_header("WARC-Record-ID")
         request_record = self.request_record(url, instant, request, record_id)
-        return Members(self.member(record), record_id, self.member(request_record))
+        response_member = self.member(record)  # digests the payload
+        digest = record.rec_headers.get_header("WARC-Payload-Digest")
+        return Members(response_member, record_id, self.member(request_record), digest)
 
 
 class RecordWriter:

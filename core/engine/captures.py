@@ -77,7 +77,8 @@ class CaptureWriter:
         ``members``: the response's records, built already (:func:`archived_whole`)."""
         assert result.response is not None
         earlier = stored_payload(page)
-        digest = payload_digest(result.response.body)
+        # the analysis process digested the payload when it built the records
+        digest = payload_digest(result.response.body) if members is None else members.payload_digest
         if earlier is not None and earlier.payload_digest == digest and not result.truncated:
             return self._revisit(page, result, now, IDENTICAL_PAYLOAD, earlier)
         return self.response(page, result, now, digest, members)

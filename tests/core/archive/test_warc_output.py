@@ -187,6 +187,7 @@ def test_records_built_ahead_are_the_records_written_in_place(tmp_path):
     what the crawl's process writes itself, but for their ids."""
     from datetime import datetime
 
+    from recrawl.core.archive.warc import payload_digest
     from recrawl.core.archive.warc_writer import RecordBuilder, RecordWriter
     from recrawl.core.net.http import HttpRequest, HttpResponse
 
@@ -226,4 +227,7 @@ def test_records_built_ahead_are_the_records_written_in_place(tmp_path):
 
     assert comparable(direct) == comparable(ahead)
     assert ahead[1].warc["WARC-Concurrent-To"] == members.response_id
+    # the digest the page and the index keep is the record's, and the body's as received
+    assert members.payload_digest == ahead[0].warc["WARC-Payload-Digest"]
+    assert members.payload_digest == payload_digest(response.body)
     warcio_check(paths[1])
