@@ -115,6 +115,8 @@ class AnalysisPool:
         self.bounds = bounds
         self.processes = max(1, processes)
         self._workers: list[_Worker] = []
+        #: Held while workers are started: pages that come together start them once.
+        self._starting = asyncio.Lock()
         self._numbers = itertools.count()
         #: Workers started, the first ones included (each after one died: one more).
         self.started = 0
@@ -140,9 +142,10 @@ class AnalysisPool:
             worker.waiting.pop(number, None)
 
     async def _least_busy(self) -> _Worker:
-        self._workers = [worker for worker in self._workers if worker.alive]
-        while len(self._workers) < self.processes:
-            self._workers.append(await self._start())
+        async with self._starting:  # the pages behind the first wait for its workers
+            self._workers = [worker for worker in self._workers if worker.alive]
+            while len(self._workers) < self.processes:
+                self._workers.append(await self._start())
         return min(self._workers, key=lambda worker: len(worker.waiting))
 
     async def _start(self) -> _Worker:
@@ -156,15 +159,34 @@ class AnalysisPool:
             name="recrawl-analysis",
             daemon=True,
         )
-        process.start()
-        task_out.close()  # the worker's ends: its death must reach us as an end of file
-        answer_in.close()
+        try:
+            process.start()
+        except BaseException:
+            task_in.close()
+            answer_out.close()
+            raise
+        finally:
+            task_out.close()  # the worker's ends: its death must reach us as an end of file
+            answer_in.close()
         loop = asyncio.get_running_loop()
         slot: list[_Worker] = []
-        tasks, _ = await loop.connect_write_pipe(asyncio.Protocol, task_in)
-        worker = _Worker(process, tasks)
-        slot.append(worker)
-        worker.answers, _ = await loop.connect_read_pipe(lambda: _Answers(self, slot), answer_out)
+        worker = None
+        try:
+            tasks, _ = await loop.connect_write_pipe(asyncio.Protocol, task_in)
+            worker = _Worker(process, tasks)
+            slot.append(worker)
+            worker.answers, _ = await loop.connect_read_pipe(
+                lambda: _Answers(self, slot), answer_out
+            )
+        except BaseException:  # cancelled meanwhile (the crawl stopped): no worker is left
+            if worker is not None:
+                worker.alive = False
+                worker.tasks.abort()
+            task_in.close()
+            answer_out.close()
+            process.kill()
+            process.join()
+            raise
         self.started += 1
         return worker
 

@@ -4,6 +4,7 @@ that dies costs the page it held; a killed crawl leaves no worker behind."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import multiprocessing
 import os
@@ -18,7 +19,8 @@ import pytest
 from recrawl.core.clock import utcnow
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine import PageFetched, StatsSnapshot, inject
-from recrawl.core.engine.analysis import INLINE_BYTES
+from recrawl.core.engine.analysis import INLINE_BYTES, Asked
+from recrawl.core.engine.pool import AnalysisPool
 from recrawl.core.store.models import PageStatus
 
 from tests.crawling import T0, Events, clock_at, crawl, events_of, page, settings
@@ -179,3 +181,47 @@ def test_a_killed_crawl_leaves_no_analysis_process_behind(project, server):
     finally:
         for handle in handles:
             os.close(handle)
+
+
+# -- the pool itself, driven as the crawl's loop drives it ------------------------------
+
+
+def _html(text: str) -> bytes:
+    return f"<p>{text}</p>".encode() + BIG.encode()
+
+
+def test_pages_arriving_together_start_only_the_processes_asked_for():
+    async def run() -> int:
+        pool = AnalysisPool(CrashingSignature(), ParseSettings(), 2)
+        try:
+            pages = [
+                pool.analyse(f"http://example.test/{i}", "text/html", _html(f"page {i}"), Asked())
+                for i in range(8)
+            ]
+            done = await asyncio.wait_for(asyncio.gather(*pages), PATIENCE_S)
+            assert all(analysis.signature is not None for analysis in done)
+            return pool.started
+        finally:
+            pool.close()
+
+    assert asyncio.run(run()) == 2
+    assert not multiprocessing.active_children()
+
+
+def test_a_page_cancelled_while_its_worker_starts_leaves_no_process():
+    async def run() -> None:
+        pool = AnalysisPool(CrashingSignature(), ParseSettings(), 1)
+        try:
+            task = asyncio.create_task(
+                pool.analyse("http://example.test/a", "text/html", _html("a page"), Asked())
+            )
+            await asyncio.sleep(0)  # the task runs to its first wait: the worker's pipes
+            assert multiprocessing.active_children(), "the worker was not started yet"
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            pool.close()
+
+    asyncio.run(run())
+    assert not multiprocessing.active_children()
