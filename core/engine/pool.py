@@ -14,7 +14,10 @@ pipe transports): no thread of the crawl's process carries the pages. A process 
 executor did, with two threads of its own that, at a few hundred pages a second, took a
 tenth of the crawl's processor time and fought the loop for the interpreter lock.
 A frame is ``multiprocessing.Connection``'s (a 4-byte big-endian length, then the
-pickle), so a worker reads and answers with a plain ``Connection``.
+pickle), so a worker reads and answers with a plain ``Connection``. An answer starts with
+its page's number and whether it succeeded, outside its pickle: an answer that cannot be
+unpickled here (an exception whose ``__init__`` wants other arguments) fails its own page,
+not the worker's pipe.
 
 A worker ignores SIGINT (the crawl's process decides what an interrupt means) and ends
 as soon as the crawl's process is gone, however it went (a SIGKILL leaves no orphan):
@@ -52,6 +55,8 @@ PEAK_DIR_VARIABLE = "RECRAWL_PEAK_DIR"
 CLOSE_GRACE_S = 10.0
 
 _LENGTH = struct.Struct("!i")
+#: An answer's head: its page's number, and whether the value is an analysis (or an error).
+_ANSWER = struct.Struct("!Q?")
 
 
 def default_processes() -> int:
@@ -93,14 +98,25 @@ class _Answers(asyncio.Protocol):
             end = start + _LENGTH.size + length
             if len(buffer) < end:
                 break
-            number, ok, value = pickle.loads(memoryview(buffer)[start + _LENGTH.size : end])
-            start = end
+            number, ok = _ANSWER.unpack_from(buffer, start + _LENGTH.size)
             future = self._worker[0].waiting.pop(number, None)
             if future is not None and not future.done():  # else: its page was cancelled
-                if ok:
-                    future.set_result(value)
+                try:
+                    value = pickle.loads(
+                        memoryview(buffer)[start + _LENGTH.size + _ANSWER.size : end]
+                    )
+                except Exception as exc:  # its page's failure: the next answers still come
+                    future.set_exception(
+                        RuntimeError(
+                            f"the page's analysis could not be read back ({type(exc).__name__}: {exc})"
+                        )
+                    )
                 else:
-                    future.set_exception(value)
+                    if ok:
+                        future.set_result(value)
+                    else:
+                        future.set_exception(value)
+            start = end
         del buffer[:start]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -244,20 +260,28 @@ def _serve(
             number, url, content_type, body, asked = pickle.loads(tasks.recv_bytes())
         except EOFError:
             return
-        answer: tuple[int, bool, Analysis | Exception]
         try:
-            answer = (number, True, analyse_page(url, content_type, body, signature, bounds, asked))
+            message = _answer(
+                number, analyse_page(url, content_type, body, signature, bounds, asked)
+            )
         except Exception as exc:  # the page's own failure, sent back to its crawl
-            answer = (number, False, exc)
-        try:
-            message = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
-        except Exception:  # an exception (or plug-in's value) that does not pickle: its text
-            value = answer[2]
-            text = f"{type(value).__name__}: {value}" if isinstance(value, Exception) else ""
-            failure = RuntimeError(text or "the page's analysis could not be sent back")
-            message = pickle.dumps((number, False, failure))
+            message = _answer(number, exc)
         with contextlib.suppress(BrokenPipeError):
             answers.send_bytes(message)
+
+
+def _answer(number: int, value: Analysis | Exception) -> bytes:
+    """A page's answer frame: its head, then the pickled analysis or error."""
+    failed = isinstance(value, Exception)
+    try:
+        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        if failed:  # rare: an error must unpickle too (one whose __init__ wants others won't)
+            pickle.loads(pickled)
+    except Exception:  # an exception (or plug-in's value) that does not travel: its text
+        text = f"{type(value).__name__}: {value}" if failed else ""
+        pickled = pickle.dumps(RuntimeError(text or "the page's analysis could not be sent back"))
+        failed = True
+    return _ANSWER.pack(number, not failed) + pickled
 
 
 def _end_with(sentinel: int) -> None:

@@ -186,6 +186,28 @@ def test_a_killed_crawl_leaves_no_analysis_process_behind(project, server):
 # -- the pool itself, driven as the crawl's loop drives it ------------------------------
 
 
+class Unloadable(Exception):
+    """Pickles, but does not unpickle (its ``__init__`` takes two arguments)."""
+
+    def __init__(self, page: str, reason: str) -> None:
+        super().__init__(f"{page}: {reason}")
+
+
+class RaisingSignature:
+    """Raises :class:`Unloadable` for the page "raise page"."""
+
+    kind = "md5"
+    deferrable = False
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        if b"raise page" in payload:
+            raise Unloadable("that page", "the plug-in gave up")
+        return hashlib.md5(payload).digest()
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        return old == new
+
+
 def _html(text: str) -> bytes:
     return f"<p>{text}</p>".encode() + BIG.encode()
 
@@ -206,6 +228,35 @@ def test_pages_arriving_together_start_only_the_processes_asked_for():
 
     assert asyncio.run(run()) == 2
     assert not multiprocessing.active_children()
+
+
+def test_an_error_that_does_not_unpickle_is_its_pages_and_the_worker_goes_on():
+    async def run() -> tuple[BaseException | None, bytes | None, int]:
+        pool = AnalysisPool(RaisingSignature(), ParseSettings(), 1)
+        try:
+            failed = None
+            try:
+                await asyncio.wait_for(
+                    pool.analyse(
+                        "http://example.test/r", "text/html", _html("raise page"), Asked()
+                    ),
+                    PATIENCE_S,
+                )
+            except Exception as exc:
+                failed = exc
+            after = await asyncio.wait_for(
+                pool.analyse("http://example.test/a", "text/html", _html("a page"), Asked()),
+                PATIENCE_S,
+            )
+            return failed, after.signature, pool.started
+        finally:
+            pool.close()
+
+    failed, signature, started = asyncio.run(run())
+    assert not isinstance(failed, TimeoutError), "the page's error never came back"
+    assert failed is not None and "Unloadable: that page: the plug-in gave up" in str(failed)
+    assert signature == hashlib.md5(_html("a page")).digest()
+    assert started == 1  # the same worker: it was not lost
 
 
 def test_a_page_cancelled_while_its_worker_starts_leaves_no_process():
