@@ -28,7 +28,6 @@ crashed by a page) fails the pages it held with an error; the next page starts a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import multiprocessing
 import multiprocessing.util
@@ -219,17 +218,18 @@ class AnalysisPool:
         worker.waiting.clear()
 
     def close(self) -> None:
-        """Let the workers finish what they hold, then end them."""
+        """Let the workers finish the page they hold, then end them."""
         workers, self._workers = self._workers, []
         for worker in workers:
-            # closed now, not when the loop next runs (join below holds it): the worker
-            # reads to the end of its pipe, then returns
-            worker.tasks.close()
+            # closed now, not when the loop next runs (join below holds it): pages not
+            # sent yet are dropped (their analyses are abandoned), the worker reads to the
+            # end of its pipe; its next answer finds no reader, and it returns
+            worker.tasks.abort()
             worker.tasks.get_extra_info("pipe").close()
-        for worker in workers:
             if worker.answers is not None:
                 worker.answers.close()
                 worker.answers.get_extra_info("pipe").close()
+        for worker in workers:
             worker.process.join(CLOSE_GRACE_S)
             if worker.process.is_alive():
                 worker.process.kill()
@@ -266,8 +266,10 @@ def _serve(
             )
         except Exception as exc:  # the page's own failure, sent back to its crawl
             message = _answer(number, exc)
-        with contextlib.suppress(BrokenPipeError):
+        try:
             answers.send_bytes(message)
+        except BrokenPipeError:
+            return  # the crawl no longer reads (closed): the pages still queued are dropped
 
 
 def _answer(number: int, value: Analysis | Exception) -> bytes:

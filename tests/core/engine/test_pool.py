@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import replace
@@ -273,6 +274,40 @@ def test_a_page_cancelled_while_its_worker_starts_leaves_no_process():
                 await task
         finally:
             pool.close()
+
+    asyncio.run(run())
+    assert not multiprocessing.active_children()
+
+
+def test_a_crawl_stopped_while_a_huge_page_is_sent_ends_its_worker_cleanly():
+    huge = _html("huge page") + b"<p>more words</p>" * 2_000_000  # 34 MB: the pipe holds 64 kB
+
+    async def run() -> None:
+        pool = AnalysisPool(CrashingSignature(), ParseSettings(), 1)
+        try:
+            # the worker is up, then the huge page is sent and, the crawl stopped, cancelled
+            await asyncio.wait_for(
+                pool.analyse("http://example.test/a", "text/html", _html("a page"), Asked()),
+                PATIENCE_S,
+            )
+            task = asyncio.create_task(
+                pool.analyse("http://example.test/huge", "text/html", huge, Asked())
+            )
+            await asyncio.sleep(0)  # the task runs to its wait: the page is being written
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            pool.close()
+        # the loop goes on after the pool's close (the crawl's commits drain): a socket
+        # may take the number of the pipe's file
+        left, right = socket.socketpair()
+        with left, right:
+            reader, writer = await asyncio.open_connection(sock=left)
+            right.sendall(b"still here\n")
+            assert await reader.readline() == b"still here\n"
+            writer.close()
+            await writer.wait_closed()
 
     asyncio.run(run())
     assert not multiprocessing.active_children()
