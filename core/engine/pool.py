@@ -14,7 +14,10 @@ pipe transports): no thread of the crawl's process carries the pages. A process 
 executor did, with two threads of its own that, at a few hundred pages a second, took a
 tenth of the crawl's processor time and fought the loop for the interpreter lock.
 A frame is ``multiprocessing.Connection``'s (a 4-byte big-endian length, then the
-pickle), so a worker reads and answers with a plain ``Connection``.
+pickle), so a worker reads and answers with a plain ``Connection``. An answer starts with
+its page's number and whether it succeeded, outside its pickle: an answer that cannot be
+unpickled here (an exception whose ``__init__`` wants other arguments) fails its own page,
+not the worker's pipe.
 
 A worker ignores SIGINT (the crawl's process decides what an interrupt means) and ends
 as soon as the crawl's process is gone, however it went (a SIGKILL leaves no orphan):
@@ -25,7 +28,6 @@ crashed by a page) fails the pages it held with an error; the next page starts a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import multiprocessing
 import multiprocessing.util
@@ -52,6 +54,8 @@ PEAK_DIR_VARIABLE = "RECRAWL_PEAK_DIR"
 CLOSE_GRACE_S = 10.0
 
 _LENGTH = struct.Struct("!i")
+#: An answer's head: its page's number, and whether the value is an analysis (or an error).
+_ANSWER = struct.Struct("!Q?")
 
 
 def default_processes() -> int:
@@ -93,14 +97,25 @@ class _Answers(asyncio.Protocol):
             end = start + _LENGTH.size + length
             if len(buffer) < end:
                 break
-            number, ok, value = pickle.loads(memoryview(buffer)[start + _LENGTH.size : end])
-            start = end
+            number, ok = _ANSWER.unpack_from(buffer, start + _LENGTH.size)
             future = self._worker[0].waiting.pop(number, None)
             if future is not None and not future.done():  # else: its page was cancelled
-                if ok:
-                    future.set_result(value)
+                try:
+                    value = pickle.loads(
+                        memoryview(buffer)[start + _LENGTH.size + _ANSWER.size : end]
+                    )
+                except Exception as exc:  # its page's failure: the next answers still come
+                    future.set_exception(
+                        RuntimeError(
+                            f"the page's analysis could not be read back ({type(exc).__name__}: {exc})"
+                        )
+                    )
                 else:
-                    future.set_exception(value)
+                    if ok:
+                        future.set_result(value)
+                    else:
+                        future.set_exception(value)
+            start = end
         del buffer[:start]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -115,6 +130,8 @@ class AnalysisPool:
         self.bounds = bounds
         self.processes = max(1, processes)
         self._workers: list[_Worker] = []
+        #: Held while workers are started: pages that come together start them once.
+        self._starting = asyncio.Lock()
         self._numbers = itertools.count()
         #: Workers started, the first ones included (each after one died: one more).
         self.started = 0
@@ -140,9 +157,10 @@ class AnalysisPool:
             worker.waiting.pop(number, None)
 
     async def _least_busy(self) -> _Worker:
-        self._workers = [worker for worker in self._workers if worker.alive]
-        while len(self._workers) < self.processes:
-            self._workers.append(await self._start())
+        async with self._starting:  # the pages behind the first wait for its workers
+            self._workers = [worker for worker in self._workers if worker.alive]
+            while len(self._workers) < self.processes:
+                self._workers.append(await self._start())
         return min(self._workers, key=lambda worker: len(worker.waiting))
 
     async def _start(self) -> _Worker:
@@ -156,15 +174,34 @@ class AnalysisPool:
             name="recrawl-analysis",
             daemon=True,
         )
-        process.start()
-        task_out.close()  # the worker's ends: its death must reach us as an end of file
-        answer_in.close()
+        try:
+            process.start()
+        except BaseException:
+            task_in.close()
+            answer_out.close()
+            raise
+        finally:
+            task_out.close()  # the worker's ends: its death must reach us as an end of file
+            answer_in.close()
         loop = asyncio.get_running_loop()
         slot: list[_Worker] = []
-        tasks, _ = await loop.connect_write_pipe(asyncio.Protocol, task_in)
-        worker = _Worker(process, tasks)
-        slot.append(worker)
-        worker.answers, _ = await loop.connect_read_pipe(lambda: _Answers(self, slot), answer_out)
+        worker = None
+        try:
+            tasks, _ = await loop.connect_write_pipe(asyncio.Protocol, task_in)
+            worker = _Worker(process, tasks)
+            slot.append(worker)
+            worker.answers, _ = await loop.connect_read_pipe(
+                lambda: _Answers(self, slot), answer_out
+            )
+        except BaseException:  # cancelled meanwhile (the crawl stopped): no worker is left
+            if worker is not None:
+                worker.alive = False
+                worker.tasks.abort()
+            task_in.close()
+            answer_out.close()
+            process.kill()
+            process.join()
+            raise
         self.started += 1
         return worker
 
@@ -181,17 +218,18 @@ class AnalysisPool:
         worker.waiting.clear()
 
     def close(self) -> None:
-        """Let the workers finish what they hold, then end them."""
+        """Let the workers finish the page they hold, then end them."""
         workers, self._workers = self._workers, []
         for worker in workers:
-            # closed now, not when the loop next runs (join below holds it): the worker
-            # reads to the end of its pipe, then returns
-            worker.tasks.close()
+            # closed now, not when the loop next runs (join below holds it): pages not
+            # sent yet are dropped (their analyses are abandoned), the worker reads to the
+            # end of its pipe; its next answer finds no reader, and it returns
+            worker.tasks.abort()
             worker.tasks.get_extra_info("pipe").close()
-        for worker in workers:
             if worker.answers is not None:
                 worker.answers.close()
                 worker.answers.get_extra_info("pipe").close()
+        for worker in workers:
             worker.process.join(CLOSE_GRACE_S)
             if worker.process.is_alive():
                 worker.process.kill()
@@ -222,20 +260,30 @@ def _serve(
             number, url, content_type, body, asked = pickle.loads(tasks.recv_bytes())
         except EOFError:
             return
-        answer: tuple[int, bool, Analysis | Exception]
         try:
-            answer = (number, True, analyse_page(url, content_type, body, signature, bounds, asked))
+            message = _answer(
+                number, analyse_page(url, content_type, body, signature, bounds, asked)
+            )
         except Exception as exc:  # the page's own failure, sent back to its crawl
-            answer = (number, False, exc)
+            message = _answer(number, exc)
         try:
-            message = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
-        except Exception:  # an exception (or plug-in's value) that does not pickle: its text
-            value = answer[2]
-            text = f"{type(value).__name__}: {value}" if isinstance(value, Exception) else ""
-            failure = RuntimeError(text or "the page's analysis could not be sent back")
-            message = pickle.dumps((number, False, failure))
-        with contextlib.suppress(BrokenPipeError):
             answers.send_bytes(message)
+        except BrokenPipeError:
+            return  # the crawl no longer reads (closed): the pages still queued are dropped
+
+
+def _answer(number: int, value: Analysis | Exception) -> bytes:
+    """A page's answer frame: its head, then the pickled analysis or error."""
+    failed = isinstance(value, Exception)
+    try:
+        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        if failed:  # rare: an error must unpickle too (one whose __init__ wants others won't)
+            pickle.loads(pickled)
+    except Exception:  # an exception (or plug-in's value) that does not travel: its text
+        text = f"{type(value).__name__}: {value}" if failed else ""
+        pickled = pickle.dumps(RuntimeError(text or "the page's analysis could not be sent back"))
+        failed = True
+    return _ANSWER.pack(number, not failed) + pickled
 
 
 def _end_with(sentinel: int) -> None:

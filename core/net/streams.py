@@ -97,6 +97,15 @@ class AsyncioStream(AsyncNetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
+            # httpcore asks between responses whether the server has said anything since
+            # (then the connection is spoilt, or closed, and not reused). asyncio reads
+            # bytes off the socket as they come, so what its reader holds unread counts
+            # too: bytes sent after a response (more than its Content-Length), or the end.
+            # (anyio read only when asked: they stayed on the socket.) ``_buffer`` is the
+            # reader's bytearray, there since Python 3.4; no public call tells its size.
+            reader = self._reader
+            if getattr(reader, "_buffer", None) or reader.at_eof():
+                return True
             sock = self._info["socket"]
             return sock is not None and is_socket_readable(sock)
         return self._info.get(info)

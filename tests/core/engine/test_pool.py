@@ -4,11 +4,13 @@ that dies costs the page it held; a killed crawl leaves no worker behind."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import multiprocessing
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import replace
@@ -18,7 +20,8 @@ import pytest
 from recrawl.core.clock import utcnow
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine import PageFetched, StatsSnapshot, inject
-from recrawl.core.engine.analysis import INLINE_BYTES
+from recrawl.core.engine.analysis import INLINE_BYTES, Asked
+from recrawl.core.engine.pool import AnalysisPool
 from recrawl.core.store.models import PageStatus
 
 from tests.crawling import T0, Events, clock_at, crawl, events_of, page, settings
@@ -179,3 +182,132 @@ def test_a_killed_crawl_leaves_no_analysis_process_behind(project, server):
     finally:
         for handle in handles:
             os.close(handle)
+
+
+# -- the pool itself, driven as the crawl's loop drives it ------------------------------
+
+
+class Unloadable(Exception):
+    """Pickles, but does not unpickle (its ``__init__`` takes two arguments)."""
+
+    def __init__(self, page: str, reason: str) -> None:
+        super().__init__(f"{page}: {reason}")
+
+
+class RaisingSignature:
+    """Raises :class:`Unloadable` for the page "raise page"."""
+
+    kind = "md5"
+    deferrable = False
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        if b"raise page" in payload:
+            raise Unloadable("that page", "the plug-in gave up")
+        return hashlib.md5(payload).digest()
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        return old == new
+
+
+def _html(text: str) -> bytes:
+    return f"<p>{text}</p>".encode() + BIG.encode()
+
+
+def test_pages_arriving_together_start_only_the_processes_asked_for():
+    async def run() -> int:
+        pool = AnalysisPool(CrashingSignature(), ParseSettings(), 2)
+        try:
+            pages = [
+                pool.analyse(f"http://example.test/{i}", "text/html", _html(f"page {i}"), Asked())
+                for i in range(8)
+            ]
+            done = await asyncio.wait_for(asyncio.gather(*pages), PATIENCE_S)
+            assert all(analysis.signature is not None for analysis in done)
+            return pool.started
+        finally:
+            pool.close()
+
+    assert asyncio.run(run()) == 2
+    assert not multiprocessing.active_children()
+
+
+def test_an_error_that_does_not_unpickle_is_its_pages_and_the_worker_goes_on():
+    async def run() -> tuple[BaseException | None, bytes | None, int]:
+        pool = AnalysisPool(RaisingSignature(), ParseSettings(), 1)
+        try:
+            failed = None
+            try:
+                await asyncio.wait_for(
+                    pool.analyse(
+                        "http://example.test/r", "text/html", _html("raise page"), Asked()
+                    ),
+                    PATIENCE_S,
+                )
+            except Exception as exc:
+                failed = exc
+            after = await asyncio.wait_for(
+                pool.analyse("http://example.test/a", "text/html", _html("a page"), Asked()),
+                PATIENCE_S,
+            )
+            return failed, after.signature, pool.started
+        finally:
+            pool.close()
+
+    failed, signature, started = asyncio.run(run())
+    assert not isinstance(failed, TimeoutError), "the page's error never came back"
+    assert failed is not None and "Unloadable: that page: the plug-in gave up" in str(failed)
+    assert signature == hashlib.md5(_html("a page")).digest()
+    assert started == 1  # the same worker: it was not lost
+
+
+def test_a_page_cancelled_while_its_worker_starts_leaves_no_process():
+    async def run() -> None:
+        pool = AnalysisPool(CrashingSignature(), ParseSettings(), 1)
+        try:
+            task = asyncio.create_task(
+                pool.analyse("http://example.test/a", "text/html", _html("a page"), Asked())
+            )
+            await asyncio.sleep(0)  # the task runs to its first wait: the worker's pipes
+            assert multiprocessing.active_children(), "the worker was not started yet"
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            pool.close()
+
+    asyncio.run(run())
+    assert not multiprocessing.active_children()
+
+
+def test_a_crawl_stopped_while_a_huge_page_is_sent_ends_its_worker_cleanly():
+    huge = _html("huge page") + b"<p>more words</p>" * 2_000_000  # 34 MB: the pipe holds 64 kB
+
+    async def run() -> None:
+        pool = AnalysisPool(CrashingSignature(), ParseSettings(), 1)
+        try:
+            # the worker is up, then the huge page is sent and, the crawl stopped, cancelled
+            await asyncio.wait_for(
+                pool.analyse("http://example.test/a", "text/html", _html("a page"), Asked()),
+                PATIENCE_S,
+            )
+            task = asyncio.create_task(
+                pool.analyse("http://example.test/huge", "text/html", huge, Asked())
+            )
+            await asyncio.sleep(0)  # the task runs to its wait: the page is being written
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            pool.close()
+        # the loop goes on after the pool's close (the crawl's commits drain): a socket
+        # may take the number of the pipe's file
+        left, right = socket.socketpair()
+        with left, right:
+            reader, writer = await asyncio.open_connection(sock=left)
+            right.sendall(b"still here\n")
+            assert await reader.readline() == b"still here\n"
+            writer.close()
+            await writer.wait_closed()
+
+    asyncio.run(run())
+    assert not multiprocessing.active_children()

@@ -11,6 +11,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import httpx
 import pytest
@@ -113,3 +114,64 @@ def test_a_server_that_says_nothing_is_a_read_timeout():
 
         with pytest.raises(httpx.ReadTimeout):
             asyncio.run(run())
+
+
+def _request(lines: BinaryIO) -> bytes:
+    """A request's head, or b"" at the end of the connection."""
+    head = b""
+    while (line := lines.readline()) not in (b"", b"\r\n"):
+        head += line
+    return head
+
+
+class _Overrunner:
+    """Answers on one connection at a time; after its first answer, on the test's word,
+    sends bytes no one asked for (as a server that sends more than its Content-Length,
+    late). Counts the requests each connection brought."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.requests: list[int] = []
+        self.extra = threading.Event()
+        self.extra_sent = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        with self.listener:
+            for number in range(2):
+                connection, _ = self.listener.accept()
+                self.requests.append(0)
+                with connection, connection.makefile("rb") as lines:
+                    while _request(lines):
+                        self.requests[number] += 1
+                        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+                        if number == 0 and self.requests[0] == 1:
+                            self.extra.wait()
+                            connection.sendall(b"garbage")
+                            self.extra_sent.set()
+
+    def send_extra(self) -> None:
+        self.extra.set()
+        self.extra_sent.wait()
+
+
+def test_bytes_a_server_sends_after_its_response_retire_the_connection():
+    from httpcore._utils import is_socket_readable
+
+    server = _Overrunner()
+
+    async def run() -> str:
+        async with httpx.AsyncClient(
+            transport=Transport(ssl.create_default_context(), LIMITS)
+        ) as client:
+            first = await client.get(f"http://127.0.0.1:{server.port}/")
+            sock = first.extensions["network_stream"].get_extra_info("socket")
+            await asyncio.to_thread(server.send_extra)
+            while is_socket_readable(sock):  # until the loop has read them off the socket
+                await asyncio.sleep(0)
+            second = await client.get(f"http://127.0.0.1:{server.port}/")
+            return second.text
+
+    assert asyncio.run(run()) == "hello"  # not "illegal status line"
+    assert server.requests[0] == 1, "the next request went out on the spoilt connection"
