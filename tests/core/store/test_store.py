@@ -6,20 +6,25 @@ import shutil
 from pathlib import Path
 
 import pytest
+from peewee import IntegrityError
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import ProjectLocked, StoreError
 from recrawl.core.project import Project
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
-from recrawl.core.store.models import DB, Page, Setting
+from recrawl.core.store.models import DB, FetchEvent, Page, Setting
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-def test_new_store_is_wal_with_foreign_keys(project):
-    assert DB.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert DB.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+def test_new_store_is_wal_with_foreign_keys(project, store_kind):
     assert current_version(DB.obj) == SCHEMA_VERSION
+    if store_kind == "sqlite":
+        assert DB.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert DB.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+    else:  # PostgreSQL keeps its foreign keys always: a fetch of no page is refused
+        with pytest.raises(IntegrityError), DB.atomic():
+            FetchEvent.create(page=12345, fetched_at=utcnow())
 
 
 @pytest.mark.parametrize("version", [1])
