@@ -127,8 +127,10 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
 
 @pytest.fixture
 def store_kind() -> str:
-    """Which store ``project`` uses; a module overrides it to run on both (``both_stores``)."""
-    return "sqlite"
+    """Which store ``project`` uses: SQLite, or what ``RECRAWL_TEST_STORE`` says
+    (``postgresql``: the whole suite on PostgreSQL); a module may run on both
+    (tests/stores.py)."""
+    return os.environ.get("RECRAWL_TEST_STORE", "sqlite")
 
 
 @pytest.fixture
@@ -137,6 +139,12 @@ def store_url(store_kind: str, request: pytest.FixtureRequest) -> str | None:
     if store_kind == "sqlite":
         return None
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def db_args(store_url: str | None) -> list[str]:
+    """What ``recrawl init DIR`` takes for this test's store: nothing, or ``--db URL``."""
+    return ["--db", store_url] if store_url else []
 
 
 @pytest.fixture

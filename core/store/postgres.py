@@ -12,6 +12,7 @@ Passwords never come from the URL (it is written into the project file): libpq r
 from __future__ import annotations
 
 import contextlib
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -53,6 +54,22 @@ def check_url(url: str) -> None:
         raise StoreError(f"the database URL names no database: {url} (postgresql://HOST/DB)")
 
 
+class _Closer:
+    """Closes a connection when the thread that opened it ends: peewee keeps one per
+    thread (the app's workers, a crawl's threads) and leaves those of ended threads to
+    the garbage collector, which would close them with a ResourceWarning."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+_thread_connections = threading.local()
+
+
 class _Adapter(Psycopg3Adapter):
     # peewee sets these when it imported psycopg itself; it did not (module docstring)
     txn_idle = TransactionStatus.IDLE
@@ -68,10 +85,16 @@ class _Adapter(Psycopg3Adapter):
         pass
 
     def get_binary_type(self) -> Any:
-        return psycopg.Binary
+        # plain bytes (psycopg sends them as bytea): values compare equal, as the bulk
+        # writes' check of their parameters needs (recrawl.core.store.sql.executemany)
+        return bytes
 
     def connect(self, db: Database, **params: Any) -> psycopg.Connection[Any]:
-        return psycopg.connect(**params)
+        conn = psycopg.connect(**params)
+        _thread_connections.closers = [
+            c for c in getattr(_thread_connections, "closers", []) if not c.conn.closed
+        ] + [_Closer(conn)]
+        return conn
 
     def server_side_cursor(self, conn: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
         in_txn = conn.pgconn.transaction_status == TransactionStatus.INTRANS
