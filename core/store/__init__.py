@@ -43,6 +43,7 @@ from recrawl.core.store.connection import (
     close_database,
     exclusive,
     open_database,
+    postgres_client,
     transaction,
 )
 from recrawl.core.store.filtered import (
@@ -252,6 +253,7 @@ __all__ = [
     "page_urls",
     "pages_by_id",
     "pointers_into",
+    "postgres_client",
     "record_filtered",
     "record_reading",
     "record_rejected",

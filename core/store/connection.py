@@ -91,6 +91,14 @@ def _describe(db: Database, exc: Exception) -> StoreError:
     return StoreError(f"cannot open the store ({exc})")
 
 
+def postgres_client() -> str:
+    """The PostgreSQL client library the store would use (the bundle's self-test checks
+    that it loads); raises when it cannot."""
+    from recrawl.core.store import postgres
+
+    return postgres.client_version()
+
+
 MIGRATION = 1
 COMPACTION = 2
 

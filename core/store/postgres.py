@@ -34,6 +34,12 @@ MIGRATION_LOCK = 1
 COMPACTION_LOCK = 2
 
 
+def client_version() -> str:
+    """The libpq psycopg loaded and how (``libpq 17.5 (binary)``); raises without one."""
+    version = psycopg.pq.version()
+    return f"libpq {version // 10000}.{version % 10000} ({psycopg.pq.__impl__})"
+
+
 def is_postgres_url(url: str) -> bool:
     return url.split(":", 1)[0].lower() in SCHEMES
 
