@@ -137,3 +137,24 @@ def test_a_rounds_pages_are_capped_by_host_and_shared_among_the_pages_that_link_
     assert {page.url for page in rows.values()} == {ref.url for ref in refs}
     limited, _ = store.due_page_refs(t0, limit=2, per_host_cap=5)
     assert [ref.url for ref in limited] == [ref.url for ref in refs[:2]]
+
+
+def test_paging_by_key_puts_nulls_first_ascending_and_last_descending(project):
+    now = utcnow()
+    store.add_pages(
+        [store.NewPage(f"http://a.example/{i}", "a.example", now, 10.0) for i in range(7)], now
+    )
+    fetched = {f"http://a.example/{i}": now.replace(microsecond=0) for i in (1, 4, 5)}
+    for url, when in fetched.items():
+        Page.update(last_fetched=when).where(Page.url == url).execute()
+    column = store.LISTING_COLUMNS.index("last_fetched")
+    for descending in (False, True):
+        query = store.PageQuery(order_by="last_fetched", descending=descending)
+        paged, after = [], None
+        while rows := store.listing_rows(query, after, 2):
+            paged += rows
+            after = (rows[-1][column], rows[-1][-1])
+        urls = [row[0] for row in paged]
+        assert sorted(urls) == sorted(f"http://a.example/{i}" for i in range(7))
+        nulls = [row[column] is None for row in paged]
+        assert nulls == ([True] * 4 + [False] * 3 if not descending else [False] * 3 + [True] * 4)
