@@ -93,6 +93,7 @@ def _ordered(query: PageQuery, columns: Sequence[str]) -> ModelSelect[Page]:
     column = _column(query.order_by)
     # the id breaks ties, so pages never repeat or go missing between blocks; NULL first
     # ascending as SQLite sorts it (PostgreSQL sorts it last unless told: _after counts on it)
+    first: Any
     if is_server_store():
         first = column.desc(nulls="LAST") if query.descending else column.asc(nulls="FIRST")
     else:
