@@ -4,7 +4,9 @@
     ├── ProjectError          the project folder is missing, unreadable or not a project
     │   └── ProjectLocked     another process holds the project
     ├── StoreError            the database cannot be opened or migrated
-    │   └── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
+    │   ├── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
+    │   ├── PasswordNeeded    the database server asks for a password libpq was not given
+    │   └── StoreBusy         another process migrates or compacts the store (PostgreSQL)
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
@@ -39,6 +41,15 @@ class OutdatedStore(StoreError):
         super().__init__(f"the store was written by an older Recrawl (schema {version})")
         #: The schema version the store has.
         self.version = version
+
+
+class PasswordNeeded(StoreError):
+    """The database server wants a password (none given, or the one given is wrong):
+    ``~/.pgpass`` or ``PGPASSWORD`` supply it; the app asks for one for its session."""
+
+
+class StoreBusy(StoreError):
+    pass
 
 
 class InvalidUrl(RecrawlError):

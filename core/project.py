@@ -1,5 +1,8 @@
 """A project: one folder with the store (``recrawl.sqlite``) and ``segments/``.
 
+Or the store in PostgreSQL (DESIGN.md §12): then the folder has no ``recrawl.sqlite`` but
+a project file, ``recrawl.toml``, naming the database by its URL (never a password).
+
 Opening a project opens its store and binds it to :data:`recrawl.core.store.models.DB`.
 Only :meth:`Project.init` makes a store; opening never does, and refuses a store file
 that is empty or another program's (the store module looks before writing a byte).
@@ -16,10 +19,12 @@ takes the project lock, so it never changes a store under a crawl of the older v
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import sys
 import threading
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +40,7 @@ from recrawl.core.errors import (
 from recrawl.core.store.migrations import SCHEMA_VERSION
 
 STORE_FILE = "recrawl.sqlite"
+PROJECT_FILE = "recrawl.toml"
 SEGMENTS_DIR = "segments"
 LOCK_FILE = "recrawl.lock"
 
@@ -45,10 +51,40 @@ def default_project_dir() -> Path:
     return Path(platformdirs.user_data_dir("Recrawl", appauthor=False)) / "default"
 
 
+def read_project_file(folder: Path) -> str | None:
+    """The database URL the folder's project file names (None: no project file)."""
+    try:
+        text = (folder / PROJECT_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProjectError(f"cannot read {folder / PROJECT_FILE}: {exc}") from None
+    try:
+        url = tomllib.loads(text).get("store")
+    except tomllib.TOMLDecodeError as exc:
+        raise ProjectError(f"{folder / PROJECT_FILE} is not a project file: {exc}") from None
+    if not isinstance(url, str) or not url:
+        raise ProjectError(f'{folder / PROJECT_FILE} names no store (store = "URL")')
+    return url
+
+
+def _write_project_file(folder: Path, url: str) -> None:
+    text = (
+        "# A Recrawl project: its captures are in segments/ beside this file, its store\n"
+        "# in the database below. No password here: libpq reads ~/.pgpass or PGPASSWORD.\n"
+        f"store = {json.dumps(url)}\n"  # a JSON string is a TOML basic string
+    )
+    partial = folder / f"{PROJECT_FILE}.partial"
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, folder / PROJECT_FILE)
+
+
 class Project:
-    def __init__(self, path: Path, db_url: str | None = None) -> None:
+    def __init__(self, path: Path, db_url: str | None = None, password: str | None = None) -> None:
         self.path = path
         self.db_url = db_url or f"sqlite:///{path / STORE_FILE}"
+        #: A password the user typed for the database server: this session's only.
+        self.password = password
         self._lock_handle: int | None = None
         self._lock_purpose = ""
         #: What opening the project had to say (an upgraded store, recovered work, a
@@ -63,20 +99,48 @@ class Project:
         return self.path / SEGMENTS_DIR
 
     @classmethod
-    def init(cls, path: str | os.PathLike[str], db_url: str | None = None) -> Project:
-        """Create a project folder, or open the project already there (see ``created``)."""
+    def init(
+        cls,
+        path: str | os.PathLike[str],
+        db_url: str | None = None,
+        password: str | None = None,
+    ) -> Project:
+        """Create a project folder, or open the project already there (see ``created``).
+
+        ``db_url``: the store in that database (PostgreSQL) instead of ``recrawl.sqlite``.
+        """
         folder = Path(path).expanduser()
         if folder.exists() and not folder.is_dir():
             raise ProjectError(f"{folder} is a file: a project needs a folder of its own")
-        if db_url is None and (folder / STORE_FILE).exists():
-            return cls.open(folder)  # refuses a store file that is empty or not ours
+        named = read_project_file(folder) if folder.is_dir() else None
+        has_file = (folder / STORE_FILE).exists()
+        if db_url is not None and (has_file or (named is not None and named != db_url)):
+            where = folder / STORE_FILE if has_file else named
+            raise ProjectError(f"{folder} is a project already, with its store in {where}")
+        if has_file or named is not None:
+            return cls.open(folder, password=password)  # refuses a store that is not ours
+        if db_url is not None:
+            from recrawl.core.store.postgres import check_url, is_postgres_url
+
+            if not is_postgres_url(db_url):
+                raise ProjectError(
+                    f"not a PostgreSQL URL: {db_url} (postgresql://USER@HOST[:PORT]/DB; "
+                    "without --db the store is recrawl.sqlite in the folder)"
+                )
+            check_url(db_url)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
         except OSError as exc:
             raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
-        project = cls(folder, db_url)
+        project = cls(folder, db_url, password)
         project._open_store(create=True)
+        if db_url is not None:
+            try:
+                _write_project_file(folder, db_url)
+            except OSError as exc:
+                project.close()
+                raise ProjectError(f"cannot write {folder / PROJECT_FILE}: {exc}") from None
         project.created = True
         # the policy stack (numpy): only a new project needs its defaults written
         from recrawl.core.policy.choices import ensure_defaults
@@ -86,16 +150,25 @@ class Project:
         return project
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], db_url: str | None = None) -> Project:
-        """Open an existing project; a folder without a store is an error."""
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        db_url: str | None = None,
+        password: str | None = None,
+    ) -> Project:
+        """Open an existing project; a folder without a store is an error.
+
+        ``password``: for a store on a database server, one the user typed.
+        """
         folder = Path(path).expanduser()
         if not folder.exists():
             raise ProjectError(f"no project at {folder} (run `recrawl init {folder}` first)")
         if not folder.is_dir():
             raise ProjectError(f"{folder} is a file, not a project folder")
+        db_url = db_url or read_project_file(folder)
         if db_url is None and not (folder / STORE_FILE).exists():
             raise ProjectError(f"{folder} is not a Recrawl project (no {STORE_FILE})")
-        project = cls(folder, db_url)
+        project = cls(folder, db_url, password)
         project._open_store()
         project.recover_if_idle()
         return project
@@ -107,11 +180,13 @@ class Project:
     def _open_store(self, create: bool = False) -> None:
         try:
             try:
-                store.open_database(self.db_url, create=create, upgrade=False)
+                store.open_database(
+                    self.db_url, create=create, upgrade=False, password=self.password
+                )
             except OutdatedStore as old:
                 # not while a writer (of the older Recrawl) works on it: module docstring
                 with self.locked("upgrading the store"):
-                    store.open_database(self.db_url)
+                    store.open_database(self.db_url, password=self.password)
                 self.notes.append(
                     f"upgraded the store of {self.path} from schema {old.version} to "
                     f"{SCHEMA_VERSION}; older versions of Recrawl can no longer open it"

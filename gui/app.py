@@ -12,6 +12,7 @@ def run_app(project_dir: str | None = None, *, watch: bool = False, hidden: bool
     window starts in the system tray (where there is one, else it shows)."""
     from PySide6.QtWidgets import QApplication
     from recrawl.gui.main_window import MainWindow
+    from recrawl.gui.password import open_asking_password, password_dialog
     from recrawl.gui.resources import icon, stylesheet
     from recrawl.gui.stop_signals import close_on_stop_signals
 
@@ -23,7 +24,13 @@ def run_app(project_dir: str | None = None, *, watch: bool = False, hidden: bool
     app.setStyleSheet(stylesheet())
     # a folder given by name must be a project (a typo should not create one); the
     # default project is created on first start
-    project = Project.open(project_dir) if project_dir else Project.open_or_init_default()
+    if project_dir:
+        folder = project_dir
+        project = open_asking_password(
+            lambda password: Project.open(folder, password=password), password_dialog(None)
+        )
+    else:
+        project = Project.open_or_init_default()
     window = MainWindow(project)
     # The app ends when the window closes for good, not when it hides in the tray (nor
     # when a message box closes while the window is hidden).

@@ -38,6 +38,7 @@ from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.news_panel import NewsPanel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
+from recrawl.gui.password import AskPassword, open_asking_password, password_dialog
 from recrawl.gui.preferences import Preferences
 from recrawl.gui.resources import icon
 from recrawl.gui.schedule_panel import SchedulePanel
@@ -91,6 +92,8 @@ class MainWindow(QMainWindow):
         self.tray.sig_quit.connect(self.quit_app)
         self.context: AppContext | None = None
         self.panels: dict[str, Panel] = {}
+        #: Asks for a database password when a project's server wants one (a dialog).
+        self.ask_password: AskPassword = password_dialog(self)
 
         self.nav = QListWidget()
         self.nav.setObjectName("nav")
@@ -232,7 +235,14 @@ class MainWindow(QMainWindow):
         # the old project's services stop first: nothing queued for it may run on the new one
         self._close_context()
         try:
-            project = Project.init(path) if create else Project.open(path)
+            project = open_asking_password(
+                lambda password: (
+                    Project.init(path, password=password)
+                    if create
+                    else Project.open(path, password=password)
+                ),
+                self.ask_password,
+            )
         except RecrawlError as exc:
             if not create:
                 self.prefs.forget_project(path)

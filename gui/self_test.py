@@ -251,6 +251,9 @@ def _check_bundled_files() -> None:
     if (domain := domain_name("www.example.co.uk")) != "example.co.uk":
         raise AssertionError(f"the domain name of www.example.co.uk is {domain!r}")
     _check_text_libraries()
+    from recrawl.core import store
+
+    store.postgres_client()  # psycopg and its libpq: the app opens PostgreSQL projects
 
 
 def _check_text_libraries() -> None:

@@ -12,6 +12,10 @@ A ``recrawl watch`` holds the project lock; the app then reads everything and sh
 
 A watcher killed outright (SIGKILL) leaves its text in the lock file: while one runs, a
 check every :data:`ALIVE_MS` asks whether its process is still there.
+
+A store in PostgreSQL (DESIGN.md §12) has no file that commits change: while a watcher
+runs, the store thread compares :func:`recrawl.core.store.commit_mark` every
+:data:`COALESCE_MS` instead.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from recrawl.core import store
 from recrawl.core.project import STORE_FILE
 from recrawl.gui import watch_link
 from recrawl.gui.jobs import StoreJobs
@@ -59,6 +64,11 @@ class WatchMonitor(QObject):
         self._alive = QTimer(self)
         self._alive.setInterval(ALIVE_MS)
         self._alive.timeout.connect(self.check)
+        self._server_store = store.is_server_store()
+        self._mark: object = None
+        self._poll = QTimer(self)
+        self._poll.setInterval(COALESCE_MS)
+        self._poll.timeout.connect(self._poll_store)
         self._watch_paths()
         self.check()
 
@@ -114,6 +124,12 @@ class WatchMonitor(QObject):
             return
         ended = self.holder is not None and holder is None
         self.holder = holder
+        if self._server_store and holder is not None:
+            self._poll_store()
+            self._poll.start()
+        else:
+            self._poll.stop()
+            self._mark = None
         if holder is None:
             self._alive.stop()
             store_files = {str(p) for p in self._store_paths()}
@@ -127,6 +143,15 @@ class WatchMonitor(QObject):
         if ended:
             self._committed()  # what it did last
 
+    def _poll_store(self) -> None:
+        self._jobs.submit(store.commit_mark, self._mark_arrived, lambda _message: None)
+
+    def _mark_arrived(self, mark: object) -> None:
+        if self._mark is not None and mark != self._mark and not self._coalesce.isActive():
+            self._coalesce.start()
+        if self._poll.isActive():
+            self._mark = mark
+
     def stop_watcher(self) -> None:
         """Ask the other process to stop; the lock file says when it has."""
         folder = self._dir
@@ -134,6 +159,7 @@ class WatchMonitor(QObject):
 
     def shutdown(self) -> None:
         self._alive.stop()
+        self._poll.stop()
         self._coalesce.stop()
         paths = self._files.files() + self._files.directories()
         if paths:

@@ -32,6 +32,7 @@ import pytest
 from recrawl.core.project import Project
 
 from tests.httpserver import TestServer
+from tests.postgres import Cluster, binaries
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -88,9 +89,67 @@ def server() -> Iterator[TestServer]:
     srv.stop()
 
 
+# -- the store: SQLite, or PostgreSQL where a test module asks for both -----------------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """This test process's private PostgreSQL cluster (tests/postgres.py)."""
+    required = os.environ.get("RECRAWL_REQUIRE_PG") == "1"
+    bin_dir = binaries()
+    if bin_dir is None:
+        message = "PostgreSQL is not installed (apt-get install postgresql)"
+        if required:
+            pytest.fail(f"RECRAWL_REQUIRE_PG=1: {message}")
+        pytest.skip(message)
+    cluster = Cluster(bin_dir)
+    try:
+        cluster.start()
+    except Exception as exc:
+        cluster.stop()
+        if required:
+            pytest.fail(f"RECRAWL_REQUIRE_PG=1: cannot start PostgreSQL: {exc}")
+        pytest.skip(f"cannot start PostgreSQL: {exc}")
+    yield cluster
+    cluster.stop()
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Iterator[Project]:
-    proj = Project.init(tmp_path / "proj")
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    """A fresh PostgreSQL database holding a new, empty store; dropped after the test."""
+    url = pg_cluster.new_database()
+    yield url
+    from recrawl.core.store import close_database
+
+    close_database()
+    pg_cluster.drop(url)
+
+
+@pytest.fixture
+def store_kind() -> str:
+    """Which store ``project`` uses: SQLite, or what ``RECRAWL_TEST_STORE`` says
+    (``postgresql``: the whole suite on PostgreSQL); a module may run on both
+    (tests/stores.py)."""
+    return os.environ.get("RECRAWL_TEST_STORE", "sqlite")
+
+
+@pytest.fixture
+def store_url(store_kind: str, request: pytest.FixtureRequest) -> str | None:
+    """The ``--db`` URL of this test's store (None: SQLite, the project's own file)."""
+    if store_kind == "sqlite":
+        return None
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def db_args(store_url: str | None) -> list[str]:
+    """What ``recrawl init DIR`` takes for this test's store: nothing, or ``--db URL``."""
+    return ["--db", store_url] if store_url else []
+
+
+@pytest.fixture
+def project(tmp_path: Path, store_url: str | None) -> Iterator[Project]:
+    proj = Project.init(tmp_path / "proj", db_url=store_url)
     yield proj
     proj.close()
 

@@ -26,14 +26,22 @@ from recrawl.core.watch.wake import wake_watcher
 def _init_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Make a project folder: its store (recrawl.sqlite) and segments/."
     p.add_argument("dir", help="the folder to make a project of (made if missing)")
+    p.add_argument(
+        "--db",
+        metavar="URL",
+        help="keep the store in this PostgreSQL database instead of recrawl.sqlite "
+        "(postgresql://USER@HOST[:PORT]/DB; a password goes in ~/.pgpass or PGPASSWORD)",
+    )
 
 
 def run_init(args: argparse.Namespace) -> int:
-    project = Project.init(args.dir)
+    project = Project.init(args.dir, db_url=args.db)
     try:
         for note in project.notes:  # opening one that was there: an upgrade, a recovery
             print(f"recrawl: {note}", file=sys.stderr)
-        if project.created:
+        if project.created and args.db:
+            print(f"initialised {project.path} (its store in {args.db})")
+        elif project.created:
             print(f"initialised {project.path}")
         else:
             print(f"{project.path} is a Recrawl project already: nothing to initialise")

@@ -18,7 +18,14 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     runs          crawl runs: when each started and ended, what it did
     sources       sitemaps and feeds: found, due, each reading's findings, the listing
     sql           helpers the modules above share
+    postgres      PostgreSQL's own: its URLs, psycopg, its errors, advisory locks
 """
+
+# first: peewee imports psycopg when it is installed, a third of a second a SQLite
+# store never needs (recrawl.core.store.postgres hands peewee the driver itself)
+from recrawl.core.store import quiet_peewee  # noqa: F401
+
+# isort: split
 
 from recrawl.core.store.commits import CommitBatch, commit_batch, give_cash, rescore_inlinks
 from recrawl.core.store.compactions import (
@@ -30,9 +37,13 @@ from recrawl.core.store.compactions import (
     unfinished_compactions,
 )
 from recrawl.core.store.connection import (
+    COMPACTION,
+    MIGRATION,
     SQLITE_PRAGMAS,
     close_database,
+    exclusive,
     open_database,
+    postgres_client,
     transaction,
 )
 from recrawl.core.store.filtered import (
@@ -102,6 +113,7 @@ from recrawl.core.store.runs import (
     CrawlRunInfo,
     RunCounts,
     begin_crawl_run,
+    commit_mark,
     earliest_next_fetch,
     end_crawl_run,
     last_crawl_run,
@@ -145,9 +157,12 @@ from recrawl.core.store.sources import (
     source_counts,
     source_parent,
 )
+from recrawl.core.store.sql import is_server_store
 
 __all__ = [
+    "COMPACTION",
     "LISTING_COLUMNS",
+    "MIGRATION",
     "NEVER",
     "SQLITE_PRAGMAS",
     "CommitBatch",
@@ -180,6 +195,7 @@ __all__ = [
     "close_segment",
     "commit_batch",
     "commit_compaction",
+    "commit_mark",
     "compaction_names",
     "corpus_figures",
     "count_due",
@@ -198,6 +214,7 @@ __all__ = [
     "earliest_source_fetch",
     "end_compaction",
     "end_crawl_run",
+    "exclusive",
     "filter_pages",
     "get_setting",
     "give_cash",
@@ -207,6 +224,7 @@ __all__ = [
     "host_summaries",
     "hosts_under",
     "hosts_with_pages",
+    "is_server_store",
     "is_unseen",
     "iter_listing",
     "iter_news",
@@ -237,6 +255,7 @@ __all__ = [
     "page_urls",
     "pages_by_id",
     "pointers_into",
+    "postgres_client",
     "record_filtered",
     "record_reading",
     "record_rejected",

@@ -1,7 +1,9 @@
 """Opening and closing the store, and transactions around several calls.
 
-The store is opened from a database URL (DESIGN.md §1); only the pragmas and the
-look at a file before it is opened (below) are SQLite's own.
+The store is opened from a database URL (DESIGN.md §1): SQLite (``sqlite:///PATH``, the
+default) or PostgreSQL (``postgresql://USER@HOST[:PORT]/DB``, DESIGN.md §12). Only the
+pragmas and the look at a file before it is opened (below) are SQLite's own; PostgreSQL's
+own is in :mod:`recrawl.core.store.postgres`, loaded only for such a URL.
 
 A database becomes a store only when asked (``create``: ``recrawl init``). Any other
 opening needs a Recrawl store already there: an empty file, another program's file or
@@ -14,13 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from peewee import Database, SqliteDatabase
+from peewee import Database, PostgresqlDatabase, SqliteDatabase
 from recrawl.core.errors import OutdatedStore, StoreError
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version, migrate
 from recrawl.core.store.models import DB, Setting
+from recrawl.core.store.sql import is_server_store
 
 _SQLITE_FILE = "sqlite:///"
 SQLITE_PRAGMAS: dict[str, int | str] = {
@@ -37,17 +41,22 @@ SQLITE_PRAGMAS: dict[str, int | str] = {
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def open_database(url: str, *, create: bool = False, upgrade: bool = True) -> Database:
+def open_database(
+    url: str, *, create: bool = False, upgrade: bool = True, password: str | None = None
+) -> Database:
     """Connect, migrate, and bind every model to the database ``url`` names.
 
     ``create``: an empty database may become a new store (else it is refused).
     ``upgrade=False``: a store of an older schema raises :class:`OutdatedStore` instead
     of being migrated (the caller may take the project lock and open it again).
+    ``password``: for a database server, one the user typed (never stored).
     """
     if url.startswith(_SQLITE_FILE) and "?" not in url:
         _check_sqlite_file(Path(url[len(_SQLITE_FILE) :]), create)
     try:
-        db = _connect(url)
+        db = _connect(url, password)
+    except StoreError:
+        raise
     except Exception as exc:
         raise StoreError(f"cannot open the store ({exc})") from None
     previous = DB.obj
@@ -58,7 +67,9 @@ def open_database(url: str, *, create: bool = False, upgrade: bool = True) -> Da
         found = current_version(db)
         if not upgrade and 0 < found < SCHEMA_VERSION:
             raise OutdatedStore(found)
-        migrate(db)
+        if found != SCHEMA_VERSION:  # migrate() refuses a newer one
+            with exclusive(MIGRATION, "upgrading the store", wait=True):
+                migrate(db)  # reads the version again: another process may have migrated
     except Exception as exc:
         # the store that was open stays the one every query goes to
         with contextlib.suppress(Exception):
@@ -66,8 +77,44 @@ def open_database(url: str, *, create: bool = False, upgrade: bool = True) -> Da
         DB.initialize(previous)
         if isinstance(exc, StoreError):
             raise
-        raise StoreError(f"cannot open the store ({exc})") from None
+        raise _describe(db, exc) from None
     return db
+
+
+def _describe(db: Database, exc: Exception) -> StoreError:
+    if isinstance(db, PostgresqlDatabase):
+        from recrawl.core.store.postgres import describe
+
+        described = describe(exc)
+        if described is not None:
+            return described
+    return StoreError(f"cannot open the store ({exc})")
+
+
+def postgres_client() -> str:
+    """The PostgreSQL client library the store would use (the bundle's self-test checks
+    that it loads); raises when it cannot."""
+    from recrawl.core.store import postgres
+
+    return postgres.client_version()
+
+
+MIGRATION = 1
+COMPACTION = 2
+
+
+@contextlib.contextmanager
+def exclusive(what: int, purpose: str, *, wait: bool = False) -> Iterator[None]:
+    """On PostgreSQL, hold advisory lock ``what`` (:data:`MIGRATION`, :data:`COMPACTION`)
+    meanwhile, so no two processes do it at once (DESIGN.md §12): ``wait`` for it, or
+    raise :class:`recrawl.core.errors.StoreBusy`. A SQLite store has the project lock."""
+    if not is_server_store():
+        yield
+        return
+    from recrawl.core.store.postgres import advisory_lock
+
+    with advisory_lock(DB.obj, what, wait=wait, purpose=purpose):
+        yield
 
 
 def _check_sqlite_file(path: Path, create: bool) -> None:
@@ -119,11 +166,15 @@ def _check_is_store(db: Database, create: bool) -> None:
     raise StoreError("the database is empty: not a Recrawl store")
 
 
-def _connect(url: str) -> Database:
+def _connect(url: str, password: str | None) -> Database:
     # A project's own store (sqlite:///PATH) opens directly: playhouse.db_url imports the
     # driver of every database it knows, a tenth of a quick command's start-up.
     if url.startswith(_SQLITE_FILE) and "?" not in url:
         return SqliteDatabase(url[len(_SQLITE_FILE) :], pragmas=SQLITE_PRAGMAS)
+    if url.split(":", 1)[0].lower() in ("postgresql", "postgres"):
+        from recrawl.core.store import postgres
+
+        return postgres.connect(url, password)
     from playhouse.db_url import connect
 
     kwargs: dict[str, Any] = {"pragmas": SQLITE_PRAGMAS} if url.startswith("sqlite") else {}

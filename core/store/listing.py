@@ -12,7 +12,7 @@ from typing import Any
 from peewee import Expression, Field, ModelSelect
 from recrawl.core.errors import StoreError
 from recrawl.core.store.models import Page
-from recrawl.core.store.sql import url_contains
+from recrawl.core.store.sql import is_server_store, url_contains
 
 #: The columns of a page listing, as ``recrawl urls`` prints them.
 LISTING_COLUMNS = (
@@ -91,8 +91,14 @@ def _listing(query: PageQuery, columns: Sequence[str]) -> ModelSelect[Page]:
 
 def _ordered(query: PageQuery, columns: Sequence[str]) -> ModelSelect[Page]:
     column = _column(query.order_by)
-    # the id breaks ties, so pages never repeat or go missing between blocks
-    order = (column.desc(), Page.id.desc()) if query.descending else (column, Page.id)
+    # the id breaks ties, so pages never repeat or go missing between blocks; NULL first
+    # ascending as SQLite sorts it (PostgreSQL sorts it last unless told: _after counts on it)
+    first: Any
+    if is_server_store():
+        first = column.desc(nulls="LAST") if query.descending else column.asc(nulls="FIRST")
+    else:
+        first = column.desc() if query.descending else column
+    order = (first, Page.id.desc()) if query.descending else (first, Page.id)
     return _listing(query, columns).order_by(*order)
 
 

@@ -21,6 +21,7 @@ from recrawl.core.store.models import (
     Setting,
     Source,
 )
+from recrawl.core.store.settings import set_setting
 
 if TYPE_CHECKING:  # playhouse.migrate is loaded only when a migration runs (issue 11)
     from playhouse.migrate import SchemaMigrator
@@ -59,7 +60,7 @@ def _m0003_scope_into_chain(db: Database, migrator: SchemaMigrator) -> None:
     stored = Setting.get_or_none(Setting.key == "filter_chain")
     chain = parse_chain(stored.value if stored else resource_text(DEFAULT_CHAIN_FILE))
     if widen_scope(chain, list(old.value)):
-        Setting.replace(key="filter_chain", value=chain.to_toml()).execute()
+        set_setting("filter_chain", chain.to_toml())
 
 
 def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
@@ -159,5 +160,5 @@ def migrate(db: Database) -> int:
     for number in range(found, SCHEMA_VERSION):
         with db.atomic():
             MIGRATIONS[number](db, migrator)
-            Setting.replace(key="schema_version", value=number + 1).execute()
+            set_setting("schema_version", number + 1)
     return found

@@ -1,6 +1,8 @@
 """The store's schema (DESIGN.md §2) as peewee models bound to one proxy.
 
 Nothing here runs queries: those live in :mod:`recrawl.core.store`. All datetimes are naive UTC.
+Offsets and sizes in WARC files, and the ids of the tables that grow with every fetch, are
+64-bit (SQLite's integers all are; PostgreSQL's INTEGER is 32-bit).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from typing import Any
 
 from peewee import (
     AutoField,
+    BigAutoField,
+    BigIntegerField,
     BlobField,
     CharField,
     DatabaseProxy,
@@ -89,14 +93,14 @@ class Page(BaseModel):
     segment = CharField(null=True, index=True)
     # Pointer to the latest capture (a response or a revisit record).
     capture_file = TextField(null=True)
-    capture_offset = IntegerField(null=True)
-    capture_length = IntegerField(null=True)
+    capture_offset = BigIntegerField(null=True)
+    capture_length = BigIntegerField(null=True)
     # Pointer to the response record holding the latest payload; equals the capture
     # for a response, is the revisit's target for a revisit (liveness and `show`).
     payload_segment = CharField(null=True)
     payload_file = TextField(null=True)
-    payload_offset = IntegerField(null=True)
-    payload_length = IntegerField(null=True)
+    payload_offset = BigIntegerField(null=True)
+    payload_length = BigIntegerField(null=True)
     payload_record_id = TextField(null=True)
     payload_date = DateTimeField(null=True)
     payload_digest = CharField(null=True)
@@ -183,9 +187,9 @@ class Segment(BaseModel):
     state = CharField(default="open")
     warc_file = TextField()
     # Bytes of the WARC the store has committed pointers into; recovery truncates here.
-    committed_bytes = IntegerField(default=0)
+    committed_bytes = BigIntegerField(default=0)
     records = IntegerField(default=0)
-    bytes = IntegerField(default=0)
+    bytes = BigIntegerField(default=0)
 
 
 class Compaction(BaseModel):
@@ -227,7 +231,7 @@ class CrawlRun(BaseModel):
 
 
 class FetchEvent(BaseModel):
-    id = AutoField()
+    id = BigAutoField()
     page = ForeignKeyField(Page, backref="events", on_delete="CASCADE", index=True)
     fetched_at = DateTimeField()
     http_status = IntegerField(null=True)
@@ -235,7 +239,7 @@ class FetchEvent(BaseModel):
     interval_before = FloatField(null=True)
     interval_after = FloatField(null=True)
     segment = CharField(null=True)
-    bytes = IntegerField(default=0)
+    bytes = BigIntegerField(default=0)
     elapsed_ms = FloatField(null=True)
     error = TextField(null=True)
 
@@ -262,7 +266,7 @@ class News(BaseModel):
     and site, and a site's items, come from this table's indexes alone.
     """
 
-    id = AutoField()
+    id = BigAutoField()
     page = ForeignKeyField(Page, on_delete="CASCADE", index=True)
     at = DateTimeField()
     kind = CharField()
@@ -279,7 +283,7 @@ class News(BaseModel):
 
 
 class Link(BaseModel):
-    id = AutoField()
+    id = BigAutoField()
     source = ForeignKeyField(Page, on_delete="CASCADE", backref="outlinks")
     target = ForeignKeyField(Page, on_delete="CASCADE", backref="inlinks", index=True)
     first_seen = DateTimeField()
@@ -289,7 +293,7 @@ class Link(BaseModel):
 
 
 class RejectedLink(BaseModel):
-    id = AutoField()
+    id = BigAutoField()
     url = TextField(unique=True)
     # the column is named for what DESIGN.md §2 calls it; Model.filter (a query
     # shortcut) is never used on this model

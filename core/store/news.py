@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from peewee import SQL, Case, Expression, ModelSelect, fn
+from peewee import SQL, Case, Expression, ModelSelect, NodeList, fn
 from recrawl.core.store.models import DB, News, Page
 from recrawl.core.store.settings import get_setting, set_setting
+from recrawl.core.store.sql import is_server_store
 
 #: The setting that holds "mark all as seen": {"id": newest item seen, "at": its time}.
 SEEN_SETTING = "news_seen"
@@ -217,7 +218,10 @@ def news_days(where: NewsFilter = NewsFilter(), offset_minutes: int = 0) -> list
 
 
 def _day(offset_minutes: int) -> Any:
-    # SQLite's date() (the store's own dialect), as text: not read back as a datetime
+    # the day as text (YYYY-MM-DD), not read back as a datetime
+    if is_server_store():
+        shifted = NodeList((News.at, SQL(f"+ INTERVAL '{int(offset_minutes)} minutes'")))
+        return fn.to_char(shifted, "YYYY-MM-DD").coerce(False)
     return fn.date(News.at, f"{offset_minutes:+d} minutes").coerce(False)
 
 

@@ -15,7 +15,7 @@ from peewee import SQL, Expression, Field, NodeList, fn
 from recrawl.core.errors import NotFound
 from recrawl.core.store.listing import LISTING_COLUMNS
 from recrawl.core.store.models import DB, DiscoveredVia, FetchEvent, Page, PageStatus
-from recrawl.core.store.sql import chunks, insert_rows
+from recrawl.core.store.sql import chunks, insert_rows, is_server_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +162,10 @@ def due_page_refs(
     count = fn.COUNT(Page.id)
     # grouped by "+host", not by the host column: SQLite would walk the host index to
     # save a sort, reading every page of the project (3 s on a million) instead of the
-    # due ones the next_fetch index finds
+    # due ones the next_fetch index finds (PostgreSQL's planner needs no such hint)
+    host = Page.host if is_server_store() else NodeList((SQL("+"), Page.host), glue="")
     over = (
-        Page.select(Page.host, count)
-        .where(_due(now))
-        .group_by(NodeList((SQL("+"), Page.host), glue=""))
-        .having(count > per_host_cap)
+        Page.select(Page.host, count).where(_due(now)).group_by(host).having(count > per_host_cap)
     )
     return refs, {host: n - per_host_cap for host, n in over.tuples().iterator()}
 

@@ -8,20 +8,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from peewee import EXCLUDED
 from recrawl.core.store.models import RejectedLink
 from recrawl.core.store.sql import chunks, url_contains
 
 
 def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: datetime) -> None:
     """Remember URLs the chain turned away: (url, filter name, rule line); counts repeats."""
-    rows = [
-        {"url": url, "filter": name, "line": line, "first_seen": now, "count": 1}
-        for url, name, line in rejected
-    ]
-    for chunk in chunks(rows, 200):
+    # one row per URL (its first rule, its repeats counted): PostgreSQL refuses a
+    # statement that would update one row twice
+    merged: dict[str, dict[str, object]] = {}
+    for url, name, line in rejected:
+        row = merged.setdefault(
+            url, {"url": url, "filter": name, "line": line, "first_seen": now, "count": 0}
+        )
+        row["count"] = int(str(row["count"])) + 1
+    for chunk in chunks(list(merged.values()), 200):
         RejectedLink.insert_many(chunk).on_conflict(
             conflict_target=[RejectedLink.url],
-            update={RejectedLink.count: RejectedLink.count + 1},
+            update={RejectedLink.count: RejectedLink.count + EXCLUDED.count},
         ).execute()
 
 

@@ -14,6 +14,9 @@ def robots_entry(origin: str) -> Robots | None:
 def save_robots(
     origin: str, fetched_at: datetime, status: int | None, body: str | None, error: str | None
 ) -> None:
-    Robots.replace(
+    Robots.insert(
         origin=origin, fetched_at=fetched_at, http_status=status, body=body, error=error
+    ).on_conflict(
+        conflict_target=[Robots.origin],
+        preserve=[Robots.fetched_at, Robots.http_status, Robots.body, Robots.error],
     ).execute()

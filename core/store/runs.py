@@ -13,7 +13,7 @@ from datetime import datetime
 
 from peewee import Case, fn
 from recrawl.core.store.filtered import NEVER
-from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageStatus
+from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageStatus, Segment
 
 #: What the engine notes on a page robots.txt kept it from fetching (engine/record.py):
 #: such a page was never requested, so it is neither fetched nor an error.
@@ -139,3 +139,14 @@ def next_due_at(now: datetime) -> datetime | None:
         .scalar()
     )
     return Page.next_fetch.python_value(value) if value is not None else None
+
+
+def commit_mark() -> tuple[object, ...]:
+    """A value that changes whenever a crawl commits (fetches, new pages, segments): the
+    app compares it to notice another process's commits on a store in a database server,
+    where no file in the project folder changes with them."""
+    return (
+        FetchEvent.select(fn.MAX(FetchEvent.id)).scalar(),
+        Page.select(fn.MAX(Page.id)).scalar(),
+        Segment.select(fn.COUNT(Segment.id), fn.SUM(Segment.records)).tuples().first(),
+    )

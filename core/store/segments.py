@@ -11,7 +11,7 @@ from typing import TypedDict
 
 from peewee import SQL
 from recrawl.core.store.models import DB, Page, Segment
-from recrawl.core.store.sql import chunks
+from recrawl.core.store.sql import chunks, is_server_store
 
 
 def create_segment(name: str, created_at: datetime, warc_file: str) -> Segment:
@@ -58,15 +58,17 @@ def segment_summaries() -> list[SegmentSummary]:
     WARC, so (segment, offset) names a record; one covering index answers the payload
     half without touching the table (a tenth of a second on a million pages).
     """
+    # null-safe equality: SQLite's IS (older SQLites lack the standard's spelling)
+    same = "IS NOT DISTINCT FROM" if is_server_store() else "IS"
     live_sql = SQL(
         "SELECT seg, SUM(n) FROM ("
         " SELECT segment AS seg, COUNT(*) AS n FROM page WHERE segment IS NOT NULL"
         "  GROUP BY segment"
         " UNION ALL"
         " SELECT payload_segment, COUNT(*) FROM page WHERE payload_segment IS NOT NULL"
-        "  AND NOT (payload_segment IS segment AND payload_offset IS capture_offset)"
+        f"  AND NOT (payload_segment {same} segment AND payload_offset {same} capture_offset)"
         "  GROUP BY payload_segment"
-        ") GROUP BY seg"
+        ") AS pointers GROUP BY seg"
     )
     live: dict[str, int] = dict(DB.execute_sql(live_sql.sql).fetchall())
     out: list[SegmentSummary] = []

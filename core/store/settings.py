@@ -13,4 +13,7 @@ def get_setting(key: str, default: Any = None) -> Any:
 
 
 def set_setting(key: str, value: Any) -> None:
-    Setting.replace(key=key, value=value).execute()
+    # an upsert, not SQLite's INSERT OR REPLACE: PostgreSQL has only this one
+    Setting.insert(key=key, value=value).on_conflict(
+        conflict_target=[Setting.key], preserve=[Setting.value]
+    ).execute()

@@ -9,13 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
-from peewee import SQL, ColumnBase, NodeList, Query
+from peewee import SQL, ColumnBase, NodeList, PostgresqlDatabase, Query
 from recrawl.core.errors import StoreError
 from recrawl.core.store.models import DB, BaseModel, Page
 
 T = TypeVar("T")
 
 CHUNK = 500  # stays well under SQLite's bound-variable limit
+
+
+def is_server_store() -> bool:
+    """Whether the open store is on a database server (PostgreSQL), not a file."""
+    return isinstance(DB.obj, PostgresqlDatabase)
 
 
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
@@ -69,6 +74,8 @@ def executemany(query: Query, params: list[list[Any]]) -> int:
 
 
 def url_contains(column: ColumnBase, text: str) -> NodeList:
-    """``column LIKE %text%``, case-insensitive (SQLite's LIKE), with % and _ literal."""
+    """``column LIKE %text%``, case-insensitive (SQLite's LIKE; PostgreSQL's ILIKE), with
+    % and _ literal."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return NodeList((column, SQL("LIKE"), f"%{escaped}%", SQL("ESCAPE '\\'")))
+    like = SQL("ILIKE" if is_server_store() else "LIKE")
+    return NodeList((column, like, f"%{escaped}%", SQL("ESCAPE '\\'")))

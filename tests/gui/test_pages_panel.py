@@ -349,7 +349,9 @@ def test_paging_by_key_gives_the_order_sql_gives_nulls_and_ties_included(crawled
         for descending in (False, True):
             query = store.PageQuery(order_by=column, descending=descending)
             field = getattr(Page, column)
-            order = (field.desc(), Page.id.desc()) if descending else (field, Page.id)
+            # NULL first ascending (SQLite's own order; PostgreSQL's when told)
+            first = field.desc(nulls="LAST") if descending else field.asc(nulls="FIRST")
+            order = (first, Page.id.desc()) if descending else (first, Page.id)
             expected = sql_urls(*order)
             paged: list[str] = []
             after = None

@@ -9,6 +9,7 @@ import os
 import signal
 from datetime import datetime
 
+import pytest
 from PySide6.QtCore import Qt
 from recrawl.core.engine import WatchRound, WatchSleeping
 from recrawl.core.policy import choices, crawl_settings
@@ -105,6 +106,8 @@ def test_the_watch_toggle_off_stops_it_and_the_menu_follows(qtbot, window):
     assert not panel.watch_button.isChecked() and panel.watch_button.isEnabled()
 
 
+# on PostgreSQL too: no store file changes there, the app notices commits otherwise
+@pytest.mark.parametrize("store_kind", ["sqlite", "postgresql"])
 def test_a_watcher_in_another_process_shows_its_pid_and_stops_from_the_window(
     qtbot, project, prefs, server, tmp_path
 ):

@@ -86,14 +86,16 @@ def compact(
     progress: Progress | None = None,
     stop: Callable[[], bool] = _never,
 ) -> CompactionSummary:
-    """Compact the chosen segments (DESIGN.md §7); holds the project lock throughout.
+    """Compact the chosen segments (DESIGN.md §7); holds the project lock throughout,
+    and on PostgreSQL the store's compaction lock (DESIGN.md §12: processes on other
+    machines share the store; :class:`recrawl.core.errors.StoreBusy` when one compacts).
 
     ``stop`` is asked as the copy goes on: when it says yes before the commit, the
     compaction rolls back and raises :class:`CompactionStopped`; from the commit on, a
     compaction is short and always finishes.
     """
     started = time.perf_counter()
-    with project.locked("compaction"):
+    with project.locked("compaction"), store.exclusive(store.COMPACTION, "compacting"):
         now = utcnow()
         # what a killed writer left goes first (recovery.recover, which imports this)
         recover_compactions(project.path, now)

@@ -71,7 +71,12 @@ def site() -> Iterator[httpserver.TestServer]:
 @pytest.fixture(scope="module")
 def template(tmp_path_factory, site) -> Path:
     folder = tmp_path_factory.mktemp("compaction") / "template"
-    project = Project.init(folder)
+    _crawl_rounds(folder, site)
+    return folder
+
+
+def _crawl_rounds(folder: Path, site: httpserver.TestServer, db_url: str | None = None) -> None:
+    project = Project.init(folder, db_url=db_url)
     try:
         inject([site.url(p) for p in PAGES], T0)
         for r in range(ROUNDS):
@@ -80,7 +85,6 @@ def template(tmp_path_factory, site) -> Path:
             crawl(project, clock=clock_at(r * 100 * DAY))
     finally:
         project.close()
-    return folder
 
 
 @pytest.fixture
@@ -198,6 +202,17 @@ def test_liveness_follows_change_rates_and_revisit_targets(proj, capsys):
 
 
 def test_compaction_keeps_every_capture_byte_identical(proj, capsys):
+    _compacts_byte_identical(proj, capsys)
+
+
+@pytest.mark.slow
+def test_on_postgresql_too(tmp_path, capsys, site, pg_url):
+    """The same crawl and compaction with the store in PostgreSQL (DESIGN.md §12)."""
+    _crawl_rounds(tmp_path / "pg", site, pg_url)
+    _compacts_byte_identical(tmp_path / "pg", capsys)
+
+
+def _compacts_byte_identical(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     origin = origin_of(proj)
     before = snapshot(capsys, proj, origin)
     latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}

@@ -1,4 +1,5 @@
-"""The command line contract of DESIGN.md §8: exact JSON keys, clear one-line errors."""
+"""The command line contract of DESIGN.md §8: exact JSON keys, clear one-line errors;
+on SQLite and PostgreSQL (DESIGN.md §12)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from recrawl.main import main
+from tests.stores import store_kind  # noqa: F401  # the CLI's contract on both stores
 
 CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
 #: Beside DESIGN §8's keys: the crawl's news (§10).
@@ -46,9 +48,9 @@ def site(server):
     return server
 
 
-def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
+def test_init_inject_crawl_and_inspect(tmp_path, capsys, site, db_args):
     d = tmp_path / "p"
-    assert run(capsys, "init", d)[0] == 0
+    assert run(capsys, "init", d, *db_args)[0] == 0
     assert run(capsys, "inject", d, site.url("/"))[0] == 0
     code, out, _ = run(
         capsys,
@@ -123,9 +125,9 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site):
     assert all(s["liveness"] == 1.0 for s in segments)
 
 
-def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site):
+def test_second_crawl_later_refetches_due_pages(tmp_path, capsys, site, db_args):
     d = tmp_path / "p"
-    run(capsys, "init", d)
+    run(capsys, "init", d, *db_args)
     run(capsys, "inject", d, site.url("/"))
     run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-01T00:00:00Z")
     code, out, _ = run(
@@ -184,18 +186,18 @@ def test_corrupt_store_is_reported_not_crashed(tmp_path):
     assert "cannot open the store" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_malformed_url_leaves_project_untouched(tmp_path, capsys):
+def test_malformed_url_leaves_project_untouched(tmp_path, capsys, db_args):
     d = tmp_path / "p"
-    run(capsys, "init", d)
+    run(capsys, "init", d, *db_args)
     code, _, err = run(capsys, "inject", d, "http://ok.example/", "http://[bad")
     assert code == 1 and "malformed" in err
     code, out, _ = run(capsys, "urls", d, "--json")
     assert json.loads(out) == []  # nothing half-injected
 
 
-def test_corrupt_warc_gets_a_clear_error(tmp_path, capsys, site):
+def test_corrupt_warc_gets_a_clear_error(tmp_path, capsys, site, db_args):
     d = tmp_path / "p"
-    run(capsys, "init", d)
+    run(capsys, "init", d, *db_args)
     run(capsys, "inject", d, site.url("/"))
     run(capsys, "crawl", d, "--delay", "0", "--json")
     for warc in d.glob("segments/*/*.warc.gz"):
@@ -207,7 +209,7 @@ def test_corrupt_warc_gets_a_clear_error(tmp_path, capsys, site):
     assert "corrupt WARC record" in err and err.count("\n") == 1
 
 
-def test_show_at_picks_the_capture_closest_before(tmp_path, capsys, server):
+def test_show_at_picks_the_capture_closest_before(tmp_path, capsys, server, db_args):
     state = {"body": "<p>first version</p>"}
 
     def route(handler):
@@ -217,7 +219,7 @@ def test_show_at_picks_the_capture_closest_before(tmp_path, capsys, server):
 
     server.routes["/p"] = route
     d = tmp_path / "p"
-    run(capsys, "init", d)
+    run(capsys, "init", d, *db_args)
     run(capsys, "inject", d, server.url("/p"))
     run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-01-01T00:00:00Z")
     run(capsys, "crawl", d, "--delay", "0", "--json", "--now", "2027-02-01T00:00:00Z")  # same

@@ -29,8 +29,9 @@ except SystemExit as exc:  # --version exits from argparse
 with open(sys.argv[1], "w") as out:
     json.dump({"code": code, "modules": sorted(sys.modules)}, out)
 """
-# for any read-only command; nor playhouse.db_url (it loads every database driver)
-NEVER = ("numpy", "httpx", "PySide6", "recrawl.core.engine", "playhouse.db_url")
+# for any read-only command; nor playhouse.db_url (it loads every database driver), nor
+# psycopg on a SQLite project (peewee would import it: recrawl.core.store.quiet_peewee)
+NEVER = ("numpy", "httpx", "PySide6", "recrawl.core.engine", "playhouse.db_url", "psycopg")
 STORE_ONLY = (*NEVER, "w3lib", "warcio")  # for those that read the store alone
 
 

@@ -6,20 +6,25 @@ import shutil
 from pathlib import Path
 
 import pytest
+from peewee import IntegrityError
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import ProjectLocked, StoreError
 from recrawl.core.project import Project
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
-from recrawl.core.store.models import DB, Page, Setting
+from recrawl.core.store.models import DB, FetchEvent, Page, Setting
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-def test_new_store_is_wal_with_foreign_keys(project):
-    assert DB.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert DB.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+def test_new_store_is_wal_with_foreign_keys(project, store_kind):
     assert current_version(DB.obj) == SCHEMA_VERSION
+    if store_kind == "sqlite":
+        assert DB.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert DB.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+    else:  # PostgreSQL keeps its foreign keys always: a fetch of no page is refused
+        with pytest.raises(IntegrityError), DB.atomic():
+            FetchEvent.create(page=12345, fetched_at=utcnow())
 
 
 @pytest.mark.parametrize("version", [1])
@@ -132,3 +137,24 @@ def test_a_rounds_pages_are_capped_by_host_and_shared_among_the_pages_that_link_
     assert {page.url for page in rows.values()} == {ref.url for ref in refs}
     limited, _ = store.due_page_refs(t0, limit=2, per_host_cap=5)
     assert [ref.url for ref in limited] == [ref.url for ref in refs[:2]]
+
+
+def test_paging_by_key_puts_nulls_first_ascending_and_last_descending(project):
+    now = utcnow()
+    store.add_pages(
+        [store.NewPage(f"http://a.example/{i}", "a.example", now, 10.0) for i in range(7)], now
+    )
+    fetched = {f"http://a.example/{i}": now.replace(microsecond=0) for i in (1, 4, 5)}
+    for url, when in fetched.items():
+        Page.update(last_fetched=when).where(Page.url == url).execute()
+    column = store.LISTING_COLUMNS.index("last_fetched")
+    for descending in (False, True):
+        query = store.PageQuery(order_by="last_fetched", descending=descending)
+        paged, after = [], None
+        while rows := store.listing_rows(query, after, 2):
+            paged += rows
+            after = (rows[-1][column], rows[-1][-1])
+        urls = [row[0] for row in paged]
+        assert sorted(urls) == sorted(f"http://a.example/{i}" for i in range(7))
+        nulls = [row[column] is None for row in paged]
+        assert nulls == ([True] * 4 + [False] * 3 if not descending else [False] * 3 + [True] * 4)
