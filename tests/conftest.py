@@ -29,10 +29,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from recrawl.core.project import Project
 
 from tests.httpserver import TestServer
 from tests.postgres import Cluster, binaries
+
+# No deadline per example: a busy machine makes one slow, and that proves nothing.
+settings.register_profile("recrawl", deadline=None)
+settings.load_profile("recrawl")
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
