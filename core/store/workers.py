@@ -140,11 +140,14 @@ def _due_hosts(due_at: datetime, sources: bool) -> SelectBase:
     return pages | Source.select(Source.host).where(Source.next_fetch <= due_at)  # UNION
 
 
-def lease_hosts(name: str, lease_seconds: float, due_at: datetime, *, sources: bool) -> int:
+def lease_hosts(
+    name: str, lease_seconds: float, due_at: datetime, *, sources: bool
+) -> tuple[int, int]:
     """Lease hosts with work due at ``due_at`` (the crawl's clock) for worker ``name``:
     its fair share, ceil(due hosts / live workers), of those free, expired or its own.
 
-    Returns how many hosts it holds now. One transaction: a host is leased by one worker.
+    Returns how many hosts it holds now, and how many have work due. One transaction:
+    a host is leased by one worker.
     """
     with DB.atomic():
         due = _due_hosts(due_at, sources)
@@ -172,7 +175,7 @@ def lease_hosts(name: str, lease_seconds: float, due_at: datetime, *, sources: b
             HostLease.update(worker=name, expires_at=_later(lease_seconds)).where(
                 HostLease.host.in_(list(chunk))
             ).execute()
-    return len(hosts)
+    return len(hosts), int(due_count)
 
 
 def leased_hosts(name: str) -> Select:

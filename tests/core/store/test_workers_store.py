@@ -27,8 +27,8 @@ def test_leases_share_the_hosts_and_refuse_a_batch_of_a_lost_host(project):
     store.register_worker("a", 1, "m", 60)
     store.register_worker("b", 2, "m", 60)
     now = utcnow()
-    assert store.lease_hosts("a", 60, now, sources=False) == 3  # ceil(5 / 2)
-    assert store.lease_hosts("b", 60, now, sources=False) == 2  # what is left
+    assert store.lease_hosts("a", 60, now, sources=False) == (3, 5)  # ceil(5 / 2)
+    assert store.lease_hosts("b", 60, now, sources=False) == (2, 5)  # what is left
     held_a = {h for (h,) in store.leased_hosts("a").tuples()}
     held_b = {h for (h,) in store.leased_hosts("b").tuples()}
     assert held_a | held_b == set(HOSTS) and not held_a & held_b
@@ -53,7 +53,7 @@ def test_leases_share_the_hosts_and_refuse_a_batch_of_a_lost_host(project):
     with pytest.raises(LeaseLost):
         store.commit_batch(batch, now, worker="a")
     store.release_leases("b")
-    assert store.lease_hosts("b", 60, now, sources=False) == 3  # ceil(5 / 2), expired first
+    assert store.lease_hosts("b", 60, now, sources=False) == (3, 5)  # ceil(5 / 2), expired first
 
 
 def test_a_live_name_is_refused_an_ended_one_reused(project):
