@@ -120,8 +120,9 @@ def test_a_worker_killed_mid_batch_loses_its_hosts_to_another(tmp_path, site, pg
         try:
             # mid-batch: some fetches committed, and more answered since
             assert wait_until(
-                lambda: FetchEvent.select().where(FetchEvent.segment.endswith("-victim")).count()
-                > 0
+                lambda: (
+                    FetchEvent.select().where(FetchEvent.segment.endswith("-victim")).count() > 0
+                )
             )
             assert site.wait_served(site.served + 5)
             victim.send_signal(signal.SIGKILL)
@@ -137,7 +138,7 @@ def test_a_worker_killed_mid_batch_loses_its_hosts_to_another(tmp_path, site, pg
         assert (folder / "segments").glob("*-victim/*.open")
     heir = start("worker", folder, "--name", "heir", *WORKER_OPTIONS)
     with watchdog(heir):
-        out, err = heir.communicate()
+        _out, err = heir.communicate()
     assert heir.returncode == 0, err
     assert "recovered segment" in err
     _check_crawled_once(folder, site)
