@@ -1,7 +1,9 @@
 """What a killed writer leaves behind, finished or undone before anything else writes.
 
 Runs under the project lock: when a crawl or a compaction starts, and when a project is
-opened while no other process holds it.
+opened while no other process holds it. On a shared (PostgreSQL) store, where workers
+take no project lock, an advisory lock keeps two recoverers apart, and only segments
+whose writer is dead (its heartbeat ran out) are touched (DESIGN.md §12).
 """
 
 from __future__ import annotations
