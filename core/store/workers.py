@@ -211,16 +211,21 @@ def check_leases(name: str, page_ids: Sequence[int]) -> None:
 
 
 def others_lease_wait(name: str) -> float | None:
-    """Seconds until the first lease another worker holds runs out (0: one has already,
-    the host waits to be taken); None: no other worker holds a lease."""
+    """Seconds until the first lease another worker holds runs out; None: no other
+    worker holds one (a dead worker's run out: its hosts are free to take)."""
+    now = database_now()
     earliest = (
         HostLease.select(fn.MIN(HostLease.expires_at))
-        .where(HostLease.worker.is_null(False) & (HostLease.worker != name))
+        .where(
+            HostLease.worker.is_null(False)
+            & (HostLease.worker != name)
+            & (HostLease.expires_at > now)
+        )
         .scalar()
     )
     if earliest is None:
         return None
-    wait: float = (earliest - database_now()).total_seconds()
+    wait: float = (earliest - now).total_seconds()
     return max(wait, 0.0)
 
 

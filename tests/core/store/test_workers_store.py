@@ -52,8 +52,11 @@ def test_leases_share_the_hosts_and_refuse_a_batch_of_a_lost_host(project):
     assert store.heartbeat("a", 60, 0, 0.0) == 0  # not renewed: it ran out
     with pytest.raises(LeaseLost):
         store.commit_batch(batch, now, worker="a")
+    assert store.others_lease_wait("b") is None  # a's ran out: nothing to wait for
     store.release_leases("b")
     assert store.lease_hosts("b", 60, now, sources=False) == (3, 5)  # ceil(5 / 2), expired first
+    wait = store.others_lease_wait("a")
+    assert wait is not None and 0 < wait <= 60
 
 
 def test_a_live_name_is_refused_an_ended_one_reused(project):
