@@ -21,9 +21,10 @@ new seeds, another chain, schedule or settings) makes it look again at once.
   fetches in flight as a crawl's stop does and ends the watch.
 - **Workers** (DESIGN.md §12). With a :class:`~recrawl.core.engine.worker.WorkerSession`
   (``recrawl worker``), and always on a shared (PostgreSQL) store, the watcher is a
-  worker: its crawls fetch the hosts it leases. It then takes the project lock only on
-  SQLite (where one worker runs at a time); on PostgreSQL it holds none and has no wake
-  channel, so any number watch one project. Due work on hosts other workers hold is
+  worker: its crawls fetch the hosts it leases. On SQLite it takes the project lock (one
+  worker at a time). On PostgreSQL a worker takes none; a plain watch takes it (and its
+  wake channel, for the app) only if it is free, and runs as one more worker if not, so
+  any number watch one project. Due work on hosts other workers hold is
   looked at again when their first lease runs out, at most a lease later; while other
   workers hold leases, a worker looks at least every third of a lease (they make pages
   due). ``until_idle``: the watch ends once nothing is due and no other worker holds a
@@ -60,6 +61,7 @@ from recrawl.core.engine.events import (
     WatchSleeping,
 )
 from recrawl.core.engine.worker import WorkerSession
+from recrawl.core.errors import ProjectLocked
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import WakeChannel
@@ -160,22 +162,28 @@ class Watcher:
             timer.daemon = True
             timer.start()
         channel = None
+        shared = store.is_server_store()
+        # on PostgreSQL a plain watch is a worker too, and holds the lock only if it is free
+        # (the app shows and stops that one); a `recrawl worker` there never takes it
+        wants_lock = not shared or self.worker is None
+        if shared and self.worker is None:
+            self.worker = WorkerSession(None, self.settings.workers)
         try:
-            if store.is_server_store():  # a worker among others: no lock (class docstring)
-                if self.worker is None:
-                    self.worker = WorkerSession(None, self.settings.workers)
-                with self._working():
-                    self._watch()
-            else:
-                with self.project.locked("watch"):
+            with contextlib.ExitStack() as held:
+                if wants_lock:
+                    try:
+                        held.enter_context(self.project.locked("watch"))
+                    except ProjectLocked:
+                        if not shared:
+                            raise
+                        wants_lock = False  # another watch has it: this one is one more worker
+                if wants_lock:
                     channel = WakeChannel(
                         self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
                     )
-                    try:
-                        with self._working():
-                            self._watch()
-                    finally:
-                        channel.close()  # the file goes while the lock is still held
+                    held.callback(channel.close)  # the file goes while the lock is still held
+                held.enter_context(self._working())
+                self._watch()
         finally:
             if timer is not None:
                 timer.cancel()
