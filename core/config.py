@@ -176,6 +176,19 @@ class SourceSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class WorkerSettings:
+    """Crawl workers on a shared store (DESIGN.md §12): ``recrawl worker``, and a crawl
+    or watch on PostgreSQL. Each leases the hosts it fetches; a lease runs out
+    ``lease_seconds`` after its last renewal, timed by the database's clock."""
+
+    #: Seconds a host's lease lasts. A worker's heartbeat renews its leases every third
+    #: of it; a worker killed (or cut off from the database) loses its hosts to the
+    #: others this long after its last renewal, at most. A worker whose renewals fail
+    #: starts no fetch of those hosts once two thirds of it passed since the last one.
+    lease_seconds: float = 60.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
@@ -183,6 +196,7 @@ class CrawlSettings:
     traps: TrapSettings = field(default_factory=TrapSettings)
     watch: WatchSettings = field(default_factory=WatchSettings)
     sources: SourceSettings = field(default_factory=SourceSettings)
+    workers: WorkerSettings = field(default_factory=WorkerSettings)
     #: Stop after this many rounds (None: until nothing is due).
     rounds: int | None = None
     #: Stop after this many fetches in total (None: no limit).
@@ -231,6 +245,7 @@ STORABLE: dict[str, type] = {
     "sources.min_interval": float,
     "sources.max_interval": float,
     "sources.max_feeds_per_host": int,
+    "workers.lease_seconds": float,
 }
 
 
@@ -274,6 +289,7 @@ DURATION_SETTINGS = frozenset(
         "sources.initial_interval",
         "sources.min_interval",
         "sources.max_interval",
+        "workers.lease_seconds",
         "commit_seconds",
         "event_interval",
     }

@@ -6,7 +6,9 @@
     ├── StoreError            the database cannot be opened or migrated
     │   ├── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
     │   ├── PasswordNeeded    the database server asks for a password libpq was not given
-    │   └── StoreBusy         another process migrates or compacts the store (PostgreSQL)
+    │   ├── StoreBusy         another process migrates or compacts the store (PostgreSQL)
+    │   ├── WorkerNameTaken   a live crawl worker has that name already
+    │   └── LeaseLost         a worker no longer holds a host it fetched (its batch is refused)
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
@@ -50,6 +52,15 @@ class PasswordNeeded(StoreError):
 
 class StoreBusy(StoreError):
     pass
+
+
+class WorkerNameTaken(StoreError):
+    pass
+
+
+class LeaseLost(StoreError):
+    """A worker's batch names a page of a host whose lease it no longer holds (DESIGN.md
+    §12): the batch is not committed; another worker has the host, or may take it."""
 
 
 class InvalidUrl(RecrawlError):

@@ -1,7 +1,9 @@
 """What a killed writer leaves behind, finished or undone before anything else writes.
 
 Runs under the project lock: when a crawl or a compaction starts, and when a project is
-opened while no other process holds it.
+opened while no other process holds it. On a shared (PostgreSQL) store, where workers
+take no project lock, an advisory lock keeps two recoverers apart, and only segments
+whose writer is dead (its heartbeat ran out) are touched (DESIGN.md §12).
 """
 
 from __future__ import annotations
@@ -15,16 +17,20 @@ from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.errors import StoreBusy
 
 
-def recover(project_dir: Path, now: datetime) -> list[str]:
-    """Interrupted compactions first (they may own segment folders), then open segments."""
+def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list[str]:
+    """Interrupted compactions first (they may own segment folders), then open segments
+    (on a shared store, dead workers' and ``worker``'s own: never a live worker's)."""
     try:
         # on PostgreSQL, not one that another machine is running (DESIGN.md §12)
         with store.exclusive(store.COMPACTION, "compacting"):
             messages = recover_compactions(project_dir, now)
     except StoreBusy:
         messages = []  # its compactor is alive and will finish its own work
-    messages += [
-        f"recovered segment {name} of an interrupted crawl"
-        for name in recover_open_segments(project_dir, now)
-    ]
+    try:
+        # two workers finding one dead worker's segment: one cuts it back, once
+        with store.exclusive(store.RECOVERY, "recovering segments"):
+            recovered = recover_open_segments(project_dir, now, worker)
+    except StoreBusy:
+        recovered = []  # the other recoverer does it
+    messages += [f"recovered segment {name} of an interrupted crawl" for name in recovered]
     return messages

@@ -27,7 +27,12 @@ class SegmentWriter:
     """Writes one round's WARC; every record a page will point at is indexed on close."""
 
     def __init__(
-        self, project_dir: Path, name: str, created_at: datetime, info: dict[str, str] | None = None
+        self,
+        project_dir: Path,
+        name: str,
+        created_at: datetime,
+        info: dict[str, str] | None = None,
+        worker: str | None = None,
     ) -> None:
         self.project_dir = project_dir
         self.name = name
@@ -44,7 +49,7 @@ class SegmentWriter:
             created_at, {"isPartOf": f"recrawl-segment-{name}", **(info or {})}
         )
         self.flush()
-        store.create_segment(name, created_at, self.relpath)
+        store.create_segment(name, created_at, self.relpath, worker)
         store.commit_batch(store.CommitBatch(segment=name, committed_bytes=self.tell()), created_at)
 
     def tell(self) -> int:
@@ -212,14 +217,15 @@ def _parse_warc_date(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
 
 
-def recover_open_segments(project_dir: Path, now: datetime) -> list[str]:
+def recover_open_segments(project_dir: Path, now: datetime, worker: str | None = None) -> list[str]:
     """Close segments left open by a killed crawl; returns their names.
 
     The WARC is cut at the last committed byte first, so records written after the
     store's last commit (pages it never learned about) vanish and are fetched again.
+    On a shared store only those of dead workers, or ``worker``'s own (DESIGN.md §12).
     """
     recovered = []
-    for segment in store.open_segments():
+    for segment in store.recoverable_segments(worker):
         final = project_dir / segment.warc_file
         pending = final.with_name(final.name + OPEN_SUFFIX)
         if pending.exists():

@@ -60,8 +60,10 @@ def legacy_history_relpath(name: str) -> str:
     return f"{HISTORY_DIR}/{name}.warc.gz"
 
 
-def allocate_name(project_dir: Path, start: datetime) -> str:
-    """``yyyymmddHHMMSS`` of a round's (or compaction's) start, moved on a second if taken.
+def allocate_name(project_dir: Path, start: datetime, tag: str | None = None) -> str:
+    """``yyyymmddHHMMSS`` of a round's (or compaction's) start, moved on a second if taken;
+    a worker's round adds its ``tag`` (``yyyymmddHHMMSS-TAG``, DESIGN.md §12), so workers
+    sharing the folder never pick one name.
 
     Taken means known to the store as a segment or a compaction, or present on disk as
     a segment folder or a history file: a new name never meets anything left behind.
@@ -69,7 +71,7 @@ def allocate_name(project_dir: Path, start: datetime) -> str:
     taken = store.segment_names() | store.compaction_names()
     instant = start.replace(microsecond=0)
     while (
-        (name := segment_name(instant)) in taken
+        (name := segment_name(instant) + (f"-{tag}" if tag else "")) in taken
         or (project_dir / "segments" / name).exists()
         or (project_dir / history_relpath(name)).exists()
         or (project_dir / legacy_history_relpath(name)).exists()

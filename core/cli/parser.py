@@ -38,6 +38,8 @@ LISTED: dict[str, Listed] = {
     "inject": Listed("crawl", "add seed URLs"),
     "crawl": Listed("crawl", "crawl what is due"),
     "watch": Listed("watch", "crawl pages as they come due, sleeping in between"),
+    "worker": Listed("workers", "run one crawl worker beside others (a shared project)"),
+    "workers": Listed("workers", "list the crawl workers: live, and lately ended"),
     "urls": Listed("pages", "list the pages"),
     "sources": Listed("sources", "list the sitemaps and feeds read for new pages"),
     "history": Listed("pages", "a page's fetch history"),

@@ -35,6 +35,7 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     "politeness.concurrency": positive_int,
     "fetch.read_timeout": positive_seconds,
     "fetch.total_timeout": positive_seconds,
+    "workers.lease_seconds": positive_seconds,  # a lease of 0 s would never hold a host
 }
 _TRUE = ("true", "yes", "on", "1")
 #: How an empty list prints (and reads back).

@@ -14,12 +14,20 @@ from datetime import datetime
 
 from recrawl.core import store
 from recrawl.core.archive.segment_writer import SegmentWriter
+from recrawl.core.engine.worker import WorkerSession
+from recrawl.core.errors import LeaseLost
 
 
 class CommitPipeline:
-    """The store thread of one crawl; made inside the crawl's event loop, closed at its end."""
+    """The store thread of one crawl; made inside the crawl's event loop, closed at its end.
 
-    def __init__(self) -> None:
+    ``worker``: a worker's crawl, whose batches the store refuses once it no longer holds
+    their hosts (DESIGN.md §12); the refused batch and those after it in the round are
+    not committed, and the round cuts their WARC bytes off (:class:`~.round.Round`).
+    """
+
+    def __init__(self, worker: WorkerSession | None = None) -> None:
+        self.worker = worker
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recrawl-store")
         self._pending: list[asyncio.Future[int]] = []
 
@@ -36,9 +44,20 @@ class CommitPipeline:
         (``writer.written()``): those are the bytes the fsync makes durable.
         """
 
+        worker = self.worker
+
         def job() -> int:
+            if worker is None:
+                writer.sync()
+                return store.commit_batch(batch, now)
+            if worker.lost:
+                return 0  # a batch before it was refused: these bytes are cut off too
             writer.sync()
-            return store.commit_batch(batch, now)
+            try:
+                return store.commit_batch(batch, now, worker.name)
+            except LeaseLost as refused:
+                worker.lose(str(refused))
+                return 0
 
         def done(future: asyncio.Future[int]) -> None:
             if not future.cancelled() and future.exception() is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 
@@ -43,6 +44,7 @@ from recrawl.core.engine.source_reader import SourceReader
 from recrawl.core.engine.sources import SourceFinder
 from recrawl.core.engine.stats import CrawlStats
 from recrawl.core.engine.traps import TrapGuard
+from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.net.fetch import Fetcher
@@ -69,6 +71,11 @@ class Crawler:
     watches). ``offline_rounds=True``: connect failures are held until some host answers,
     and a round none answered records nothing and ends the crawl (:mod:`.offline`,
     :attr:`offline`).
+
+    ``worker``: the crawl is that worker's, and fetches only the hosts it leases, a
+    round at a time (DESIGN.md §12). On a shared (PostgreSQL) store a crawl always is a
+    worker's (its own, ``machine-pid``, for as long as it runs): it takes no project
+    lock there, so it runs beside other workers.
     """
 
     def __init__(
@@ -84,6 +91,7 @@ class Crawler:
         scoring: Scoring | None = None,
         take_lock: bool = True,
         offline_rounds: bool = False,
+        worker: WorkerSession | None = None,
     ) -> None:
         self.project = project
         self.settings = settings or CrawlSettings()
@@ -104,6 +112,9 @@ class Crawler:
         self.reach = Reachability() if offline_rounds else None
         #: Whether the crawl ended at an offline round (its pages are still due).
         self.offline = False
+        self.worker = worker
+        #: Whether the crawl ended with work due on hosts other workers held.
+        self.leased_out = False
         self.controls = Controls()
         self.events = EventQueue(observer)
         self.stats = CrawlStats()
@@ -151,9 +162,15 @@ class Crawler:
     # -- facade ----------------------------------------------------------------------
 
     def run(self) -> CrawlSummary:
-        lock = self.project.locked("crawl") if self.take_lock else contextlib.nullcontext()
-        with lock:
-            for message in recover(self.project.path, self.clock.now()):
+        shared = store.is_server_store()
+        own = self.worker is None and shared  # a crawl on a shared store leases as a worker
+        if own:
+            self.worker = WorkerSession(None, self.settings.workers)
+        take_lock = self.take_lock and not shared
+        lock = self.project.locked("crawl") if take_lock else contextlib.nullcontext()
+        with lock, self._working(own):
+            name = self.worker.name if self.worker is not None else None
+            for message in recover(self.project.path, self.clock.now(), name):
                 self.events.emit(LogMessage("warning", message))
             finished = finish_apply(self.clock.now())  # an apply that died half-way
             if finished is not None:
@@ -170,6 +187,24 @@ class Crawler:
         self.events.flush()
         return summary
 
+    @contextlib.contextmanager
+    def _working(self, own: bool) -> Iterator[None]:
+        """The worker's session around the crawl (started and ended here when ``own``),
+        counting its pages."""
+        worker = self.worker
+        if worker is None:
+            yield
+            return
+        if own:
+            worker.start()
+        worker.crawling(lambda: self.stats.fetched)
+        try:
+            yield
+        finally:
+            worker.crawling(None)
+            if own:
+                worker.end()
+
     # -- rounds ----------------------------------------------------------------------
 
     async def _crawl(self) -> None:
@@ -177,7 +212,7 @@ class Crawler:
         politeness = settings.politeness
         concurrency = max(politeness.concurrency, 1)
         fetcher = Fetcher(settings.fetch, max_connections=concurrency)
-        commits = CommitPipeline()
+        commits = CommitPipeline(self.worker)
         connections = asyncio.Semaphore(concurrency)
         processes = settings.parse.processes
         if processes is None:
@@ -212,6 +247,7 @@ class Crawler:
             commits,
             robots,
             self.reach,
+            self.worker,
         )
         reader = None
         if settings.sources.enabled:
@@ -229,6 +265,8 @@ class Crawler:
                 robots,
                 self.sources,
             )
+            if self.worker is not None:  # a worker reads the sources of its hosts alone
+                reader.leased_by = self.worker.name
             if robots is not None:
                 robots.on_policy = partial(self._robots_sitemaps, commits)
         ticker = asyncio.create_task(self._ticker()) if self.events.observer else None
@@ -254,7 +292,10 @@ class Crawler:
                         )
                     )
                 this = Round(parts, pages)
-                await this.run()
+                try:
+                    await this.run()
+                finally:
+                    self._release()
                 if this.offline:
                     self.offline = True  # its pages are still due: trying again now is futile
                     break
@@ -263,6 +304,7 @@ class Crawler:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
+            self._release()
             await fetcher.aclose()
             analyser.close()
             if reader is not None:
@@ -302,7 +344,13 @@ class Crawler:
         if budget <= 0:
             return []
         cap = settings.traps.max_pages_per_host_round
-        pages, waiting = store.due_page_refs(self.clock.now(), budget, cap)
+        worker = self.worker
+        leased_by = None
+        if worker is not None:
+            held, due = worker.lease(self.clock.now(), sources=settings.sources.enabled)
+            self.leased_out = held < due
+            leased_by = worker.name
+        pages, waiting = store.due_page_refs(self.clock.now(), budget, cap, leased_by)
         if pages and waiting:
             hosts = sorted(waiting.items(), key=lambda item: -item[1])
             named = ", ".join(f"{host} ({count:,})" for host, count in hosts[:3])
@@ -316,6 +364,21 @@ class Crawler:
                 )
             )
         return pages
+
+    def _release(self) -> None:
+        """The round's hosts go back to the pool (DESIGN.md §12)."""
+        worker = self.worker
+        if worker is None:
+            return
+        lost = worker.release()
+        if lost is not None:
+            self.events.emit(
+                LogMessage(
+                    "warning",
+                    f"{lost}: the round stopped; what it fetched since its last commit "
+                    "is fetched again",
+                )
+            )
 
     def _follow_chain(self) -> None:
         """Judge links by the project's chain as it is now: one applied during the crawl

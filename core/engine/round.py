@@ -46,6 +46,7 @@ from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
 from recrawl.core.engine.update import Outcome, classify, never_fetched
+from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
 from recrawl.core.store.models import Page
@@ -82,6 +83,8 @@ class CrawlParts:
     robots: RobotsGate | None
     #: Holds connect failures until a host answers (.offline); None: recorded at once.
     reach: Reachability | None = None
+    #: The worker whose leased hosts the round fetches (DESIGN.md §12); None: no worker.
+    worker: WorkerSession | None = None
 
 
 class Round:
@@ -90,9 +93,14 @@ class Round:
     def __init__(self, parts: CrawlParts, pages: list[store.DuePage]) -> None:
         self.parts = parts
         start = parts.clock.now()
-        name = allocate_name(parts.project_dir, start)
+        worker = parts.worker
+        name = allocate_name(parts.project_dir, start, worker.tag if worker else None)
         self.writer = SegmentWriter(
-            parts.project_dir, name, start, {"operator": parts.settings.fetch.user_agent}
+            parts.project_dir,
+            name,
+            start,
+            {"operator": parts.settings.fetch.user_agent},
+            worker.name if worker else None,
         )
         self.captures = CaptureWriter(self.writer)
         self.batch = store.CommitBatch(segment=name)
@@ -144,7 +152,10 @@ class Round:
             self._settle_held()
             self._commit()
             await parts.commits.drain()
-            self.writer.close(parts.clock.now(), self.committed_bytes)
+            kept = self.committed_bytes
+            if parts.worker is not None and parts.worker.lost:  # batches refused: cut off
+                kept = store.committed_bytes(self.writer.name)
+            self.writer.close(parts.clock.now(), kept)
             if self.rescore:  # a kill before this only leaves some scores a round old
                 store.rescore_inlinks(self.rescore)
         name = self.writer.name
@@ -188,6 +199,8 @@ class Round:
             await self._wait_while_paused()
             if controls.stopped or not queue:
                 return
+            if parts.worker is not None and not parts.worker.fetching():
+                return  # its leases may have run out: the host may be another's (§12)
             page = self._next_page(queue)
             if page is None:
                 continue  # gone from the store meanwhile

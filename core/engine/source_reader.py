@@ -62,6 +62,8 @@ class SourceReader:
         finder: SourceFinder,
     ) -> None:
         self.settings = settings.sources
+        #: A worker's name: only the sources of the hosts it leased are read (§12).
+        self.leased_by: str | None = None
         self.politeness = settings.politeness
         self.clock = clock
         self.controls = controls
@@ -92,7 +94,7 @@ class SourceReader:
             room = self.settings.max_reads_per_round - read
             if self.controls.stopped or room <= 0:
                 break
-            due = store.due_sources(self.clock.now(), room)
+            due = store.due_sources(self.clock.now(), room, self.leased_by)
             if not due:
                 break
             by_host: dict[str, list[store.DueSource]] = defaultdict(list)

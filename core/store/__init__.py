@@ -18,6 +18,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     runs          crawl runs: when each started and ended, what it did
     sources       sitemaps and feeds: found, due, each reading's findings, the listing
     sql           helpers the modules above share
+    workers       crawl workers on a shared store: their rows, host leases, the listing
     postgres      PostgreSQL's own: its URLs, psycopg, its errors, advisory locks
 """
 
@@ -39,6 +40,7 @@ from recrawl.core.store.compactions import (
 from recrawl.core.store.connection import (
     COMPACTION,
     MIGRATION,
+    RECOVERY,
     SQLITE_PRAGMAS,
     close_database,
     exclusive,
@@ -123,6 +125,7 @@ from recrawl.core.store.segments import (
     Pointer,
     SegmentSummary,
     close_segment,
+    committed_bytes,
     create_segment,
     delete_segment,
     open_segments,
@@ -158,12 +161,26 @@ from recrawl.core.store.sources import (
     source_parent,
 )
 from recrawl.core.store.sql import is_server_store
+from recrawl.core.store.workers import (
+    WorkerInfo,
+    database_now,
+    end_worker,
+    heartbeat,
+    lease_hosts,
+    leased_hosts,
+    list_workers,
+    others_lease_wait,
+    recoverable_segments,
+    register_worker,
+    release_leases,
+)
 
 __all__ = [
     "COMPACTION",
     "LISTING_COLUMNS",
     "MIGRATION",
     "NEVER",
+    "RECOVERY",
     "SQLITE_PRAGMAS",
     "CommitBatch",
     "CrawlRunInfo",
@@ -187,6 +204,7 @@ __all__ = [
     "SourceInfo",
     "SourceKind",
     "SourceReading",
+    "WorkerInfo",
     "add_pages",
     "add_sources",
     "begin_compaction",
@@ -196,6 +214,7 @@ __all__ = [
     "commit_batch",
     "commit_compaction",
     "commit_mark",
+    "committed_bytes",
     "compaction_names",
     "corpus_figures",
     "count_due",
@@ -205,6 +224,7 @@ __all__ = [
     "count_listing",
     "count_news",
     "create_segment",
+    "database_now",
     "day_bounds",
     "delete_segment",
     "due_page_refs",
@@ -214,10 +234,12 @@ __all__ = [
     "earliest_source_fetch",
     "end_compaction",
     "end_crawl_run",
+    "end_worker",
     "exclusive",
     "filter_pages",
     "get_setting",
     "give_cash",
+    "heartbeat",
     "history",
     "host_page_count",
     "host_seeds",
@@ -232,8 +254,11 @@ __all__ = [
     "known_sources",
     "last_crawl_run",
     "last_page_id",
+    "lease_hosts",
+    "leased_hosts",
     "list_pages",
     "list_sources",
+    "list_workers",
     "listing_rows",
     "make_due",
     "make_hosts_due",
@@ -249,6 +274,7 @@ __all__ = [
     "next_source_due_at",
     "open_database",
     "open_segments",
+    "others_lease_wait",
     "page_by_url",
     "page_count",
     "page_ids",
@@ -259,9 +285,12 @@ __all__ = [
     "record_filtered",
     "record_reading",
     "record_rejected",
+    "recoverable_segments",
+    "register_worker",
     "rejected_link",
     "rejected_links",
     "rejected_matching",
+    "release_leases",
     "rescore_inlinks",
     "robots_entry",
     "save_robots",

@@ -19,6 +19,7 @@ from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sources import NewSource, insert_sources
 from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages
+from recrawl.core.store.workers import check_leases
 
 
 @dataclass
@@ -62,9 +63,15 @@ class CommitBatch:
         del self.cash[cash:], self.payouts[payouts:], self.sources[sources:]
 
 
-def commit_batch(batch: CommitBatch, now: datetime) -> int:
-    """Apply a batch in one transaction; returns how many new pages it added."""
+def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -> int:
+    """Apply a batch in one transaction; returns how many new pages it added.
+
+    ``worker``: the batch is a crawl worker's; it is refused whole (LeaseLost) unless
+    that worker still holds the host of every page it updates (DESIGN.md §12).
+    """
     with DB.atomic():
+        if worker is not None:
+            check_leases(worker, [page_id for page_id, _ in batch.page_updates])
         added = insert_pages(batch.new_pages, now) if batch.new_pages else 0
         # a page filtered while its fetch was in flight keeps its capture, and stays out
         filtered = filtered_ids([page_id for page_id, _ in batch.page_updates])

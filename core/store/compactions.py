@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from recrawl.core.store.models import DB, Compaction, Segment
-from recrawl.core.store.sql import update_pages
+from recrawl.core.store.sql import is_server_store, update_pages
+from recrawl.core.store.workers import recoverable_segment
 
 UNFINISHED = ("copying", "committed")
 
@@ -74,6 +75,10 @@ def end_compaction(name: str, state: str, now: datetime) -> None:
 
 
 def needs_recovery() -> bool:
-    """Whether a writer left work behind: an unfinished compaction or an open segment."""
+    """Whether a writer left work behind: an unfinished compaction or an open segment
+    (on a shared store, one whose worker is dead: a live worker's is being written)."""
     unfinished = Compaction.select().where(Compaction.state.in_(UNFINISHED))
-    return unfinished.exists() or Segment.select().where(Segment.state == "open").exists()
+    left = Segment.select().where(Segment.state == "open")
+    if is_server_store():
+        left = left.where(recoverable_segment())
+    return unfinished.exists() or left.exists()

@@ -101,11 +101,14 @@ def postgres_client() -> str:
 
 MIGRATION = 1
 COMPACTION = 2
+#: Recovering dead workers' open segments (DESIGN.md §12): one recoverer at a time.
+RECOVERY = 3
 
 
 @contextlib.contextmanager
 def exclusive(what: int, purpose: str, *, wait: bool = False) -> Iterator[None]:
-    """On PostgreSQL, hold advisory lock ``what`` (:data:`MIGRATION`, :data:`COMPACTION`)
+    """On PostgreSQL, hold advisory lock ``what`` (:data:`MIGRATION`, :data:`COMPACTION`,
+    :data:`RECOVERY`)
     meanwhile, so no two processes do it at once (DESIGN.md §12): ``wait`` for it, or
     raise :class:`recrawl.core.errors.StoreBusy`. A SQLite store has the project lock."""
     if not is_server_store():

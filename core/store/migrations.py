@@ -16,10 +16,13 @@ from recrawl.core.store.models import (
     Compaction,
     CrawlRun,
     DiscoveredVia,
+    HostLease,
     News,
     Page,
+    Segment,
     Setting,
     Source,
+    Worker,
 )
 from recrawl.core.store.settings import set_setting
 
@@ -123,6 +126,16 @@ def _m0009_new_links(db: Database, migrator: SchemaMigrator) -> None:
         )
 
 
+def _m0010_workers(db: Database, migrator: SchemaMigrator) -> None:
+    # Crawl workers and their host leases (DESIGN.md §12), and which worker writes a
+    # segment (its open one is recovered only once that worker is dead).
+    db.create_tables([Worker, HostLease], safe=True)
+    if "worker" not in {column.name for column in db.get_columns("segment")}:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(migrator.add_column("segment", "worker", Segment._meta.fields["worker"]))
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -133,6 +146,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0007_news,
     _m0008_discovery,
     _m0009_new_links,
+    _m0010_workers,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

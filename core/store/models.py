@@ -190,6 +190,9 @@ class Segment(BaseModel):
     committed_bytes = BigIntegerField(default=0)
     records = IntegerField(default=0)
     bytes = BigIntegerField(default=0)
+    #: The worker that writes it (DESIGN.md §12; None: a crawl that is no worker): its
+    #: open segment is recovered only once that worker is dead (store.workers).
+    worker = CharField(null=True)
 
 
 class Compaction(BaseModel):
@@ -312,6 +315,37 @@ class Robots(BaseModel):
     error = TextField(null=True)
 
 
+class Worker(BaseModel):
+    """A crawl worker (DESIGN.md §12): ``recrawl worker``, or a crawl or watch on a shared
+    store. Its heartbeat moves ``alive_until`` on (the database's clock); past it, and
+    with no ``ended_at``, the worker is dead (killed, or cut off from the database)."""
+
+    id = AutoField()
+    name = CharField(unique=True)
+    pid = IntegerField()
+    machine = CharField()
+    started_at = DateTimeField()
+    heartbeat_at = DateTimeField()
+    #: ``heartbeat_at`` plus the worker's lease: its leases expire by then at the latest.
+    alive_until = DateTimeField()
+    ended_at = DateTimeField(null=True)
+    #: Pages fetched since it started, and its rate over the last heartbeat period.
+    fetched = BigIntegerField(default=0)
+    pages_per_s = FloatField(default=0.0)
+
+
+class HostLease(BaseModel):
+    """Which worker fetches a host until when (DESIGN.md §12); ``worker`` None: free.
+
+    A row is made for every host with due pages when a worker leases, and kept: a free
+    row costs nothing and saves the next lease an insert.
+    """
+
+    host = CharField(primary_key=True)
+    worker = CharField(null=True, index=True)
+    expires_at = DateTimeField(null=True)
+
+
 class Setting(BaseModel):
     key = CharField(primary_key=True)
     value = JSONField(null=True)
@@ -329,4 +363,6 @@ MODELS: tuple[type[BaseModel], ...] = (
     Robots,
     Setting,
     Source,
+    Worker,
+    HostLease,
 )

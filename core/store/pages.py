@@ -16,6 +16,7 @@ from recrawl.core.errors import NotFound
 from recrawl.core.store.listing import LISTING_COLUMNS
 from recrawl.core.store.models import DB, DiscoveredVia, FetchEvent, Page, PageStatus
 from recrawl.core.store.sql import chunks, insert_rows, is_server_store
+from recrawl.core.store.workers import leased_hosts
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,23 +125,26 @@ class DuePage:
 
 
 def due_page_refs(
-    now: datetime, limit: int, per_host_cap: int
+    now: datetime, limit: int, per_host_cap: int, leased_by: str | None = None
 ) -> tuple[list[DuePage], dict[str, int]]:
     """A round's pages, at most ``per_host_cap`` of a host; and for each host past the
-    cap, how many of its due pages wait.
+    cap, how many of its due pages wait. ``leased_by``: of the hosts that worker holds.
 
     Best score first, as :func:`due_pages`; among equals, each page's first link target
     before its second, and so on (``turn``: its rank among the due pages found on the same
     page), then the longest due: one page of 100,000 links does not crowd the rest of its
     site out of the round for the 20 rounds its links take.
     """
+    due_now = _due(now)
+    if leased_by is not None:
+        due_now &= Page.host.in_(leased_hosts(leased_by))
     turn = fn.ROW_NUMBER().over(
         partition_by=[Page.host, Page.discovered_from],
         order_by=[Page.score.desc(), Page.next_fetch, Page.id],
     )
     due = (
         Page.select(Page.id, Page.url, Page.host, Page.score, Page.next_fetch, turn.alias("turn"))
-        .where(_due(now))
+        .where(due_now)
         .alias("due")
     )
     order = [due.c.score.desc(), due.c.turn, due.c.next_fetch, due.c.id]
@@ -164,9 +168,7 @@ def due_page_refs(
     # save a sort, reading every page of the project (3 s on a million) instead of the
     # due ones the next_fetch index finds (PostgreSQL's planner needs no such hint)
     host = Page.host if is_server_store() else NodeList((SQL("+"), Page.host), glue="")
-    over = (
-        Page.select(Page.host, count).where(_due(now)).group_by(host).having(count > per_host_cap)
-    )
+    over = Page.select(Page.host, count).where(due_now).group_by(host).having(count > per_host_cap)
     return refs, {host: n - per_host_cap for host, n in over.tuples().iterator()}
 
 

@@ -14,8 +14,18 @@ from recrawl.core.store.models import DB, Page, Segment
 from recrawl.core.store.sql import chunks, is_server_store
 
 
-def create_segment(name: str, created_at: datetime, warc_file: str) -> Segment:
-    return Segment.create(name=name, created_at=created_at, warc_file=warc_file, state="open")
+def create_segment(
+    name: str, created_at: datetime, warc_file: str, worker: str | None = None
+) -> Segment:
+    return Segment.create(
+        name=name, created_at=created_at, warc_file=warc_file, state="open", worker=worker
+    )
+
+
+def committed_bytes(name: str) -> int:
+    """How much of segment ``name``'s WARC the store has committed pointers into."""
+    size = Segment.select(Segment.committed_bytes).where(Segment.name == name).scalar()
+    return int(size or 0)
 
 
 def segment_names() -> set[str]:

@@ -19,6 +19,7 @@ from recrawl.core.store.models import DB, DiscoveredVia, Page, PageStatus, Sourc
 from recrawl.core.store.pages import NewPage, insert_pages
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sql import chunks, executemany
+from recrawl.core.store.workers import leased_hosts
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +125,13 @@ def make_sources_due(urls: Sequence[str], now: datetime) -> None:
         ).execute()
 
 
-def due_sources(now: datetime, limit: int) -> list[DueSource]:
-    """Sources due now, the longest due first."""
-    query = (
-        Source.select()
-        .where(Source.next_fetch <= now)
-        .order_by(Source.next_fetch, Source.id)
-        .limit(limit)
-    )
+def due_sources(now: datetime, limit: int, leased_by: str | None = None) -> list[DueSource]:
+    """Sources due now, the longest due first (``leased_by``: of the hosts that worker
+    holds)."""
+    due = Source.next_fetch <= now
+    if leased_by is not None:
+        due &= Source.host.in_(leased_hosts(leased_by))
+    query = Source.select().where(due).order_by(Source.next_fetch, Source.id).limit(limit)
     return [
         DueSource(
             s.id,

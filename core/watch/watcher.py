@@ -19,6 +19,16 @@ new seeds, another chain, schedule or settings) makes it look again at once.
   ``wake_check`` (a minute) to read the clock: no polling, no store query.
 - **Stop.** :meth:`stop` (any thread; SIGINT/SIGTERM in ``recrawl watch``) finishes the
   fetches in flight as a crawl's stop does and ends the watch.
+- **Workers** (DESIGN.md §12). With a :class:`~recrawl.core.engine.worker.WorkerSession`
+  (``recrawl worker``), and always on a shared (PostgreSQL) store, the watcher is a
+  worker: its crawls fetch the hosts it leases. On SQLite it takes the project lock (one
+  worker at a time). On PostgreSQL a worker takes none; a plain watch takes it (and its
+  wake channel, for the app) only if it is free, and runs as one more worker if not, so
+  any number watch one project. Due work on hosts other workers hold is
+  looked at again when their first lease runs out, at most a lease later; while other
+  workers hold leases, a worker looks at least every third of a lease (they make pages
+  due). ``until_idle``: the watch ends once nothing is due and no other worker holds a
+  lease.
 
 :meth:`pause`, :meth:`resume`, :meth:`wake`, :meth:`stop` and :attr:`paused` are
 thread-safe. Events to the observer (on the watcher's thread): the crawl's own (a crawl
@@ -29,9 +39,10 @@ runs at each wake that finds pages due, so a CrawlFinished follows each), then a
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -49,6 +60,8 @@ from recrawl.core.engine.events import (
     WatchRound,
     WatchSleeping,
 )
+from recrawl.core.engine.worker import WorkerSession
+from recrawl.core.errors import ProjectLocked
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import WakeChannel
@@ -80,8 +93,12 @@ class Watcher:
         observer: Observer | None = None,
         clock: Clock | None = None,
         for_seconds: float | None = None,
+        worker: WorkerSession | None = None,
+        until_idle: bool = False,
     ) -> None:
         self.project = project
+        self.worker = worker
+        self.until_idle = until_idle
         #: Read before each crawl, so settings changed meanwhile (and the watcher woken)
         #: hold from the next round; ``rounds`` and ``max_pages`` bound the whole watch.
         self._settings = settings if settings is not None else project_crawl_settings
@@ -98,6 +115,7 @@ class Watcher:
         self._crawler: Crawler | None = None
         self._rounds = self._fetched = self._errors = self._new = self._changed = 0
         self._round_start: datetime | None = None
+        self._leased_out = False  # the last crawl left due work on others' hosts
 
     # -- thread-safe controls --------------------------------------------------------
 
@@ -144,15 +162,28 @@ class Watcher:
             timer.daemon = True
             timer.start()
         channel = None
+        shared = store.is_server_store()
+        # on PostgreSQL a plain watch is a worker too, and holds the lock only if it is free
+        # (the app shows and stops that one); a `recrawl worker` there never takes it
+        wants_lock = not shared or self.worker is None
+        if shared and self.worker is None:
+            self.worker = WorkerSession(None, self.settings.workers)
         try:
-            with self.project.locked("watch"):
-                channel = WakeChannel(
-                    self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
-                )
-                try:
-                    self._watch()
-                finally:
-                    channel.close()  # the file goes while the lock is still held
+            with contextlib.ExitStack() as held:
+                if wants_lock:
+                    try:
+                        held.enter_context(self.project.locked("watch"))
+                    except ProjectLocked:
+                        if not shared:
+                            raise
+                        wants_lock = False  # another watch has it: this one is one more worker
+                if wants_lock:
+                    channel = WakeChannel(
+                        self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
+                    )
+                    held.callback(channel.close)  # the file goes while the lock is still held
+                held.enter_context(self._working())
+                self._watch()
         finally:
             if timer is not None:
                 timer.cancel()
@@ -168,6 +199,19 @@ class Watcher:
             elapsed_s=time.monotonic() - started,
             stopped=self._stop.is_set(),
         )
+
+    @contextlib.contextmanager
+    def _working(self) -> Iterator[None]:
+        """The worker's session for the whole watch (none: a plain watch of SQLite)."""
+        worker = self.worker
+        if worker is None:
+            yield
+            return
+        worker.start()
+        try:
+            yield
+        finally:
+            worker.end()
 
     def _current_settings(self) -> CrawlSettings:
         given = self._settings
@@ -193,6 +237,8 @@ class Watcher:
         last_length = timedelta(0)
         backoff = 0.0  # seconds, after offline rounds
         retry_at: datetime | None = None  # not before this after an offline round
+        # a worker's: due work waits on hosts other workers hold; look again then
+        blocked_until: datetime | None = None
         woken = True  # the first look is at once
         while not self._ended():
             if self._pause.is_set():
@@ -208,11 +254,18 @@ class Watcher:
                 if sources is not None and (earliest is None or sources < earliest):
                     earliest = sources
             due = earliest is not None and earliest <= now
+            # seconds until another worker's first lease runs out (None: none holds one)
+            others = store.others_lease_wait(self.worker.name) if self.worker else None
             if retry_at is not None and not woken and now < retry_at:
                 until: datetime | None = retry_at
-            elif due and (woken or last_start is None or now >= last_start + gap):
+            elif due and blocked_until is not None and not woken and now < blocked_until:
+                until = blocked_until
+            elif due and (
+                woken or blocked_until is not None or last_start is None or now >= last_start + gap
+            ):
                 last_start = now
                 offline = self._crawl()
+                blocked_until = self._blocked_until()
                 last_length = self.clock.now() - now
                 if offline:
                     backoff = min(backoff * 2 or watch.offline_wait, watch.offline_max_wait)
@@ -229,9 +282,15 @@ class Watcher:
             elif due:
                 until = last_start + gap if last_start is not None else now
             else:
+                if self.until_idle and others is None:
+                    break  # nothing due, and no other worker that could make some due
                 until = earliest
                 if until is not None and last_start is not None:
                     until = max(until + last_length, last_start + gap)
+            if others is not None and self.worker is not None:
+                # other workers' rounds make pages due (new links): look now and then
+                look = now + timedelta(seconds=self.worker.lease_seconds / 3)
+                until = look if until is None else min(until, look)
             woken = self._sleep(until)
 
     def _crawl(self) -> bool:
@@ -247,8 +306,9 @@ class Watcher:
             settings,
             observer=self._relay,
             clock=self.clock,
-            take_lock=False,  # the watch holds it
+            take_lock=False,  # the watch holds it (or, a worker on PostgreSQL, none)
             offline_rounds=True,
+            worker=self.worker,
         )
         with self._guard:
             self._crawler = crawler
@@ -261,7 +321,19 @@ class Watcher:
         finally:
             with self._guard:
                 self._crawler = None
+        self._leased_out = crawler.leased_out and not crawler.controls.stopped
         return crawler.offline
+
+    def _blocked_until(self) -> datetime | None:
+        """After a worker's crawl that left due work on hosts other workers hold: when to
+        look again (their first lease's end, within [lease/30, lease/3] from now)."""
+        worker = self.worker
+        if worker is None or not self._leased_out:
+            return None
+        lease = worker.lease_seconds
+        wait = store.others_lease_wait(worker.name)
+        wait = min(max(wait if wait is not None else 0.0, lease / 30), lease / 3)
+        return self.clock.now() + timedelta(seconds=wait)
 
     def _relay(self, batch: Sequence[Event]) -> None:
         """The crawl's events to the observer, each RoundFinished followed by a WatchRound."""

@@ -87,10 +87,11 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         (("feed", "{dir}"), NEVER, "<feed"),
         # the crawl tried the host's /sitemap.xml
         (("sources", "{dir}", "--json"), (*STORE_ONLY, "usp", "feedparser"), '"kind": "sitemap"'),
+        (("workers", "{dir}", "--json"), STORE_ONLY, "[]"),  # a crawl on SQLite: no worker
     ],
     ids=[
         *("version", "urls", "urls-json", "history", "segments", "show", "settings", "news"),
-        *("feed", "sources"),
+        *("feed", "sources", "workers"),
     ],
 )
 def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, forbidden, expect):
