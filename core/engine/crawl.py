@@ -33,6 +33,7 @@ from recrawl.core.engine.analysis import PageAnalyser
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import CrawlFinished, CrawlSummary, EventQueue, LogMessage, Observer
+from recrawl.core.engine.gil import quick_handoffs
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import Reachability
 from recrawl.core.engine.pool import default_processes
@@ -178,7 +179,8 @@ class Crawler:
                 )
             self.stats.started()
             run = store.begin_crawl_run(self.clock.now())  # a run never ended was killed
-            asyncio.run(self._crawl())
+            with quick_handoffs():
+                asyncio.run(self._crawl())
             store.end_crawl_run(run, self.clock.now(), _run_counts(self.stats, self.controls))
         summary = self.stats.summary(stopped=self.controls.stopped)
         self.events.emit(CrawlFinished(summary))

@@ -172,11 +172,30 @@ class Round:
     # -- per host --------------------------------------------------------------------
 
     async def _host_worker(self, slot: HostSlot, lane: int) -> None:
+        # A 2xx page is analysed while its lane fetches the next one: analysis is no
+        # request, so the host still gets one request at a time per lane, and the
+        # connection is not left idle meanwhile. One page per lane is analysed at a time.
+        analysing: list[asyncio.Task[None]] = []
+        try:
+            await self._fetch_pages(slot, lane, analysing)
+        except BaseException:  # stopped (cancelled), or a bug: its page is not recorded
+            for task in analysing:
+                task.cancel()
+            await asyncio.gather(*analysing, return_exceptions=True)
+            raise
+        for task in analysing:
+            await task
+
+    async def _fetch_pages(
+        self, slot: HostSlot, lane: int, analysing: list[asyncio.Task[None]]
+    ) -> None:
         parts = self.parts
         politeness = parts.settings.politeness
         controls = parts.controls
         queue = self.queues[slot.host]
         while queue and not controls.stopped:
+            if controls.paused and analysing:  # recorded before the pause's commit
+                await analysing.pop()
             await self._wait_while_paused()
             if controls.stopped or not queue:
                 return
@@ -242,17 +261,34 @@ class Round:
                     asked_wait = wait
             else:
                 slot.answered()
-            analysis = None
             if outcome is Outcome.OK:
                 asked = self._asked(page, result)
-                analysis = await parts.analyser.analyse(page.url, result, asked)
-            elif outcome in _REPLACING:
+                if analysing:
+                    await analysing.pop()
+                analysing.append(asyncio.create_task(self._analyse(page, result, asked)))
+                continue
+            analysis = None
+            if outcome in _REPLACING:
                 analysis = await self._sign_replaced(page)
-            recorded = parts.recorder.record_safely(
-                page, result, outcome, self.batch, self.captures, asked_wait, analysis
-            )
-            self.stats.count(recorded)
-            await self._maybe_commit()
+            await self._record(page, result, outcome, asked_wait, analysis)
+
+    async def _analyse(self, page: Page, result: FetchResult, asked: Asked) -> None:
+        analysis = await self.parts.analyser.analyse(page.url, result, asked)
+        await self._record(page, result, Outcome.OK, None, analysis)
+
+    async def _record(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        asked_wait: float | None,
+        analysis: Analysis | Exception | None,
+    ) -> None:
+        recorded = self.parts.recorder.record_safely(
+            page, result, outcome, self.batch, self.captures, asked_wait, analysis
+        )
+        self.stats.count(recorded)
+        await self._maybe_commit()
 
     def _asked(self, page: Page, result: FetchResult) -> Asked:
         """What a 2xx page's analysis is asked for besides its parse (analysis.Asked)."""

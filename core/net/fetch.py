@@ -110,6 +110,11 @@ class Fetcher:
             for _ in range(lanes)
         ]
         self.clients = [self._client(transport) for transport in self.transports]
+        # Each request is built from these, not by the client's build_request: that
+        # merges the client's URL, headers, cookies and parameters anew for every page
+        # (the same every time: no base URL, no parameters, a jar that keeps nothing).
+        self._headers = list(self.clients[0].headers.raw)
+        self._timeouts = self.clients[0].timeout.as_dict()
 
     def _client(self, transport: httpx.AsyncHTTPTransport) -> httpx.AsyncClient:
         settings = self.settings
@@ -214,7 +219,12 @@ class Fetcher:
         # each failure on a reused connection closes it; a lane pools this many
         for attempt in range(CONNECTIONS_PER_LANE + 1):
             fresh = _FreshConnection()
-            request = client.build_request("GET", url, headers=headers, extensions={"trace": fresh})
+            request = httpx.Request(
+                "GET",
+                url,
+                headers=self._headers + headers,
+                extensions={"timeout": self._timeouts, "trace": fresh},
+            )
             try:
                 response = await self._send(client, transport, request, follow_redirects)
             except STALE_CONNECTION_ERRORS:
