@@ -22,6 +22,9 @@ from recrawl.core.archive.warc_writer import Members, RecordWriter, Written
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse
 
+#: Bytes of records held before they are handed to the OS (also at each commit).
+WRITE_BUFFER = 1 << 20
+
 
 class SegmentWriter:
     """Writes one round's WARC; every record a page will point at is indexed on close."""
@@ -41,7 +44,10 @@ class SegmentWriter:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.final_path = project_dir / self.relpath
         self.open_path = self.final_path.with_name(self.final_path.name + OPEN_SUFFIX)
-        self._fh = open(self.open_path, "wb")  # noqa: SIM115 - lives as long as the writer
+        # A large buffer: the records reach the OS in few writes (each a system call that
+        # hands the interpreter lock to another thread), all by the next commit, which
+        # flushes it (written()): nothing is durable before that in any case.
+        self._fh = open(self.open_path, "wb", buffering=WRITE_BUFFER)  # noqa: SIM115 - lives as long as the writer
         self.records = RecordWriter(self._fh, self.final_path.name)
         self._index: list[tuple[int, str]] = []
         self.captures = 0
@@ -144,8 +150,7 @@ class SegmentWriter:
 
     def rollback(self, offset: int) -> None:
         """Take back every record written from ``offset`` on (none of it is committed)."""
-        self._fh.seek(offset)
-        self._fh.truncate(offset)
+        self.records.rewind(offset)
         while self._index and self._index[-1][0] >= offset:
             self._index.pop()
             self.captures -= 1

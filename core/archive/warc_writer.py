@@ -199,17 +199,30 @@ class RecordWriter:
 
     def __init__(self, out: BinaryIO, filename: str) -> None:
         self._out = out
+        # the position is kept here, not asked of the file: a buffered file's tell() is
+        # a system call, which a crawl would make several times a page
+        self._position = out.tell()
         self._builder = RecordBuilder()
         self._writer = self._builder.warcio
         self.filename = filename
 
     def tell(self) -> int:
-        return self._out.tell()
+        return self._position
+
+    def rewind(self, offset: int) -> None:
+        """Take back everything written from ``offset`` on."""
+        self._out.seek(offset)
+        self._out.truncate(offset)
+        self._position = offset
+
+    def _append(self, data: bytes) -> None:
+        self._out.write(data)
+        self._position += len(data)
 
     def _write(self, record: ArcWarcRecord) -> Written:
         member = self._builder.member(record)
-        start = self._out.tell()
-        self._out.write(member)
+        start = self._position
+        self._append(member)
         return Written(
             start,
             len(member),
@@ -219,9 +232,9 @@ class RecordWriter:
 
     def write_members(self, members: Members) -> Written:
         """The response and request records of :class:`Members`; where the response landed."""
-        start = self._out.tell()
-        self._out.write(members.response)
-        self._out.write(members.request)
+        start = self._position
+        self._append(members.response)
+        self._append(members.request)
         return Written(start, len(members.response), members.response_id, "response")
 
     def write_warcinfo(self, instant: datetime, info: dict[str, str]) -> Written:

@@ -28,7 +28,6 @@ import httpcore
 import httpx
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 from httpcore._backends.base import SOCKET_OPTION
-from httpcore._utils import is_socket_readable
 
 
 class AsyncioStream(AsyncNetworkStream):
@@ -99,15 +98,18 @@ class AsyncioStream(AsyncNetworkStream):
         if info == "is_readable":
             # httpcore asks between responses whether the server has said anything since
             # (then the connection is spoilt, or closed, and not reused). asyncio reads
-            # bytes off the socket as they come, so what its reader holds unread counts
-            # too: bytes sent after a response (more than its Content-Length), or the end.
-            # (anyio read only when asked: they stayed on the socket.) ``_buffer`` is the
-            # reader's bytearray, there since Python 3.4; no public call tells its size.
+            # bytes off the socket as they come, so its reader holds them: bytes sent
+            # after a response (more than its Content-Length), or the end. (anyio read
+            # only when asked: they stayed on the socket.) ``_buffer`` is the reader's
+            # bytearray, there since Python 3.4; no public call tells its size.
+            # The socket itself is not polled: httpcore asks every pooled connection on
+            # every request, and each poll is a system call that hands the interpreter
+            # lock to another thread. What it would add are bytes that came since the
+            # loop last looked, a moment's window that a poll narrows but cannot close;
+            # a request that meets such a connection fails and is sent again on a new one
+            # (fetch.py, STALE_CONNECTION_ERRORS).
             reader = self._reader
-            if getattr(reader, "_buffer", None) or reader.at_eof():
-                return True
-            sock = self._info["socket"]
-            return sock is not None and is_socket_readable(sock)
+            return bool(getattr(reader, "_buffer", None)) or reader.at_eof()
         return self._info.get(info)
 
 
