@@ -176,6 +176,17 @@ class SourceSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DatabaseSettings:
+    """A database server's faults (PostgreSQL, DESIGN.md §12; a SQLite store has none):
+    a crawl that loses its server (restarted, the network to it cut) waits for it, its
+    batches kept, and tries again with growing pauses."""
+
+    #: How long to keep trying before the crawl ends with one line (``StoreLost``);
+    #: nothing committed is lost, and the pages not committed stay due.
+    give_up_after: float = 300.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
@@ -183,6 +194,7 @@ class CrawlSettings:
     traps: TrapSettings = field(default_factory=TrapSettings)
     watch: WatchSettings = field(default_factory=WatchSettings)
     sources: SourceSettings = field(default_factory=SourceSettings)
+    database: DatabaseSettings = field(default_factory=DatabaseSettings)
     #: Stop after this many rounds (None: until nothing is due).
     rounds: int | None = None
     #: Stop after this many fetches in total (None: no limit).
@@ -231,6 +243,7 @@ STORABLE: dict[str, type] = {
     "sources.min_interval": float,
     "sources.max_interval": float,
     "sources.max_feeds_per_host": int,
+    "database.give_up_after": float,
 }
 
 
@@ -274,6 +287,7 @@ DURATION_SETTINGS = frozenset(
         "sources.initial_interval",
         "sources.min_interval",
         "sources.max_interval",
+        "database.give_up_after",
         "commit_seconds",
         "event_interval",
     }

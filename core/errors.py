@@ -6,7 +6,8 @@
     ├── StoreError            the database cannot be opened or migrated
     │   ├── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
     │   ├── PasswordNeeded    the database server asks for a password libpq was not given
-    │   └── StoreBusy         another process migrates or compacts the store (PostgreSQL)
+    │   ├── StoreBusy         another process migrates or compacts the store (PostgreSQL)
+    │   └── StoreLost         the database server was lost and not found again in time
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
@@ -50,6 +51,11 @@ class PasswordNeeded(StoreError):
 
 class StoreBusy(StoreError):
     pass
+
+
+class StoreLost(StoreError):
+    """The database server stopped answering (restarted, the network to it cut) and did
+    not answer again within ``database.give_up_after``: nothing committed is lost."""
 
 
 class InvalidUrl(RecrawlError):

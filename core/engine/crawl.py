@@ -151,7 +151,9 @@ class Crawler:
 
     def run(self) -> CrawlSummary:
         lock = self.project.locked("crawl") if self.take_lock else contextlib.nullcontext()
-        with lock:
+        # a lost database server (PostgreSQL) is waited for, and said in the crawl's log
+        faults = store.reconnecting(self.settings.database.give_up_after, self._store_fault)
+        with lock, faults:
             for message in recover(self.project.path, self.clock.now()):
                 self.events.emit(LogMessage("warning", message))
             finished = finish_apply(self.clock.now())  # an apply that died half-way
@@ -167,6 +169,9 @@ class Crawler:
         self.events.emit(CrawlFinished(summary))
         self.events.flush()
         return summary
+
+    def _store_fault(self, text: str) -> None:
+        self.events.emit(LogMessage("warning", text))
 
     # -- rounds ----------------------------------------------------------------------
 

@@ -146,7 +146,7 @@ class Round:
             await parts.commits.drain()
             self.writer.close(parts.clock.now(), self.committed_bytes)
             if self.rescore:  # a kill before this only leaves some scores a round old
-                store.rescore_inlinks(self.rescore)
+                store.retried(store.rescore_inlinks, self.rescore)
         name = self.writer.name
         if store.segment_names() & {name}:
             parts.stats.segments.append(name)

@@ -19,6 +19,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     sources       sitemaps and feeds: found, due, each reading's findings, the listing
     sql           helpers the modules above share
     postgres      PostgreSQL's own: its URLs, psycopg, its errors, advisory locks
+    reconnect     a lost PostgreSQL server found again: what is retried, and how
 """
 
 # first: peewee imports psycopg when it is installed, a third of a second a SQLite
@@ -44,6 +45,8 @@ from recrawl.core.store.connection import (
     exclusive,
     open_database,
     postgres_client,
+    reconnecting,
+    retried,
     transaction,
 )
 from recrawl.core.store.filtered import (
@@ -256,6 +259,7 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "postgres_client",
+    "reconnecting",
     "record_filtered",
     "record_reading",
     "record_rejected",
@@ -263,6 +267,7 @@ __all__ = [
     "rejected_links",
     "rejected_matching",
     "rescore_inlinks",
+    "retried",
     "robots_entry",
     "save_robots",
     "seen_mark",
