@@ -29,6 +29,7 @@ class CutProxy:
         #: Connections open while the cable was cut (restore(drop=True) ends them).
         self._through_cut: list[tuple[socket.socket, socket.socket | None]] = []
         self._closed = False
+        self._end_at: tuple[bytes, bool] | None = None
         threading.Thread(target=self._accept, daemon=True, name="cut-proxy").start()
 
     def url(self, database_url: str) -> str:
@@ -50,9 +51,17 @@ class CutProxy:
                 self._end(pair)
         self._flowing.set()
 
+    def end_at(self, marker: bytes, *, deliver: bool) -> None:
+        """End the connection whose client next sends bytes holding ``marker`` (once):
+        after handing them to the server (``deliver``: a cut just after a ``COMMIT``
+        left, its answer never back), or before (the ``COMMIT`` never arrived)."""
+        self._end_at = (marker, deliver)
+
     def close(self) -> None:
         self._closed = True
         self._flowing.set()
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # else accept() keeps it listening
         with contextlib.suppress(OSError):
             self._listener.close()
         with self._lock:
@@ -82,6 +91,8 @@ class CutProxy:
         except OSError:
             self._end(pair)
             return
+        for sock in (client, upstream):  # relay each message at once, as a cable does
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._lock:
             self._pairs.remove(pair)
             pair = (client, upstream)
@@ -105,9 +116,16 @@ class CutProxy:
             if not data or pair not in self._pairs:
                 self._end(pair)
                 return
+            end_at = self._end_at if source is pair[0] else None
+            ending = end_at is not None and end_at[0] in data
+            if ending:
+                self._end_at = None
             try:
-                sink.sendall(data)
+                if not ending or (end_at is not None and end_at[1]):
+                    sink.sendall(data)
             except OSError:
+                ending = True
+            if ending:
                 self._end(pair)
                 return
 

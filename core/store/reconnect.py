@@ -192,6 +192,7 @@ class Reconnecting(PostgresqlDatabase):
         is lost."""
         while True:
             if self._connection_lost():  # found broken: nothing is sent on it
+                self._refuse_if_locked("the connection was lost")
                 self._drop_connection()
             try:
                 result = action()
@@ -226,11 +227,7 @@ class Reconnecting(PostgresqlDatabase):
     def _wait(self, why: str) -> None:
         """Sleep before the next try, or raise StoreLost once it is too late."""
         thread = self._thread
-        if thread.locks:
-            raise StoreLost(
-                "lost the database while holding one of its locks (another process may "
-                f"hold it now): {why}"
-            )
+        self._refuse_if_locked(why)
         self._drop_connection()
         now = time.monotonic()
         if thread.lost_at is None:
@@ -249,6 +246,13 @@ class Reconnecting(PostgresqlDatabase):
             )
         time.sleep(min(thread.backoff, left))
         thread.backoff = min(thread.backoff * 2, MAX_BACKOFF)
+
+    def _refuse_if_locked(self, why: str) -> None:
+        if self._thread.locks:
+            raise StoreLost(
+                "lost the database while holding one of its locks (another process may "
+                f"hold it now): {why}"
+            )
 
     def _found(self) -> None:
         if self._thread.lost_at is None:
