@@ -40,6 +40,9 @@ T = TypeVar("T")
 #: twice as long, up to MAX_BACKOFF.
 FIRST_BACKOFF = 0.25
 MAX_BACKOFF = 8.0
+#: What a server that answers says when it will never take the connection: no use trying
+#: again (libpq's words; its connection errors carry no sqlstate).
+_REFUSALS = ("password", "does not exist", "no pg_hba.conf entry", "authentication")
 _log = logging.getLogger("recrawl.store")
 
 
@@ -213,9 +216,12 @@ class Reconnecting(PostgresqlDatabase):
         made), not that it refused a statement."""
         if isinstance(exc, RecrawlError):  # said already (StoreLost: given up)
             return False
-        if not isinstance(_psycopg_error(exc), psycopg.OperationalError):
+        error = _psycopg_error(exc)
+        if not isinstance(error, psycopg.OperationalError):
             return False
-        return self._peewee.closed or self._connection_lost()
+        if self._peewee.closed:  # no connection made: the server answered "no" or nothing
+            return not any(refusal in str(error) for refusal in _REFUSALS)
+        return self._connection_lost()
 
     def _drop_connection(self) -> None:
         conn = self._peewee.conn

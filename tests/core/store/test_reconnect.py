@@ -96,3 +96,11 @@ def test_each_session_ends_a_vanished_clients_transaction(relayed):
         for name in ("idle_in_transaction_session_timeout", "tcp_keepalives_idle")
     }
     assert settings == {"idle_in_transaction_session_timeout": "1min", "tcp_keepalives_idle": "15"}
+
+
+def test_a_server_that_refuses_the_new_connection_is_not_tried_again(pg_cluster, pg_url, relayed):
+    Setting.create(key="a", value=1)
+    pg_cluster.drop(pg_url)  # its sessions ended, and it is no more
+    with pytest.raises(Exception, match="does not exist") as refused:
+        Setting.get(Setting.key == "a")
+    assert not isinstance(refused.value, StoreLost)  # said at once, not after give_up_after
