@@ -22,9 +22,9 @@ from tests.consistency import check_project
 from tests.crawling import Events, fast_settings
 from tests.dbproxy import CutProxy
 
-PAGES = 120
+PAGES = 80
 #: Answers the site gives before the fault strikes: the crawl is well under way.
-BEFORE_FAULT = 30
+BEFORE_FAULT = 20
 CUT_S = 30.0
 
 
@@ -34,7 +34,7 @@ def _site(server) -> None:
         targets = {(i + 1) % PAGES, (i + 2) % PAGES, *(rng.randrange(PAGES) for _ in range(3))}
         links = " ".join(f'<a href="/p{t}">p{t}</a>' for t in sorted(targets))
         server.html(f"/p{i}", f"<html><body><h1>page {i}</h1>{links}</body></html>")
-    server.latency = 0.03  # the crawl lasts a few seconds: the fault finds it at work
+    server.latency = 0.04  # the crawl lasts a few seconds: the fault finds it at work
 
 
 def _settings():
