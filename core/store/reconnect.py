@@ -32,7 +32,7 @@ from typing import Any, Protocol, TypeVar, cast
 import psycopg
 from peewee import PostgresqlDatabase
 from recrawl.core.config import DatabaseSettings
-from recrawl.core.errors import RecrawlError, StoreLost
+from recrawl.core.errors import RecrawlError, StoreError, StoreLost
 
 T = TypeVar("T")
 
@@ -61,6 +61,18 @@ def _why(exc: BaseException) -> str:
 
 def _duration(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
+
+
+class _Lost(StoreError):
+    """The server was lost during a transaction (one line for whoever ran it;
+    :meth:`Reconnecting.run_transaction` runs its own again)."""
+
+
+def _refused(exc: Exception) -> Exception:
+    """A new connection refused for good (a password, a database gone): in one line."""
+    from recrawl.core.store.postgres import describe  # it imports this module
+
+    return describe(exc) or exc
 
 
 class _Outage:
@@ -124,7 +136,14 @@ class Reconnecting(PostgresqlDatabase):
 
     def execute_sql(self, sql: str, params: Any = None) -> Any:
         if self.in_transaction():  # the transaction's owner decides (module docstring)
-            return super().execute_sql(sql, params)
+            try:
+                return super().execute_sql(sql, params)
+            except Exception as exc:
+                if self._lost(exc):
+                    raise _Lost(
+                        f"lost the database during a transaction, not committed: {_why(exc)}"
+                    ) from exc
+                raise
 
         def run() -> Any:
             return super(Reconnecting, self).execute_sql(sql, params)
@@ -136,6 +155,16 @@ class Reconnecting(PostgresqlDatabase):
 
     def begin(self, *args: Any, **kwargs: Any) -> None:
         self._again(lambda: super(Reconnecting, self).begin(*args, **kwargs))
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except Exception as exc:
+            if self._lost(exc):
+                raise _Lost(
+                    f"lost the database while committing (whether it did is unknown): {_why(exc)}"
+                ) from exc
+            raise
 
     def rollback(self) -> None:
         # a lost connection's transaction ended with it on the server; sending ROLLBACK
@@ -201,6 +230,8 @@ class Reconnecting(PostgresqlDatabase):
                 result = action()
             except Exception as exc:
                 if not self._lost(exc):
+                    if self._peewee.closed:
+                        raise _refused(exc) from None
                     raise
                 self._wait(_why(exc))
                 continue
@@ -214,6 +245,8 @@ class Reconnecting(PostgresqlDatabase):
     def _lost(self, exc: BaseException) -> bool:
         """Whether ``exc`` says the server is lost (the connection broke, or none could be
         made), not that it refused a statement."""
+        if isinstance(exc, _Lost):
+            return True
         if isinstance(exc, RecrawlError):  # said already (StoreLost: given up)
             return False
         error = _psycopg_error(exc)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 from recrawl.core import store
-from recrawl.core.errors import StoreLost
+from recrawl.core.errors import StoreError, StoreLost
 from recrawl.core.store.models import DB, Setting
 
 from tests.dbproxy import CutProxy
@@ -101,6 +101,19 @@ def test_each_session_ends_a_vanished_clients_transaction(relayed):
 def test_a_server_that_refuses_the_new_connection_is_not_tried_again(pg_cluster, pg_url, relayed):
     Setting.create(key="a", value=1)
     pg_cluster.drop(pg_url)  # its sessions ended, and it is no more
-    with pytest.raises(Exception, match="does not exist") as refused:
+    with pytest.raises(StoreError, match="does not exist") as refused:
         Setting.get(Setting.key == "a")
     assert not isinstance(refused.value, StoreLost)  # said at once, not after give_up_after
+    assert str(refused.value).startswith("cannot reach the database server: ")
+
+
+def test_a_transaction_of_another_caller_lost_midway_is_said_in_one_line(proxy, relayed):
+    Setting.create(key="a", value=1)
+    with (
+        pytest.raises(StoreError, match=r"^lost the database during a transaction, not "),
+        store.transaction(),
+    ):
+        Setting.update(value=2).where(Setting.key == "a").execute()
+        proxy.end_at(b"UPDATE", deliver=False)
+        Setting.update(value=3).where(Setting.key == "a").execute()
+    assert Setting.get(Setting.key == "a").value == 1  # rolled back; the next read reconnects
