@@ -10,9 +10,9 @@ What is retried, and why it is safe:
   before its ``COMMIT`` it was rolled back, so it runs again; lost during its ``COMMIT``,
   the server is asked whether that transaction committed (``txid_status``) and it runs
   again only if it did not — a batch is never lost, nor committed twice;
-- nothing else: a transaction another caller runs (its caller sees the error; the
-  thread's next statement reconnects), and nothing while this thread holds an advisory
-  lock (it went with the connection, and another process may hold it now).
+- nothing else: a transaction another caller runs (its caller gets one line, a
+  StoreError; the thread's next statement reconnects), and nothing while the thread
+  holds an advisory lock (it went with the connection; another process may hold it now).
 
 Retries back off (doubling to :data:`MAX_BACKOFF`) and give up :attr:`give_up_after`
 seconds after the server was lost, with one line (:class:`StoreLost`). Each loss and
