@@ -189,6 +189,17 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DatabaseSettings:
+    """A database server's faults (PostgreSQL, DESIGN.md §12; a SQLite store has none):
+    a crawl that loses its server (restarted, the network to it cut) waits for it, its
+    batches kept, and tries again with growing pauses."""
+
+    #: How long to keep trying before the crawl ends with one line (``StoreLost``);
+    #: nothing committed is lost, and the pages not committed stay due.
+    give_up_after: float = 300.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
@@ -197,6 +208,7 @@ class CrawlSettings:
     watch: WatchSettings = field(default_factory=WatchSettings)
     sources: SourceSettings = field(default_factory=SourceSettings)
     workers: WorkerSettings = field(default_factory=WorkerSettings)
+    database: DatabaseSettings = field(default_factory=DatabaseSettings)
     #: Stop after this many rounds (None: until nothing is due).
     rounds: int | None = None
     #: Stop after this many fetches in total (None: no limit).
@@ -246,6 +258,7 @@ STORABLE: dict[str, type] = {
     "sources.max_interval": float,
     "sources.max_feeds_per_host": int,
     "workers.lease_seconds": float,
+    "database.give_up_after": float,
 }
 
 
@@ -290,6 +303,7 @@ DURATION_SETTINGS = frozenset(
         "sources.min_interval",
         "sources.max_interval",
         "workers.lease_seconds",
+        "database.give_up_after",
         "commit_seconds",
         "event_interval",
     }

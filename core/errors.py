@@ -8,7 +8,8 @@
     │   ├── PasswordNeeded    the database server asks for a password libpq was not given
     │   ├── StoreBusy         another process migrates or compacts the store (PostgreSQL)
     │   ├── WorkerNameTaken   a live crawl worker has that name already
-    │   └── LeaseLost         a worker no longer holds a host it fetched (its batch is refused)
+    │   ├── LeaseLost         a worker no longer holds a host it fetched (its batch is refused)
+    │   └── StoreLost         the database server was lost and not found again in time
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
@@ -61,6 +62,11 @@ class WorkerNameTaken(StoreError):
 class LeaseLost(StoreError):
     """A worker's batch names a page of a host whose lease it no longer holds (DESIGN.md
     §12): the batch is not committed; another worker has the host, or may take it."""
+
+
+class StoreLost(StoreError):
+    """The database server stopped answering (restarted, the network to it cut) and did
+    not answer again within ``database.give_up_after``: nothing committed is lost."""
 
 
 class InvalidUrl(RecrawlError):

@@ -110,6 +110,22 @@ class Cluster:
         self._make_template()
         return self
 
+    def restart(self) -> None:
+        """Restart the server as an administrator would (``pg_ctl restart``, fast mode:
+        sessions are ended, committed work kept); returns once it accepts connections.
+        Tests of one process run one at a time, so the others never see it down."""
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",  # else the server would hold our output pipe open
+            str(self.root / "log"),
+            "-m",
+            "fast",
+            "-w",
+            "restart",
+        )
+
     def url(self, database: str) -> str:
         return f"postgresql://{USER}@127.0.0.1:{self.port}/{database}"
 

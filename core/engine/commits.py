@@ -54,7 +54,8 @@ class CommitPipeline:
                 return 0  # a batch before it was refused: these bytes are cut off too
             writer.sync()
             try:
-                return store.commit_batch(batch, now, worker.name)
+                # a lost database server: the batch runs again, never twice (store.retried)
+                return store.retried(store.commit_batch, batch, now, worker.name)
             except LeaseLost as refused:
                 worker.lose(str(refused))
                 return 0
@@ -73,7 +74,7 @@ class CommitPipeline:
         A write on the loop's thread would wait for the commit in progress, stalling
         every fetch meanwhile.
         """
-        self._thread.submit(function, *args)
+        self._thread.submit(store.retried, function, *args)
 
     def write(
         self,
@@ -88,7 +89,8 @@ class CommitPipeline:
             if done is not None and not future.cancelled() and future.exception() is None:
                 done(future.result())
 
-        future = asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._thread, store.retried, function, *args)
         future.add_done_callback(finished)
         self._pending.append(future)
 

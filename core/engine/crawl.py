@@ -168,7 +168,9 @@ class Crawler:
             self.worker = WorkerSession(None, self.settings.workers)
         take_lock = self.take_lock and not shared
         lock = self.project.locked("crawl") if take_lock else contextlib.nullcontext()
-        with lock, self._working(own):
+        # a lost database server (PostgreSQL) is waited for, and said in the crawl's log
+        faults = store.reconnecting(self.settings.database.give_up_after, self._store_fault)
+        with lock, faults, self._working(own):
             name = self.worker.name if self.worker is not None else None
             for message in recover(self.project.path, self.clock.now(), name):
                 self.events.emit(LogMessage("warning", message))
@@ -204,6 +206,9 @@ class Crawler:
             worker.crawling(None)
             if own:
                 worker.end()
+
+    def _store_fault(self, text: str) -> None:
+        self.events.emit(LogMessage("warning", text))
 
     # -- rounds ----------------------------------------------------------------------
 

@@ -157,7 +157,7 @@ class Round:
                 kept = store.committed_bytes(self.writer.name)
             self.writer.close(parts.clock.now(), kept)
             if self.rescore:  # a kill before this only leaves some scores a round old
-                store.rescore_inlinks(self.rescore)
+                store.retried(store.rescore_inlinks, self.rescore)
         name = self.writer.name
         if store.segment_names() & {name}:
             parts.stats.segments.append(name)

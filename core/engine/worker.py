@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from recrawl.core import store
 from recrawl.core.config import WorkerSettings
@@ -114,7 +115,9 @@ class WorkerSession:
         (hosts held, hosts with work due)."""
         with self._guard:
             sent = time.monotonic()
-            held, due = store.lease_hosts(self.name, self.lease_seconds, due_at, sources=sources)
+            # a lost database server: the lease runs again, never twice (store.retried)
+            take = partial(store.lease_hosts, sources=sources)
+            held, due = store.retried(take, self.name, self.lease_seconds, due_at)
             self._held = held
             self._valid_until = sent + self.lease_seconds * 2 / 3
             self.lost_reason = None
@@ -123,7 +126,7 @@ class WorkerSession:
     def release(self) -> str | None:
         """Release every lease; returns why the round lost them early, if it did."""
         with self._guard:
-            store.release_leases(self.name)
+            store.retried(store.release_leases, self.name)
             self._held = 0
             lost, self.lost_reason = self.lost_reason, None
         return lost

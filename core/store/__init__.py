@@ -20,6 +20,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     sql           helpers the modules above share
     workers       crawl workers on a shared store: their rows, host leases, the listing
     postgres      PostgreSQL's own: its URLs, psycopg, its errors, advisory locks
+    reconnect     a lost PostgreSQL server found again: what is retried, and how
 """
 
 # first: peewee imports psycopg when it is installed, a third of a second a SQLite
@@ -46,6 +47,8 @@ from recrawl.core.store.connection import (
     exclusive,
     open_database,
     postgres_client,
+    reconnecting,
+    retried,
     transaction,
 )
 from recrawl.core.store.filtered import (
@@ -282,6 +285,7 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "postgres_client",
+    "reconnecting",
     "record_filtered",
     "record_reading",
     "record_rejected",
@@ -292,6 +296,7 @@ __all__ = [
     "rejected_matching",
     "release_leases",
     "rescore_inlinks",
+    "retried",
     "robots_entry",
     "save_robots",
     "seen_mark",

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from peewee import Database, PostgresqlDatabase, SqliteDatabase
 from recrawl.core.errors import OutdatedStore, StoreError
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version, migrate
 from recrawl.core.store.models import DB, Setting
 from recrawl.core.store.sql import is_server_store
+
+T = TypeVar("T")
 
 _SQLITE_FILE = "sqlite:///"
 SQLITE_PRAGMAS: dict[str, int | str] = {
@@ -193,3 +195,37 @@ def close_database() -> None:
 def transaction() -> contextlib.AbstractContextManager[object]:
     """One transaction around several store calls (nested calls join it)."""
     return DB.atomic()
+
+
+def retried(function: Callable[..., T], *args: object) -> T:
+    """``function(*args)`` as one transaction that a lost database server does not break:
+    on PostgreSQL it runs again whole on a new connection when the server was lost before
+    its commit, and not again when the commit went through (DESIGN.md §12,
+    :mod:`recrawl.core.store.reconnect`). On SQLite (no server to lose): just the call."""
+    if not is_server_store():
+        return function(*args)
+    from recrawl.core.store.reconnect import Reconnecting
+
+    db = DB.obj
+    assert isinstance(db, Reconnecting)
+    return db.run_transaction(lambda: function(*args))
+
+
+@contextlib.contextmanager
+def reconnecting(give_up_after: float, report: Callable[[str], None]) -> Iterator[None]:
+    """Meanwhile a lost database server is tried again for ``give_up_after`` seconds
+    (``database.give_up_after``), and each loss and recovery is ``report``-ed (one line);
+    no-op on SQLite."""
+    if not is_server_store():
+        yield
+        return
+    from recrawl.core.store.reconnect import Reconnecting
+
+    db = DB.obj
+    assert isinstance(db, Reconnecting)
+    before = db.give_up_after, db.report
+    db.give_up_after, db.report = give_up_after, report
+    try:
+        yield
+    finally:
+        db.give_up_after, db.report = before

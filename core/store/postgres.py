@@ -19,14 +19,37 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
-from peewee import Database, PostgresqlDatabase, Psycopg3Adapter
+from peewee import Database, Psycopg3Adapter
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json, Jsonb
 from recrawl.core.errors import PasswordNeeded, StoreBusy, StoreError
+from recrawl.core.store.reconnect import Reconnecting
 
 SCHEMES = ("postgresql", "postgres")
 #: How long a connection attempt waits for a server that does not answer (seconds).
 CONNECT_TIMEOUT = 10
+#: libpq's TCP settings, unless the URL names its own (DESIGN.md §12, README "How it
+#: works"): a connection whose server went silent (a cut cable, a machine gone, a NAT
+#: that forgot it) fails after ~30 s instead of never (an idle wait for an answer has no
+#: timer but keepalives) or the kernel's ~15 min (unacknowledged bytes), so it is made
+#: again. Not shorter: TCP rides out brief hiccups that a new connection would not need.
+#: Not a statement timeout: a long statement is no fault, and a server that never got a
+#: statement cannot time it out.
+CLIENT_TCP: dict[str, int] = {
+    "keepalives": 1,
+    "keepalives_idle": 15,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,  # ms
+}
+#: The server's side of the same, per session (SET, not the ``options`` startup
+#: parameter, which connection poolers refuse): a client that vanished mid-transaction
+#: (its connection given up above, its batch about to run again on a new one) has its
+#: transaction ended, and its row locks freed, within a minute, not hours.
+SESSION_SETUP = (
+    "SET idle_in_transaction_session_timeout = 60000; SET tcp_keepalives_idle = 15; "
+    "SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 30000"
+)
 #: The advisory locks' first key ("RCRW"): the second names what is locked. Advisory
 #: locks belong to one database, so each project's store has its own.
 LOCK_SPACE = 0x52435257
@@ -107,11 +130,15 @@ class _Adapter(Psycopg3Adapter):
         return conn.cursor(name=str(uuid.uuid1()), withhold=not in_txn)
 
 
-class PostgresStore(PostgresqlDatabase):
-    """peewee's PostgreSQL database on psycopg 3; one connection per thread (peewee's)."""
+class PostgresStore(Reconnecting):
+    """peewee's PostgreSQL database on psycopg 3; one connection per thread (peewee's),
+    made again when the server is lost (:mod:`recrawl.core.store.reconnect`)."""
 
     psycopg2_adapter = _Adapter
     psycopg3_adapter = _Adapter
+
+    def _initialize_connection(self, conn: psycopg.Connection[Any]) -> None:
+        conn.execute(SESSION_SETUP)
 
 
 def connect(url: str, password: str | None = None) -> Database:
@@ -120,6 +147,7 @@ def connect(url: str, password: str | None = None) -> Database:
     params: dict[str, Any] = {"conninfo": url, "application_name": "recrawl"}
     if "connect_timeout" not in url:
         params["connect_timeout"] = CONNECT_TIMEOUT
+    params.update((name, value) for name, value in CLIENT_TCP.items() if name not in url)
     if password is not None:
         params["password"] = password
     return PostgresStore(url, prefer_psycopg3=True, **params)
@@ -162,9 +190,14 @@ def advisory_lock(db: Database, what: int, *, wait: bool, purpose: str) -> Itera
         ).fetchone()
         if not got:
             raise StoreBusy(f"the store is busy: another process is {purpose}; wait for it")
+    reconnecting = db if isinstance(db, Reconnecting) else None
+    if reconnecting:
+        reconnecting.lock_taken()  # a lost connection lost the lock too: not made again silently
     try:
         yield
     finally:
         if not db.is_closed():
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # a lost connection took the lock with it
                 db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, what))
+        if reconnecting:
+            reconnecting.lock_released()
