@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from recrawl.core import store
 from recrawl.core.cli import main
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import Crawler, CrawlSummary, inject
@@ -117,6 +118,11 @@ class SiteCrawl:
             assert Page.select().where(Page.status != PageStatus.FETCHED).count() == 0
             events = Counter(e.page_id for e in FetchEvent.select(FetchEvent.page))
             assert len(events) == PAGES and set(events.values()) == {1}
+            # a crawl on PostgreSQL is a worker (§12): its leases and heartbeat outlived
+            # the fault too, and it ended cleanly with every page counted
+            (worker,) = store.list_workers()
+            assert worker.state == "ended" and worker.fetched == PAGES
+            assert worker.leased_hosts == 0
         finally:
             project.close()
 
