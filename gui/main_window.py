@@ -48,6 +48,7 @@ from recrawl.gui.tray import TrayController
 from recrawl.gui.watch_menu import WatchMenu, ask_keep_watching
 from recrawl.gui.watch_monitor import WatchMonitor
 from recrawl.gui.workers import CompactionJob, CrawlJob
+from recrawl.gui.workers_panel import WorkersPanel
 
 from recrawl import __version__
 
@@ -59,6 +60,7 @@ PANELS: tuple[type[Panel], ...] = (
     FiltersPanel,
     SchedulePanel,
     SegmentsPanel,
+    WorkersPanel,
 )
 
 CRAWL_STATES = {

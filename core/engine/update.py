@@ -63,6 +63,13 @@ class Capture:
     payload_date: datetime
     payload_digest: str
 
+    @property
+    def refers_back(self) -> bool:
+        """A revisit: its payload is the page's stored one, whose pointer the page keeps
+        as the store has it (a compaction may have moved that record since the round
+        read the page: DESIGN.md §12)."""
+        return (self.payload_segment, self.payload_offset) != (self.segment, self.offset)
+
 
 def never_fetched(page: Page) -> bool:
     """No fetch of ``page`` has succeeded yet (the first 2xx sets ``content_changed_at``):
@@ -178,6 +185,9 @@ def update_page(
             capture_file=capture.file,
             capture_offset=capture.offset,
             capture_length=capture.length,
+        )
+    if capture is not None and not capture.refers_back:
+        fields.update(
             payload_segment=capture.payload_segment,
             payload_file=capture.payload_file,
             payload_offset=capture.payload_offset,

@@ -31,6 +31,7 @@ from recrawl.core.store import quiet_peewee  # noqa: F401
 
 from recrawl.core.store.commits import CommitBatch, commit_batch, give_cash, rescore_inlinks
 from recrawl.core.store.compactions import (
+    Move,
     begin_compaction,
     commit_compaction,
     compaction_names,
@@ -192,6 +193,7 @@ __all__ = [
     "DueSource",
     "HostSummary",
     "KnownPage",
+    "Move",
     "NewPage",
     "NewSource",
     "NewsDay",

@@ -4,12 +4,13 @@ is finished or undone (:mod:`recrawl.core.archive.compaction` runs the protocol)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from recrawl.core.store.models import DB, Compaction, Segment
-from recrawl.core.store.sql import is_server_store, update_pages
+from recrawl.core.store.models import DB, Compaction, Page, Segment
+from recrawl.core.store.sql import executemany, is_server_store
 from recrawl.core.store.workers import recoverable_segment
 
 UNFINISHED = ("copying", "committed")
@@ -29,24 +30,47 @@ def unfinished_compactions() -> list[Compaction]:
     return list(Compaction.select().where(Compaction.state.in_(UNFINISHED)).order_by(Compaction.id))
 
 
+@dataclass(frozen=True)
+class Move:
+    """A record a page points at, copied: from ``offset`` of ``segment`` to
+    ``new_offset`` of the compaction's new segment."""
+
+    page_id: int
+    segment: str
+    offset: int
+    new_offset: int
+
+
 def commit_compaction(
     name: str,
     sources: Sequence[str],
-    repoints: Sequence[tuple[int, Mapping[str, Any]]],
+    captures: Sequence[Move],
+    payloads: Sequence[Move],
     new_segment: tuple[str, int, int] | None,
     summary: dict[str, Any],
     now: datetime,
     stop: Callable[[], bool] = lambda: False,
-) -> bool:
+) -> int | None:
     """The one transaction of a compaction: pages move, old segments go, the new one comes.
 
-    ``repoints`` are (page id, new pointer columns); ``new_segment`` is (WARC path,
-    records, bytes), or None when nothing was live. ``stop`` is asked last, with the
-    write lock held: a stop asked for while the commit waited for the lock is still a
-    stop before the commit (False: rolled back, nothing changed).
+    ``captures`` and ``payloads`` are the pages' latest captures and payloads the plan
+    found in ``sources`` and the copy moved; ``new_segment`` is (WARC path, records,
+    bytes), or None when nothing was live. A page follows a move only while it still
+    points where the plan saw it: on a shared store a worker may have re-captured it
+    since (DESIGN.md §12), and its new pointer must stay. Returns how many pointers
+    stayed so (their copies are dead records of the new segment).
+
+    ``stop`` is asked last, with the write lock held: a stop asked for while the commit
+    waited for the lock is still a stop before the commit (None: rolled back, nothing
+    changed).
     """
+    relpath = new_segment[0] if new_segment is not None else None
     with DB.atomic() as transaction:
-        update_pages(repoints)
+        stayed = _repoint(
+            captures, name, relpath, Page.segment, Page.capture_file, Page.capture_offset
+        ) + _repoint(
+            payloads, name, relpath, Page.payload_segment, Page.payload_file, Page.payload_offset
+        )
         Segment.delete().where(Segment.name.in_(list(sources))).execute()
         if new_segment is not None:
             relpath, records, size = new_segment
@@ -65,8 +89,24 @@ def commit_compaction(
         ).execute()
         if stop():
             transaction.rollback()
-            return False
-    return True
+            return None
+    return stayed
+
+
+def _repoint(
+    moves: Sequence[Move], name: str, relpath: str | None, segment: Any, file: Any, offset: Any
+) -> int:
+    """Point pages at the moved copies of their records, where they still point at the
+    originals (compare-and-set in the WHERE); returns how many no longer did."""
+    if not moves:
+        return 0
+    assert relpath is not None  # records moved: there is a new segment
+    first = moves[0]
+    query = Page.update({segment: name, file: relpath, offset: first.new_offset}).where(
+        (Page.id == first.page_id) & (segment == first.segment) & (offset == first.offset)
+    )
+    params = [[name, relpath, m.new_offset, m.page_id, m.segment, m.offset] for m in moves]
+    return len(moves) - executemany(query, params)
 
 
 def end_compaction(name: str, state: str, now: datetime) -> None:

@@ -36,13 +36,21 @@ def commit(
     summary: dict[str, Any],
     now: datetime,
     stop: Callable[[], bool],
-) -> bool:
-    """Step 2, one transaction: pages follow their records, the new segment replaces the old
-    (False: ``stop`` said yes before the commit, which was rolled back)."""
+) -> int | None:
+    """Step 2, one transaction: pages follow their records, the new segment replaces the old.
+
+    Returns how many pointers did not follow, the page re-captured since the plan (None:
+    ``stop`` said yes before the commit, which was rolled back)."""
+    moved = segment.moved if segment else {}
+    captures = _moves(moved, [(p.page_id, p.segment, p.offset) for p in plan.pointers])
+    payloads = _moves(
+        moved, [(p.page_id, p.payload_segment, p.payload_offset) for p in plan.pointers]
+    )
     return store.commit_compaction(
         name,
         plan.names,
-        _repoints(plan, name, segment.moved if segment else {}),
+        captures,
+        payloads,
         (warc_relpath(name), plan.count(KEEP), segment.size) if segment else None,
         summary,
         now,
@@ -50,31 +58,18 @@ def commit(
     )
 
 
-def _repoints(
-    plan: Plan, name: str, moved: dict[str, dict[int, int]]
-) -> list[tuple[int, dict[str, Any]]]:
-    relpath = warc_relpath(name)
-    repoints = []
-    for p in plan.pointers:
-        fields: dict[str, Any] = {}
-        capture = _moved_to(moved, p.segment, p.offset)
-        if capture is not None:
-            fields.update(segment=name, capture_file=relpath, capture_offset=capture)
-        payload = _moved_to(moved, p.payload_segment, p.payload_offset)
-        if payload is not None:
-            fields.update(payload_segment=name, payload_file=relpath, payload_offset=payload)
-        if fields:
-            repoints.append((p.page_id, fields))
-    return repoints
-
-
-def _moved_to(
-    moved: dict[str, dict[int, int]], segment: str | None, offset: int | None
-) -> int | None:
-    """Where the record at ``offset`` of ``segment`` went in the new segment, if it moved."""
-    if segment is None or offset is None:
-        return None
-    return moved.get(segment, {}).get(offset)
+def _moves(
+    moved: dict[str, dict[int, int]], pointers: list[tuple[int, str | None, int | None]]
+) -> list[store.Move]:
+    """The pointers whose records the copy moved, with where each went."""
+    out = []
+    for page_id, segment, offset in pointers:
+        if segment is None or offset is None:
+            continue
+        new_offset = moved.get(segment, {}).get(offset)
+        if new_offset is not None:
+            out.append(store.Move(page_id, segment, offset, new_offset))
+    return out
 
 
 def complete(

@@ -31,7 +31,7 @@ from recrawl.core.archive.compaction.progress import CompactionProgress, Progres
 from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.archive.segments import allocate_name, history_relpath
 from recrawl.core.clock import utcnow
-from recrawl.core.errors import ProjectError, RecrawlError
+from recrawl.core.errors import ProjectError, RecrawlError, StoreBusy
 
 
 class CompactionStopped(RecrawlError):
@@ -60,6 +60,9 @@ class CompactionSummary:
     #: Seconds spent planning, copying (fsyncs included), committing, and renaming and
     #: deleting: where a slow compaction spends its time.
     phases: dict[str, float] = field(default_factory=dict)
+    #: Pointers that did not follow their copied records: on a shared store a worker
+    #: re-captured those pages between the plan and the commit (their copies are dead).
+    recaptured_meanwhile: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = {"segments_compacted": len(self.compacted), **asdict(self)}
@@ -99,7 +102,10 @@ def compact(
         now = utcnow()
         # what a killed writer left goes first (recovery.recover, which imports this)
         recover_compactions(project.path, now)
-        recover_open_segments(project.path, now)
+        # on a shared store a starting worker may be recovering a dead one's segment:
+        # one recoverer at a time (recovery.recover), and a busy one does it
+        with contextlib.suppress(StoreBusy), store.exclusive(store.RECOVERY, "recovering"):
+            recover_open_segments(project.path, now)
         sources = choose_segments(below=below, names=names)
         if not sources:
             return CompactionSummary([], None, None, 0, 0, 0, 0, 0, 0, 0.0)
@@ -159,12 +165,18 @@ def _run(
         elapsed_s=0.0,
     )
     progress(CompactionProgress("commit", 0, 1))
-    if not commit(name, plan, segment, summary.to_json(), now, stop):  # step 2
+    stayed = commit(name, plan, segment, summary.to_json(), now, stop)  # step 2
+    if stayed is None:
         roll_back(project_dir, name, now)
         raise CompactionStopped
     lap("commit")
     complete(project_dir, name, plan.names, now, progress)  # step 3
     lap("finish")
     return CompactionSummary(
-        **{**asdict(summary), "elapsed_s": sum(phases.values()), "phases": phases}
+        **{
+            **asdict(summary),
+            "elapsed_s": sum(phases.values()),
+            "phases": phases,
+            "recaptured_meanwhile": stayed,
+        }
     )
