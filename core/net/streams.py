@@ -45,10 +45,16 @@ class AsyncioStream(AsyncNetworkStream):
         }
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        reader = self._reader
         try:
             async with asyncio.timeout(timeout):
-                return await self._reader.read(max_bytes)
+                return await reader.read(max_bytes)
         except TimeoutError:
+            # A loop kept busy past the timeout runs the bytes that came meanwhile and the
+            # expired timer in one turn, the bytes first: the server did answer in time,
+            # the loop was late. Those bytes are read (at once: no wait), not a timeout.
+            if getattr(reader, "_buffer", None):
+                return await reader.read(max_bytes)
             raise httpcore.ReadTimeout("timed out reading") from None
         except OSError as exc:
             raise httpcore.ReadError(_reason(exc)) from exc

@@ -9,6 +9,7 @@ import socket
 import ssl
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -175,3 +176,40 @@ def test_bytes_a_server_sends_after_its_response_retire_the_connection():
 
     assert asyncio.run(run()) == "hello"  # not "illegal status line"
     assert server.requests[0] == 1, "the next request went out on the spoilt connection"
+
+
+def test_bytes_that_came_while_the_loop_was_busy_past_the_timeout_are_read():
+    """A loop kept busy (a crawl's CPU work, a loaded machine) past a read's timeout
+    finds the server's bytes and the expired timer together: the bytes came in time."""
+    from recrawl.core.net.streams import AsyncioBackend
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    sent = threading.Event()
+
+    def serve() -> None:
+        with listener:
+            connection, _ = listener.accept()
+            with connection:
+                connection.sendall(b"in time")
+                sent.set()
+                connection.recv(1)  # until the client is done
+
+    threading.Thread(target=serve, daemon=True).start()
+    timeout = 0.2
+
+    def busy(until: float) -> None:  # the loop's thread at work: nothing else runs
+        sent.wait()
+        while time.monotonic() < until:
+            time.sleep(0.01)
+
+    async def run() -> bytes:
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port)
+        loop = asyncio.get_running_loop()
+        loop.call_soon(busy, time.monotonic() + timeout * 3)
+        try:
+            return await stream.read(100, timeout=timeout)
+        finally:
+            await stream.aclose()
+
+    assert asyncio.run(run()) == b"in time"
