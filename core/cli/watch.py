@@ -7,6 +7,7 @@ import json
 import sys
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from recrawl.core.cli.arguments import duration
 from recrawl.core.cli.crawl import crawl_options, crawl_settings
@@ -17,6 +18,9 @@ from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, human_duration, to_iso
 from recrawl.core.engine.events import Event, LogMessage, WatchRound, WatchSleeping
 from recrawl.core.project import Project
+
+if TYPE_CHECKING:  # the engine: imported when the watch runs, not to parse its options
+    from recrawl.core.watch.watcher import WatchSummary
 
 
 def _watch_arguments(p: argparse.ArgumentParser) -> None:
@@ -95,12 +99,17 @@ def run_watch(project: Project, args: argparse.Namespace) -> int:
     )
     summary = run_interruptible(watcher, "stopping after the fetches in flight")
     if not args.json:
-        print(
-            f"watched {human_duration(summary.elapsed_s)}: {plural(summary.rounds, 'round')}, "
-            f"{summary.fetched} fetched, {summary.new_pages} new, "
-            f"{summary.changed_pages} changed, {plural(summary.errors, 'error')}"
-        )
+        print(f"watched {human_duration(summary.elapsed_s)}: {watch_counts(summary)}")
     return 0
 
 
 COMMANDS = {"watch": Command(_watch_arguments, run_watch)}
+
+
+def watch_counts(summary: WatchSummary) -> str:
+    """What a watch (or a worker) did, as its last line says it."""
+    return (
+        f"{plural(summary.rounds, 'round')}, {summary.fetched} fetched, "
+        f"{summary.new_pages} new, {summary.changed_pages} changed, "
+        f"{plural(summary.errors, 'error')}"
+    )

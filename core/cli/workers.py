@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.cli.output import DIR_HELP, plural, print_rows
+from recrawl.core.cli.output import DIR_HELP, print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import human_duration, to_iso
@@ -53,7 +53,7 @@ def run_worker(project: Project, args: argparse.Namespace) -> int:
     # the engine and `watch`'s report: not for `workers`
     from recrawl.core.cli.crawl import crawl_settings
     from recrawl.core.cli.interrupts import run_interruptible
-    from recrawl.core.cli.watch import WatchReport
+    from recrawl.core.cli.watch import WatchReport, watch_counts
     from recrawl.core.engine.worker import WorkerSession
     from recrawl.core.watch.watcher import Watcher
 
@@ -70,10 +70,7 @@ def run_worker(project: Project, args: argparse.Namespace) -> int:
     summary = run_interruptible(watcher, "stopping after the fetches in flight")
     if not args.json:
         print(
-            f"worker {session.name}: {human_duration(summary.elapsed_s)}, "
-            f"{plural(summary.rounds, 'round')}, {summary.fetched} fetched, "
-            f"{summary.new_pages} new, {summary.changed_pages} changed, "
-            f"{plural(summary.errors, 'error')}"
+            f"worker {session.name}: {human_duration(summary.elapsed_s)}, {watch_counts(summary)}"
         )
     return 0
 
