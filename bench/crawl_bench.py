@@ -178,30 +178,39 @@ def find_nginx() -> str | None:
     )
 
 
+def start_nginx(
+    nginx: str, site: Path, conf_dir: Path, port: int, hosts: tuple[str, ...] = ("127.0.0.1",)
+) -> Server:
+    """nginx serving ``site`` on ``port`` of each of ``hosts`` (not yet waited for)."""
+    version = subprocess.run([nginx, "-v"], capture_output=True, text=True)
+    name = (version.stderr or version.stdout).strip().rsplit("/", 1)[-1]
+    conf_dir.mkdir()
+    user = ""
+    if os.geteuid() == 0:  # workers would drop to "nobody" and not read our 0700 temp dir
+        user = f"user {pwd.getpwuid(0).pw_name} {grp.getgrgid(os.getgid()).gr_name};\n"
+    text = NGINX_CONF.format(user=user, tmp=conf_dir, port=port, root=site)
+    listens = "".join(f"        listen {host}:{port};\n" for host in hosts)
+    text = text.replace(f"        listen 127.0.0.1:{port};\n", listens)
+    conf = conf_dir / "nginx.conf"
+    conf.write_text(text)
+    log = conf_dir / "nginx-error.log"
+    proc = subprocess.Popen(
+        [nginx, "-p", str(conf_dir), "-c", str(conf), "-e", str(log), "-g", "daemon off;"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    return Server(f"nginx {name}", port, proc, log)
+
+
 def start_server(site: Path, tmp: Path, kind: str = "auto") -> Server:
     port = free_port()
     nginx = find_nginx() if kind != "python" else None
     if kind == "nginx" and not nginx:
         raise RuntimeError("--server nginx: nginx not found (apt-get install nginx)")
     if nginx:
-        version = subprocess.run([nginx, "-v"], capture_output=True, text=True)
-        name = (version.stderr or version.stdout).strip().rsplit("/", 1)[-1]
-        conf_dir = tmp / "nginx"
-        conf_dir.mkdir()
-        user = ""
-        if os.geteuid() == 0:  # workers would drop to "nobody" and not read our 0700 temp dir
-            user = f"user {pwd.getpwuid(0).pw_name} {grp.getgrgid(os.getgid()).gr_name};\n"
-        conf = conf_dir / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(user=user, tmp=conf_dir, port=port, root=site))
-        log = conf_dir / "nginx-error.log"
-        proc = subprocess.Popen(
-            [nginx, "-p", str(conf_dir), "-c", str(conf), "-e", str(log), "-g", "daemon off;"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        server = Server(f"nginx {name}", port, proc, log)
+        server = start_nginx(nginx, site, tmp / "nginx", port)
     else:
         proc = subprocess.Popen(
             [sys.executable, "-c", PY_SERVER, str(port), str(site)],

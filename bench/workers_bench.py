@@ -35,15 +35,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.crawl_bench import (
     BIN,
-    NGINX_CONF,
     Server,
     find_nginx,
     free_port,
     generate_site,
+    start_nginx,
 )
 from tests.postgres import Cluster, binaries
 
-HOSTS = [f"127.0.0.{i}" for i in range(2, 10)]
+HOSTS = tuple(f"127.0.0.{i}" for i in range(2, 10))
 LEASE_S = 60.0
 COMMIT_EVERY = 200  # CrawlSettings.commit_every
 TARGET_2X = 1.7
@@ -66,24 +66,7 @@ def start_site(site: Path, tmp: Path, kind: str) -> Server:
     port = free_port()
     nginx = find_nginx() if kind != "python" else None
     if nginx:
-        conf_dir = tmp / "nginx"
-        conf_dir.mkdir()
-        text = NGINX_CONF.format(user="", tmp=conf_dir, port=port, root=site)
-        listens = "".join(f"        listen {host}:{port};\n" for host in HOSTS)
-        text = text.replace(f"        listen 127.0.0.1:{port};\n", listens)
-        if subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() == "0":
-            text = "user root root;\n" + text
-        (conf_dir / "nginx.conf").write_text(text)
-        log = conf_dir / "nginx-error.log"
-        conf = conf_dir / "nginx.conf"
-        proc = subprocess.Popen(
-            [nginx, "-p", str(conf_dir), "-c", str(conf), "-e", str(log), "-g", "daemon off;"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        server = Server("nginx", port, proc, log)
+        server = start_nginx(nginx, site, tmp / "nginx", port, HOSTS)
     else:
         proc = subprocess.Popen(
             [sys.executable, "-c", PY_SERVERS, str(port), str(site), *HOSTS],
@@ -99,7 +82,7 @@ def start_site(site: Path, tmp: Path, kind: str) -> Server:
                     pass
             return server
         except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
+            if server.proc.poll() is not None or time.monotonic() > deadline:
                 server.stop()
                 raise RuntimeError(f"{server.name} does not answer on port {port}") from None
             time.sleep(0.05)
