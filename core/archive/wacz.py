@@ -59,7 +59,13 @@ from recrawl.core import store
 from recrawl.core.archive.segments import index_files
 from recrawl.core.archive.warc import fsync_dir
 from recrawl.core.clock import utcnow
-from recrawl.core.errors import InvalidArgument, NotFound, ProjectError, RecrawlError
+from recrawl.core.errors import (
+    InvalidArgument,
+    MissingFile,
+    NotFound,
+    ProjectError,
+    RecrawlError,
+)
 from warcio.archiveiterator import ArchiveIterator
 
 from recrawl import __version__
@@ -218,8 +224,12 @@ def _snapshot(project_dir: Path) -> _Snapshot:
         if not committing:
             try:
                 snapshot = _read_indexes(project_dir)
-            except FileNotFoundError:
-                pass  # a compaction deleted a segment between listing and opening it
+            except FileNotFoundError as exc:
+                after, committing = _store_state()
+                if not committing and after == before:  # no compaction took it: it is lost
+                    raise MissingFile(
+                        f"{exc.filename} is missing, though an index lists captures in it"
+                    ) from None
             else:
                 after, committing = _store_state()
                 if not committing and before <= after:

@@ -30,7 +30,7 @@ from recrawl.core.archive.wacz import (
     export_wacz,
 )
 from recrawl.core.engine import inject
-from recrawl.core.errors import InvalidArgument, NotFound
+from recrawl.core.errors import InvalidArgument, MissingFile, NotFound
 from recrawl.core.project import Project
 from recrawl.core.store.models import Segment
 from warcio.archiveiterator import ArchiveIterator
@@ -391,3 +391,53 @@ def test_an_existing_file_is_replaced_only_on_success(built, tmp_path):
         export_wacz(built.project, tmp_path / "missing" / "x.wacz", ExportOptions())
     export_wacz(built.project, out, ExportOptions())
     assert zipfile.is_zipfile(out)
+
+
+def small_project(project, server) -> None:
+    server.routes["/"] = Reply(200, HOME, {"Content-Type": "text/html"})
+    server.routes["/static"] = Reply(200, STATIC, {"Content-Type": "text/html"})
+    server.routes["/cond"] = _cond
+    server.routes["/changing"] = Reply(200, VERSIONS[0], {"Content-Type": "text/html"})
+    inject([server.url("/")], T0)
+    for n in range(2):
+        crawl(project, clock=clock_at(n * 31 * DAY))
+
+
+def test_a_compaction_while_the_export_copies_changes_nothing_in_it(project, server, tmp_path):
+    """The export's WARCs are open before it copies: a compaction that folds and deletes
+    them meanwhile (another process's, here run at the export's first report) leaves the
+    package what it would have been."""
+    small_project(project, server)
+    before = tmp_path / "before.wacz"
+    export_wacz(project.path, before, ExportOptions(pages=ALL))
+    names = sorted(s.name for s in Segment.select())
+    compacted = []
+
+    def compact_now(_: ExportProgress) -> None:
+        if not compacted:
+            compacted.append(compact(project, names=names))
+
+    during = tmp_path / "during.wacz"
+    export_wacz(project.path, during, ExportOptions(pages=ALL), progress=compact_now)
+    assert compacted[0].compacted == names
+    assert not any((project.path / "segments" / name).exists() for name in names)
+    assert [(r.warc, r.raw) for r in package_records(during)] == [
+        (r.warc, r.raw) for r in package_records(before)
+    ]
+    assert index_lines(during) == index_lines(before)
+    assert validate(during).returncode == 0
+    # after it, an export reads the compacted segment: the same records
+    after = tmp_path / "after.wacz"
+    export_wacz(project.path, after, ExportOptions(pages=ALL))
+    assert sorted(r.raw for r in package_records(after) if r.type != "warcinfo") == sorted(
+        r.raw for r in package_records(before) if r.type != "warcinfo"
+    )
+
+
+def test_a_warc_gone_for_good_is_one_clear_error(project, server, tmp_path):
+    small_project(project, server)
+    (warc,) = list(project.path.glob("segments/*/*.warc.gz"))[:1]
+    warc.unlink()
+    with pytest.raises(MissingFile, match=r"is missing, though an index lists captures in it"):
+        export_wacz(project.path, tmp_path / "x.wacz", ExportOptions())
+    assert list(tmp_path.glob("x.wacz*")) == []
