@@ -3,6 +3,7 @@ summary, and one clear line for bad input (the package itself: tests/core/archiv
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import signal
@@ -162,3 +163,27 @@ def test_help_lists_the_json_keys():
     )
     assert result.returncode == 0
     assert all(key in result.stdout for key in JSON_KEYS)
+
+
+def test_a_round_still_being_written_is_left_out_and_said(crawled, capsys, tmp_path):
+    from recrawl.core.archive.segment_writer import SegmentWriter
+    from recrawl.core.archive.segments import allocate_name
+    from recrawl.core.clock import parse_iso
+    from recrawl.core.project import LOCK_FILE, Project
+
+    at = parse_iso("2027-03-01T00:00:00Z")
+    project = Project.open(crawled)
+    name = allocate_name(crawled, at)
+    writer = SegmentWriter(crawled, name, at)  # a round that has begun: no index yet
+    project.close()
+    # its crawl holds the project (flock), so opening it recovers nothing
+    with open(crawled / LOCK_FILE, "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code, stdout, stderr = run(capsys, "export", crawled, tmp_path / "out.wacz", "--json")
+    writer._fh.close()
+    assert code == 0, stderr
+    assert json.loads(stdout)["open_segments"] == [name]
+    assert (
+        f"recrawl: left out 1 round still being written ({name}): export again once it ends\n"
+        in stderr
+    )
