@@ -266,28 +266,37 @@ def _read_index(index: Path) -> Iterator[_Source]:
     for filename, entries in by_file.items():
         path = index.parent / filename
         fh = open(path, "rb")  # noqa: SIM115 - open for the export (see _Snapshot.close)
-        source = _Source(path, fh, os.fstat(fh.fileno()).st_size)
-        for line, fields in entries:
-            stamp = line.split(" ", 2)[1]
-            source.captures.append(
-                _Capture(
-                    line,
-                    fields.get("url", ""),
-                    stamp,
-                    fields.get("mime", ""),
-                    str(fields.get("status", "-")),
-                    fields.get("digest", ""),
-                    source,
-                    int(fields["offset"]),
-                    int(fields["length"]),
-                )
-            )
-        source.captures.sort(key=lambda c: c.offset)
-        ends = [c.offset for c in source.captures[1:]] + [source.size]
-        for capture, end in zip(source.captures, ends, strict=True):
-            capture.end = end
-        source.warcinfo = _warcinfo_length(source)
+        try:
+            source = _source(path, fh, entries)
+        except BaseException:
+            fh.close()
+            raise
         yield source
+
+
+def _source(path: Path, fh: BinaryIO, entries: list[tuple[str, dict[str, Any]]]) -> _Source:
+    source = _Source(path, fh, os.fstat(fh.fileno()).st_size)
+    for line, fields in entries:
+        stamp = line.split(" ", 2)[1]
+        source.captures.append(
+            _Capture(
+                line,
+                fields.get("url", ""),
+                stamp,
+                fields.get("mime", ""),
+                str(fields.get("status", "-")),
+                fields.get("digest", ""),
+                source,
+                int(fields["offset"]),
+                int(fields["length"]),
+            )
+        )
+    source.captures.sort(key=lambda c: c.offset)
+    ends = [c.offset for c in source.captures[1:]] + [source.size]
+    for capture, end in zip(source.captures, ends, strict=True):
+        capture.end = end
+    source.warcinfo = _warcinfo_length(source)
+    return source
 
 
 def _warcinfo_length(source: _Source) -> int:
