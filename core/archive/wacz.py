@@ -388,10 +388,20 @@ def _target(revisit: _Capture, responses: dict[str, list[_Capture]]) -> _Capture
 
 
 def _record_headers(capture: _Capture) -> dict[str, str]:
-    data = capture.warc.read(capture.offset, capture.length)
-    for record in ArchiveIterator(io.BytesIO(data)):
-        return dict(record.rec_headers.headers)
-    return {}
+    """A revisit's WARC headers, read without warcio (a revisit is a few hundred bytes:
+    parsing its HTTP headers too cost more than copying an export's records)."""
+    member = capture.warc.read(capture.offset, capture.length)
+    try:
+        record = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(member)
+    except zlib.error:
+        record = member  # an uncompressed WARC
+    head = record.split(b"\r\n\r\n", 1)[0].decode("utf-8", "replace")
+    headers = {}
+    for line in head.split("\r\n")[1:]:
+        name, colon, value = line.partition(":")
+        if colon:
+            headers[name.strip()] = value.strip()
+    return headers
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -743,7 +753,9 @@ def _pages(choice: _Choice) -> list[_Page]:
 
 
 def _iso(stamp: str) -> str:
-    return datetime.strptime(stamp, "%Y%m%d%H%M%S").isoformat() + "Z"
+    """``20270101000000`` → ``2027-01-01T00:00:00Z``."""
+    s = stamp
+    return f"{s[0:4]}-{s[4:6]}-{s[6:8]}T{s[8:10]}:{s[10:12]}:{s[12:14]}Z"
 
 
 def _pages_jsonl(pages: list[_Page], title: str) -> bytes:
