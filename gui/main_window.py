@@ -33,6 +33,7 @@ from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
+from recrawl.gui.export_dialog import WaczExport
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.news_panel import NewsPanel
@@ -93,6 +94,8 @@ class MainWindow(QMainWindow):
         self.tray.sig_open.connect(self.show_from_tray)
         self.tray.sig_quit.connect(self.quit_app)
         self.context: AppContext | None = None
+        #: File → Export WACZ… on the open project (rebuilt with it).
+        self.wacz_export: WaczExport | None = None
         self.panels: dict[str, Panel] = {}
         #: Asks for a database password when a project's server wants one (a dialog).
         self.ask_password: AskPassword = password_dialog(self)
@@ -134,6 +137,8 @@ class MainWindow(QMainWindow):
             menu, "&Open Project…", self.open_project_dialog, QKeySequence.StandardKey.Open
         )
         self.recent_menu = menu.addMenu("Open &Recent")
+        menu.addSeparator()
+        self.export_action = self._action(menu, "&Export WACZ…", self.export_wacz_dialog)
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -194,6 +199,8 @@ class MainWindow(QMainWindow):
             watch=WatchMonitor(project.path, jobs, changes, self),
         )
         self.context = context
+        self.wacz_export = WaczExport(project, self)
+        self.wacz_export.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         context.crawl.sig_state.connect(self._crawl_state_changed)
         context.compaction.sig_idle.connect(self._compaction_idle)
         context.jobs.sig_failed.connect(self._job_failed)
@@ -268,6 +275,11 @@ class MainWindow(QMainWindow):
         if folder:
             self.open_project_path(folder)
 
+    def export_wacz_dialog(self) -> None:
+        """File → Export WACZ…: what to export, then the export with its progress."""
+        if self.wacz_export is not None:
+            self.wacz_export.ask()
+
     def _may_leave_project(self) -> bool:
         context = self.context
         if context is not None and (context.crawl.busy or context.compaction.busy):
@@ -279,6 +291,10 @@ class MainWindow(QMainWindow):
 
     def _close_context(self) -> None:
         context, self.context = self.context, None
+        export, self.wacz_export = self.wacz_export, None
+        if export is not None:  # stopped: its partial file goes, an older file stays
+            export.shutdown()
+            export.deleteLater()
         if context is None:
             return
         for panel in self.panels.values():

@@ -13,11 +13,13 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QMetaObject, QObject, Qt, QThread, Signal, Slot
 from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionProgress, CompactionSummary, compact
+from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
 from recrawl.core.engine.resign import ResignProgress, switch_signature
@@ -275,4 +277,38 @@ class ResignJob(_Job):
 
     def stop(self) -> None:
         """Stop after the batch in hand (thread-safe): every page keeps one kind or the other."""
+        self._stop.set()
+
+
+class ExportJob(_Job):
+    """A WACZ export of the open project (:func:`recrawl.core.archive.wacz.export_wacz`);
+    ``sig_progress`` carries its :class:`~recrawl.core.archive.wacz.ExportProgress`,
+    ``sig_finished`` its :class:`~recrawl.core.archive.wacz.ExportSummary`."""
+
+    sig_progress = Signal(object)
+
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._stop = threading.Event()
+
+    @property
+    def stopping(self) -> bool:
+        """stop() was asked since the export started."""
+        return self._stop.is_set()
+
+    def start(self, out: Path, options: ExportOptions) -> None:
+        self._stop.clear()
+        stop = self._stop
+
+        def call(report: Callable[[Any], None]) -> ExportSummary:
+            return export_wacz(self._project.path, out, options, progress=report, stop=stop.is_set)
+
+        self._launch(call, "export")
+
+    def _report(self, value: Any) -> None:
+        self.sig_progress.emit(value)
+
+    def stop(self) -> None:
+        """Stop the copy (thread-safe): the partial file is removed, an older one kept."""
         self._stop.set()

@@ -56,6 +56,7 @@ LISTED: dict[str, Listed] = {
     ),
     "segments": Listed("segments", "list segments with their liveness"),
     "compact": Listed("segments", "fold low-liveness segments into one"),
+    "export": Listed("export", "package captures as a WACZ file for other web-archive tools"),
     "filter": Listed("filter", "check, edit, import and export the URL filter chain"),
 }
 

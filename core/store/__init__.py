@@ -105,6 +105,7 @@ from recrawl.core.store.pages import (
     page_by_url,
     page_count,
     page_ids,
+    page_titles,
     pages_by_id,
     set_fixed_interval,
 )
@@ -283,6 +284,7 @@ __all__ = [
     "page_by_url",
     "page_count",
     "page_ids",
+    "page_titles",
     "page_urls",
     "pages_by_id",
     "pointers_into",

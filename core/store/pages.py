@@ -93,6 +93,17 @@ def page_ids(urls: Iterable[str]) -> dict[str, int]:
     return found
 
 
+def page_titles(urls: Iterable[str]) -> dict[str, str]:
+    """The stored titles (of each page's latest HTML fetch) of the pages among ``urls``."""
+    found: dict[str, str] = {}
+    for chunk in chunks(list(dict.fromkeys(urls))):
+        query = Page.select(Page.url, Page.title).where(
+            Page.url.in_(list(chunk)) & Page.title.is_null(False)
+        )
+        found.update((url, title) for url, title in query.tuples().iterator() if title)
+    return found
+
+
 def page_by_url(url: str) -> Page | None:
     return Page.get_or_none(Page.url == url)
 
