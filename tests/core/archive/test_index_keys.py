@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import surt
+from recrawl.core import store
 from recrawl.core.archive.captures import find_captures
 from recrawl.core.archive.cdxj import read_index
 from recrawl.core.archive.cdxj import surt as index_key
@@ -89,6 +90,12 @@ class Crawled:
         )
 
 
+def route(server: httpserver.TestServer, path: str) -> str:
+    """The path and query the crawl requests for a link to ``path`` (its canonical form)."""
+    parts = urlsplit(canonical(server.url(path)))
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
 @contextlib.contextmanager
 def opened(path: Path) -> Iterator[Project]:
     project = Project.open(path)
@@ -108,10 +115,7 @@ def crawled(tmp_path_factory) -> Iterator[Crawled]:
         inject([server.url("/")], T0)
         for version in (1, 2):
             for path in PATHS:
-                server.html(
-                    urlsplit(canonical(server.url(path)))._replace(scheme="", netloc="").geturl(),
-                    body(path, version),
-                )
+                server.html(route(server, path), body(path, version))
             crawl(project, clock=clock_at((version - 1) * 31 * DAY))
         project.close()
         yield Crawled(project.path, server)
@@ -310,3 +314,32 @@ def test_an_upgrade_that_fails_between_files_leaves_them_readable_and_the_next_f
         assert any("re-keyed" in note for note in reopening.notes), reopening.notes
         assert Setting.get(Setting.key == "index_keys").value == "surt"
     assert_standard(project)
+
+
+def test_on_postgresql_whoever_holds_the_project_rekeys_it(tmp_path, pg_url, server):
+    """A shared store: opening (no worker writing) re-keys under the compaction lock."""
+    server.html("/", home())
+    for path in PATHS:
+        server.html(route(server, path), body(path, 1))
+    folder = tmp_path / "shared"
+    project = Project.init(folder, db_url=pg_url)
+    try:
+        inject([server.url("/")], T0)
+        crawl(project, clock=clock_at())
+        store.set_setting(store.INDEX_KEYS, "legacy")  # as migration 11 leaves an old project
+    finally:
+        project.close()
+    assert index_files(folder), list(folder.rglob("*"))
+    for index in index_files(folder):
+        lines = index.read_text(encoding="utf-8").splitlines()
+        old = sorted(f"{old_key(url_of(line))} {line.split(' ', 1)[1]}" for line in lines)
+        index.write_text("".join(f"{line}\n" for line in old), encoding="utf-8")
+    reopened = Project.open(folder)
+    try:
+        assert store.get_setting(store.INDEX_KEYS) == "surt"
+        assert any("re-keyed" in note for note in reopened.notes), reopened.notes
+        for path in PATHS:
+            assert len(find_captures(folder, canonical(server.url(path)))) == 1
+    finally:
+        reopened.close()
+    assert_standard(folder)
