@@ -57,6 +57,7 @@ LISTED: dict[str, Listed] = {
     "segments": Listed("segments", "list segments with their liveness"),
     "compact": Listed("segments", "fold low-liveness segments into one"),
     "filter": Listed("filter", "check, edit, import and export the URL filter chain"),
+    "replay": Listed("replay", "serve the captures on 127.0.0.1 to open in a browser (pywb)"),
 }
 
 
