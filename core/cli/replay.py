@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -68,10 +69,9 @@ def _replay_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_replay(args: argparse.Namespace) -> int:
     folder = project_folder(args.dir)
-    try:
-        from recrawl.core.cli import replay_server
-    except ImportError as exc:  # pywb, or gevent beneath it
-        raise ReplayUnavailable(f"{UNAVAILABLE} ({exc})") from None
+    if not replay_installed():
+        raise ReplayUnavailable(UNAVAILABLE)
+    from recrawl.core.cli import replay_server
 
     def ready(port: int) -> None:
         print(
@@ -80,7 +80,16 @@ def run_replay(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    return replay_server.serve(folder, args.port, ready, stop_on_eof=args.stop_on_eof)
+    try:
+        return replay_server.serve(folder, args.port, ready, stop_on_eof=args.stop_on_eof)
+    except ImportError as exc:  # there, but broken: a part of pywb or gevent missing
+        raise ReplayUnavailable(f"{UNAVAILABLE} ({exc})") from None
+
+
+def replay_installed() -> bool:
+    """Whether pywb and gevent are there (found, not imported: importing pywb before
+    gevent patches the process would leave ``ssl`` unpatched)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("pywb", "gevent"))
 
 
 def project_folder(path: str | Path) -> Path:
@@ -143,6 +152,11 @@ class ReplayServer:
     @property
     def running(self) -> bool:
         return self._proc.poll() is None
+
+    @property
+    def exit_status(self) -> int | None:
+        """The server's exit status once it has ended (0: stopped cleanly)."""
+        return self._proc.poll()
 
     def stop(self) -> None:
         """Stop the server (it finishes the answers in flight) and wait for it."""
