@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from recrawl.core.archive.captures import CaptureRef, find_captures
 from recrawl.core.archive.compaction import compact
-from recrawl.core.archive.segments import index_path
 from recrawl.core.archive.replay import capture_stamp
+from recrawl.core.archive.segments import index_path
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED
 from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.engine import inject
