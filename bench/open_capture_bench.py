@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.crawl_bench import BIN, generate_site, start_server  # noqa: E402
+from bench.crawl_bench import BIN, generate_site, start_server
 
 
 def _fetch(address: str) -> tuple[float, float, int, int]:
