@@ -128,5 +128,13 @@ def _app(project_dir: Path) -> Any:
         "framed_replay": False,
     }
     app = FrontEndApp(config_file=DEFAULT_CONFIG, custom_config=config)
-    app.warcserver_server.server.log = None  # its access log: the front end's own requests
+    # its access log lists the front end's own requests: noise on the terminal
+    app.warcserver_server.server.log = _Nowhere()
     return app
+
+
+class _Nowhere:
+    """A log that writes nothing (gevent's servers write their access log to one)."""
+
+    def write(self, text: str) -> None:
+        pass

@@ -104,9 +104,11 @@ def test_it_says_where_it_serves_and_ctrl_c_or_sigterm_stop_it(project, server):
             url = f"{base}/project/{capture_stamp(capture.date)}id_/{server.url('/')}"
             assert fetch(url).body == OLD
             child.send_signal(signum)
-            read_until(child.stderr, f"recrawl: {name}: stopped serving")
+            said = read_until(child.stderr, f"recrawl: {name}: stopped serving")
             assert child.wait() == status
             assert child.stdout.read() == ""  # one line, nothing else
+            said += child.stderr.readlines()
+            assert "Traceback" not in "".join(said)
 
 
 def test_errors_are_one_line(tmp_path, project, capsys):
