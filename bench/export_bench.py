@@ -75,9 +75,9 @@ def chosen_ranges(
     project_dir: Path, options: ExportOptions
 ) -> list[tuple[Path, list[tuple[int, int]]]]:
     """The byte ranges the export copies, per source WARC (its own planning, reused)."""
-    snapshot = wacz._snapshot(project_dir)
+    snapshot = wacz._snapshot(project_dir, options)
     try:
-        choice = wacz._choose(snapshot.sources, options)
+        choice = snapshot.choice
         out = []
         for plan in wacz._plan(snapshot.sources, choice.copied):
             spans = [(0, plan.source.warcinfo)] if plan.source.warcinfo else []

@@ -100,3 +100,11 @@ class PayloadError(RecrawlError):
 
 class NotText(PayloadError):
     pass
+
+
+class ReplayError(RecrawlError):
+    """The replay server (``recrawl replay``) could not start or answer."""
+
+
+class ReplayUnavailable(ReplayError):
+    """pywb, which replay needs, is not installed (an optional extra)."""

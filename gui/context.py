@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Signal
 from recrawl.core.project import Project
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.preferences import Preferences
+from recrawl.gui.replay import ReplayService
 from recrawl.gui.workers import CompactionJob, CrawlJob
 
 if TYPE_CHECKING:  # it reports to Changes, below
@@ -37,3 +38,5 @@ class AppContext:
     changes: Changes
     #: Another process watching the project (``recrawl watch``), and its commits.
     watch: WatchMonitor
+    #: The project's replay server (pywb), for "Open capture in browser".
+    replay: ReplayService

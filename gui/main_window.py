@@ -41,6 +41,7 @@ from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
 from recrawl.gui.password import AskPassword, open_asking_password, password_dialog
 from recrawl.gui.preferences import Preferences
+from recrawl.gui.replay import ReplayService
 from recrawl.gui.resources import icon
 from recrawl.gui.schedule_panel import SchedulePanel
 from recrawl.gui.segments_panel import SegmentsPanel
@@ -197,6 +198,7 @@ class MainWindow(QMainWindow):
             prefs=self.prefs,
             changes=changes,
             watch=WatchMonitor(project.path, jobs, changes, self),
+            replay=ReplayService(project.path, self),
         )
         self.context = context
         self.wacz_export = WaczExport(project, self)
@@ -300,10 +302,18 @@ class MainWindow(QMainWindow):
         for panel in self.panels.values():
             panel.shutdown()
         context.watch.shutdown()
+        context.replay.shutdown()
         context.crawl.wait()
         context.compaction.wait()
         context.jobs.shutdown()
-        services = (context.jobs, context.crawl, context.compaction, context.changes, context.watch)
+        services = (
+            context.jobs,
+            context.crawl,
+            context.compaction,
+            context.changes,
+            context.watch,
+            context.replay,
+        )
         for service in services:
             service.deleteLater()
 

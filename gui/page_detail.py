@@ -65,6 +65,9 @@ class PageDetailView(QWidget):
     #: one and the capture before it.
     sig_compare = Signal(str, object, object)
     sig_open = Signal(str)
+    #: (url, fetched_at): open the capture of the fetch selected in the history (None:
+    #: the latest capture) in the browser, as it looked.
+    sig_open_capture = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -95,11 +98,18 @@ class PageDetailView(QWidget):
             "(one selected: between it and the capture before it)"
         )
         self.open_button = QPushButton("Open in browser")
+        self.open_button.setToolTip("The page as it is now, on its site")
+        self.capture_button = QPushButton("Open capture in browser")
+        self.capture_button.setToolTip(
+            "The capture selected in the history (none selected: the latest) as it looked, "
+            "served from the project's archive"
+        )
         self.refetch_button.clicked.connect(lambda: self._emit(self.sig_refetch))
         self.fix_button.clicked.connect(self._ask_interval)
         self.content_button.clicked.connect(self.show_selected_content)
         self.compare_button.clicked.connect(self.compare_selected)
         self.open_button.clicked.connect(lambda: self._emit(self.sig_open))
+        self.capture_button.clicked.connect(self.open_selected_capture)
         actions = QHBoxLayout()
         for button in (
             self.refetch_button,
@@ -107,6 +117,7 @@ class PageDetailView(QWidget):
             self.content_button,
             self.compare_button,
             self.open_button,
+            self.capture_button,
         ):
             actions.addWidget(button)
         actions.addStretch(1)
@@ -173,7 +184,13 @@ class PageDetailView(QWidget):
 
     def show_page(self, detail: PageDetail | None) -> None:
         self.detail = detail
-        for button in (self.refetch_button, self.fix_button, self.content_button, self.open_button):
+        for button in (
+            self.refetch_button,
+            self.fix_button,
+            self.content_button,
+            self.open_button,
+            self.capture_button,
+        ):
             button.setEnabled(detail is not None)
         self.compare_button.setEnabled(False)
         for line in [*self.bound_lines, *([self.next_line] if self.next_line else [])]:
@@ -299,12 +316,19 @@ class PageDetailView(QWidget):
         if self.detail is not None:
             captured = any(e[1] is not None for e in self.detail.events)
             self.content_button.setEnabled(captured and count <= 1)
+            self.capture_button.setEnabled(captured and count <= 1)
 
     def show_selected_content(self) -> None:
         if self.detail is None:
             return
         chosen = self.selected_fetches()
         self.sig_show_content.emit(self.detail.url, chosen[-1] if len(chosen) == 1 else None)
+
+    def open_selected_capture(self) -> None:
+        if self.detail is None:
+            return
+        chosen = self.selected_fetches()
+        self.sig_open_capture.emit(self.detail.url, chosen[-1] if len(chosen) == 1 else None)
 
     def compare_selected(self) -> None:
         chosen = self.selected_fetches()
@@ -318,7 +342,7 @@ class PageDetailView(QWidget):
             self.history_menu.popup(self.history_view.viewport().mapToGlobal(at))
 
     def make_history_menu(self) -> QMenu:
-        """The history's context menu: compare or show the chosen captures."""
+        """The history's context menu: compare, show or open the chosen captures."""
         menu = QMenu(self)
         compare = menu.addAction("Compare")
         compare.setEnabled(self.compare_button.isEnabled())
@@ -326,6 +350,9 @@ class PageDetailView(QWidget):
         content = menu.addAction("Show content")
         content.setEnabled(self.content_button.isEnabled())
         content.triggered.connect(self.show_selected_content)
+        capture = menu.addAction("Open capture in browser")
+        capture.setEnabled(self.capture_button.isEnabled())
+        capture.triggered.connect(self.open_selected_capture)
         return menu
 
     # -- actions ----------------------------------------------------------------------

@@ -15,6 +15,8 @@ from typing import Any
 from recrawl.core import store
 from recrawl.core.archive.captures import all_captures, capture_payload
 from recrawl.core.archive.page_diff import capture_of_fetch
+from recrawl.core.archive.replay import capture_stamp
+from recrawl.core.archive.segments import OPEN_SUFFIX
 from recrawl.core.clock import to_iso
 from recrawl.core.errors import NotFound
 from recrawl.core.net.decoding import PayloadDecoder
@@ -115,6 +117,24 @@ def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None
     elif decoder.cut:
         problem = f"only the first {CONTENT_CAP >> 20} MiB are shown"
     return Content(url, content_type, text, problem, capture.date)
+
+
+def replay_stamp(project_dir: Path, url: str, fetched_at: datetime | None = None) -> str:
+    """The 14-digit stamp of the capture made by the fetch at ``fetched_at`` (None: of
+    the latest capture), to open it in the browser."""
+    captures = all_captures(project_dir, url)
+    capture = captures[-1] if captures and fetched_at is None else None
+    if fetched_at is not None:
+        capture = capture_of_fetch(captures, fetched_at)
+    if capture is None:
+        when = f"at {to_iso(fetched_at)} " if fetched_at is not None else ""
+        raise NotFound(f"the fetch of {url} {when}archived no capture")
+    if capture.path.name.endswith(OPEN_SUFFIX):  # not indexed before its round ends
+        raise NotFound(
+            f"the capture of {url} at {to_iso(capture.date)} is in the round being "
+            "crawled: it opens in the browser once that round ends"
+        )
+    return capture_stamp(capture.date)
 
 
 def export_csv(query: store.PageQuery, path: Path) -> int:

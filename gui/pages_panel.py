@@ -183,6 +183,8 @@ class PagesPanel(Panel):
         self.detail.sig_show_content.connect(self.show_content)
         self.detail.sig_compare.connect(self.compare)
         self.detail.sig_open.connect(self.open_in_browser)
+        self.detail.sig_open_capture.connect(self.open_capture)
+        self.context.replay.sig_failed.connect(self.context.changes.sig_status)
         self.context.changes.sig_pages.connect(self._pages_changed)
 
     # -- panel ------------------------------------------------------------------------
@@ -344,6 +346,18 @@ class PagesPanel(Panel):
     def open_in_browser(self, url: str) -> None:
         if not QDesktopServices.openUrl(QUrl(url)):
             self.context.changes.sig_status.emit(f"no browser could open {url}")
+
+    def open_capture(self, url: str, fetched_at: datetime | None = None) -> None:
+        """Open the capture of the fetch at ``fetched_at`` (None: the latest) in the
+        browser as it looked, through the project's replay server."""
+        project_dir = self.context.project.path
+        replay = self.context.replay
+        replay.warm()  # pywb loads while the capture is looked up
+        self.context.jobs.submit(
+            lambda: page_jobs.replay_stamp(project_dir, url, fetched_at),
+            lambda stamp: replay.open(stamp, url),
+            self.context.changes.sig_status.emit,
+        )
 
     # -- export -----------------------------------------------------------------------
 

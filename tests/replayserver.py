@@ -1,4 +1,8 @@
-"""pywb, a standard replay tool, serving a project's captures on 127.0.0.1 for tests.
+"""pywb, a standard replay tool, serving a pywb root folder on 127.0.0.1 for tests.
+
+The product's own server is ``recrawl replay`` (:class:`recrawl.core.cli.replay.ReplayServer`,
+which the replay tests use); this harness serves any pywb root as pywb lays it out (a
+WACZ unpacked, say), or one :func:`collection` builds over a project.
 
 :func:`collection` lays out a pywb collection over a project without copying a byte: its
 ``archive/`` links every WARC (segments and ``history/``), its ``indexes/`` links our own
@@ -47,6 +51,22 @@ class Replayed:
         return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
 
 
+def fetch(address: str, encodings: str = "gzip, br") -> Replayed:
+    """What a replay server answers at ``address``, as a browser would fetch it.
+
+    pywb answers redirects to the closest capture's own stamp: those are followed, as a
+    browser would, but whatever else it says is reported as it is. ``encodings``: a
+    browser's Accept-Encoding (without one, pywb decodes a content-encoded body).
+    """
+    headers = {"Accept-Encoding": encodings} if encodings else {}
+    request = urllib.request.Request(address, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return Replayed(answer.status, dict(answer.headers.items()), answer.read())
+    except urllib.error.HTTPError as error:
+        return Replayed(error.code, dict(error.headers.items()), error.read())
+
+
 class Replay:
     """pywb serving ``root`` (from :func:`collection`) on 127.0.0.1 until :meth:`stop`."""
 
@@ -67,16 +87,7 @@ class Replay:
 
     def raw(self, stamp: str, url: str) -> Replayed:
         """The capture of ``url`` closest to ``stamp`` in pywb's raw (``id_``) mode."""
-        address = f"http://127.0.0.1:{self.port}/{COLLECTION}/{stamp}id_/{url}"
-        # pywb answers redirects to the closest capture's own stamp: follow those, as a
-        # browser would, but report whatever else it says as it is
-        # a browser's Accept-Encoding: without one, pywb decodes a content-encoded body
-        request = urllib.request.Request(address, headers={"Accept-Encoding": "gzip, br"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                return Replayed(answer.status, dict(answer.headers.items()), answer.read())
-        except urllib.error.HTTPError as error:
-            return Replayed(error.code, dict(error.headers.items()), error.read())
+        return fetch(f"http://127.0.0.1:{self.port}/{COLLECTION}/{stamp}id_/{url}")
 
     def stop(self) -> None:
         self._proc.kill()

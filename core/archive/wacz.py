@@ -186,30 +186,43 @@ class _Capture:
 
 @dataclass(eq=False)
 class _Source:
-    """A source WARC, open for the whole export."""
+    """A source WARC: opened when first read, then held open for the rest of the export
+    (see :func:`_snapshot`); one never read is never opened."""
 
     path: Path
-    fh: BinaryIO
     size: int
     captures: list[_Capture] = field(default_factory=list)
     warcinfo: int = 0  # bytes of its leading warcinfo record (0: none)
+    fh: BinaryIO | None = None
+
+    def open(self) -> BinaryIO:
+        if self.fh is None:
+            self.fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        return self.fh
 
     def read(self, offset: int, length: int) -> bytes:
-        self.fh.seek(offset)
-        data = self.fh.read(length)
+        fh = self.open()
+        fh.seek(offset)
+        data = fh.read(length)
         if len(data) != length:
             raise ProjectError(f"{self.path} ends before its index says it does")
         return data
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
 
 
 @dataclass
 class _Snapshot:
     sources: list[_Source]
     open_segments: list[str]
+    choice: _Choice
 
     def close(self) -> None:
         for source in self.sources:
-            source.fh.close()
+            source.close()
 
 
 def _store_state() -> tuple[set[str], bool]:
@@ -218,12 +231,13 @@ def _store_state() -> tuple[set[str], bool]:
     return store.segment_names(), committing
 
 
-def _snapshot(project_dir: Path) -> _Snapshot:
+def _snapshot(project_dir: Path, options: ExportOptions) -> _Snapshot:
+    """The indexes read, the captures chosen, and every WARC they are copied from open."""
     for attempt in range(_ATTEMPTS):
         before, committing = _store_state()
         if not committing:
             try:
-                snapshot = _read_indexes(project_dir)
+                snapshot = _read_indexes(project_dir, options)
             except FileNotFoundError as exc:
                 after, committing = _store_state()
                 if not committing and after == before:  # no compaction took it: it is lost
@@ -241,17 +255,45 @@ def _snapshot(project_dir: Path) -> _Snapshot:
     )
 
 
-def _read_indexes(project_dir: Path) -> _Snapshot:
+def _read_indexes(project_dir: Path, options: ExportOptions) -> _Snapshot:
     sources: list[_Source] = []
     try:
         for index in index_files(project_dir):
             sources.extend(_read_index(index))
         open_names = sorted(s.name for s in store.open_segments())
+        choice = _choose(sources, options)
+        # open now what will be copied: a compaction deleting a WARC later cannot take
+        # it from the export (an open file stays readable); the rest stay closed, so a
+        # project of thousands of segments exporting one site opens only that site's
+        needed = [s for s in sources if any(c in choice.copied for c in s.captures)]
+        _allow_open_files(len(needed))
+        for source in needed:
+            source.open()
     except BaseException:
         for source in sources:
-            source.fh.close()
+            source.close()
         raise
-    return _Snapshot(sources, open_names)
+    return _Snapshot(sources, open_names, choice)
+
+
+def _allow_open_files(count: int) -> None:
+    """Room for ``count`` more open files: the soft limit raised toward the hard one
+    (1024 is a common soft limit; a long watch can leave more segments than that)."""
+    try:
+        import resource
+    except ImportError:  # Windows: its C runtime allows thousands already
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = count + 256  # the process's own files, sockets, the database
+    if soft == resource.RLIM_INFINITY or wanted <= soft:
+        return
+    if hard != resource.RLIM_INFINITY and wanted > hard:
+        raise ProjectError(
+            f"the export copies from {count} WARC files, more than this system lets a "
+            f"process open ({hard}); compact the project first (recrawl compact) or "
+            "raise the limit (ulimit -n)"
+        )
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def _read_index(index: Path) -> Iterator[_Source]:
@@ -264,47 +306,47 @@ def _read_index(index: Path) -> Iterator[_Source]:
             fields = json.loads(line.split(" ", 2)[2])
             by_file.setdefault(fields["filename"], []).append((line, fields))
     for filename, entries in by_file.items():
-        path = index.parent / filename
-        fh = open(path, "rb")  # noqa: SIM115 - open for the export (see _Snapshot.close)
-        try:
-            source = _source(path, fh, entries)
-        except BaseException:
-            fh.close()
-            raise
-        yield source
+        yield _source(index.parent / filename, entries)
 
 
-def _source(path: Path, fh: BinaryIO, entries: list[tuple[str, dict[str, Any]]]) -> _Source:
-    source = _Source(path, fh, os.fstat(fh.fileno()).st_size)
+def _source(path: Path, entries: list[tuple[str, dict[str, Any]]]) -> _Source:
+    captures = []
     for line, fields in entries:
         stamp = line.split(" ", 2)[1]
-        source.captures.append(
-            _Capture(
+        captures.append(
+            (
                 line,
                 fields.get("url", ""),
                 stamp,
                 fields.get("mime", ""),
                 str(fields.get("status", "-")),
                 fields.get("digest", ""),
-                source,
                 int(fields["offset"]),
                 int(fields["length"]),
             )
         )
-    source.captures.sort(key=lambda c: c.offset)
+    captures.sort(key=lambda c: c[6])
+    first = captures[0][6] if captures else None
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(size if first is None else first)
+    source = _Source(path, size, warcinfo=_warcinfo_length(head))
+    for line, url, stamp, mime, status, digest, offset, length in captures:
+        source.captures.append(
+            _Capture(line, url, stamp, mime, status, digest, source, offset, length)
+        )
     ends = [c.offset for c in source.captures[1:]] + [source.size]
     for capture, end in zip(source.captures, ends, strict=True):
         capture.end = end
-    source.warcinfo = _warcinfo_length(source)
     return source
 
 
-def _warcinfo_length(source: _Source) -> int:
-    """The length of the warcinfo record heading the WARC (0 when it has none)."""
-    first = source.captures[0].offset if source.captures else source.size
-    if first == 0:
+def _warcinfo_length(head: bytes) -> int:
+    """The length of the warcinfo record heading a WARC (``head``: its bytes up to its
+    first capture); 0 when it has none."""
+    if not head:
         return 0
-    iterator = ArchiveIterator(io.BytesIO(source.read(0, first)))
+    iterator = ArchiveIterator(io.BytesIO(head))
     for record in iterator:
         if record.rec_type != "warcinfo":
             return 0
@@ -478,9 +520,9 @@ def export_wacz(
     started = time.perf_counter()
     out = Path(out).absolute()
     _check_output(out)
-    snapshot = _snapshot(project_dir)
+    snapshot = _snapshot(project_dir, options)
     try:
-        choice = _choose(snapshot.sources, options)
+        choice = snapshot.choice
         if not choice.chosen:
             raise NotFound(_nothing(options, snapshot))
         if stop():

@@ -1,10 +1,11 @@
-"""The project's WARCs replayed by pywb, a standard replay tool, one page per record type.
+"""The project's WARCs replayed through ``recrawl replay`` (pywb), one page per record type.
 
 pywb's raw mode (``id_``) answers with the archived response as the server sent it, so
 each capture's replayed status and body are compared with what the test server sent: a
 first capture, a 304 (server-not-modified) revisit, an identical-payload revisit, the old
 and the new capture of a changed page, each where a crawl wrote it, in a compacted
-segment, or moved into ``history/``.
+segment, or moved into ``history/``. The page at each capture's rewritten URL (what the
+browser shows) answers too, with that capture's text.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from pathlib import Path
 import pytest
 from recrawl.core.archive.captures import CaptureRef, find_captures
 from recrawl.core.archive.compaction import compact
+from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.archive.segments import index_path
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED
+from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import Segment
@@ -29,7 +32,7 @@ from recrawl.core.store.models import Segment
 from tests import httpserver
 from tests.crawling import DAY, T0, clock_at, crawl
 from tests.httpserver import Reply
-from tests.replayserver import Replay, collection
+from tests.replayserver import Replayed, fetch
 from tests.warcs import read_warc, record_at, warcio_check
 
 pytestmark = pytest.mark.slow
@@ -42,6 +45,15 @@ VERSIONS = [
 ]
 FRESH = b"<html><body><p>First seen in the second crawl.</p></body></html>"
 LATE = b"<html><body><p>First seen in the third crawl.</p></body></html>"
+#: The text each page shows in a browser (a replayed page's links are rewritten).
+TEXTS = {
+    HOME: ">x</a></body>",
+    STATIC: "This page never changes.",
+    COND: "Served with an ETag.",
+    **{v: f"Version {n} of a changing page." for n, v in enumerate(VERSIONS, 1)},
+    FRESH: "First seen in the second crawl.",
+    LATE: "First seen in the third crawl.",
+}
 
 
 def _cond(handler) -> Reply:
@@ -102,22 +114,32 @@ def archive(tmp_path_factory) -> Iterator[Archive]:
 
 
 @pytest.fixture(scope="module")
-def pywb(archive, tmp_path_factory) -> Iterator[Replay]:
-    replay = Replay(collection(archive.project, tmp_path_factory.mktemp("pywb")))
-    yield replay
-    replay.stop()
+def pywb(archive) -> Iterator[ReplayServer]:
+    """The product's replay server over the project, started as the app starts it."""
+    server = ReplayServer(archive.project)
+    yield server
+    server.stop()
 
 
 def stamp(capture: CaptureRef) -> str:
-    return capture.date.strftime("%Y%m%d%H%M%S")
+    return capture_stamp(capture.date)
 
 
-def replayed(pywb: Replay, archive: Archive, path: str, capture: CaptureRef) -> bytes:
-    """The body pywb replays for ``capture`` of ``path``, checked to be that capture."""
-    answer = pywb.raw(stamp(capture), archive.server.url(path))
+def raw(pywb: ReplayServer, stamp: str, url: str) -> Replayed:
+    return fetch(pywb.url(stamp, url, raw=True))
+
+
+def replayed(pywb: ReplayServer, archive: Archive, path: str, capture: CaptureRef) -> bytes:
+    """The body pywb replays for ``capture`` of ``path``, checked to be that capture, and
+    its rewritten page (as a browser opens it) checked to show that capture's text."""
+    answer = raw(pywb, stamp(capture), archive.server.url(path))
     assert answer.status == 200, (path, capture, answer)
     memento = answer.header("Memento-Datetime")
     assert memento == capture.date.strftime("%a, %d %b %Y %H:%M:%S GMT")
+    page = fetch(pywb.url(stamp(capture), archive.server.url(path)), encodings="")
+    assert page.status == 200, (path, capture, page)
+    assert page.header("Memento-Datetime") == memento
+    assert TEXTS[answer.body] in page.body.decode("utf-8")
     return answer.body
 
 
@@ -159,7 +181,7 @@ def test_server_not_modified_revisits_replay_the_archived_payload(pywb, archive)
         ("revisit", "crawl"),
     ]
     for capture in archive.captures("/cond")[1:]:
-        answer = pywb.raw(stamp(capture), archive.server.url("/cond"))
+        answer = raw(pywb, stamp(capture), archive.server.url("/cond"))
         assert answer.status == 200, answer  # not the 304 the revisit was written for
         assert answer.body == COND  # content-encoded, as the server sent it
         assert answer.header("Content-Encoding") == "gzip"

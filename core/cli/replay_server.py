@@ -1,0 +1,140 @@
+"""The ``recrawl replay`` process: pywb serving a project's captures (DESIGN.md §13).
+
+Imported by that command alone, and only once pywb is known to be installed: pywb's
+servers run on gevent, whose monkey-patching (:func:`serve` does it first) makes every
+socket and thread of the process cooperative. No other process of Recrawl (the app, a
+crawl) may ever be patched so: that is why replay is a process of its own.
+
+pywb is handed the collection ``project`` as :mod:`recrawl.core.archive.replay` lays it
+out: the project's index folders, listed for every lookup (a segment a compaction has
+just deleted is skipped, not an error), and a resolver that finds each WARC beside its
+index. pywb reads no ``config.yaml`` and lists no other collection, whatever the folder
+it is started from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from recrawl.core.archive.replay import COLLECTION, INDEX_FOLDERS, warc_paths
+from recrawl.core.cli.interrupts import STOP_SIGNALS, signal_name
+from recrawl.core.errors import ReplayError
+
+#: The index source type the collection's config names (registered with pywb below).
+_SOURCE_TYPE = "recrawl-project"
+
+
+def serve(
+    project_dir: Path, port: int, ready: Callable[[int], None], stop_on_eof: bool = False
+) -> int:
+    """Serve ``project_dir``'s captures on 127.0.0.1:``port`` (0: a free port) until a
+    stop signal (or, with ``stop_on_eof``, until stdin ends: the app that started the
+    server has gone); ``ready(port)`` once it listens. Returns the exit status."""
+    from gevent import monkey
+
+    monkey.patch_all()
+    import gevent
+    from gevent.pywsgi import WSGIServer
+
+    # pywb talks on stdout as it sets up (and on later lookups): stdout carries only the
+    # line ``ready`` prints, which whoever started us reads
+    with contextlib.redirect_stdout(sys.stderr):
+        app = _app(project_dir)
+    server = WSGIServer(("127.0.0.1", port), app, log=None)
+    try:
+        server.start()
+    except OSError as exc:
+        server.close()
+        raise ReplayError(
+            f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
+            + (" (choose another with --port; 0 picks a free one)" if port else "")
+        ) from None
+    received: list[int] = []
+
+    def stop(signum: int) -> None:
+        if not received:
+            received.append(signum)
+            print(f"recrawl: {signal_name(signum)}: stopped serving", file=sys.stderr)
+        server.close()  # serve_forever returns once the answers in flight are done
+
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            gevent.signal_handler(signum, stop, signum)
+    if stop_on_eof:
+        # a real thread (the hub's pool) blocks on the pipe; EOF: the parent is gone
+        waiting = gevent.get_hub().threadpool.spawn(sys.stdin.buffer.read)
+        waiting.rawlink(lambda _: server.close())
+    ready(server.server_port)
+    sys.stdout.flush()
+    sys.stdout = sys.stderr  # pywb's later chatter stays off the announced line's pipe
+    server.serve_forever(stop_timeout=5)
+    return 128 + received[0] if received else 0
+
+
+def _app(project_dir: Path) -> Any:
+    from pywb import DEFAULT_CONFIG
+    from pywb.apps.frontendapp import FrontEndApp
+    from pywb.warcserver.index.aggregator import DirectoryIndexSource, SimpleAggregator
+    from pywb.warcserver.warcserver import register_source
+
+    class Folders(DirectoryIndexSource):
+        """pywb's listing of the ``.cdxj`` files in the folders a glob matches."""
+
+        def _load_files_single_dir(self, the_dir: str) -> list[Any]:
+            try:
+                return list(super()._load_files_single_dir(the_dir))
+            except FileNotFoundError:  # deleted by a compaction since the glob saw it
+                return []
+
+    class ProjectIndex:
+        """The index source of a ``{"type": "recrawl-project", "path": DIR}`` config."""
+
+        @classmethod
+        def init_from_string(cls, value: str) -> None:
+            return None
+
+        @classmethod
+        def init_from_config(cls, config: dict[str, Any]) -> Any:
+            if config.get("type") != _SOURCE_TYPE:
+                return None
+            root = config["path"]
+            return SimpleAggregator({folder: Folders(root, folder) for folder in INDEX_FOLDERS})
+
+    def resolve(filename: str, cdx: Any) -> list[str]:
+        # the line's source ends with its index's path relative to the project
+        # ("project:segments/*:segments/X/X.cdxj")
+        source = cdx.get("source") or ""
+        index = source.rsplit(":", 1)[-1] if source else None
+        return [str(p) for p in warc_paths(project_dir, filename, index) if p.is_file()]
+
+    register_source(ProjectIndex)
+    os.environ.pop("PYWB_CONFIG_FILE", None)  # a config of the user's other pywb
+    config = {
+        "collections_root": "",  # no folder of collections: only ours
+        "enable_auto_colls": False,
+        "collections": {
+            COLLECTION: {
+                "index": {"type": _SOURCE_TYPE, "path": str(project_dir)},
+                "archive_paths": [resolve],
+            }
+        },
+        # the page itself at its replay URL (no frame around it), pywb's banner on top
+        "framed_replay": False,
+    }
+    app = FrontEndApp(config_file=DEFAULT_CONFIG, custom_config=config)
+    # its access log lists the front end's own requests: noise on the terminal
+    app.warcserver_server.server.log = _Nowhere()
+    return app
+
+
+class _Nowhere:
+    """A log that writes nothing (gevent's servers write their access log to one)."""
+
+    def write(self, text: str) -> None:
+        pass

@@ -1,0 +1,149 @@
+"""``recrawl replay``: pywb serving a project's captures as they change (DESIGN.md §13).
+
+The server runs as the app and the tests start it (:class:`ReplayServer`: the real
+command in a subprocess) while crawls and a compaction change the project under it; the
+command's own line, its errors and its stops are checked on the real entry point.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from recrawl.core.archive.captures import find_captures
+from recrawl.core.archive.compaction import compact
+from recrawl.core.archive.replay import capture_stamp
+from recrawl.core.cli.replay import INSTALL_HINT, ReplayServer
+from recrawl.core.engine import inject
+from recrawl.core.errors import ReplayUnavailable
+from recrawl.core.project import Project
+from recrawl.core.store.models import Segment
+
+from recrawl.main import main
+from tests.crawling import DAY, T0, clock_at, crawl
+from tests.httpserver import Reply
+from tests.interrupted import read_until, recrawl, start, watchdog
+from tests.replayserver import fetch
+
+pytestmark = pytest.mark.slow
+
+OLD = b"<html><body><p>The first version.</p></body></html>"
+NEW = b"<html><body><p>The second version.</p></body></html>"
+LATER = b"<html><body><p>A page found after the server started.</p></body></html>"
+
+
+def html(body: bytes) -> Reply:
+    return Reply(200, body, {"Content-Type": "text/html"})
+
+
+@pytest.fixture
+def project(tmp_path, server) -> Iterator[Project]:
+    server.routes["/"] = html(OLD)
+    project = Project.init(tmp_path / "proj")
+    inject([server.url("/")], T0)
+    crawl(project, clock=clock_at())
+    yield project
+    project.close()
+
+
+def test_captures_made_while_it_serves_replay_and_survive_a_compaction(project, server):
+    replay = ReplayServer(project.path)
+    try:
+        (first,) = find_captures(project.path, server.url("/"))
+        assert fetch(replay.url(capture_stamp(first.date), server.url("/"), raw=True)).body == OLD
+
+        # a round after the server started: a new segment, a new page, a changed one
+        server.routes["/"] = html(NEW + b'<a href="/later">l</a>')
+        server.routes["/later"] = html(LATER)
+        crawl(project, clock=clock_at(31 * DAY))
+        (later,) = find_captures(project.path, server.url("/later"))
+        answer = fetch(replay.url(capture_stamp(later.date), server.url("/later"), raw=True))
+        assert (answer.status, answer.body) == (200, LATER)
+        old, new = find_captures(project.path, server.url("/"))
+        assert fetch(replay.url(capture_stamp(new.date), server.url("/"), raw=True)).body == (
+            NEW + b'<a href="/later">l</a>'
+        )
+        # a timestamp prefix (pywb reads it as the prefix's last second): the capture
+        # closest to it; pywb redirects to that capture's own stamp
+        day = capture_stamp(old.date)[:8]
+        assert fetch(replay.url(day, server.url("/"), raw=True)).body == OLD
+
+        # every segment folded into one: the old segments are gone, the old page moved
+        # to history, and both captures still replay from where they are now
+        segments = sorted(s.name for s in Segment.select())
+        summary = compact(project, names=segments)
+        assert summary.new_segment and summary.history_file
+        assert not any((project.path / "segments" / name).exists() for name in segments)
+        old_after, new_after = find_captures(project.path, server.url("/"))
+        assert old_after.path.parent.name == "history"
+        for capture, body in ((old_after, OLD), (new_after, NEW)):
+            answer = fetch(replay.url(capture_stamp(capture.date), server.url("/"), raw=True))
+            assert answer.status == 200, answer
+            assert answer.body.startswith(body)
+        page = fetch(replay.url(capture_stamp(later.date), server.url("/later")), encodings="")
+        assert page.status == 200
+        assert b"A page found after the server started." in page.body
+    finally:
+        replay.stop()
+    assert replay.exit_status == 0  # stopped by closing its stdin, cleanly
+    assert not replay.running
+
+
+def test_it_says_where_it_serves_and_ctrl_c_or_sigterm_stop_it(project, server):
+    (capture,) = find_captures(project.path, server.url("/"))
+    for signum, status, name in ((signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")):
+        with start("replay", project.path, "--port", "0") as child, watchdog(child):
+            assert child.stdout is not None
+            line = child.stdout.readline()
+            assert line.startswith(f"Serving the captures of {project.path} at http://127.0.0.1:")
+            base = line.split(" at ", 1)[1].split("/project/", 1)[0]
+            url = f"{base}/project/{capture_stamp(capture.date)}id_/{server.url('/')}"
+            assert fetch(url).body == OLD
+            child.send_signal(signum)
+            said = read_until(child.stderr, f"recrawl: {name}: stopped serving")
+            assert child.wait() == status
+            assert child.stdout.read() == ""  # one line, nothing else
+            said += child.stderr.readlines()
+            assert "Traceback" not in "".join(said)
+
+
+def test_errors_are_one_line(tmp_path, project, capsys):
+    assert main(["replay", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert err == f"recrawl: error: no project at {tmp_path / 'nowhere'}\n"
+    (tmp_path / "empty").mkdir()
+    assert main(["replay", str(tmp_path / "empty")]) == 1
+    assert "is not a Recrawl project" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(project.path), "--port", "70000"])
+    assert exit_.value.code == 2
+    assert "not a port number: 70000" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = recrawl("replay", project.path, "--port", port, check=False)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"recrawl: error: cannot listen on 127.0.0.1:{port}: ")
+    assert line.endswith("(choose another with --port; 0 picks a free one)")
+
+
+def test_without_pywb_it_says_how_to_get_it(project, capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "pywb", None)  # as if never installed
+    assert main(["replay", str(project.path)]) == 1
+    assert capsys.readouterr().err == (
+        f"recrawl: error: replay needs pywb, which is not installed: {INSTALL_HINT}\n"
+    )
+    # a server process whose pywb cannot be imported: the client says the same
+    stand_in = tmp_path / "no-pywb" / "pywb"
+    stand_in.mkdir(parents=True)
+    (stand_in / "__init__.py").write_text("raise ImportError('pywb is missing here')\n")
+    monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
+    with pytest.raises(ReplayUnavailable, match=INSTALL_HINT.replace("[", r"\[")):
+        ReplayServer(Path(project.path))

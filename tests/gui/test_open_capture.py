@@ -1,0 +1,144 @@
+""" "Open capture in browser": the app starts the project's replay server in the background
+and opens the capture's replay URL (DESIGN.md §13).
+
+The offscreen platform has no browser: the URL is caught at Qt's own door
+(``QDesktopServices.setUrlHandler``), then fetched as a browser would, from the server
+the app started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
+from recrawl.core.archive.captures import find_captures
+from recrawl.core.archive.replay import capture_stamp
+from recrawl.core.clock import utcnow
+from recrawl.core.engine import inject
+from recrawl.gui.pages_panel import PagesPanel
+from recrawl.gui.replay import UNAVAILABLE
+
+from tests.crawling import DAY, clock_at, crawl
+from tests.gui.helpers import open_window
+from tests.replayserver import fetch
+
+pytestmark = pytest.mark.slow
+
+STORIES = ("the first story", "a second story", "the third story")
+
+
+class Browser(QObject):
+    """Stands in for the desktop's browser: the URLs the app asked it to open."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.opened: list[str] = []
+
+    @Slot(QUrl)
+    def show(self, url: QUrl) -> None:
+        self.opened.append(url.toString())
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    receiver = Browser()
+    QDesktopServices.setUrlHandler("http", receiver, "show")
+    yield receiver
+    QDesktopServices.unsetUrlHandler("http")
+
+
+@pytest.fixture
+def crawled(project, server):
+    """/news with a new story in each of three rounds a fortnight apart."""
+    server.html("/", '<a href="/news">n</a>')
+    inject([server.url("/")], utcnow())
+    for n, story in enumerate(STORIES):
+        server.html("/news", f"<html><body><p>{story}</p></body></html>")
+        crawl(project, clock=clock_at(n * 14 * DAY))
+    return project
+
+
+def pages_panel(qtbot, window, url: str) -> PagesPanel:
+    window.show_panel("pages")
+    panel = window.panels["pages"]
+    assert isinstance(panel, PagesPanel)
+    qtbot.waitUntil(lambda: panel.model.row_of(url) is not None)
+    panel.table.selectRow(panel.model.row_of(url))
+    qtbot.waitUntil(lambda: panel.detail.detail is not None and panel.detail.detail.url == url)
+    return panel
+
+
+def test_a_page_and_a_history_row_open_their_captures_through_one_server(
+    qtbot, crawled, prefs, server, browser
+):
+    window = open_window(qtbot, crawled, prefs)
+    news = server.url("/news")
+    panel = pages_panel(qtbot, window, news)
+    captures = find_captures(crawled.path, news)
+    assert len(captures) == 3
+    replay = window.context.replay
+    assert replay.server is None  # started only when asked for
+
+    # no history row selected: the latest capture
+    assert panel.detail.capture_button.isEnabled()
+    panel.detail.capture_button.click()
+    qtbot.waitUntil(lambda: len(browser.opened) == 1)
+    server_ = replay.server
+    assert server_ is not None
+    latest = f"http://127.0.0.1:{server_.port}/project/{capture_stamp(captures[-1].date)}/{news}"
+    assert browser.opened == [latest]
+    page = fetch(latest, encodings="")
+    assert page.status == 200
+    assert STORIES[-1] in page.body.decode()
+
+    # the oldest fetch in the history, from its context menu: the same server
+    history = panel.detail.history
+    oldest = min(range(history.rowCount()), key=lambda r: history.row(r)[0])
+    panel.detail.history_view.selectRow(oldest)
+    menu = panel.detail.make_history_menu()
+    (action,) = [a for a in menu.actions() if a.text() == "Open capture in browser"]
+    assert action.isEnabled()
+    action.trigger()
+    qtbot.waitUntil(lambda: len(browser.opened) == 2)
+    first = f"http://127.0.0.1:{server_.port}/project/{capture_stamp(captures[0].date)}/{news}"
+    assert browser.opened[1] == first
+    assert replay.server is server_
+    page = fetch(first, encodings="")
+    assert page.status == 200
+    assert STORIES[0] in page.body.decode()
+    assert STORIES[-1] not in page.body.decode()
+    raw = fetch(
+        first.replace(
+            f"/{capture_stamp(captures[0].date)}/", f"/{capture_stamp(captures[0].date)}id_/"
+        )
+    )
+    assert raw.body == f"<html><body><p>{STORIES[0]}</p></body></html>".encode()
+
+    window.close()  # the project closes: its server stops
+    assert server_.exit_status == 0
+
+
+def test_without_pywb_the_app_says_how_to_get_it_and_goes_on(
+    qtbot, crawled, prefs, server, browser, monkeypatch, tmp_path
+):
+    stand_in = tmp_path / "no-pywb" / "pywb"
+    stand_in.mkdir(parents=True)
+    (stand_in / "__init__.py").write_text("raise ImportError('pywb is missing here')\n")
+    monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
+    window = open_window(qtbot, crawled, prefs)
+    news = server.url("/news")
+    panel = pages_panel(qtbot, window, news)
+    with qtbot.waitSignal(window.context.replay.sig_failed) as failed:
+        panel.detail.capture_button.click()
+    assert failed.args == [UNAVAILABLE]
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == UNAVAILABLE)
+    assert browser.opened == []
+    assert window.context.replay.server is None
+    # the panel goes on working
+    panel.detail.content_button.click()
+    qtbot.waitUntil(lambda: panel.detail.content_dialog is not None)
+    assert STORIES[-1] in panel.detail.content_dialog.text.toPlainText()
+    panel.detail.content_dialog.close()
+    window.close()
