@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from recrawl.core import store
-from recrawl.core.archive.cdxj import surt
+from recrawl.core.archive.cdxj import legacy_surt, surt
 from recrawl.core.archive.segments import index_files, read_payload, resolve
 from recrawl.core.archive.warc import StoredRecord, read_record
 from recrawl.core.errors import MissingFile, NotFound
@@ -69,12 +69,15 @@ def find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
 
 
 def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
-    key = surt(url) + " "
+    # Two URLs may share a key (the standard SURT sorts queries and drops session ids):
+    # the line's own "url" decides. An index a failed upgrade left with the old keys
+    # (index_keys) is still searched by them until the next writer re-keys it.
+    keys = (surt(url) + " ", legacy_surt(url) + " ")
     found = []
     for index in index_files(project_dir):
         with open(index, encoding="utf-8", newline="\n") as fh:
             for line in fh:
-                if not line.startswith(key):
+                if not line.startswith(keys):
                     continue
                 _, stamp, fields = line.split(" ", 2)
                 data = json.loads(fields)

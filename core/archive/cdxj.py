@@ -5,15 +5,41 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 
 def surt(url: str) -> str:
-    """Sort-friendly URL key: ``com,example)/path?query`` (host reversed, no scheme, no www)."""
+    """The standard SURT key, ``com,example)/a?a=2&b=1``: the ``surt`` package's, as pywb
+    computes it to look a URL up and cdxj-indexer to index one (host reversed, no scheme,
+    ``www``/``www2`` dropped, query sorted, session ids stripped, escapes normalised).
+
+    A lookup of any other key misses, so the indexes carry no key of their own making.
+    """
+    try:
+        key = _standard_surt()(url)
+    except Exception:  # cdxj-indexer indexes a URL the package chokes on under itself
+        return url
+    return key
+
+
+@cache
+def _standard_surt() -> Callable[[str], str]:
+    # loaded when a key is first needed: the package imports tldextract and requests
+    # (0.15 s), which commands that never compute a key should not wait for
+    from surt import surt as standard
+
+    return standard  # type: ignore[no-any-return]
+
+
+def legacy_surt(url: str) -> str:
+    """The key indexes carried before they were re-keyed (:mod:`.index_keys`): only
+    looked for until a project's indexes are upgraded."""
     parts = urlsplit(url)
     host = (parts.hostname or "").strip(".")
     labels = host.split(".")

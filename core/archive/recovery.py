@@ -13,13 +13,15 @@ from pathlib import Path
 
 from recrawl.core import store
 from recrawl.core.archive.compaction import recover_compactions
+from recrawl.core.archive.index_keys import needs_rekey, rekey_indexes
 from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.errors import StoreBusy
 
 
 def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list[str]:
     """Interrupted compactions first (they may own segment folders), then open segments
-    (on a shared store, dead workers' and ``worker``'s own: never a live worker's)."""
+    (on a shared store, dead workers' and ``worker``'s own: never a live worker's), then
+    indexes still carrying old keys (:mod:`.index_keys`)."""
     try:
         # on PostgreSQL, not one that another machine is running (DESIGN.md §12)
         with store.exclusive(store.COMPACTION, "compacting"):
@@ -33,4 +35,11 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
     except StoreBusy:
         recovered = []  # the other recoverer does it
     messages += [f"recovered segment {name} of an interrupted crawl" for name in recovered]
+    if needs_rekey():
+        try:
+            # a compaction rewrites indexes too: not both at once (DESIGN.md §12)
+            with store.exclusive(store.COMPACTION, "re-keying indexes"):
+                messages += rekey_indexes(project_dir)
+        except StoreBusy:
+            pass  # the compactor re-keys them first (compaction.run)
     return messages

@@ -138,7 +138,7 @@ from recrawl.core.store.segments import (
     segment_names,
     segment_summaries,
 )
-from recrawl.core.store.settings import get_setting, set_setting
+from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, get_setting, set_setting
 from recrawl.core.store.sites import (
     HostSummary,
     count_hosts,
@@ -182,11 +182,13 @@ from recrawl.core.store.workers import (
 
 __all__ = [
     "COMPACTION",
+    "INDEX_KEYS",
     "LISTING_COLUMNS",
     "MIGRATION",
     "NEVER",
     "RECOVERY",
     "SQLITE_PRAGMAS",
+    "STANDARD_KEYS",
     "CommitBatch",
     "CrawlRunInfo",
     "DiscoveredVia",

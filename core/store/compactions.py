@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from recrawl.core.store.models import DB, Compaction, Page, Segment
+from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, get_setting
 from recrawl.core.store.sql import executemany, is_server_store
 from recrawl.core.store.workers import recoverable_segment
 
@@ -116,7 +117,10 @@ def end_compaction(name: str, state: str, now: datetime) -> None:
 
 def needs_recovery() -> bool:
     """Whether a writer left work behind: an unfinished compaction or an open segment
-    (on a shared store, one whose worker is dead: a live worker's is being written)."""
+    (on a shared store, one whose worker is dead: a live worker's is being written), or
+    indexes still to re-key (migration 11)."""
+    if get_setting(INDEX_KEYS, STANDARD_KEYS) != STANDARD_KEYS:
+        return True
     unfinished = Compaction.select().where(Compaction.state.in_(UNFINISHED))
     left = Segment.select().where(Segment.state == "open")
     if is_server_store():

@@ -24,7 +24,7 @@ from recrawl.core.store.models import (
     Source,
     Worker,
 )
-from recrawl.core.store.settings import set_setting
+from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, set_setting
 
 if TYPE_CHECKING:  # playhouse.migrate is loaded only when a migration runs (issue 11)
     from playhouse.migrate import SchemaMigrator
@@ -136,6 +136,17 @@ def _m0010_workers(db: Database, migrator: SchemaMigrator) -> None:
         run_migrations(migrator.add_column("segment", "worker", Segment._meta.fields["worker"]))
 
 
+def _m0011_standard_index_keys(db: Database, migrator: SchemaMigrator) -> None:
+    # Indexes written so far carry Recrawl's own URL key, which pywb's lookups miss: the
+    # first writer re-keys them (recrawl.core.archive.index_keys) and records "surt". A
+    # store with no capture yet has no index to re-key. Being a migration, it also keeps
+    # older versions, which would write the old keys again, from opening the store.
+    captured = (
+        Segment.select().exists() or Page.select().where(Page.capture_file.is_null(False)).exists()
+    )
+    set_setting(INDEX_KEYS, "legacy" if captured else STANDARD_KEYS)
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -147,6 +158,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0008_discovery,
     _m0009_new_links,
     _m0010_workers,
+    _m0011_standard_index_keys,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

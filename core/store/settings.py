@@ -6,6 +6,11 @@ from typing import Any
 
 from recrawl.core.store.models import Setting
 
+#: What the CDXJ indexes are keyed with: ``legacy`` (Recrawl's own key, before
+#: migration 11) until every index is re-keyed, then ``surt`` (recrawl.core.archive.index_keys).
+INDEX_KEYS = "index_keys"
+STANDARD_KEYS = "surt"
+
 
 def get_setting(key: str, default: Any = None) -> Any:
     row = Setting.get_or_none(Setting.key == key)

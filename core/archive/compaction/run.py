@@ -28,6 +28,7 @@ from recrawl.core.archive.compaction.plan import (
     make_plan,
 )
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress, quiet
+from recrawl.core.archive.index_keys import rekey_indexes
 from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.archive.segments import allocate_name, history_relpath
 from recrawl.core.clock import utcnow
@@ -106,6 +107,8 @@ def compact(
         # one recoverer at a time (recovery.recover), and a busy one does it
         with contextlib.suppress(StoreBusy), store.exclusive(store.RECOVERY, "recovering"):
             recover_open_segments(project.path, now)
+        # the segments' lines keep their keys as they move: standard ones (index_keys)
+        rekey_indexes(project.path)
         sources = choose_segments(below=below, names=names)
         if not sources:
             return CompactionSummary([], None, None, 0, 0, 0, 0, 0, 0, 0.0)
