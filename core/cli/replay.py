@@ -25,8 +25,8 @@ from typing import IO
 from recrawl.core.archive.replay import COLLECTION, capture_url
 from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
-from recrawl.core.errors import ProjectError, ReplayError, ReplayUnavailable
-from recrawl.core.project import PROJECT_FILE, STORE_FILE
+from recrawl.core.errors import ProjectError, RecrawlError, ReplayError, ReplayUnavailable
+from recrawl.core.project import PROJECT_FILE, STORE_FILE, Project
 
 #: The port served when none is given (pywb's own default).
 DEFAULT_PORT = 8080
@@ -71,6 +71,7 @@ def run_replay(args: argparse.Namespace) -> int:
     folder = project_folder(args.dir)
     if not replay_installed():
         raise ReplayUnavailable(UNAVAILABLE)
+    _bring_up_to_date(folder)
     from recrawl.core.cli import replay_server
 
     def ready(port: int) -> None:
@@ -86,6 +87,21 @@ def run_replay(args: argparse.Namespace) -> int:
         raise ReplayUnavailable(f"{UNAVAILABLE} ({exc})") from None
 
 
+def _bring_up_to_date(folder: Path) -> None:
+    """The project opened once and closed: what opening finishes (a killed round's
+    recovery; an older version's index keys, which pywb would look pages up by in vain)
+    is done before pywb reads the indexes. Serving needs nothing else of the store, so a
+    store that cannot open is said and the captures are served all the same."""
+    try:
+        project = Project.open(folder)
+    except RecrawlError as exc:
+        print(f"recrawl: warning: {exc}; serving the captures as they are", file=sys.stderr)
+        return
+    for note in project.notes:
+        print(f"recrawl: {note}", file=sys.stderr)
+    project.close()
+
+
 def replay_installed() -> bool:
     """Whether pywb and gevent are there (found, not imported: importing pywb before
     gevent patches the process would leave ``ssl`` unpatched)."""
@@ -93,7 +109,7 @@ def replay_installed() -> bool:
 
 
 def project_folder(path: str | Path) -> Path:
-    """The project folder ``path`` names, checked without opening its store: replay
+    """The project folder ``path`` names, checked without opening its store: the server
     reads only the folder's WARCs and indexes, beside crawls, the app and compactions."""
     folder = Path(path).expanduser().absolute()
     if not folder.is_dir():

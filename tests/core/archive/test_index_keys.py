@@ -29,6 +29,7 @@ from recrawl.core.archive.cdxj import read_index
 from recrawl.core.archive.cdxj import surt as index_key
 from recrawl.core.archive.compaction import compact
 from recrawl.core.archive.wacz import ALL, ExportOptions, export_wacz
+from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.engine import inject
 from recrawl.core.net.urls import canonical
 from recrawl.core.project import Project
@@ -37,7 +38,7 @@ from recrawl.core.store.models import Segment, Setting
 from recrawl.main import main
 from tests import httpserver
 from tests.crawling import DAY, T0, clock_at, crawl
-from tests.replayserver import Replay, collection
+from tests.replayserver import Replay, collection, fetch
 
 pytestmark = pytest.mark.slow
 
@@ -286,6 +287,17 @@ def test_an_old_projects_indexes_are_rekeyed_once_on_opening(crawled, tmp_path):
     # a compaction moves lines with their keys: standard ones
     with opened(project) as p:
         compact(p, names=[s.name for s in Segment.select()])
+    assert_standard(project)
+
+
+def test_recrawl_replay_rekeys_an_old_project_before_it_serves(crawled, tmp_path):
+    project = as_old_version(crawled, tmp_path)
+    server = ReplayServer(project)
+    try:
+        got = fetch(server.url(crawled.stamps("/a%2Fb")[1], crawled.url("/a%2Fb"), raw=True))
+        assert (got.status, got.body) == (200, body("/a%2Fb", 2).encode())
+    finally:
+        server.stop()
     assert_standard(project)
 
 
