@@ -187,9 +187,11 @@ def test_the_history_context_menu_compares_too(qtbot, crawled, prefs, server):
     panel = open_page(qtbot, window, server.url("/"))
     detail = panel.detail
     click_rows(qtbot, panel, 0, 2)
-    compare, content = detail.make_history_menu().actions()
+    compare, content, capture = detail.make_history_menu().actions()
     assert (compare.text(), compare.isEnabled()) == ("Compare", True)
     assert (content.text(), content.isEnabled()) == ("Show content", False)
+    # two captures chosen: the browser opens one at a time
+    assert (capture.text(), capture.isEnabled()) == ("Open capture in browser", False)
     compare.trigger()
     dialog = detail.diff_dialog
     qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
