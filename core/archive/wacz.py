@@ -519,7 +519,7 @@ def export_wacz(
         raise InvalidArgument(f"--pages must be one of {', '.join(PAGE_CHOICES)}")
     started = time.perf_counter()
     out = Path(out).absolute()
-    _check_output(out)
+    _check_output(out, project_dir)
     snapshot = _snapshot(project_dir, options)
     try:
         choice = snapshot.choice
@@ -559,13 +559,25 @@ def export_wacz(
     )
 
 
-def _check_output(out: Path) -> None:
+def _check_output(out: Path, project_dir: Path) -> None:
     if out.is_dir():
         raise InvalidArgument(f"{out} is a folder; give a file name such as {out / 'export.wacz'}")
     if not out.parent.is_dir():
         raise InvalidArgument(f"no folder {out.parent} to write {out.name} in")
     if not os.access(out.parent, os.W_OK):
         raise InvalidArgument(f"cannot write in {out.parent} (permission denied)")
+    try:
+        inside = out.resolve().relative_to(Path(project_dir).resolve())
+    except ValueError:
+        return
+    # os.replace would put the package in place of a WARC, an index or the store (and a
+    # compaction deletes what lies in a segment's folder): only a .wacz of its own
+    # directly in the project folder is safe there
+    if len(inside.parts) != 1 or inside.suffix.lower() != ".wacz":
+        raise InvalidArgument(
+            f"{out} is inside the project folder {project_dir}: write the package outside "
+            "it (or as a .wacz file directly in it)"
+        )
 
 
 def _nothing(options: ExportOptions, snapshot: _Snapshot) -> str:
