@@ -27,8 +27,9 @@ file's size and sha256) and ``datapackage-digest.json``. The index lines are the
 project's own, moved to their new file and offset: they equal what cdxj-indexer makes
 of the exported WARCs (the tests check it).
 
-Written to ``OUT.part`` beside ``OUT`` and renamed at the end: a failure, a stop or a
-kill leaves no partial ``OUT``, and an existing ``OUT`` is replaced only on success.
+Written to ``OUT.<random>.part`` beside ``OUT`` and renamed at the end: a failure, a stop
+or a kill leaves no partial ``OUT``, an existing ``OUT`` is replaced only on success, and
+two exports to one ``OUT`` at once never write into each other's file.
 
 Beside a compaction
 -------------------
@@ -45,6 +46,7 @@ import hashlib
 import io
 import json
 import os
+import secrets
 import time
 import zipfile
 import zlib
@@ -527,9 +529,11 @@ def export_wacz(
             raise NotFound(_nothing(options, snapshot))
         if stop():
             raise ExportStopped
-        part = out.with_name(out.name + PART_SUFFIX)
+        # a name of its own, created afresh: another export to the same OUT meanwhile
+        # (the app's and a command's) would otherwise write into this one's file
+        part = out.with_name(f"{out.name}.{secrets.token_hex(4)}{PART_SUFFIX}")
         try:
-            fh = open(part, "wb")  # noqa: SIM115 - closed below, removed on failure
+            fh = open(part, "xb")  # noqa: SIM115 - closed below, removed on failure
         except OSError as exc:
             raise InvalidArgument(f"cannot write {part}: {exc.strerror or exc}") from None
         try:

@@ -500,3 +500,21 @@ def test_the_package_never_takes_the_place_of_a_project_file(project, server, tm
     out = project.path / "export.wacz"
     export_wacz(project.path, out, ExportOptions())
     assert validate(out).returncode == 0
+
+
+def test_two_exports_to_one_file_at_once_each_write_a_whole_package(built, tmp_path):
+    """Another export to the same OUT meanwhile (the app's and a command's, run here at
+    the first's first report) writes a file of its own: the first never writes into it,
+    and OUT is whichever package finished last, whole."""
+    out = tmp_path / "x.wacz"
+    other = []
+
+    def export_another(_: ExportProgress) -> None:
+        if not other:
+            other.append(export_wacz(built.project, out, ExportOptions(site="localhost")))
+            assert validate(out).returncode == 0
+
+    summary = export_wacz(built.project, out, ExportOptions(pages=ALL), progress=export_another)
+    assert other and other[0].bytes < summary.bytes == out.stat().st_size
+    assert validate(out).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wacz"]
