@@ -67,6 +67,7 @@ from recrawl.core.errors import (
     NotFound,
     ProjectError,
     RecrawlError,
+    WarcError,
 )
 from warcio.archiveiterator import ArchiveIterator
 
@@ -204,8 +205,11 @@ class _Source:
 
     def read(self, offset: int, length: int) -> bytes:
         fh = self.open()
-        fh.seek(offset)
-        data = fh.read(length)
+        try:
+            fh.seek(offset)
+            data = fh.read(length)
+        except OSError as exc:  # told apart from the package's writes (export_wacz)
+            raise WarcError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         if len(data) != length:
             raise ProjectError(f"{self.path} ends before its index says it does")
         return data
@@ -542,6 +546,11 @@ def export_wacz(
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(part, out)
+        except OSError as exc:  # the disk full, most likely: reads raise WarcError
+            part.unlink(missing_ok=True)
+            raise InvalidArgument(
+                f"cannot write {out}: {exc.strerror or exc}; no file was written"
+            ) from None
         except BaseException:
             part.unlink(missing_ok=True)
             raise

@@ -6,6 +6,8 @@ from __future__ import annotations
 import fcntl
 import io
 import json
+import os
+import resource
 import signal
 import subprocess
 import sys
@@ -187,3 +189,35 @@ def test_a_round_still_being_written_is_left_out_and_said(crawled, capsys, tmp_p
         f"recrawl: left out 1 round still being written ({name}): export again once it ends\n"
         in stderr
     )
+
+
+def _no_room_past(size: int):
+    def limit() -> None:
+        # the kernel's answer to a write past RLIMIT_FSIZE is the one a full disk gives
+        # the export (an OSError from write), not a signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    return limit
+
+
+def test_a_full_disk_is_one_clear_line_and_leaves_no_file(tmp_path, capsys, server):
+    d = tmp_path / "p"
+    server.routes["/big"] = Reply(200, os.urandom(2 << 20), {"Content-Type": "text/plain"})
+    assert run(capsys, "init", d)[0] == 0
+    assert run(capsys, "inject", d, server.url("/big"))[0] == 0
+    assert run(capsys, "crawl", d, "--delay", "0")[0] == 0
+    out = tmp_path / "out" / "x.wacz"
+    out.parent.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "recrawl", "export", str(d), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_no_room_past(1 << 20),  # the store fits; the 2 MiB page does not
+    )
+    last = result.stderr.splitlines()[-1]
+    assert result.returncode == 1, result.stderr
+    assert last.startswith(f"recrawl: error: cannot write {out}") and "File too large" in last
+    assert "Traceback" not in result.stderr
+    assert list(out.parent.iterdir()) == []
