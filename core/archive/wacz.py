@@ -96,7 +96,8 @@ class ExportStopped(RecrawlError):
 
 @dataclass(frozen=True)
 class ExportOptions:
-    #: Only captures of pages on this host (as the Sites list names hosts).
+    #: Only captures of pages on this host (as the Sites list names hosts; with a port,
+    #: only that port's; a URL names its host and port).
     site: str | None = None
     #: Only captures at or after this instant (naive UTC).
     since: datetime | None = None
@@ -368,8 +369,26 @@ def _stamp_of(instant: datetime) -> str:
     return instant.strftime("%Y%m%d%H%M%S")
 
 
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _site_filter(site: str) -> Callable[[str], bool]:
+    """Whether a URL is of ``site``: a host as the Sites list names it, or as an address
+    bar shows it, with a port (then only that port's pages) or as a URL."""
+    parts = urlsplit(site if "://" in site else f"//{site}")
+    host = (parts.hostname or "").strip(".")
+    try:
+        port = parts.port
+    except ValueError:  # not a port: no URL's either
+        return lambda _: False
+
+    def of_site(url: str) -> bool:
+        found = urlsplit(url)
+        if (found.hostname or "").strip(".") != host:
+            return False
+        return port is None or (found.port or _DEFAULT_PORTS.get(found.scheme)) == port
+
+    return of_site
 
 
 @dataclass
@@ -383,12 +402,12 @@ class _Choice:
 
 def _choose(sources: list[_Source], options: ExportOptions) -> _Choice:
     everything = [c for source in sources for c in source.captures]
-    site = options.site.lower().strip(".") if options.site else None
+    of_site = _site_filter(options.site) if options.site else None
     since = _stamp_of(options.since) if options.since else None
     chosen = [
         c
         for c in everything
-        if (site is None or _host(c.url) == site) and (since is None or c.stamp >= since)
+        if (of_site is None or of_site(c.url)) and (since is None or c.stamp >= since)
     ]
     order = {id(source): n for n, source in enumerate(sources)}
 

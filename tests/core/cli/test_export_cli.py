@@ -221,3 +221,22 @@ def test_a_full_disk_is_one_clear_line_and_leaves_no_file(tmp_path, capsys, serv
     assert last.startswith(f"recrawl: error: cannot write {out}") and "File too large" in last
     assert "Traceback" not in result.stderr
     assert list(out.parent.iterdir()) == []
+
+
+def test_site_may_be_given_with_its_port_or_as_a_url(crawled, capsys, tmp_path, server):
+    """What a browser's address bar shows (a port, a scheme, a path) names the site too:
+    the same captures as the bare host, not "no captures of site ..."."""
+    out = tmp_path / "out.wacz"
+    host = f"127.0.0.1:{server.port}"
+    chosen = []
+    for site in ("127.0.0.1", host, f"http://{host}/a", "127.0.0.1."):
+        code, stdout, stderr = run(capsys, "export", crawled, out, "--json", "--site", site)
+        assert code == 0, (site, stderr)
+        chosen.append(json.loads(stdout)["chosen"])
+    assert chosen == [3, 3, 3, 3]
+    # another port of that host is another site
+    code, _, stderr = run(capsys, "export", crawled, out, "--site", "127.0.0.1:1")
+    assert (code, stderr) == (
+        1,
+        "recrawl: error: nothing to export: no captures of site 127.0.0.1:1\n",
+    )
