@@ -10,6 +10,7 @@ another.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QUrl, Signal, Slot
@@ -36,11 +37,32 @@ class _Starter(QObject):
         #: The last server started: whoever shuts down after the thread ends stops it,
         #: even if its signal never reached the GUI thread.
         self.server: ReplayServer | None = None
+        self._lock = threading.Lock()
+        self._starting: ReplayServer | None = None
+        self._aborted = False
+
+    def abort(self) -> None:
+        """Kill the server being started, if one is (thread-safe: the GUI thread calls
+        it so as not to wait for pywb to load), and any started later; one that started
+        is left to be stopped cleanly."""
+        with self._lock:
+            self._aborted = True
+            if self._starting is not None:
+                self._starting.abort()
 
     @Slot(str)
     def start(self, project_dir: str) -> None:
         try:
-            self.server = ReplayServer(Path(project_dir))
+            server = ReplayServer(Path(project_dir), wait=False)
+            with self._lock:
+                self.server = self._starting = server
+                if self._aborted:
+                    server.abort()
+            try:
+                server.wait_started()
+            finally:
+                with self._lock:
+                    self._starting = None
         except ReplayUnavailable:
             self.sig_failed.emit(UNAVAILABLE)
         except RecrawlError as exc:
@@ -48,7 +70,7 @@ class _Starter(QObject):
         except OSError as exc:  # the executable or a pipe failed
             self.sig_failed.emit(f"the replay server did not start: {exc}")
         else:
-            self.sig_started.emit(self.server)
+            self.sig_started.emit(server)
 
 
 class ReplayService(QObject):
@@ -103,6 +125,8 @@ class ReplayService(QObject):
         """Stop the server (after a start in progress ends); nothing opens afterwards."""
         self._closed = True
         self._pending.clear()
+        if self._starter is not None:
+            self._starter.abort()  # a start in progress ends now, not once pywb loaded
         if self._thread is not None:
             self._thread.quit()  # after the start in progress, if one is
             self._thread.wait()

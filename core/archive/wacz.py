@@ -27,8 +27,9 @@ file's size and sha256) and ``datapackage-digest.json``. The index lines are the
 project's own, moved to their new file and offset: they equal what cdxj-indexer makes
 of the exported WARCs (the tests check it).
 
-Written to ``OUT.part`` beside ``OUT`` and renamed at the end: a failure, a stop or a
-kill leaves no partial ``OUT``, and an existing ``OUT`` is replaced only on success.
+Written to ``OUT.<random>.part`` beside ``OUT`` and renamed at the end: a failure, a stop
+or a kill leaves no partial ``OUT``, an existing ``OUT`` is replaced only on success, and
+two exports to one ``OUT`` at once never write into each other's file.
 
 Beside a compaction
 -------------------
@@ -45,6 +46,7 @@ import hashlib
 import io
 import json
 import os
+import secrets
 import time
 import zipfile
 import zlib
@@ -65,6 +67,7 @@ from recrawl.core.errors import (
     NotFound,
     ProjectError,
     RecrawlError,
+    WarcError,
 )
 from warcio.archiveiterator import ArchiveIterator
 
@@ -93,7 +96,8 @@ class ExportStopped(RecrawlError):
 
 @dataclass(frozen=True)
 class ExportOptions:
-    #: Only captures of pages on this host (as the Sites list names hosts).
+    #: Only captures of pages on this host (as the Sites list names hosts; with a port,
+    #: only that port's; a URL names its host and port).
     site: str | None = None
     #: Only captures at or after this instant (naive UTC).
     since: datetime | None = None
@@ -202,8 +206,11 @@ class _Source:
 
     def read(self, offset: int, length: int) -> bytes:
         fh = self.open()
-        fh.seek(offset)
-        data = fh.read(length)
+        try:
+            fh.seek(offset)
+            data = fh.read(length)
+        except OSError as exc:  # told apart from the package's writes (export_wacz)
+            raise WarcError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         if len(data) != length:
             raise ProjectError(f"{self.path} ends before its index says it does")
         return data
@@ -362,8 +369,26 @@ def _stamp_of(instant: datetime) -> str:
     return instant.strftime("%Y%m%d%H%M%S")
 
 
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _site_filter(site: str) -> Callable[[str], bool]:
+    """Whether a URL is of ``site``: a host as the Sites list names it, or as an address
+    bar shows it, with a port (then only that port's pages) or as a URL."""
+    parts = urlsplit(site if "://" in site else f"//{site}")
+    host = (parts.hostname or "").strip(".")
+    try:
+        port = parts.port
+    except ValueError:  # not a port: no URL's either
+        return lambda _: False
+
+    def of_site(url: str) -> bool:
+        found = urlsplit(url)
+        if (found.hostname or "").strip(".") != host:
+            return False
+        return port is None or (found.port or _DEFAULT_PORTS.get(found.scheme)) == port
+
+    return of_site
 
 
 @dataclass
@@ -377,12 +402,12 @@ class _Choice:
 
 def _choose(sources: list[_Source], options: ExportOptions) -> _Choice:
     everything = [c for source in sources for c in source.captures]
-    site = options.site.lower().strip(".") if options.site else None
+    of_site = _site_filter(options.site) if options.site else None
     since = _stamp_of(options.since) if options.since else None
     chosen = [
         c
         for c in everything
-        if (site is None or _host(c.url) == site) and (since is None or c.stamp >= since)
+        if (of_site is None or of_site(c.url)) and (since is None or c.stamp >= since)
     ]
     order = {id(source): n for n, source in enumerate(sources)}
 
@@ -519,7 +544,7 @@ def export_wacz(
         raise InvalidArgument(f"--pages must be one of {', '.join(PAGE_CHOICES)}")
     started = time.perf_counter()
     out = Path(out).absolute()
-    _check_output(out)
+    _check_output(out, project_dir)
     snapshot = _snapshot(project_dir, options)
     try:
         choice = snapshot.choice
@@ -527,9 +552,11 @@ def export_wacz(
             raise NotFound(_nothing(options, snapshot))
         if stop():
             raise ExportStopped
-        part = out.with_name(out.name + PART_SUFFIX)
+        # a name of its own, created afresh: another export to the same OUT meanwhile
+        # (the app's and a command's) would otherwise write into this one's file
+        part = out.with_name(f"{out.name}.{secrets.token_hex(4)}{PART_SUFFIX}")
         try:
-            fh = open(part, "wb")  # noqa: SIM115 - closed below, removed on failure
+            fh = open(part, "xb")  # noqa: SIM115 - closed below, removed on failure
         except OSError as exc:
             raise InvalidArgument(f"cannot write {part}: {exc.strerror or exc}") from None
         try:
@@ -538,6 +565,11 @@ def export_wacz(
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(part, out)
+        except OSError as exc:  # the disk full, most likely: reads raise WarcError
+            part.unlink(missing_ok=True)
+            raise InvalidArgument(
+                f"cannot write {out}: {exc.strerror or exc}; no file was written"
+            ) from None
         except BaseException:
             part.unlink(missing_ok=True)
             raise
@@ -559,13 +591,25 @@ def export_wacz(
     )
 
 
-def _check_output(out: Path) -> None:
+def _check_output(out: Path, project_dir: Path) -> None:
     if out.is_dir():
         raise InvalidArgument(f"{out} is a folder; give a file name such as {out / 'export.wacz'}")
     if not out.parent.is_dir():
         raise InvalidArgument(f"no folder {out.parent} to write {out.name} in")
     if not os.access(out.parent, os.W_OK):
         raise InvalidArgument(f"cannot write in {out.parent} (permission denied)")
+    try:
+        inside = out.resolve().relative_to(Path(project_dir).resolve())
+    except ValueError:
+        return
+    # os.replace would put the package in place of a WARC, an index or the store (and a
+    # compaction deletes what lies in a segment's folder): only a .wacz of its own
+    # directly in the project folder is safe there
+    if len(inside.parts) != 1 or inside.suffix.lower() != ".wacz":
+        raise InvalidArgument(
+            f"{out} is inside the project folder {project_dir}: write the package outside "
+            "it (or as a .wacz file directly in it)"
+        )
 
 
 def _nothing(options: ExportOptions, snapshot: _Snapshot) -> str:

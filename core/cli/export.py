@@ -53,7 +53,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--site",
         metavar="HOST",
-        help="only captures of this host's pages (as the Sites panel lists)",
+        help="only captures of this host's pages (as the Sites panel lists; HOST:PORT or a "
+        "URL: only that port's)",
     )
     p.add_argument(
         "--pages",

@@ -131,12 +131,15 @@ class ReplayServer:
     """``recrawl replay`` on a project, in a subprocess, until :meth:`stop`.
 
     Starting blocks until the server listens (a second or two: pywb loads), so the app
-    starts one from a worker thread. Raises :class:`ReplayUnavailable` without pywb,
-    :class:`ReplayError` when the server does not start for another reason.
+    starts one from a worker thread (``wait=False``, then :meth:`wait_started` there,
+    which :meth:`abort` from another thread cuts short). Raises :class:`ReplayUnavailable`
+    without pywb, :class:`ReplayError` when the server does not start for another reason.
     """
 
-    def __init__(self, project_dir: Path) -> None:
+    def __init__(self, project_dir: Path, *, wait: bool = True) -> None:
         self.project_dir = project_dir
+        self.port = 0
+        self.base = ""
         # the server's stderr, read when it fails to start; open for its whole life
         self._errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self._proc = subprocess.Popen(
@@ -146,6 +149,11 @@ class ReplayServer:
             stderr=self._errors,
             text=True,
         )
+        if wait:
+            self.wait_started()
+
+    def wait_started(self) -> None:
+        """Block until the server listens (its port known), or raise why it ended."""
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()  # printed once it listens; "" if it ended
         found = _ADDRESS.search(line)
@@ -173,6 +181,12 @@ class ReplayServer:
     def exit_status(self) -> int | None:
         """The server's exit status once it has ended (0: stopped cleanly)."""
         return self._proc.poll()
+
+    def abort(self) -> None:
+        """Kill the server without waiting (thread-safe): a :meth:`wait_started` in
+        progress on another thread then raises :class:`ReplayError` at once."""
+        with contextlib.suppress(OSError):
+            self._proc.kill()
 
     def stop(self) -> None:
         """Stop the server (it finishes the answers in flight) and wait for it."""

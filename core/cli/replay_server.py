@@ -15,10 +15,11 @@ it is started from.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,15 @@ def _app(project_dir: Path) -> Any:
 
     class Folders(DirectoryIndexSource):
         """pywb's listing of the ``.cdxj`` files in the folders a glob matches."""
+
+        def _load_files(self, glob_dir: str) -> Iterator[Any]:
+            # pywb globs the project's path too: a folder named "Crawls [2026]" would
+            # match nothing; only the index folders' part is a pattern
+            prefix = self.base_prefix
+            if glob_dir.startswith(prefix):
+                glob_dir = glob.escape(prefix) + glob_dir[len(prefix) :]
+            for the_dir in glob.iglob(glob_dir):
+                yield from self._load_files_single_dir(the_dir)
 
         def _load_files_single_dir(self, the_dir: str) -> list[Any]:
             try:

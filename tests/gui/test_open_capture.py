@@ -8,6 +8,7 @@ the app started.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -142,3 +143,30 @@ def test_without_pywb_the_app_says_how_to_get_it_and_goes_on(
     assert STORIES[-1] in panel.detail.content_dialog.text.toPlainText()
     panel.detail.content_dialog.close()
     window.close()
+
+
+def test_closing_the_project_while_its_server_starts_stops_the_start_at_once(
+    qtbot, crawled, prefs, server, browser, monkeypatch, tmp_path
+):
+    """A server still loading pywb (here a pywb that takes minutes to import) is stopped
+    when the window closes: the window does not wait for it, and no process is left."""
+    started, loaded = tmp_path / "started", tmp_path / "loaded"
+    stand_in = tmp_path / "slow-pywb" / "pywb"
+    stand_in.mkdir(parents=True)
+    (stand_in / "__init__.py").write_text(
+        "import os, pathlib, time\n"
+        f"pathlib.Path({str(started)!r}).write_text(str(os.getpid()))\n"
+        "time.sleep(120)\n"
+        f"pathlib.Path({str(loaded)!r}).write_text('')\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
+    window = open_window(qtbot, crawled, prefs)
+    panel = pages_panel(qtbot, window, server.url("/news"))
+    panel.detail.capture_button.click()
+    qtbot.waitUntil(lambda: started.exists() and started.read_text() != "", timeout=30_000)
+    pid = int(started.read_text())
+    window.close()
+    assert not loaded.exists()  # the close did not wait for pywb to load
+    with pytest.raises(ProcessLookupError):  # killed and reaped: no orphan
+        os.kill(pid, 0)
+    assert browser.opened == []

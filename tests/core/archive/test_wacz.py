@@ -32,7 +32,7 @@ from recrawl.core.archive.wacz import (
 )
 from recrawl.core.engine import inject
 from recrawl.core.errors import InvalidArgument, MissingFile, NotFound
-from recrawl.core.project import Project
+from recrawl.core.project import STORE_FILE, Project
 from recrawl.core.store.models import Segment
 from warcio.archiveiterator import ArchiveIterator
 
@@ -471,3 +471,50 @@ def test_a_warc_gone_for_good_is_one_clear_error(project, server, tmp_path):
     with pytest.raises(MissingFile, match=r"is missing, though an index lists captures in it"):
         export_wacz(project.path, tmp_path / "x.wacz", ExportOptions())
     assert list(tmp_path.glob("x.wacz*")) == []
+
+
+def test_the_package_never_takes_the_place_of_a_project_file(project, server, tmp_path):
+    """An OUT inside the project's segments, history or store files is refused before
+    anything is written: the package would replace a WARC, an index or the store."""
+    small_project(project, server)
+    warc = sorted(project.path.glob("segments/*/*.warc.gz"))[0]
+    targets = [
+        warc,
+        warc.with_suffix("").with_suffix(".cdxj"),
+        project.path / STORE_FILE,
+        project.path / "segments" / "export.wacz",
+        warc.parent / "export.wacz",  # a compaction deletes the segment's folder
+    ]
+    for target in targets:
+        before = target.read_bytes() if target.exists() else None
+        with pytest.raises(InvalidArgument, match="is inside the project folder"):
+            export_wacz(project.path, target, ExportOptions())
+        assert (target.read_bytes() if target.exists() else None) == before, target
+    assert not list(project.path.rglob("*.part"))
+    # through a link to the project too
+    link = tmp_path / "link"
+    link.symlink_to(project.path)
+    with pytest.raises(InvalidArgument, match="is inside the project folder"):
+        export_wacz(project.path, link / warc.relative_to(project.path), ExportOptions())
+    # a package of its own beside the project's files is fine
+    out = project.path / "export.wacz"
+    export_wacz(project.path, out, ExportOptions())
+    assert validate(out).returncode == 0
+
+
+def test_two_exports_to_one_file_at_once_each_write_a_whole_package(built, tmp_path):
+    """Another export to the same OUT meanwhile (the app's and a command's, run here at
+    the first's first report) writes a file of its own: the first never writes into it,
+    and OUT is whichever package finished last, whole."""
+    out = tmp_path / "x.wacz"
+    other = []
+
+    def export_another(_: ExportProgress) -> None:
+        if not other:
+            other.append(export_wacz(built.project, out, ExportOptions(site="localhost")))
+            assert validate(out).returncode == 0
+
+    summary = export_wacz(built.project, out, ExportOptions(pages=ALL), progress=export_another)
+    assert other and other[0].bytes < summary.bytes == out.stat().st_size
+    assert validate(out).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wacz"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import fcntl
 import io
 import json
+import os
+import resource
 import signal
 import subprocess
 import sys
@@ -186,4 +188,55 @@ def test_a_round_still_being_written_is_left_out_and_said(crawled, capsys, tmp_p
     assert (
         f"recrawl: left out 1 round still being written ({name}): export again once it ends\n"
         in stderr
+    )
+
+
+def _no_room_past(size: int):
+    def limit() -> None:
+        # the kernel's answer to a write past RLIMIT_FSIZE is the one a full disk gives
+        # the export (an OSError from write), not a signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    return limit
+
+
+def test_a_full_disk_is_one_clear_line_and_leaves_no_file(tmp_path, capsys, server):
+    d = tmp_path / "p"
+    server.routes["/big"] = Reply(200, os.urandom(2 << 20), {"Content-Type": "text/plain"})
+    assert run(capsys, "init", d)[0] == 0
+    assert run(capsys, "inject", d, server.url("/big"))[0] == 0
+    assert run(capsys, "crawl", d, "--delay", "0")[0] == 0
+    out = tmp_path / "out" / "x.wacz"
+    out.parent.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "recrawl", "export", str(d), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_no_room_past(1 << 20),  # the store fits; the 2 MiB page does not
+    )
+    last = result.stderr.splitlines()[-1]
+    assert result.returncode == 1, result.stderr
+    assert last.startswith(f"recrawl: error: cannot write {out}") and "File too large" in last
+    assert "Traceback" not in result.stderr
+    assert list(out.parent.iterdir()) == []
+
+
+def test_site_may_be_given_with_its_port_or_as_a_url(crawled, capsys, tmp_path, server):
+    """What a browser's address bar shows (a port, a scheme, a path) names the site too:
+    the same captures as the bare host, not "no captures of site ..."."""
+    out = tmp_path / "out.wacz"
+    host = f"127.0.0.1:{server.port}"
+    chosen = []
+    for site in ("127.0.0.1", host, f"http://{host}/a", "127.0.0.1."):
+        code, stdout, stderr = run(capsys, "export", crawled, out, "--json", "--site", site)
+        assert code == 0, (site, stderr)
+        chosen.append(json.loads(stdout)["chosen"])
+    assert chosen == [3, 3, 3, 3]
+    # another port of that host is another site
+    code, _, stderr = run(capsys, "export", crawled, out, "--site", "127.0.0.1:1")
+    assert (code, stderr) == (
+        1,
+        "recrawl: error: nothing to export: no captures of site 127.0.0.1:1\n",
     )

@@ -147,3 +147,22 @@ def test_without_pywb_it_says_how_to_get_it(project, capsys, monkeypatch, tmp_pa
     monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
     with pytest.raises(ReplayUnavailable, match=INSTALL_HINT.replace("[", r"\[")):
         ReplayServer(Path(project.path))
+
+
+@pytest.mark.parametrize("name", ["Old crawls [2026]", "Crawls * été"])
+def test_a_project_folder_named_with_brackets_stars_or_accents_replays(tmp_path, server, name):
+    """The folder's name is no glob pattern to the server: only its index folders are."""
+    server.routes["/"] = html(OLD)
+    project = Project.init(tmp_path / name)
+    try:
+        inject([server.url("/")], T0)
+        crawl(project, clock=clock_at())
+    finally:
+        project.close()
+    (capture,) = find_captures(project.path, server.url("/"))
+    replay = ReplayServer(project.path)
+    try:
+        answer = fetch(replay.url(capture_stamp(capture.date), server.url("/"), raw=True))
+    finally:
+        replay.stop()
+    assert (answer.status, answer.body) == (200, OLD)
