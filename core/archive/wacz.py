@@ -29,7 +29,8 @@ of the exported WARCs (the tests check it).
 
 Written to ``OUT.<random>.part`` beside ``OUT`` and renamed at the end: a failure, a stop
 or a kill leaves no partial ``OUT``, an existing ``OUT`` is replaced only on success, and
-two exports to one ``OUT`` at once never write into each other's file.
+two exports to one ``OUT`` at once never write into each other's file. A part file is
+locked while written; the next export to ``OUT`` removes those a killed export left.
 
 Beside a compaction
 -------------------
@@ -42,6 +43,7 @@ its open file (POSIX), so the copy never races the compaction; crawls go on mean
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import io
 import json
@@ -72,6 +74,11 @@ from recrawl.core.errors import (
 from warcio.archiveiterator import ArchiveIterator
 
 from recrawl import __version__
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 WACZ_VERSION = "1.1.1"
 LATEST, ALL = "latest", "all"
@@ -552,14 +559,9 @@ def export_wacz(
             raise NotFound(_nothing(options, snapshot))
         if stop():
             raise ExportStopped
-        # a name of its own, created afresh: another export to the same OUT meanwhile
-        # (the app's and a command's) would otherwise write into this one's file
-        part = out.with_name(f"{out.name}.{secrets.token_hex(4)}{PART_SUFFIX}")
+        part, fh = _new_part(out)
         try:
-            fh = open(part, "xb")  # noqa: SIM115 - closed below, removed on failure
-        except OSError as exc:
-            raise InvalidArgument(f"cannot write {part}: {exc.strerror or exc}") from None
-        try:
+            _remove_dead_parts(out, part)
             with fh:
                 summary = _write(fh, snapshot, choice, options, project_dir, report, stop)
                 fh.flush()
@@ -589,6 +591,44 @@ def export_wacz(
         open_segments=snapshot.open_segments,
         elapsed_s=time.perf_counter() - started,
     )
+
+
+def _new_part(out: Path) -> tuple[Path, BinaryIO]:
+    """A part file of this export's own beside ``out``, locked while it is written.
+
+    A name of its own, created afresh: another export to the same OUT meanwhile (the
+    app's and a command's) would otherwise write into this one's file. The lock tells a
+    later export this one is alive (:func:`_remove_dead_parts`); a part removed by one
+    between its creation and its lock is made again.
+    """
+    while True:
+        part = out.with_name(f"{out.name}.{secrets.token_hex(4)}{PART_SUFFIX}")
+        try:
+            fh = open(part, "xb")  # noqa: SIM115 - closed by export_wacz, removed on failure
+        except OSError as exc:
+            raise InvalidArgument(f"cannot write {part}: {exc.strerror or exc}") from None
+        if fcntl is None:
+            return part, fh
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        if os.fstat(fh.fileno()).st_nlink:
+            return part, fh
+        fh.close()
+
+
+def _remove_dead_parts(out: Path, ours: Path) -> None:
+    """Remove what exports to ``out`` killed mid-copy (kill -9, a power cut) left: part
+    files no live export holds locked. Without locks (Windows) they stay."""
+    if fcntl is None:
+        return
+    for part in out.parent.glob(f"{glob.escape(out.name)}.*{PART_SUFFIX}"):
+        if part == ours:
+            continue
+        try:
+            with open(part, "rb") as fh:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                part.unlink()  # under its lock: its export, if any, is gone
+        except OSError:  # held by a live export, or gone already
+            continue
 
 
 def _check_output(out: Path, project_dir: Path) -> None:

@@ -518,3 +518,35 @@ def test_two_exports_to_one_file_at_once_each_write_a_whole_package(built, tmp_p
     assert other and other[0].bytes < summary.bytes == out.stat().st_size
     assert validate(out).returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wacz"]
+
+
+KILL_MIDWAY = """
+import os, signal, sys
+from pathlib import Path
+from recrawl.core.archive.wacz import ALL, ExportOptions, export_wacz
+from recrawl.core.project import Project
+
+project = Project.open(sys.argv[1])
+
+def kill_midway(progress):
+    if progress.done:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+export_wacz(project.path, Path(sys.argv[2]), ExportOptions(pages=ALL), progress=kill_midway)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="part files are locked with flock")
+def test_the_next_export_removes_what_a_killed_one_left(built, tmp_path):
+    out = tmp_path / "x.wacz"
+    child = subprocess.run(
+        [sys.executable, "-c", KILL_MIDWAY, str(built.project), str(out)],
+        capture_output=True,
+        timeout=120,
+    )
+    assert child.returncode == -9, child.stderr
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith("x.wacz.") and left[0].endswith(".part")
+    export(built, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wacz"]
+    assert validate(out).returncode == 0
