@@ -245,13 +245,16 @@ def _store_state() -> tuple[set[str], bool]:
     return store.segment_names(), committing
 
 
-def _snapshot(project_dir: Path, options: ExportOptions) -> _Snapshot:
-    """The indexes read, the captures chosen, and every WARC they are copied from open."""
+def _snapshot(
+    project_dir: Path, options: ExportOptions, stop: Callable[[], bool] = _never
+) -> _Snapshot:
+    """The indexes read, the captures chosen, and every WARC they are copied from open;
+    ``stop`` is asked between index files and while waiting for a compaction."""
     for attempt in range(_ATTEMPTS):
         before, committing = _store_state()
         if not committing:
             try:
-                snapshot = _read_indexes(project_dir, options)
+                snapshot = _read_indexes(project_dir, options, stop)
             except FileNotFoundError as exc:
                 after, committing = _store_state()
                 if not committing and after == before:  # no compaction took it: it is lost
@@ -263,16 +266,26 @@ def _snapshot(project_dir: Path, options: ExportOptions) -> _Snapshot:
                 if not committing and before <= after:
                     return snapshot
                 snapshot.close()
-        time.sleep(0.05 * 2**attempt)  # the compaction renames and deletes
+        _wait(0.05 * 2**attempt, stop)  # the compaction renames and deletes
     raise ProjectError(
         "the project's segments kept changing while the export read them (compactions?); try again"
     )
 
 
-def _read_indexes(project_dir: Path, options: ExportOptions) -> _Snapshot:
+def _wait(seconds: float, stop: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        if stop():
+            raise ExportStopped
+        time.sleep(min(left, 0.05))
+
+
+def _read_indexes(project_dir: Path, options: ExportOptions, stop: Callable[[], bool]) -> _Snapshot:
     sources: list[_Source] = []
     try:
         for index in index_files(project_dir):
+            if stop():  # a big project's indexes take a while: Cancel works meanwhile
+                raise ExportStopped
             sources.extend(_read_index(index))
         open_names = sorted(s.name for s in store.open_segments())
         choice = _choose(sources, options)
@@ -552,7 +565,7 @@ def export_wacz(
     started = time.perf_counter()
     out = Path(out).absolute()
     _check_output(out, project_dir)
-    snapshot = _snapshot(project_dir, options)
+    snapshot = _snapshot(project_dir, options, stop)
     try:
         choice = snapshot.choice
         if not choice.chosen:

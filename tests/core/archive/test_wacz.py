@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from recrawl.core.archive.captures import find_captures
 from recrawl.core.archive.compaction import compact
+from recrawl.core.archive.segments import index_files
 from recrawl.core.archive.wacz import (
     ALL,
     ExportOptions,
@@ -403,15 +404,33 @@ def test_an_existing_file_is_replaced_only_on_success(built, tmp_path):
     with pytest.raises(ExportStopped):
         export_wacz(built.project, out, ExportOptions(pages=ALL), stop=lambda: True)
     assert out.read_bytes() == b"before"
+    seen: list[ExportProgress] = []
+    with pytest.raises(ExportStopped):  # midway through the copy
+        export_wacz(
+            built.project,
+            out,
+            ExportOptions(pages=ALL),
+            progress=seen.append,
+            stop=lambda: any(p.done for p in seen),
+        )
+    assert out.read_bytes() == b"before"
     calls = []
 
-    def stop_midway() -> bool:
+    def stop_at_the_second_index() -> bool:
         calls.append(1)
-        return len(calls) > 3
+        return len(calls) > 1
 
-    with pytest.raises(ExportStopped):
-        export_wacz(built.project, out, ExportOptions(pages=ALL), stop=stop_midway)
-    assert out.read_bytes() == b"before"
+    reading: list[ExportProgress] = []
+    with pytest.raises(ExportStopped):  # while the indexes are read: nothing copied yet
+        export_wacz(
+            built.project,
+            out,
+            ExportOptions(),
+            progress=reading.append,
+            stop=stop_at_the_second_index,
+        )
+    assert len(index_files(built.project)) > 1
+    assert reading == [] and len(calls) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wacz"]  # no .part left
     with pytest.raises(NotFound, match=r"nothing to export: no captures of site nowhere\.example"):
         export_wacz(built.project, out, ExportOptions(site="nowhere.example"))
