@@ -19,6 +19,7 @@ import glob
 import os
 import signal
 import sys
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,31 @@ def serve(
     return 128 + received[0] if received else 0
 
 
+def _without_proxy_mode() -> None:
+    """Where pyOpenSSL cannot be imported (the packaged app leaves it out: with the
+    cryptography it loads, 12 MB), a stand-in for pywb's HTTP-proxy mode.
+
+    pywb's front end imports that mode (wsgiprox, which imports pyOpenSSL) whether or not
+    it is configured; replay by URL, all Recrawl serves, never uses it.
+    """
+    try:
+        import OpenSSL  # noqa: F401 - loaded by wsgiprox anyway, where it imports
+    except ImportError:  # not there, or there but broken (a mismatched cryptography)
+        pass
+    else:
+        return
+
+    class WSGIProxMiddleware:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            raise ReplayError("pywb's proxy mode needs pyOpenSSL, which is not installed")
+
+    stand_in = types.ModuleType("wsgiprox.wsgiprox", _without_proxy_mode.__doc__)
+    stand_in.WSGIProxMiddleware = WSGIProxMiddleware  # type: ignore[attr-defined]
+    sys.modules["wsgiprox.wsgiprox"] = stand_in
+
+
 def _app(project_dir: Path) -> Any:
+    _without_proxy_mode()
     from pywb import DEFAULT_CONFIG
     from pywb.apps.frontendapp import FrontEndApp
     from pywb.warcserver.index.aggregator import DirectoryIndexSource, SimpleAggregator

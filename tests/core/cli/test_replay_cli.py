@@ -149,6 +149,33 @@ def test_without_pywb_it_says_how_to_get_it(project, capsys, monkeypatch, tmp_pa
         ReplayServer(Path(project.path))
 
 
+def test_it_serves_without_pyopenssl_as_the_packaged_app_does(project, server, tmp_path):
+    """The bundle leaves pyOpenSSL and cryptography out (12 MB): pywb's proxy mode, which
+    imports them, stands aside, and replay by URL works all the same."""
+    hidden = tmp_path / "no-openssl"
+    hidden.mkdir()
+    # a finder ahead of site-packages for which they are not there
+    (hidden / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('OpenSSL', 'cryptography'):\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+    )
+    (capture,) = find_captures(project.path, server.url("/"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", str(hidden))
+        replay = ReplayServer(project.path)
+    try:
+        raw = fetch(replay.url(capture_stamp(capture.date), server.url("/"), raw=True))
+        page = fetch(replay.url(capture_stamp(capture.date), server.url("/")))
+    finally:
+        replay.stop()
+    assert (raw.status, raw.body) == (200, OLD)
+    assert page.status == 200 and b"The first version." in page.body
+
+
 @pytest.mark.parametrize("name", ["Old crawls [2026]", "Crawls * été"])
 def test_a_project_folder_named_with_brackets_stars_or_accents_replays(tmp_path, server, name):
     """The folder's name is no glob pattern to the server: only its index folders are."""
