@@ -42,6 +42,7 @@ its open file (POSIX), so the copy never races the compaction; crawls go on mean
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -291,16 +292,35 @@ def _allow_open_files(count: int) -> None:
     except ImportError:  # Windows: its C runtime allows thousands already
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = count + 256  # the process's own files, sockets, the database
-    if soft == resource.RLIM_INFINITY or wanted <= soft:
+    # besides the WARCs: what is open now, and a few more while copying (the package, the
+    # database's journal); spare room is asked for, but only the need is refused
+    needed = _files_open() + count + 16
+    if soft == resource.RLIM_INFINITY or needed <= soft:
         return
-    if hard != resource.RLIM_INFINITY and wanted > hard:
-        raise ProjectError(
-            f"the export copies from {count} WARC files, more than this system lets a "
-            f"process open ({hard}); compact the project first (recrawl compact) or "
-            "raise the limit (ulimit -n)"
-        )
-    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    too_many = ProjectError(
+        f"the export copies from {count} WARC files, {needed} files open at once with its "
+        "own, more than this system lets a process open "
+        f"({soft if hard == resource.RLIM_INFINITY else hard}); compact the "
+        "project first (recrawl compact) or raise the limit (ulimit -n)"
+    )
+    if hard != resource.RLIM_INFINITY and needed > hard:
+        raise too_many
+    wanted = needed + 240 if hard == resource.RLIM_INFINITY else min(needed + 240, hard)
+    for limit in (wanted, needed):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+            return
+        except (ValueError, OSError):  # macOS caps it below an unlimited hard limit
+            continue
+    raise too_many
+
+
+def _files_open() -> int:
+    """How many files this process has open (Linux, macOS); else a guess."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        with contextlib.suppress(OSError):
+            return len(os.listdir(folder))
+    return 64
 
 
 def _read_index(index: Path) -> Iterator[_Source]:
