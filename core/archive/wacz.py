@@ -59,6 +59,7 @@ from typing import IO, Any, BinaryIO
 from urllib.parse import urlsplit
 
 from recrawl.core import store
+from recrawl.core.archive.index_keys import needs_rekey, rekeyed_line
 from recrawl.core.archive.segments import index_files
 from recrawl.core.archive.warc import fsync_dir
 from recrawl.core.clock import utcnow
@@ -227,6 +228,8 @@ class _Snapshot:
     sources: list[_Source]
     open_segments: list[str]
     choice: _Choice
+    #: Some indexes may still carry an older Recrawl's keys (:mod:`.index_keys`).
+    old_keys: bool = False
 
     def close(self) -> None:
         for source in self.sources:
@@ -265,6 +268,8 @@ def _snapshot(project_dir: Path, options: ExportOptions) -> _Snapshot:
 
 def _read_indexes(project_dir: Path, options: ExportOptions) -> _Snapshot:
     sources: list[_Source] = []
+    # read before the indexes: the setting says "surt" only once every index has them
+    old_keys = needs_rekey()
     try:
         for index in index_files(project_dir):
             sources.extend(_read_index(index))
@@ -281,7 +286,7 @@ def _read_indexes(project_dir: Path, options: ExportOptions) -> _Snapshot:
         for source in sources:
             source.close()
         raise
-    return _Snapshot(sources, open_names, choice)
+    return _Snapshot(sources, open_names, choice, old_keys)
 
 
 def _allow_open_files(count: int) -> None:
@@ -674,6 +679,8 @@ def _write(
         lines: list[str] = []
         for plan in plans:
             package.write_stream(f"archive/{plan.name}", plan.copy(counter, lines))
+        if snapshot.old_keys:  # an upgrade not finished yet: pywb would miss such lines
+            lines = [rekeyed_line(line) for line in lines]
         lines.sort()
         cdx, idx = _compressed_index(lines)
         package.write_bytes("indexes/index.cdx.gz", cdx, deflate=False)
