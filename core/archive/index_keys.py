@@ -63,7 +63,7 @@ def rekey_index(path: Path) -> bool:
     """Rewrite one index with standard keys, sorted; False if it had them already."""
     with open(path, encoding="utf-8", newline="\n") as fh:
         old = [line for line in fh.read().split("\n") if line.strip()]
-    new = [_rekeyed(line) for line in old]
+    new = [rekeyed_line(line) for line in old]
     new.sort()
     if new == old:
         return False
@@ -74,7 +74,8 @@ def rekey_index(path: Path) -> bool:
     return True
 
 
-def _rekeyed(line: str) -> str:
+def rekeyed_line(line: str) -> str:
+    """The line under the standard key of its ``"url"``."""
     rest = _REST.search(line)
     if rest is None:
         return line  # not a CDXJ line (no reader takes it either): left as it is

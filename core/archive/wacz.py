@@ -43,6 +43,7 @@ its open file (POSIX), so the copy never races the compaction; crawls go on mean
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import io
@@ -60,6 +61,7 @@ from typing import IO, Any, BinaryIO
 from urllib.parse import urlsplit
 
 from recrawl.core import store
+from recrawl.core.archive.index_keys import needs_rekey, rekeyed_line
 from recrawl.core.archive.segments import index_files
 from recrawl.core.archive.warc import fsync_dir
 from recrawl.core.clock import utcnow
@@ -233,6 +235,8 @@ class _Snapshot:
     sources: list[_Source]
     open_segments: list[str]
     choice: _Choice
+    #: Some indexes may still carry an older Recrawl's keys (:mod:`.index_keys`).
+    old_keys: bool = False
 
     def close(self) -> None:
         for source in self.sources:
@@ -282,6 +286,8 @@ def _wait(seconds: float, stop: Callable[[], bool]) -> None:
 
 def _read_indexes(project_dir: Path, options: ExportOptions, stop: Callable[[], bool]) -> _Snapshot:
     sources: list[_Source] = []
+    # read before the indexes: the setting says "surt" only once every index has them
+    old_keys = needs_rekey()
     try:
         for index in index_files(project_dir):
             if stop():  # a big project's indexes take a while: Cancel works meanwhile
@@ -300,7 +306,7 @@ def _read_indexes(project_dir: Path, options: ExportOptions, stop: Callable[[], 
         for source in sources:
             source.close()
         raise
-    return _Snapshot(sources, open_names, choice)
+    return _Snapshot(sources, open_names, choice, old_keys)
 
 
 def _allow_open_files(count: int) -> None:
@@ -311,16 +317,35 @@ def _allow_open_files(count: int) -> None:
     except ImportError:  # Windows: its C runtime allows thousands already
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = count + 256  # the process's own files, sockets, the database
-    if soft == resource.RLIM_INFINITY or wanted <= soft:
+    # besides the WARCs: what is open now, and a few more while copying (the package, the
+    # database's journal); spare room is asked for, but only the need is refused
+    needed = _files_open() + count + 16
+    if soft == resource.RLIM_INFINITY or needed <= soft:
         return
-    if hard != resource.RLIM_INFINITY and wanted > hard:
-        raise ProjectError(
-            f"the export copies from {count} WARC files, more than this system lets a "
-            f"process open ({hard}); compact the project first (recrawl compact) or "
-            "raise the limit (ulimit -n)"
-        )
-    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    too_many = ProjectError(
+        f"the export copies from {count} WARC files, {needed} files open at once with its "
+        "own, more than this system lets a process open "
+        f"({soft if hard == resource.RLIM_INFINITY else hard}); compact the "
+        "project first (recrawl compact) or raise the limit (ulimit -n)"
+    )
+    if hard != resource.RLIM_INFINITY and needed > hard:
+        raise too_many
+    wanted = needed + 240 if hard == resource.RLIM_INFINITY else min(needed + 240, hard)
+    for limit in (wanted, needed):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+            return
+        except (ValueError, OSError):  # macOS caps it below an unlimited hard limit
+            continue
+    raise too_many
+
+
+def _files_open() -> int:
+    """How many files this process has open (Linux, macOS); else a guess."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        with contextlib.suppress(OSError):
+            return len(os.listdir(folder))
+    return 64
 
 
 def _read_index(index: Path) -> Iterator[_Source]:
@@ -707,6 +732,8 @@ def _write(
         lines: list[str] = []
         for plan in plans:
             package.write_stream(f"archive/{plan.name}", plan.copy(counter, lines))
+        if snapshot.old_keys:  # an upgrade not finished yet: pywb would miss such lines
+            lines = [rekeyed_line(line) for line in lines]
         lines.sort()
         cdx, idx = _compressed_index(lines)
         package.write_bytes("indexes/index.cdx.gz", cdx, deflate=False)

@@ -355,3 +355,22 @@ def test_on_postgresql_whoever_holds_the_project_rekeys_it(tmp_path, pg_url, ser
     finally:
         reopened.close()
     assert_standard(folder)
+
+
+def test_an_export_while_indexes_still_carry_old_keys_packages_standard_ones(crawled, tmp_path):
+    """An upgrade that could not finish (or one under way in another process): the
+    package's index is keyed as cdxj-indexer and pywb key it all the same."""
+    project = as_old_version(crawled, tmp_path)
+    second = index_files(project)[1]
+    blocker = second.with_name(second.name + ".tmp")
+    blocker.mkdir()
+    out = tmp_path / "all.wacz"
+    with opened(project):
+        assert Setting.get(Setting.key == "index_keys").value == "legacy"
+        export_wacz(project, out, ExportOptions(pages=ALL))
+    with zipfile.ZipFile(out) as zf:
+        lines = gzip.decompress(zf.read("indexes/index.cdx.gz")).decode().splitlines()
+    assert lines == sorted(lines)
+    assert {url_of(line) for line in lines} >= {crawled.url(p) for p in PATHS}
+    for line in lines:
+        assert line.split(" ", 1)[0] == surt.surt(url_of(line)), line

@@ -240,3 +240,26 @@ def test_site_may_be_given_with_its_port_or_as_a_url(crawled, capsys, tmp_path, 
         1,
         "recrawl: error: nothing to export: no captures of site 127.0.0.1:1\n",
     )
+
+
+def _open_files_at_most(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return apply
+
+
+def test_a_low_limit_of_open_files_that_fits_the_export_is_enough(crawled, tmp_path):
+    """`ulimit -n 64` (soft and hard): 3 WARCs fit easily, though not 3 + 256 spare."""
+    out = tmp_path / "out.wacz"
+    result = subprocess.run(
+        [sys.executable, "-m", "recrawl", "export", str(crawled), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_open_files_at_most(64),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "from 3 WARCs" in result.stdout
+    with zipfile.ZipFile(out) as zf:
+        assert len([n for n in zf.namelist() if n.startswith("archive/")]) == 3
