@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,11 +33,23 @@ def surt(url: str) -> str:
 
 @cache
 def _standard_surt() -> Callable[[str], str]:
-    # loaded when a key is first needed: the package imports tldextract and requests
-    # (0.15 s), which commands that never compute a key should not wait for
+    # loaded when a key is first needed, and without tldextract (below)
+    if "tldextract" not in sys.modules:
+        sys.modules["tldextract"] = _TldextractOnFirstUse("tldextract")
     from surt import surt as standard
 
     return standard  # type: ignore[no-any-return]
+
+
+class _TldextractOnFirstUse(types.ModuleType):
+    """Stands for tldextract until something uses it. The surt package imports it (and
+    through it requests: 0.1 s, half a quick command's start-up such as ``show --at``)
+    for its public-suffix helpers, which keys never call."""
+
+    def __getattr__(self, name: str) -> Any:
+        if sys.modules.get("tldextract") is self:
+            del sys.modules["tldextract"]
+        return getattr(importlib.import_module("tldextract"), name)
 
 
 def legacy_surt(url: str) -> str:

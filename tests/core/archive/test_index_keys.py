@@ -164,6 +164,20 @@ def test_keys_are_the_surt_packages(url, key):
     assert old_key(url) != key  # each is a case the old key got wrong
 
 
+def test_a_key_costs_no_import_of_tldextract_or_requests():
+    """Quick commands (``show --at``, ``diff``) compute keys: the surt package's import of
+    tldextract and requests (0.1 s) waits until something really uses them."""
+    code = (
+        "import sys; from recrawl.core.archive.cdxj import surt; "
+        "key = surt('http://www2.example.com/a?b=1&a=2'); "
+        "print(key, 'requests' in sys.modules); "
+        "import tldextract; print(tldextract.TLDExtract.__name__, 'requests' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["com,example)/a?a=2&b=1 False", "TLDExtract True"]
+
+
 def test_the_crawl_indexes_every_page_under_its_standard_key(crawled):
     assert_standard(crawled.project)
     urls = {url_of(line) for line in index_lines(crawled.project)}
