@@ -159,15 +159,10 @@ def main() -> int:
         )  # fmt: skip
 
         # -- "Open capture in browser" -> page served -------------------------------------
-        # The replay helper's bench/open_capture_bench.py provides open_capture_lines();
-        # the lead wires it in here once both are merged.
-        if (Path(__file__).parent / "open_capture_bench.py").exists():
-            from open_capture_bench import open_capture_lines  # type: ignore[import-not-found]
+        from open_capture_bench import open_capture_lines  # type: ignore[import-not-found]
 
-            for line in open_capture_lines():
-                print(line)
-        else:
-            print("open capture in browser: bench/open_capture_bench.py is not here yet")
+        for line in open_capture_lines():
+            print(line)
         project.close()
     finally:
         if args.keep:
