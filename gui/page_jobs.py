@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.archive.captures import all_captures, capture_payload
+from recrawl.core.archive.captures import CaptureRef, all_captures, capture_payload
 from recrawl.core.archive.page_diff import capture_of_fetch
 from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.archive.segments import OPEN_SUFFIX
@@ -85,9 +85,8 @@ class Content:
     date: datetime | None = None
 
 
-def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None) -> Content:
-    """The payload of the capture made by the fetch at ``fetched_at`` (None: of the
-    latest capture) as text (``recrawl show``); a revisit shows the payload it stands for."""
+def _capture(project_dir: Path, url: str, fetched_at: datetime | None) -> CaptureRef:
+    """The capture made by the fetch at ``fetched_at`` (None: the latest capture)."""
     captures = all_captures(project_dir, url)
     capture = captures[-1] if captures and fetched_at is None else None
     if fetched_at is not None:
@@ -95,6 +94,13 @@ def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None
     if capture is None:
         when = f"at {to_iso(fetched_at)} " if fetched_at is not None else ""
         raise NotFound(f"the fetch of {url} {when}archived no capture")
+    return capture
+
+
+def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None) -> Content:
+    """The payload of the capture made by the fetch at ``fetched_at`` (None: of the
+    latest capture) as text (``recrawl show``); a revisit shows the payload it stands for."""
+    capture = _capture(project_dir, url, fetched_at)
     record = capture_payload(project_dir, capture)
     headers = {k.lower(): v for k, v in record.http_headers}
     # decoded a piece at a time and cut at CONTENT_CAP, as `recrawl show` does: a
@@ -122,13 +128,7 @@ def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None
 def replay_stamp(project_dir: Path, url: str, fetched_at: datetime | None = None) -> str:
     """The 14-digit stamp of the capture made by the fetch at ``fetched_at`` (None: of
     the latest capture), to open it in the browser."""
-    captures = all_captures(project_dir, url)
-    capture = captures[-1] if captures and fetched_at is None else None
-    if fetched_at is not None:
-        capture = capture_of_fetch(captures, fetched_at)
-    if capture is None:
-        when = f"at {to_iso(fetched_at)} " if fetched_at is not None else ""
-        raise NotFound(f"the fetch of {url} {when}archived no capture")
+    capture = _capture(project_dir, url, fetched_at)
     if capture.path.name.endswith(OPEN_SUFFIX):  # not indexed before its round ends
         raise NotFound(
             f"the capture of {url} at {to_iso(capture.date)} is in the round being "

@@ -34,6 +34,20 @@ class Reply:
     trickle: float = 0.0
 
 
+def gzip_with_etag(body: bytes, etag: str = '"v1"') -> Callable[[BaseHTTPRequestHandler], Reply]:
+    """A route serving ``body`` (already gzip-compressed) with ``etag``, and a 304 to a
+    request that names that ETag: a conditional GET's not-modified revisit."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> Reply:
+        if handler.headers.get("If-None-Match") == etag:
+            return Reply(304, b"", {"ETag": etag, "Cache-Control": "max-age=60"})
+        return Reply(
+            200, body, {"Content-Type": "text/html", "Content-Encoding": "gzip", "ETag": etag}
+        )
+
+    return answer
+
+
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: object, client_address: object) -> None:
         # clients that hang up (timeouts, killed crawls) are part of the tests

@@ -6,6 +6,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 from recrawl.core.project import Project
 from recrawl.gui.main_window import MainWindow
+from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.preferences import Preferences
 
 
@@ -17,6 +18,17 @@ def open_window(qtbot: QtBot, project: Project, prefs: Preferences) -> MainWindo
         window.show()
         window.activateWindow()
     return window
+
+
+def select_page(qtbot: QtBot, window: MainWindow, url: str) -> PagesPanel:
+    """The Pages panel shown with ``url`` selected and its detail loaded."""
+    window.show_panel("pages")
+    panel = window.panels["pages"]
+    assert isinstance(panel, PagesPanel)
+    qtbot.waitUntil(lambda: panel.model.row_of(url) is not None)
+    panel.table.selectRow(panel.model.row_of(url))
+    qtbot.waitUntil(lambda: panel.detail.detail is not None and panel.detail.detail.url == url)
+    return panel
 
 
 def capture_warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:

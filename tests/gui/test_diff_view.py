@@ -21,7 +21,7 @@ from recrawl.gui.diff_jobs import ADDED_WORDS, REMOVED_WORDS
 from recrawl.gui.pages_panel import PagesPanel
 
 from tests.crawling import DAY, clock_at, crawl
-from tests.gui.helpers import open_window
+from tests.gui.helpers import open_window, select_page
 
 WRONG = (
     "The summit of the mountain is 2,435 m above the sea, which makes it the highest "
@@ -55,12 +55,7 @@ def crawled(project, server):
 
 
 def open_page(qtbot, window, url: str) -> PagesPanel:
-    window.show_panel("pages")
-    panel = window.panels["pages"]
-    assert isinstance(panel, PagesPanel)
-    qtbot.waitUntil(lambda: panel.model.row_of(url) is not None)
-    panel.table.selectRow(panel.model.row_of(url))
-    qtbot.waitUntil(lambda: panel.detail.detail is not None and panel.detail.detail.url == url)
+    panel = select_page(qtbot, window, url)
     assert panel.detail.history.rowCount() == 3
     return panel
 

@@ -18,11 +18,10 @@ from recrawl.core.archive.captures import find_captures
 from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
-from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.replay import UNAVAILABLE
 
 from tests.crawling import DAY, clock_at, crawl
-from tests.gui.helpers import open_window
+from tests.gui.helpers import open_window, select_page
 from tests.replayserver import fetch
 
 pytestmark = pytest.mark.slow
@@ -61,22 +60,12 @@ def crawled(project, server):
     return project
 
 
-def pages_panel(qtbot, window, url: str) -> PagesPanel:
-    window.show_panel("pages")
-    panel = window.panels["pages"]
-    assert isinstance(panel, PagesPanel)
-    qtbot.waitUntil(lambda: panel.model.row_of(url) is not None)
-    panel.table.selectRow(panel.model.row_of(url))
-    qtbot.waitUntil(lambda: panel.detail.detail is not None and panel.detail.detail.url == url)
-    return panel
-
-
 def test_a_page_and_a_history_row_open_their_captures_through_one_server(
     qtbot, crawled, prefs, server, browser
 ):
     window = open_window(qtbot, crawled, prefs)
     news = server.url("/news")
-    panel = pages_panel(qtbot, window, news)
+    panel = select_page(qtbot, window, news)
     captures = find_captures(crawled.path, news)
     assert len(captures) == 3
     replay = window.context.replay
@@ -130,7 +119,7 @@ def test_without_pywb_the_app_says_how_to_get_it_and_goes_on(
     monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
     window = open_window(qtbot, crawled, prefs)
     news = server.url("/news")
-    panel = pages_panel(qtbot, window, news)
+    panel = select_page(qtbot, window, news)
     with qtbot.waitSignal(window.context.replay.sig_failed) as failed:
         panel.detail.capture_button.click()
     assert failed.args == [UNAVAILABLE]
@@ -161,7 +150,7 @@ def test_closing_the_project_while_its_server_starts_stops_the_start_at_once(
     )
     monkeypatch.setenv("PYTHONPATH", str(stand_in.parent))
     window = open_window(qtbot, crawled, prefs)
-    panel = pages_panel(qtbot, window, server.url("/news"))
+    panel = select_page(qtbot, window, server.url("/news"))
     panel.detail.capture_button.click()
     qtbot.waitUntil(lambda: started.exists() and started.read_text() != "", timeout=30_000)
     pid = int(started.read_text())

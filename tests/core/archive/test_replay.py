@@ -56,13 +56,6 @@ TEXTS = {
 }
 
 
-def _cond(handler) -> Reply:
-    headers = {"Content-Type": "text/html", "Content-Encoding": "gzip", "ETag": '"v1"'}
-    if handler.headers.get("If-None-Match") == '"v1"':
-        return Reply(304, b"", {"ETag": '"v1"', "Cache-Control": "max-age=60"})
-    return Reply(200, COND, headers)
-
-
 @dataclass
 class Archive:
     project: Path
@@ -92,7 +85,7 @@ def archive(tmp_path_factory) -> Iterator[Archive]:
     server = httpserver.TestServer().start()
     server.routes["/"] = Reply(200, HOME, {"Content-Type": "text/html"})
     server.routes["/static"] = Reply(200, STATIC, {"Content-Type": "text/html"})
-    server.routes["/cond"] = _cond
+    server.routes["/cond"] = httpserver.gzip_with_etag(COND)
     server.routes["/fresh"] = Reply(200, FRESH, {"Content-Type": "text/html"})
     server.routes["/late"] = Reply(200, LATE, {"Content-Type": "text/html"})
     project = Project.init(tmp_path_factory.mktemp("replay") / "proj")

@@ -56,13 +56,6 @@ PLAIN = b"Not a page: plain text."
 BIN = Path(sys.executable).parent
 
 
-def _cond(handler) -> Reply:
-    headers = {"Content-Type": "text/html", "Content-Encoding": "gzip", "ETag": '"v1"'}
-    if handler.headers.get("If-None-Match") == '"v1"':
-        return Reply(304, b"", {"ETag": '"v1"', "Cache-Control": "max-age=60"})
-    return Reply(200, COND, headers)
-
-
 @dataclass
 class Built:
     project: Path
@@ -80,7 +73,7 @@ def built(tmp_path_factory) -> Iterator[Built]:
     server = httpserver.TestServer().start()
     server.routes["/"] = Reply(200, HOME, {"Content-Type": "text/html"})
     server.routes["/static"] = Reply(200, STATIC, {"Content-Type": "text/html"})
-    server.routes["/cond"] = _cond
+    server.routes["/cond"] = httpserver.gzip_with_etag(COND)
     server.routes["/plain"] = Reply(200, PLAIN, {"Content-Type": "text/plain"})
     server.routes["/elsewhere"] = Reply(200, OTHER, {"Content-Type": "text/html"})
     project = Project.init(tmp_path_factory.mktemp("wacz") / "proj")
@@ -445,7 +438,7 @@ def test_an_existing_file_is_replaced_only_on_success(built, tmp_path):
 def small_project(project, server) -> None:
     server.routes["/"] = Reply(200, HOME, {"Content-Type": "text/html"})
     server.routes["/static"] = Reply(200, STATIC, {"Content-Type": "text/html"})
-    server.routes["/cond"] = _cond
+    server.routes["/cond"] = httpserver.gzip_with_etag(COND)
     server.routes["/changing"] = Reply(200, VERSIONS[0], {"Content-Type": "text/html"})
     inject([server.url("/")], T0)
     for n in range(2):
