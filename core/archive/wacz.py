@@ -25,7 +25,9 @@ py-wacz writes: a replay tool reads the small ``.idx`` and then only the blocks 
 needs, however big the export), ``pages/pages.jsonl``, ``datapackage.json`` (every
 file's size and sha256) and ``datapackage-digest.json``. The index lines are the
 project's own, moved to their new file and offset: they equal what cdxj-indexer makes
-of the exported WARCs (the tests check it).
+of the exported WARCs (the tests check it). Each entry's local header has the extra
+fields its central directory entry has (a zip64 field only past zipfile's 2 GiB limit):
+ReplayWeb.page trusts the central directory for where an entry's data starts.
 
 Written to ``OUT.<random>.part`` beside ``OUT`` and renamed at the end: a failure, a stop
 or a kill leaves no partial ``OUT``, an existing ``OUT`` is replaced only on success, and
@@ -554,16 +556,32 @@ class _Package:
         info.external_attr = 0o644 << 16
         return info
 
-    def write_stream(self, path: str, chunks: Iterable[bytes | memoryview]) -> None:
-        """An entry stored as it is (force_zip64: a WARC may pass 4 GB)."""
-        with self.zip.open(self._info(path, deflate=False), "w", force_zip64=True) as out:
+    def _open(self, path: str, size: int, *, deflate: bool) -> IO[bytes]:
+        """A writer for an entry of ``size`` bytes, with a zip64 field in its local header
+        exactly when its central directory entry gets one (its size past zipfile's limit).
+
+        ReplayWeb.page (wabac.js) finds an entry's data at its local header's offset + 30
+        + the name's length whenever the central directory entry has no extra field,
+        without reading the local header: a zip64 field there alone (``force_zip64`` on
+        an entry that turns out small) shifts every record it reads and no page replays.
+        The size is known before the copy, so the field is asked for only when needed (the
+        ZipInfo's own size is left 0: zipfile would add the field from 95 % of its limit).
+        """
+        return self.zip.open(self._info(path, deflate), "w", force_zip64=size > zipfile.ZIP64_LIMIT)
+
+    def write_stream(self, path: str, size: int, chunks: Iterable[bytes | memoryview]) -> None:
+        """An entry of ``size`` bytes stored as it is (a WARC may pass 4 GB)."""
+        with self._open(path, size, deflate=False) as out:
             hashing = _Hashing(out)
             for chunk in chunks:
                 hashing.write(chunk)
+            if hashing.size != size:  # its header would say so: a bug, not the disk
+                raise ProjectError(f"{path}: {hashing.size} bytes copied of {size} planned")
         self.entries.append(_Entry(path, hashing.size, hashing.sha256.hexdigest()))
 
     def write_bytes(self, path: str, data: bytes, *, deflate: bool, listed: bool = True) -> None:
-        self.zip.writestr(self._info(path, deflate), data)
+        with self._open(path, len(data), deflate=deflate) as out:
+            out.write(data)
         if listed:
             self.entries.append(_Entry(path, len(data), hashlib.sha256(data).hexdigest()))
 
@@ -731,7 +749,7 @@ def _write(
         counter = _Counter(total, len(choice.copied), report, stop)
         lines: list[str] = []
         for plan in plans:
-            package.write_stream(f"archive/{plan.name}", plan.copy(counter, lines))
+            package.write_stream(f"archive/{plan.name}", plan.size, plan.copy(counter, lines))
         if snapshot.old_keys:  # an upgrade not finished yet: pywb would miss such lines
             lines = [rekeyed_line(line) for line in lines]
         lines.sort()

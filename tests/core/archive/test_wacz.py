@@ -562,3 +562,80 @@ def test_the_next_export_removes_what_a_killed_one_left(built, tmp_path):
     export(built, out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wacz"]
     assert validate(out).returncode == 0
+
+
+def entries_as_replaywebpage_reads_them(wacz: Path) -> dict[str, bytes]:
+    """Each entry's stored bytes where ReplayWeb.page (wabac.js's zip reader) looks for
+    them: at its local header + 30 + its name's length when its central directory entry
+    has no extra field (the local header is not read then), else past the local header's
+    own name and extra fields."""
+    found = {}
+    data = wacz.read_bytes()
+    with zipfile.ZipFile(wacz) as zf:
+        for info in zf.infolist():
+            local = info.header_offset
+            assert data[local : local + 4] == b"PK\x03\x04", info.filename
+            name_length = int.from_bytes(data[local + 26 : local + 28], "little")
+            extra_length = int.from_bytes(data[local + 28 : local + 30], "little")
+            start = local + 30 + name_length + (extra_length if info.extra else 0)
+            found[info.filename] = data[start : start + info.compress_size]
+    return found
+
+
+def stored_entries(wacz: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wacz) as zf:
+        return {
+            info.filename: zf.read(info)
+            for info in zf.infolist()
+            if info.compress_type == zipfile.ZIP_STORED
+        }
+
+
+@pytest.mark.parametrize("which", ["everything", "latest"])
+def test_replaywebpage_finds_every_entry_where_the_zip_says(which, request):
+    """A zip64 field in a local header that its central directory entry lacks shifted
+    every WARC by 20 bytes for ReplayWeb.page: each page said 'Archived Page Not Found'
+    (seen in Chromium; bench/replayweb_check.py)."""
+    wacz = request.getfixturevalue(which)
+    where = entries_as_replaywebpage_reads_them(wacz)
+    stored = stored_entries(wacz)
+    assert any(name.startswith("archive/") for name in stored)
+    for name, data in stored.items():
+        assert where[name] == data, name
+    with zipfile.ZipFile(wacz) as zf:
+        for info in zf.infolist():
+            assert not info.extra, info.filename  # small entries: no zip64 field anywhere
+            local = info.header_offset
+            raw = wacz.read_bytes()[local + 28 : local + 30]
+            assert raw == b"\x00\x00", info.filename
+
+
+def test_a_warc_past_the_zip64_limit_has_the_field_in_both_headers(built, tmp_path, monkeypatch):
+    """A WARC past zipfile's 2 GiB limit (the limit lowered here, the sizes not) gets a
+    zip64 field in its local header and its central directory entry both; a smaller
+    entry none in its local header (its central one has an offset field once the zip
+    passes the limit: ReplayWeb.page then reads the local header, as it should)."""
+    limit = 5000
+    monkeypatch.setattr(zipfile, "ZIP64_LIMIT", limit)
+    out, _ = export(built, tmp_path / "big.wacz", pages=ALL)
+    monkeypatch.undo()
+    with zipfile.ZipFile(out) as zf:
+        infos = zf.infolist()
+        assert zf.testzip() is None
+    raw = out.read_bytes()
+
+    def local_extra(info: zipfile.ZipInfo) -> int:
+        return int.from_bytes(raw[info.header_offset + 28 : info.header_offset + 30], "little")
+
+    large = [i for i in infos if i.file_size > limit]
+    small = [i for i in infos if i.file_size <= limit]
+    assert large and any(i.filename.startswith("archive/") for i in small)
+    for info in large:
+        assert info.extra[:2] == b"\x01\x00", info.filename  # the zip64 field's tag
+        assert local_extra(info) > 0, info.filename
+    for info in small:
+        assert local_extra(info) == 0, info.filename
+    where = entries_as_replaywebpage_reads_them(out)
+    for name, data in stored_entries(out).items():
+        assert where[name] == data, name
+    assert validate(out).returncode == 0
