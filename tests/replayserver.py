@@ -21,6 +21,10 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from recrawl.core.cli.replay import ReplayServer
 
 COLLECTION = "project"
 
@@ -118,3 +122,12 @@ def _serve(root: str) -> None:
 
 if __name__ == "__main__":
     _serve(sys.argv[1])
+
+
+def shown(replay: ReplayServer, stamp: str, url: str) -> Replayed:
+    """What a browser shows at a capture's replay URL: pywb's frame (its banner, which
+    finds captures under the collection's prefix), then the page in that frame."""
+    frame = fetch(replay.url(stamp, url), encodings="")
+    assert frame.status == 200, frame
+    assert f'prefix: "{replay.base}/{COLLECTION}/"' in frame.body.decode(), frame.body[:2000]
+    return fetch(replay.url(stamp, url, inner=True), encodings="")

@@ -10,8 +10,10 @@ it, which is how :func:`warc_paths` finds it (and where a revisit's original is,
 name alone).
 
 Replay URLs follow pywb's scheme: ``/project/<TIMESTAMP>/<URL>`` for the page as it
-looked at the capture closest to TIMESTAMP (14 digits, or a prefix), ``id_`` after the
-timestamp for the archived bytes as the server sent them.
+looked at the capture closest to TIMESTAMP (14 digits, or a prefix), in pywb's frame
+under its banner; ``mp_`` after the timestamp for the page alone (links, images and
+styles rewritten to their captures), ``id_`` for the archived bytes as the server sent
+them.
 
 Nothing here imports pywb: the server process (:mod:`recrawl.core.cli.replay_server`)
 hands these rules to it.
@@ -38,10 +40,13 @@ def capture_stamp(date: datetime) -> str:
     return date.strftime("%Y%m%d%H%M%S")
 
 
-def capture_url(base: str, stamp: str, url: str, raw: bool = False) -> str:
+def capture_url(base: str, stamp: str, url: str, raw: bool = False, inner: bool = False) -> str:
     """The replay URL of ``url``'s capture closest to ``stamp`` on the server at ``base``
-    (``http://127.0.0.1:P``); ``raw``: the archived bytes (pywb's ``id_`` mode)."""
-    return f"{base.rstrip('/')}/{COLLECTION}/{stamp}{'id_' if raw else ''}/{url}"
+    (``http://127.0.0.1:P``): the page in pywb's frame, its banner above it; ``inner``:
+    the page alone, as that frame shows it (``mp_``); ``raw``: the archived bytes as the
+    server sent them (``id_``)."""
+    mode = "id_" if raw else "mp_" if inner else ""
+    return f"{base.rstrip('/')}/{COLLECTION}/{stamp}{mode}/{url}"
 
 
 def warc_paths(project_dir: Path, filename: str, index: str | None = None) -> list[Path]:

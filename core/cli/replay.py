@@ -168,10 +168,10 @@ class ReplayServer:
         self.port = int(found[1])
         self.base = f"http://127.0.0.1:{self.port}"
 
-    def url(self, stamp: str, url: str, raw: bool = False) -> str:
+    def url(self, stamp: str, url: str, raw: bool = False, inner: bool = False) -> str:
         """The replay URL of ``url`` at its capture closest to ``stamp`` (14 digits or a
-        prefix); ``raw``: the archived bytes, unrewritten."""
-        return capture_url(self.base, stamp, url, raw)
+        prefix): see :func:`recrawl.core.archive.replay.capture_url`."""
+        return capture_url(self.base, stamp, url, raw, inner)
 
     @property
     def running(self) -> bool:

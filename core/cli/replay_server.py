@@ -19,6 +19,7 @@ import glob
 import os
 import signal
 import sys
+import tempfile
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -46,8 +47,9 @@ def serve(
 
     # pywb talks on stdout as it sets up (and on later lookups): stdout carries only the
     # line ``ready`` prints, which whoever started us reads
+    empty = tempfile.TemporaryDirectory(prefix="recrawl-replay-")  # gone when we end
     with contextlib.redirect_stdout(sys.stderr):
-        app = _app(project_dir)
+        app = _app(project_dir, empty.name)
     server = WSGIServer(("127.0.0.1", port), app, log=None)
     try:
         server.start()
@@ -102,7 +104,7 @@ def _without_proxy_mode() -> None:
     sys.modules["wsgiprox.wsgiprox"] = stand_in
 
 
-def _app(project_dir: Path) -> Any:
+def _app(project_dir: Path, collections_root: str) -> Any:
     _without_proxy_mode()
     from pywb import DEFAULT_CONFIG
     from pywb.apps.frontendapp import FrontEndApp
@@ -151,7 +153,10 @@ def _app(project_dir: Path) -> Any:
     register_source(ProjectIndex)
     os.environ.pop("PYWB_CONFIG_FILE", None)  # a config of the user's other pywb
     config = {
-        "collections_root": "",  # no folder of collections: only ours
+        # an empty folder of collections: only ours is served, and pywb puts the
+        # collection's name in the addresses it rewrites links to only when it has one
+        # (without, every link, image and style of a replayed page missed the archive)
+        "collections_root": collections_root,
         "enable_auto_colls": False,
         "collections": {
             COLLECTION: {
@@ -159,8 +164,9 @@ def _app(project_dir: Path) -> Any:
                 "archive_paths": [resolve],
             }
         },
-        # the page itself at its replay URL (no frame around it), pywb's banner on top
-        "framed_replay": False,
+        # pywb's framed replay (its default): its banner (the capture's date, the other
+        # captures) above the page, which is at ``<TIMESTAMP>mp_/<URL>``
+        "framed_replay": True,
     }
     app = FrontEndApp(config_file=DEFAULT_CONFIG, custom_config=config)
     # its access log lists the front end's own requests: noise on the terminal

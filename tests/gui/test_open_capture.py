@@ -22,7 +22,7 @@ from recrawl.gui.replay import UNAVAILABLE
 
 from tests.crawling import DAY, clock_at, crawl
 from tests.gui.helpers import open_window, select_page
-from tests.replayserver import fetch
+from tests.replayserver import fetch, shown
 
 pytestmark = pytest.mark.slow
 
@@ -79,7 +79,7 @@ def test_a_page_and_a_history_row_open_their_captures_through_one_server(
     assert server_ is not None
     latest = f"http://127.0.0.1:{server_.port}/project/{capture_stamp(captures[-1].date)}/{news}"
     assert browser.opened == [latest]
-    page = fetch(latest, encodings="")
+    page = shown(server_, capture_stamp(captures[-1].date), news)  # what `latest` shows
     assert page.status == 200
     assert STORIES[-1] in page.body.decode()
 
@@ -95,7 +95,7 @@ def test_a_page_and_a_history_row_open_their_captures_through_one_server(
     first = f"http://127.0.0.1:{server_.port}/project/{capture_stamp(captures[0].date)}/{news}"
     assert browser.opened[1] == first
     assert replay.server is server_
-    page = fetch(first, encodings="")
+    page = shown(server_, capture_stamp(captures[0].date), news)  # what `first` shows
     assert page.status == 200
     assert STORIES[0] in page.body.decode()
     assert STORIES[-1] not in page.body.decode()

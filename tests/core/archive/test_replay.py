@@ -32,7 +32,7 @@ from recrawl.core.store.models import Segment
 from tests import httpserver
 from tests.crawling import DAY, T0, clock_at, crawl
 from tests.httpserver import Reply
-from tests.replayserver import Replayed, fetch
+from tests.replayserver import Replayed, fetch, shown
 from tests.warcs import read_warc, record_at, warcio_check
 
 pytestmark = pytest.mark.slow
@@ -129,7 +129,7 @@ def replayed(pywb: ReplayServer, archive: Archive, path: str, capture: CaptureRe
     assert answer.status == 200, (path, capture, answer)
     memento = answer.header("Memento-Datetime")
     assert memento == capture.date.strftime("%a, %d %b %Y %H:%M:%S GMT")
-    page = fetch(pywb.url(stamp(capture), archive.server.url(path)), encodings="")
+    page = shown(pywb, stamp(capture), archive.server.url(path))
     assert page.status == 200, (path, capture, page)
     assert page.header("Memento-Datetime") == memento
     assert TEXTS[answer.body] in page.body.decode("utf-8")

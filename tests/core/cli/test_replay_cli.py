@@ -7,6 +7,7 @@ command's own line, its errors and its stops are checked on the real entry point
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 import sys
@@ -27,7 +28,7 @@ from recrawl.main import main
 from tests.crawling import DAY, T0, clock_at, crawl
 from tests.httpserver import Reply
 from tests.interrupted import read_until, recrawl, start, watchdog
-from tests.replayserver import fetch
+from tests.replayserver import fetch, shown
 
 pytestmark = pytest.mark.slow
 
@@ -67,6 +68,14 @@ def test_captures_made_while_it_serves_replay_and_survive_a_compaction(project, 
         assert fetch(replay.url(capture_stamp(new.date), server.url("/"), raw=True)).body == (
             NEW + b'<a href="/later">l</a>'
         )
+        # in the page as a browser shows it, its link leads to the linked page's capture
+        page = shown(replay, capture_stamp(new.date), server.url("/"))
+        assert page.status == 200
+        (link,) = re.findall(rb'href="([^"]+)"', page.body.split(b"End WB Insert")[-1])
+        assert link.startswith(f"/project/{capture_stamp(new.date)}mp_/".encode()), link
+        followed = fetch(replay.base + link.decode(), encodings="")
+        shows = followed.body.split(b"End WB Insert")[-1]
+        assert followed.status == 200 and b"A page found after the server started." in shows
         # a timestamp prefix (pywb reads it as the prefix's last second): the capture
         # closest to it; pywb redirects to that capture's own stamp
         day = capture_stamp(old.date)[:8]
@@ -84,7 +93,7 @@ def test_captures_made_while_it_serves_replay_and_survive_a_compaction(project, 
             answer = fetch(replay.url(capture_stamp(capture.date), server.url("/"), raw=True))
             assert answer.status == 200, answer
             assert answer.body.startswith(body)
-        page = fetch(replay.url(capture_stamp(later.date), server.url("/later")), encodings="")
+        page = shown(replay, capture_stamp(later.date), server.url("/later"))
         assert page.status == 200
         assert b"A page found after the server started." in page.body
     finally:
@@ -169,7 +178,7 @@ def test_it_serves_without_pyopenssl_as_the_packaged_app_does(project, server, t
         replay = ReplayServer(project.path)
     try:
         raw = fetch(replay.url(capture_stamp(capture.date), server.url("/"), raw=True))
-        page = fetch(replay.url(capture_stamp(capture.date), server.url("/")))
+        page = shown(replay, capture_stamp(capture.date), server.url("/"))
     finally:
         replay.stop()
     assert (raw.status, raw.body) == (200, OLD)
