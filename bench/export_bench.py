@@ -39,8 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from compact_bench import generate
-from recrawl.core.archive import wacz
 from recrawl.core.archive.wacz import ALL, LATEST, ExportOptions, ExportSummary, export_wacz
+from recrawl.core.archive.wacz.options import CHUNK
+from recrawl.core.archive.wacz.package import plan_warcs, runs
+from recrawl.core.archive.wacz.snapshot import take_snapshot
 
 MB = 1e6
 T = TypeVar("T")
@@ -63,8 +65,8 @@ def copy_ranges(ranges: list[tuple[Path, list[tuple[int, int]]]], scratch: Path)
         with open(source, "rb") as src, open(scratch / source.name, "wb") as out:
             for start, end in spans:
                 src.seek(start)
-                for at in range(start, end, wacz.CHUNK):
-                    out.write(src.read(min(wacz.CHUNK, end - at)))
+                for at in range(start, end, CHUNK):
+                    out.write(src.read(min(CHUNK, end - at)))
                 total += end - start
             out.flush()
             os.fsync(out.fileno())
@@ -75,13 +77,13 @@ def chosen_ranges(
     project_dir: Path, options: ExportOptions
 ) -> list[tuple[Path, list[tuple[int, int]]]]:
     """The byte ranges the export copies, per source WARC (its own planning, reused)."""
-    snapshot = wacz._snapshot(project_dir, options)
+    snapshot = take_snapshot(project_dir, options)
     try:
         choice = snapshot.choice
         out = []
-        for plan in wacz._plan(snapshot.sources, choice.copied):
+        for plan in plan_warcs(snapshot.sources, choice.copied):
             spans = [(0, plan.source.warcinfo)] if plan.source.warcinfo else []
-            spans += [(run[0].offset, run[-1].end) for run in wacz._runs(plan.captures)]
+            spans += [(run[0].offset, run[-1].end) for run in runs(plan.captures)]
             out.append((plan.source.path, spans))
         return out
     finally:
