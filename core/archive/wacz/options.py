@@ -13,7 +13,6 @@ from recrawl.core.errors import RecrawlError
 WACZ_VERSION = "1.1.1"
 LATEST, ALL = "latest", "all"
 PAGE_CHOICES = (LATEST, ALL)
-REVISIT_MIME = "warc/revisit"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 #: Lines per compressed block of ``index.cdx.gz`` (py-wacz's choice, ArchiveWeb.page's).
 INDEX_BLOCK_LINES = 1024

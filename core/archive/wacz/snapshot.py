@@ -17,12 +17,13 @@ from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from recrawl.core import store
+from recrawl.core.archive.captures import REVISIT_MIME
 from recrawl.core.archive.index_keys import needs_rekey
+from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.archive.segments import index_files
 from recrawl.core.archive.wacz.options import (
     ATTEMPTS,
     LATEST,
-    REVISIT_MIME,
     ExportOptions,
     ExportStopped,
     never,
@@ -266,10 +267,6 @@ def _warcinfo_length(head: bytes) -> int:
 # -- choosing ------------------------------------------------------------------------------
 
 
-def _stamp_of(instant: datetime) -> str:
-    return instant.strftime("%Y%m%d%H%M%S")
-
-
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -304,7 +301,7 @@ class Choice:
 def choose(sources: list[Source], options: ExportOptions) -> Choice:
     everything = [c for source in sources for c in source.captures]
     of_site = _site_filter(options.site) if options.site else None
-    since = _stamp_of(options.since) if options.since else None
+    since = capture_stamp(options.since) if options.since else None
     chosen = [
         c
         for c in everything
@@ -345,7 +342,7 @@ def _target(revisit: Capture, responses: dict[str, list[Capture]]) -> Capture | 
     candidates = responses.get(target, [])
     if refers:
         instant = datetime.fromisoformat(refers.replace("Z", "+00:00"))
-        stamp = instant.strftime("%Y%m%d%H%M%S")
+        stamp = capture_stamp(instant)
         for candidate in candidates:
             if candidate.stamp == stamp:
                 return candidate
