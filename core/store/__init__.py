@@ -7,6 +7,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     settings      the project's settings (JSON by key)
     pages         adding, finding and choosing pages; their fetch history
     commits       a crawl's batch of results in one transaction; scores
+    embeds        what captures embed, embed rows, each page capture's completeness
     segments      segments' rows, their liveness, pages' pointers into them
     compactions   the compaction journal
     robots        the robots.txt cache
@@ -52,6 +53,16 @@ from recrawl.core.store.connection import (
     retried,
     transaction,
 )
+from recrawl.core.store.embeds import (
+    MISSING_KEPT,
+    Completeness,
+    EmbedState,
+    add_embeds,
+    embed_states,
+    last_failures,
+    pack_refs,
+    unpack_refs,
+)
 from recrawl.core.store.filtered import (
     NEVER,
     KnownPage,
@@ -71,7 +82,7 @@ from recrawl.core.store.listing import (
     iter_listing,
     listing_rows,
 )
-from recrawl.core.store.models import DiscoveredVia, Source, SourceKind
+from recrawl.core.store.models import DiscoveredVia, PageKind, Source, SourceKind
 from recrawl.core.store.news import (
     NewsDay,
     NewsFilter,
@@ -185,15 +196,18 @@ __all__ = [
     "INDEX_KEYS",
     "LISTING_COLUMNS",
     "MIGRATION",
+    "MISSING_KEPT",
     "NEVER",
     "RECOVERY",
     "SQLITE_PRAGMAS",
     "STANDARD_KEYS",
     "CommitBatch",
+    "Completeness",
     "CrawlRunInfo",
     "DiscoveredVia",
     "DuePage",
     "DueSource",
+    "EmbedState",
     "HostSummary",
     "KnownPage",
     "Move",
@@ -203,6 +217,7 @@ __all__ = [
     "NewsFilter",
     "NewsGroup",
     "NewsItem",
+    "PageKind",
     "PageQuery",
     "Pointer",
     "RunCounts",
@@ -213,6 +228,7 @@ __all__ = [
     "SourceKind",
     "SourceReading",
     "WorkerInfo",
+    "add_embeds",
     "add_pages",
     "add_sources",
     "begin_compaction",
@@ -240,6 +256,7 @@ __all__ = [
     "due_sources",
     "earliest_next_fetch",
     "earliest_source_fetch",
+    "embed_states",
     "end_compaction",
     "end_crawl_run",
     "end_worker",
@@ -261,6 +278,7 @@ __all__ = [
     "known_pages_block",
     "known_sources",
     "last_crawl_run",
+    "last_failures",
     "last_page_id",
     "lease_hosts",
     "leased_hosts",
@@ -283,6 +301,7 @@ __all__ = [
     "open_database",
     "open_segments",
     "others_lease_wait",
+    "pack_refs",
     "page_by_url",
     "page_count",
     "page_ids",
@@ -315,5 +334,6 @@ __all__ = [
     "transaction",
     "unfilter_pages",
     "unfinished_compactions",
+    "unpack_refs",
     "unseen_news_count",
 ]

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from peewee import fn
+from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
@@ -43,6 +44,8 @@ class CommitBatch:
     payouts: list[tuple[str, float]] = field(default_factory=list)
     #: Feeds pages advertise (DESIGN.md §11), read from the next round on.
     sources: list[NewSource] = field(default_factory=list)
+    #: Page captures whose embeds are all done: what they found (DESIGN.md §14).
+    completeness: list[Completeness] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -52,15 +55,17 @@ class CommitBatch:
         return (
             self.records, len(self.page_updates), len(self.events), len(self.news),
             len(self.new_pages), len(self.links), len(self.rejected), len(self.cash),
-            len(self.payouts), len(self.sources),
+            len(self.payouts), len(self.sources), len(self.completeness),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
-        records, updates, events, news, new_pages, links, rejected, cash, payouts, sources = sizes
+        records, updates, events, news, new_pages, links, rejected, cash, payouts, *rest = sizes
+        sources, completeness = rest
         self.records = records
         del self.page_updates[updates:], self.events[events:], self.news[news:]
         del self.new_pages[new_pages:], self.links[links:], self.rejected[rejected:]
         del self.cash[cash:], self.payouts[payouts:], self.sources[sources:]
+        del self.completeness[completeness:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -> int:
@@ -85,6 +90,10 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
             ids = page_ids(target for _, target in links)
             rows = [[source, ids[target], now] for source, target in links if target in ids]
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
+            # a page links to it and the chain accepts it: an embed becomes a page (§14)
+            promote_linked(list(ids.values()))
+        if batch.completeness:
+            record_completeness(batch.completeness)
         _apply_scores(batch)
         record_rejected(batch.rejected, now)
         if batch.sources:

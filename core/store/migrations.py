@@ -16,6 +16,7 @@ from recrawl.core.store.models import (
     Compaction,
     CrawlRun,
     DiscoveredVia,
+    FetchEvent,
     HostLease,
     News,
     Page,
@@ -71,9 +72,14 @@ def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0005_liveness_index(db: Database, migrator: SchemaMigrator) -> None:
-    # The payload pointer's own index becomes one that covers the liveness count.
+    # The payload pointer's own index becomes one that covers the liveness count. Made
+    # by name, not from the model: the model's later indexes would come before their
+    # columns (SQLite then indexes the column's name as a string, and the store breaks).
     db.execute_sql("DROP INDEX IF EXISTS page_payload_segment")
-    Page._schema.create_indexes(safe=True)  # type: ignore[attr-defined]  # not in peewee's stubs
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "page_payload_segment_segment_payload_offset_capture_offset" '
+        'ON "page" ("payload_segment", "segment", "payload_offset", "capture_offset")'
+    )
 
 
 def _m0006_crawl_runs(db: Database, migrator: SchemaMigrator) -> None:
@@ -147,6 +153,31 @@ def _m0011_standard_index_keys(db: Database, migrator: SchemaMigrator) -> None:
     set_setting(INDEX_KEYS, "legacy" if captured else STANDARD_KEYS)
 
 
+def _m0012_embeds(db: Database, migrator: SchemaMigrator) -> None:
+    # What pages embed (DESIGN.md §14): rows of kind "embed" beside the pages (every row
+    # so far is a page), what each capture embeds, and each page capture's completeness.
+    # Nothing stored is rewritten: a page's next fetch finds its embeds.
+    have = {column.name for column in db.get_columns("page")}
+    ops = [
+        migrator.add_column("page", name, Page._meta.fields[name])
+        for name in ("kind", "embed_refs")
+        if name not in have
+    ]
+    have_events = {column.name for column in db.get_columns(FetchEvent._meta.table_name)}
+    ops += [
+        migrator.add_column(FetchEvent._meta.table_name, name, FetchEvent._meta.fields[name])
+        for name in ("embeds", "embeds_missing", "embeds_missing_count")
+        if name not in have_events
+    ]
+    if ops:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(*ops)
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "page_kind_next_fetch" ON "page" ("kind", "next_fetch")'
+    )
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -159,6 +190,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0009_new_links,
     _m0010_workers,
     _m0011_standard_index_keys,
+    _m0012_embeds,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,302 @@
+"""What pages embed, fetched in the round that fetches the page (DESIGN.md §14).
+
+A page capture (a 2xx, or a 304 whose stored embeds still hold) names what it embeds;
+each is looked up once a round: decided by the chain's embed rules, then fetched in this
+round if it was never fetched or its own interval has passed (wherever it is hosted,
+with that host's robots.txt and politeness: the round queues it on its host, ahead of
+that host's pages), else taken as archived by its earlier capture. What an embed embeds
+in turn (a stylesheet's imports and fonts, a frame's images) is followed up to
+``embeds.max_hops`` from the page; a redirect's target stands in for it at its own hop.
+
+When all of a capture's embeds are decided, fetched or failed, what it found (how many
+are archived, which are missing and why) goes onto its fetch event with the next commit.
+A round that ends before an embed's turn (stopped, a host that asked to wait, offline)
+says so as that embed's reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from recrawl.core import store
+from recrawl.core.clock import Clock
+from recrawl.core.config import CrawlSettings
+from recrawl.core.engine.commits import CommitPipeline
+from recrawl.core.engine.events import EventQueue, LinkRejected
+from recrawl.core.engine.parse import EmbedList, header_embeds
+from recrawl.core.filters.compiled import CompiledChain
+from recrawl.core.net.urls import host_of
+from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
+
+if TYPE_CHECKING:
+    from recrawl.core.net.fetch import FetchResult
+
+#: How the filter name of an embed the embed rules turned away begins in the
+#: rejected-links record ("why was this not crawled?").
+EMBED_RULE = "embed: "
+_ARCHIVED = (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
+_REDIRECTS = (PageStatus.REDIRECT_PERM, PageStatus.REDIRECT_TEMP)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What the round found of one embedded URL."""
+
+    archived: bool
+    #: Why it is missing (None when archived).
+    reason: str | None = None
+    #: What it embeds in turn; for a redirect, its target.
+    refs: tuple[str, ...] = ()
+    #: A redirect: its target (``refs[0]``) is what the page gets.
+    redirect: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """What one capture embeds, as its analysis (or its stored row) says."""
+
+    urls: Sequence[str]
+    #: References that are no URL (as written, why).
+    invalid: Sequence[tuple[str, str]] = ()
+    #: Distinct references past the per-page limit, not kept.
+    dropped: int = 0
+
+
+def page_embeds(found: EmbedList | None, result: FetchResult, url: str, limit: int) -> Embedded:
+    """What a page capture embeds: what its HTML names, and its ``Link`` header's
+    preloads and stylesheets (RFC 8288), each once, at most ``limit``."""
+    urls = list(found.urls) if found is not None else []
+    dropped = found.dropped if found is not None else 0
+    header = result.header("link")
+    if header:
+        have = set(urls)
+        for extra in header_embeds(header, url):
+            if extra in have:
+                continue
+            have.add(extra)
+            if len(urls) < limit:
+                urls.append(extra)
+            else:
+                dropped += 1
+    invalid = [(item.url, item.reason) for item in found.invalid] if found is not None else []
+    return Embedded(urls, invalid, dropped)
+
+
+def failure_reason(status: int | None, error: str | None) -> str:
+    """Why a fetch got nothing to show: its error, else its HTTP status."""
+    if error:
+        return error
+    return f"HTTP {status}" if status is not None else "no answer"
+
+
+class RoundEmbeds:
+    """One round's embeds: decided once each, fetched by the round's host queues.
+
+    ``enqueue(state)`` puts an embed to fetch on its host's queue; ``batch()`` is the
+    round's current commit batch.
+    """
+
+    def __init__(
+        self,
+        settings: CrawlSettings,
+        clock: Clock,
+        events: EventQueue,
+        commits: CommitPipeline,
+        rules: Callable[[], CompiledChain],
+        initial_interval: float,
+        enqueue: Callable[[store.EmbedState], None],
+        batch: Callable[[], store.CommitBatch],
+    ) -> None:
+        self.enabled = settings.embeds.enabled
+        self.max_hops = settings.embeds.max_hops
+        self.limit = settings.parse.max_embeds
+        self.clock = clock
+        self.events = events
+        self.commits = commits
+        self.rules = rules
+        self.initial_interval = initial_interval
+        self.enqueue = enqueue
+        self.batch = batch
+        #: Each embedded URL's finding this round, by URL (one lookup and fetch a round).
+        self._found: dict[str, asyncio.Future[Found]] = {}
+        #: Embeds queued for fetching and not yet fetched, by URL.
+        self._queued: set[str] = set()
+        #: Captures whose embeds are being gathered.
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # -- from the round -------------------------------------------------------------
+
+    def captured(self, page_id: int, page_url: str, at: datetime, embedded: Embedded) -> None:
+        """A page capture at ``at``: gather its embeds, then record what it found."""
+        if not self.enabled:
+            return
+        task = asyncio.create_task(self._complete(page_id, page_url, at, embedded))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def fetched(self, url: str, found: Found) -> None:
+        """An embed's fetch was recorded."""
+        self._queued.discard(url)
+        future = self._found.get(url)
+        if future is not None and not future.done():
+            future.set_result(found)
+
+    def not_fetched(self, url: str, reason: str) -> None:
+        """A queued embed will not be fetched this round (its host asked to wait)."""
+        self.fetched(url, Found(False, reason))
+
+    def orphaned(self, reason: str) -> None:
+        """No host queue is served any more: the embeds still queued are not fetched."""
+        for url in list(self._queued):
+            self.not_fetched(url, reason)
+
+    def cancel(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+    # -- one capture ----------------------------------------------------------------
+
+    async def _complete(
+        self, page_id: int, page_url: str, at: datetime, embedded: Embedded
+    ) -> None:
+        missing: list[tuple[str, str]] = [
+            (url, f"not a URL: {reason}") for url, reason in embedded.invalid
+        ]
+        past_limit = embedded.dropped
+        archived = 0
+        seen = {page_url}
+        taken = 0
+        wave = [(url, 1) for url in embedded.urls]
+        while wave:
+            take: list[tuple[str, int]] = []
+            for url, hop in wave:
+                if url in seen:
+                    continue
+                seen.add(url)
+                if taken >= self.limit:
+                    past_limit += 1
+                    continue
+                taken += 1
+                if hop > self.max_hops:
+                    missing.append(
+                        (
+                            url,
+                            f"more than {self.max_hops} embed hops from the page (embeds.max_hops)",
+                        )
+                    )
+                    continue
+                take.append((url, hop))
+            futures = await self._look_up([url for url, _ in take], page_url)
+            wave = []
+            for url, hop in take:
+                found = await futures[url]
+                if found.redirect:  # its target stands in for it, at the same hop
+                    taken -= 1
+                    wave.extend((target, hop) for target in found.refs)
+                    continue
+                if found.archived:
+                    archived += 1
+                else:
+                    missing.append((url, found.reason or "not archived"))
+                wave.extend((ref, hop + 1) for ref in found.refs)
+        # those past the limit are counted, not listed: their URLs were not all kept
+        kept = tuple(missing[: store.MISSING_KEPT])
+        completeness = store.Completeness(page_id, at, archived, kept, len(missing) + past_limit)
+        self.batch().completeness.append(completeness)
+
+    # -- deciding -------------------------------------------------------------------
+
+    async def _look_up(
+        self, urls: Sequence[str], page_url: str
+    ) -> dict[str, asyncio.Future[Found]]:
+        """Each URL's finding (a future: an embed to fetch is found once fetched)."""
+        loop = asyncio.get_running_loop()
+        futures: dict[str, asyncio.Future[Found]] = {}
+        new: list[str] = []
+        for url in urls:
+            future = self._found.get(url)
+            if future is None:
+                future = self._found[url] = loop.create_future()
+                new.append(url)
+            futures[url] = future
+        if new:
+            try:
+                await self._decide(new, page_url)
+            except BaseException as exc:  # a store failure: these URLs fail, here and later
+                for url in new:
+                    if not self._found[url].done():
+                        self._found[url].set_result(Found(False, f"not looked up: {exc}"))
+                raise
+        return futures
+
+    async def _decide(self, urls: list[str], page_url: str) -> None:
+        rules = self.rules()
+        accepted: list[str] = []
+        batch = self.batch()
+        for url in urls:
+            verdict = rules.check(url)
+            if verdict.accepted:
+                accepted.append(url)
+                continue
+            name = verdict.filter_name or ""
+            batch.rejected.append((url, f"{EMBED_RULE}{name}", verdict.line))
+            self.events.emit(
+                LinkRejected(url, page_url, verdict.filter, EMBED_RULE + name, verdict.line)
+            )
+            line = f"line {verdict.line}" if verdict.line is not None else "no rule matched"
+            self._set(url, Found(False, f"embed rule {verdict.filter} ({name}), {line}"))
+        if not accepted:
+            return
+        states = store.embed_states(accepted)  # a quick read, as a round reads its pages
+        new = [url for url in accepted if url not in states]
+        if new:
+            now = self.clock.now()
+            rows = [
+                store.NewPage(
+                    url=url,
+                    host=host_of(url),
+                    next_fetch=now,
+                    fetch_interval=self.initial_interval,
+                    discovered_from=page_url,
+                    discovered_via=DiscoveredVia.EMBED,
+                    kind=PageKind.EMBED,
+                )
+                for url in new
+            ]
+            states.update(await self.commits.run(store.add_embeds, rows, now))
+        now = self.clock.now()
+        failed: list[store.EmbedState] = []
+        for url in accepted:
+            state = states.get(url)
+            if state is None:  # gone from the store meanwhile
+                self._set(url, Found(False, "not in the store"))
+            elif state.kind == PageKind.EMBED and (
+                state.status == PageStatus.UNFETCHED or state.next_fetch <= now
+            ):
+                self._queued.add(url)
+                self.enqueue(state)
+            elif state.status in _ARCHIVED or (state.kind == PageKind.PAGE and state.archived):
+                self._set(url, Found(True, refs=state.refs))
+            elif state.status in _REDIRECTS and state.refs:
+                self._set(url, Found(False, refs=state.refs[:1], redirect=True))
+            elif state.kind == PageKind.PAGE:
+                self._set(url, Found(False, "a page of the crawl, not fetched yet"))
+            else:
+                failed.append(state)
+        if failed:
+            reasons = store.last_failures([state.id for state in failed])
+            for state in failed:
+                if state.status == PageStatus.ROBOTS_DENIED:
+                    reason = "denied by robots.txt"
+                else:
+                    reason = failure_reason(*reasons.get(state.id, (None, None)))
+                self._set(state.url, Found(False, f"{reason} (at its last fetch)"))
+
+    def _set(self, url: str, found: Found) -> None:
+        future = self._found[url]
+        if not future.done():
+            future.set_result(found)

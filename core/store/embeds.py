@@ -1,0 +1,157 @@
+"""Embeds (DESIGN.md §14): rows of kind ``embed``, what each capture embeds, completeness.
+
+An embed is stored like a page (its own interval, signature and captures) but is never
+due by itself: a round fetches it with a page that embeds it, once its interval has
+passed (:mod:`recrawl.core.engine.embeds`). What a capture embeds is kept on its row
+(``embed_refs``), so a page that answers 304 still has its embeds fetched; what a page
+capture found of them is kept on its fetch event (``embeds``, ``embeds_missing``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from recrawl.core.store.models import DB, FetchEvent, Page, PageKind
+from recrawl.core.store.pages import NewPage, insert_pages
+from recrawl.core.store.sql import _converter, chunks, executemany
+
+#: Missing embeds of one capture kept with their reasons (all of them are counted): a
+#: page of 100,000 images past the per-page limit keeps a readable list, not 99,000 rows.
+MISSING_KEPT = 100
+
+
+def pack_refs(urls: Sequence[str]) -> bytes | None:
+    """A capture's embeds as the store keeps them (None for none)."""
+    if not urls:
+        return None
+    return zlib.compress("\n".join(urls).encode("utf-8"), 6)
+
+
+def unpack_refs(blob: bytes | None) -> list[str]:
+    """The embeds :func:`pack_refs` kept; [] for none or an unreadable value."""
+    if not blob:
+        return []
+    try:
+        return zlib.decompress(bytes(blob)).decode("utf-8").split("\n")
+    except (zlib.error, UnicodeDecodeError):
+        return []  # a damaged value costs that capture's embeds, not the crawl
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedState:
+    """What the store knows of a URL a capture embeds, as a round decides on it."""
+
+    id: int
+    url: str
+    host: str
+    kind: str
+    status: str
+    next_fetch: datetime
+    #: It has an archived payload (a 2xx response, or a revisit of one).
+    archived: bool
+    #: What its latest capture embeds in turn (a stylesheet's fonts, a redirect's target).
+    refs: tuple[str, ...]
+
+
+_STATE_COLUMNS = (
+    Page.id, Page.url, Page.host, Page.kind, Page.status, Page.next_fetch,
+    Page.payload_record_id, Page.embed_refs,
+)  # fmt: skip
+
+
+def embed_states(urls: Iterable[str]) -> dict[str, EmbedState]:
+    """The states of those of ``urls`` the store knows (pages or embeds)."""
+    found: dict[str, EmbedState] = {}
+    for chunk in chunks(list(urls)):
+        query = Page.select(*_STATE_COLUMNS).where(Page.url.in_(list(chunk)))
+        for page_id, url, host, kind, status, next_fetch, record_id, refs in query.tuples().iterator():
+            found[url] = EmbedState(
+                page_id,
+                url,
+                host,
+                kind,
+                status,
+                next_fetch,
+                record_id is not None,
+                tuple(unpack_refs(refs)),
+            )
+    return found
+
+
+def add_embeds(embeds: Sequence[NewPage], now: datetime) -> dict[str, EmbedState]:
+    """Insert the embeds not yet known (``kind`` embed, first seen ``now``) and return the
+    state of every one of them, known before or not."""
+    with DB.atomic():
+        insert_pages(embeds, now)
+    return embed_states(embed.url for embed in embeds)
+
+
+def last_failures(ids: Sequence[int]) -> dict[int, tuple[int | None, str | None]]:
+    """Each page's latest fetch event's HTTP status and error, for saying why an embed
+    not fetched this round is missing."""
+    found: dict[int, tuple[int | None, str | None]] = {}
+    for chunk in chunks(list(ids)):
+        query = (
+            FetchEvent.select(FetchEvent.page, FetchEvent.http_status, FetchEvent.error)
+            .where(FetchEvent.page.in_(list(chunk)))
+            .order_by(FetchEvent.page, FetchEvent.fetched_at)
+        )
+        for page_id, status, error in query.tuples().iterator():
+            found[page_id] = (status, error)  # the latest comes last
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Completeness:
+    """What one page capture found of its embeds, written onto its fetch event."""
+
+    page_id: int
+    fetched_at: datetime
+    archived: int
+    #: (url, reason) of the first :data:`MISSING_KEPT` missing ones.
+    missing: tuple[tuple[str, str], ...]
+    missing_count: int
+
+
+def record_completeness(done: Sequence[Completeness]) -> None:
+    """Write each capture's completeness onto its fetch event (inside the caller's
+    transaction: a batch's)."""
+    if not done:
+        return
+    first = done[0]
+
+    def kept(c: Completeness) -> list[list[str]]:
+        return [list(item) for item in c.missing[:MISSING_KEPT]]
+
+    query = FetchEvent.update(
+        embeds=first.archived, embeds_missing=kept(first), embeds_missing_count=first.missing_count
+    ).where((FetchEvent.page == first.page_id) & (FetchEvent.fetched_at == first.fetched_at))
+    convert = _converter()
+    missing, when = FetchEvent.embeds_missing, FetchEvent.fetched_at
+    rows: list[list[Any]] = [
+        [
+            c.archived,
+            missing.db_value(kept(c)),
+            c.missing_count,
+            c.page_id,
+            convert(when, c.fetched_at),
+        ]
+        for c in done
+    ]
+    executemany(query, rows)
+
+
+def promote_linked(ids: Sequence[int]) -> int:
+    """Embeds a page links to (and the chain accepts) become pages; how many did."""
+    promoted = 0
+    for chunk in chunks(list(ids)):
+        promoted += (
+            Page.update(kind=PageKind.PAGE)
+            .where(Page.id.in_(list(chunk)) & (Page.kind == PageKind.EMBED))
+            .execute()
+        )
+    return promoted
