@@ -35,11 +35,11 @@ from typing import Any
 import tinycss2
 from recrawl.core.content.refs import Context, EmbedRef, Embeds, EmbedSet
 
-#: The characters of one stylesheet read at most: tinycss2 reads about 1 MB of CSS a
-#: second (1.1 to 1.4 MB/s on this project's reference machine, several times that for
-#: base64 fonts), so a sheet of any size costs at most a few seconds. Stylesheets past
-#: this are rare; an archive keeps them whole, only references past the bound are missed.
-MAX_STYLESHEET_CHARS = 3_000_000
+#: The characters of one stylesheet read at most: tinycss2 reads 0.9 (minified) to 1.5 MB
+#: of CSS a second (3.4 MB/s for base64 fonts) on a busy 2-core machine, so a sheet of any
+#: size costs at most about 2 s. Few stylesheets are longer; an archive keeps them whole,
+#: only the references past the bound are not extracted.
+MAX_STYLESHEET_CHARS = 2_000_000
 #: Characters tokenized at once (~13 MB of tokens); a top-level rule longer than this
 #: (a whole sheet inside one ``@media``) doubles it until the rule fits.
 _WINDOW = 256 * 1024
@@ -133,10 +133,12 @@ def _normalised(css: str) -> str:
 
 
 def _read_windows(css: str, cut: bool, refs: EmbedSet, relabel: Context | None, window: int) -> int:
-    """Walk ``css`` a window at a time; where the reading stopped (``len(css)`` unless
-    ``cut``, then the end of the last complete top-level rule)."""
+    """Walk ``css`` a window at a time; where the reading stopped: ``len(css)``, or if
+    ``cut`` (``css`` is the sheet up to its bound) where the token the bound cut starts."""
     start, size = 0, window
     while start < len(css):
+        if _MAY_LOAD.search(css, start) is None:
+            return len(css)  # nothing past here can load anything: no need to read it
         end = min(start + size, len(css))
         piece = css[start:end]
         try:
@@ -144,21 +146,38 @@ def _read_windows(css: str, cut: bool, refs: EmbedSet, relabel: Context | None, 
         except Exception as exc:  # a parser bug must not cost the page its other embeds
             refs.note(f"CSS parser failed past character {start:,}: {exc!r}"[:300])
             return start
-        if end == len(css) and not cut:
-            _walk(tokens, refs, relabel)  # the sheet's end closes what it left open
-            return end
+        if end == len(css):
+            # the sheet's end closes what it left open; the bound's cuts a token short
+            # (``url(straddl``), which is not read
+            dropped = _drop_last_token(tokens) if cut else None
+            _walk(tokens, refs, relabel)
+            return end if dropped is None else start + _offset(piece, dropped)
         last = _last_rule_end(tokens)
         if last is None:
-            if end == len(css):
-                return start  # the bound cuts this rule: it is not read
-            size *= 2
+            size *= 2  # one rule longer than the window: read it in a longer one
             continue
         _walk(tokens[: last + 1], refs, relabel)
         start += _offset(piece, tokens[last + 1])
         size = window
-        if end == len(css):
-            return start
     return start
+
+
+def _drop_last_token(tokens: list[Any]) -> Any:
+    """Remove the last token of the innermost block or function still open (with the
+    parse errors an unterminated token left after it) and return it, if there is one."""
+    items = tokens
+    while True:
+        while items and items[-1].type == "error":
+            items.pop()
+        if not items:
+            return None
+        last = items[-1]
+        if last.type in _BLOCKS:
+            items = last.content
+        elif last.type == "function":
+            items = last.arguments
+        else:
+            return items.pop()
 
 
 def _last_rule_end(tokens: list[Any]) -> int | None:
