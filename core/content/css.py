@@ -72,6 +72,11 @@ def declaration_embeds(
     return refs.refs
 
 
+def may_load(text: str) -> bool:
+    """Whether the CSS ``text`` may load anything (if not, it need not be tokenized)."""
+    return _MAY_LOAD.search(text) is not None
+
+
 def gather_stylesheet(
     text: str,
     refs: EmbedSet,

@@ -32,7 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recrawl.core.config import ParseSettings
-from recrawl.core.content.css import MAX_STYLESHEET_CHARS, gather_declarations, gather_stylesheet
+from recrawl.core.content.css import (
+    MAX_STYLESHEET_CHARS,
+    gather_declarations,
+    gather_stylesheet,
+    may_load,
+)
 from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.refs import Context, Embeds, EmbedSet
 from recrawl.core.content.rels import link_context
@@ -180,11 +185,11 @@ def _read(tree: LexborHTMLParser, reading: _Reading, depth: int) -> None:
 
 def _css(text: str, reading: _Reading, *, block: bool) -> None:
     """Read a style block's or attribute's CSS, within what is left of the page's."""
+    if not may_load(text):
+        return  # a style="display: none": nothing to read, nothing of the bound spent
     if reading.css_left <= 0:
         reading.css_skipped += 1
         return
-    # only what is tokenized counts: a style="display:none" is one regular expression's
-    # search, with no ``url(`` to read
     if block:
         read = gather_stylesheet(
             text, reading.refs, max_chars=reading.css_left, relabel="style-block"
@@ -193,7 +198,8 @@ def _css(text: str, reading: _Reading, *, block: bool) -> None:
         read = gather_declarations(
             text, reading.refs, max_chars=reading.css_left, relabel="style-attr"
         )
-    reading.css_left -= read
+    # a text the bound cut (which says so in a note) ends the page's CSS
+    reading.css_left = 0 if len(text) > reading.css_left else reading.css_left - read
 
 
 def _srcdoc(markup: str, reading: _Reading, depth: int) -> None:
