@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from recrawl.core.content.css import (
     MAX_STYLESHEET_CHARS,
     declaration_embeds,
+    gather_declarations,
     gather_stylesheet,
     stylesheet_embeds,
 )
@@ -312,9 +313,19 @@ def test_declarations_of_a_style_attribute() -> None:
 
 
 def test_a_long_style_attribute_is_read_up_to_its_bound() -> None:
-    style = "a: url(one.png); " + "b: url(two.png); " * 10 + "c: url(past.png)"
-    urls = [ref.url for ref in declaration_embeds(style, 10, max_chars=40)]
-    assert urls == ["one.png", "two.png"]
+    style = "a: url(one.png); b: url(two.png); c: url(three.png); d: url(past.png)"
+    # the bound cuts three.png short: "url(thr" is not read
+    bound = style.index("three") + 3
+    assert [ref.url for ref in declaration_embeds(style, 10, max_chars=bound)] == [
+        "one.png",
+        "two.png",
+    ]
+    refs = EmbedSet(10)
+    gather_declarations(style, refs, max_chars=bound)
+    assert refs.notes == [
+        f"style attribute of {len(style):,} characters read up to character "
+        f"{style.index('url(three'):,} (at most {bound:,}): references past it not extracted"
+    ]
 
 
 # -- totality ---------------------------------------------------------------------------
