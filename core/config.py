@@ -101,8 +101,10 @@ class ParseSettings:
     #: its capture's completeness counts the rest as missing, past this bound.
     max_embeds: int = 1_000
     #: A stylesheet is read for what it embeds up to this many characters (its capture
-    #: is whole whatever its size); its fetch record says where it was cut.
-    max_stylesheet_chars: int = 5_000_000
+    #: is whole whatever its size), and so is a page's CSS in all (its style blocks and
+    #: attributes); the fetch record says where it was cut. tinycss2 reads 1 to 1.5 MB of
+    #: real CSS a second: any stylesheet costs about 2 s at most.
+    max_stylesheet_chars: int = 2_000_000
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,8 +20,10 @@ from urllib.parse import urljoin
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.content.css import stylesheet_embeds
-from recrawl.core.content.embeds import EmbedRef, html_embeds, link_header_embeds
+from recrawl.core.content.embeds import html_embeds
+from recrawl.core.content.link_header import link_header_embeds
 from recrawl.core.content.markup_bounds import find_cut
+from recrawl.core.content.refs import EmbedRef
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical
 from selectolax.lexbor import LexborHTMLParser
@@ -170,7 +172,8 @@ def resolve_embeds(
 
 def header_embeds(value: str, url: str) -> list[str]:
     """The preloads and stylesheets a ``Link`` response header names, canonical."""
-    found = resolve_embeds(link_header_embeds(value), url, url, MAX_HEADER_EMBEDS)
+    refs = link_header_embeds(value, limit=MAX_HEADER_EMBEDS)
+    found = resolve_embeds(refs, url, url, MAX_HEADER_EMBEDS)
     return found.urls
 
 
@@ -274,7 +277,9 @@ def parse_html(
         result.markup = text
     del text  # the tree has its own copy: two of a 10 MB page are enough (unless kept)
     raw_links, base_href, raw_feeds = _raw_links(tree, result)
-    embedded = html_embeds(tree, bounds.max_embeds, max_css_chars=bounds.max_stylesheet_chars)
+    embedded = html_embeds(
+        tree, bounds.max_embeds, max_css_chars=bounds.max_stylesheet_chars, bounds=bounds
+    )
     del tree  # a page's links and its parse tree are not held at once
     invalid: set[str] = set()
     base = url

@@ -68,7 +68,16 @@ def embed_states(urls: Iterable[str]) -> dict[str, EmbedState]:
     found: dict[str, EmbedState] = {}
     for chunk in chunks(list(urls)):
         query = Page.select(*_STATE_COLUMNS).where(Page.url.in_(list(chunk)))
-        for page_id, url, host, kind, status, next_fetch, record_id, refs in query.tuples().iterator():
+        for (
+            page_id,
+            url,
+            host,
+            kind,
+            status,
+            next_fetch,
+            record_id,
+            refs,
+        ) in query.tuples().iterator():
             found[url] = EmbedState(
                 page_id,
                 url,
