@@ -53,6 +53,8 @@ class Found:
     refs: tuple[str, ...] = ()
     #: A redirect: its target (``refs[0]``) is what the page gets.
     redirect: bool = False
+    #: What it embeds past the per-page limit: counted, not kept.
+    dropped: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,7 @@ class RoundEmbeds:
                     archived += 1
                 else:
                     missing.append((url, found.reason or "not archived"))
+                past_limit += found.dropped
                 wave.extend((ref, hop + 1) for ref in found.refs)
         # those past the limit are counted, not listed: their URLs were not all kept
         kept = tuple(missing[: store.MISSING_KEPT])

@@ -175,7 +175,7 @@ class FetchRecorder:
             refs = tuple(embeds.urls) if embeds is not None else ()
             if embeds is not None and embeds.notes:
                 note = "; ".join(filter(None, [note, *embeds.notes]))
-            found = Found(True, refs=refs)
+            found = Found(True, refs=refs, dropped=embeds.dropped if embeds is not None else 0)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED
             capture = captures.not_modified(page, result, now)
