@@ -103,7 +103,12 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site, db_args):
         "interval_after",
         "segment",
         "error",
+        "embeds",
+        "embeds_missing",
+        "embeds_missing_count",
     }
+    # a page embedding nothing: complete, with nothing missing
+    assert (event["embeds"], event["embeds_missing"], event["embeds_missing_count"]) == (0, [], 0)
     assert (
         event["http_status"] == 200
         and event["error"] is None
