@@ -217,7 +217,8 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         _show_lint(applied.chain, text, always=True)
         return 0
     if action == "import":
-        text = import_nutch(args.nutch_conf_dir, parse_order(args.order))
+        embeds = choices.project_chain().embed_rules.filters
+        text = import_nutch(args.nutch_conf_dir, parse_order(args.order), embeds)
         applied = choices.apply_chain(text)
         chain = applied.chain
         names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
