@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from peewee import Database
+from peewee import Database, SqliteDatabase
 from recrawl.core.errors import StoreError
 from recrawl.core.store.models import (
     MODELS,
@@ -20,6 +20,7 @@ from recrawl.core.store.models import (
     HostLease,
     News,
     Page,
+    PageKind,
     Segment,
     Setting,
     Source,
@@ -158,9 +159,15 @@ def _m0012_embeds(db: Database, migrator: SchemaMigrator) -> None:
     # so far is a page), what each capture embeds, and each page capture's completeness.
     # Nothing stored is rewritten: a page's next fetch finds its embeds.
     have = {column.name for column in db.get_columns("page")}
+    if "kind" not in have:
+        # with the default in the statement, not added null, filled and then made NOT NULL
+        # (which SQLite does by copying the whole table): one step on either database
+        db.execute_sql(
+            f'ALTER TABLE "page" ADD COLUMN "kind" VARCHAR(255) NOT NULL DEFAULT \'{PageKind.PAGE}\''
+        )
     ops = [
         migrator.add_column("page", name, Page._meta.fields[name])
-        for name in ("kind", "embed_refs")
+        for name in ("embed_refs",)
         if name not in have
     ]
     have_events = {column.name for column in db.get_columns(FetchEvent._meta.table_name)}
@@ -215,8 +222,21 @@ def migrate(db: Database) -> int:
     from playhouse.migrate import SchemaMigrator  # only when a migration runs
 
     migrator = SchemaMigrator.from_database(db)
-    for number in range(found, SCHEMA_VERSION):
-        with db.atomic():
-            MIGRATIONS[number](db, migrator)
-            set_setting("schema_version", number + 1)
+    # SQLite changes some columns by copying the table and dropping the old one: with
+    # foreign keys on, that drop deletes every row that refers to it (ON DELETE CASCADE:
+    # a page's fetch events, links and news), so they are off while migrations run,
+    # and checked after (the pragma takes no effect inside a transaction)
+    sqlite = isinstance(db, SqliteDatabase)
+    if sqlite:
+        db.execute_sql("PRAGMA foreign_keys = OFF")
+    try:
+        for number in range(found, SCHEMA_VERSION):
+            with db.atomic():
+                MIGRATIONS[number](db, migrator)
+                if sqlite and db.execute_sql("PRAGMA foreign_key_check").fetchone():
+                    raise StoreError(f"migration {number + 1} left rows referring to nothing")
+                set_setting("schema_version", number + 1)
+    finally:
+        if sqlite:
+            db.execute_sql("PRAGMA foreign_keys = ON")
     return found
