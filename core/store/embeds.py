@@ -164,3 +164,42 @@ def promote_linked(ids: Sequence[int]) -> int:
             .execute()
         )
     return promoted
+
+
+def embeds_among(urls: Iterable[str]) -> set[str]:
+    """Those of ``urls`` that are embeds (not pages)."""
+    found: set[str] = set()
+    for chunk in chunks(list(dict.fromkeys(urls))):
+        query = Page.select(Page.url).where(
+            Page.url.in_(list(chunk)) & (Page.kind == PageKind.EMBED)
+        )
+        found.update(url for (url,) in query.tuples().iterator())
+    return found
+
+
+def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
+    """What each of ``urls`` embeds (as their rows keep it), and what that embeds in turn,
+    ``hops`` deep: each one's embeds in the order met, itself not among them."""
+    refs: dict[str, tuple[str, ...]] = {}
+    wanted = set(urls)
+    for _ in range(hops):
+        todo = [url for url in wanted if url not in refs]
+        if not todo:
+            break
+        for chunk in chunks(todo):
+            query = Page.select(Page.url, Page.embed_refs).where(Page.url.in_(list(chunk)))
+            for url, blob in query.tuples().iterator():
+                refs[url] = tuple(unpack_refs(blob))
+        wanted = {ref for url in todo for ref in refs.get(url, ())}
+    trees: dict[str, list[str]] = {}
+    for root in dict.fromkeys(urls):
+        seen = {root}
+        tree: list[str] = []
+        level = [root]
+        for _ in range(hops):
+            level = [ref for url in level for ref in refs.get(url, ()) if ref not in seen]
+            for ref in level:
+                seen.add(ref)
+                tree.append(ref)
+        trees[root] = list(dict.fromkeys(tree))
+    return trees
