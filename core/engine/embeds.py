@@ -55,6 +55,8 @@ class Found:
     redirect: bool = False
     #: What it embeds past the per-page limit: counted, not kept.
     dropped: int = 0
+    #: Those of ``refs`` it ``@import``s: part of a stylesheet, fetched at its hop.
+    imports: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,7 @@ class RoundEmbeds:
                 else:
                     missing.append((url, found.reason or "not archived"))
                 past_limit += found.dropped
-                wave.extend((ref, hop + 1) for ref in found.refs)
+                wave.extend((ref, hop if ref in found.imports else hop + 1) for ref in found.refs)
         # those past the limit are counted, not listed: their URLs were not all kept
         kept = tuple(missing[: store.MISSING_KEPT])
         completeness = store.Completeness(page_id, at, archived, kept, len(missing) + past_limit)
@@ -283,7 +285,7 @@ class RoundEmbeds:
                 self._queued.add(url)
                 self.enqueue(state)
             elif state.status in _ARCHIVED or (state.kind == PageKind.PAGE and state.archived):
-                self._set(url, Found(True, refs=state.refs))
+                self._set(url, Found(True, refs=state.refs, imports=state.imports))
             elif state.status in _REDIRECTS and state.refs:
                 self._set(url, Found(False, refs=state.refs[:1], redirect=True))
             elif state.kind == PageKind.PAGE:

@@ -6,7 +6,8 @@ Links and embeds are resolved against ``<base href>`` (a stylesheet's against it
 URL) and canonicalized; malformed ones are counted and the first :data:`MAX_INVALID` of
 a page kept with the reason, never fatal. What a page embeds (DESIGN.md §14) is found by
 :mod:`recrawl.core.content.embeds` and :mod:`recrawl.core.content.css`, as written; here
-it becomes canonical URLs, at most ``ParseSettings.max_embeds`` of them.
+it becomes URLs as a browser requests them (:func:`~recrawl.core.net.urls.embed_url`:
+what a replayed page asks for), at most ``ParseSettings.max_embeds`` of them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from recrawl.core.content.link_header import link_header_embeds
 from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.refs import EmbedRef
 from recrawl.core.errors import InvalidUrl
-from recrawl.core.net.urls import canonical
+from recrawl.core.net.urls import canonical, embed_url
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
@@ -122,7 +123,8 @@ def _unpickled(
 
 @dataclass
 class EmbedList:
-    """What a page or stylesheet embeds (DESIGN.md §14): canonical URLs in document
+    """What a page or stylesheet embeds (DESIGN.md §14): URLs as a browser asks for them
+    (:func:`~recrawl.core.net.urls.embed_url`), in document
     order, each once, at most ``ParseSettings.max_embeds``; those past it counted."""
 
     urls: list[str] = field(default_factory=list)
@@ -133,6 +135,8 @@ class EmbedList:
     dropped: int = 0
     #: Bounds the extraction hit (a stylesheet cut at its size bound), one line each.
     notes: list[str] = field(default_factory=list)
+    #: Those of ``urls`` a stylesheet ``@import``s: part of it, at its own hop.
+    imports: list[str] = field(default_factory=list)
 
 
 def resolve_embeds(
@@ -143,14 +147,14 @@ def resolve_embeds(
     dropped: int = 0,
     notes: Sequence[str] = (),
 ) -> EmbedList:
-    """The references as canonical URLs (against ``base`` unless one names its own),
+    """The references as a browser requests them (against ``base`` unless one names its own),
     without ``own_url`` (a page embedding itself) and duplicates, at most ``limit``."""
     found = EmbedList(dropped=dropped, notes=list(notes))
     seen = {own_url}
     kept: set[str] = set()
     for ref in refs:
         try:
-            url = canonical(ref.url, ref.base or base)
+            url = embed_url(ref.url, ref.base or base)
         except InvalidUrl as exc:
             if len(found.invalid) < MAX_INVALID:
                 text = ref.url
@@ -167,11 +171,13 @@ def resolve_embeds(
             found.dropped += 1
             continue
         found.urls.append(url)
+        if ref.context == "css-import":
+            found.imports.append(url)
     return found
 
 
 def header_embeds(value: str, url: str) -> list[str]:
-    """The preloads and stylesheets a ``Link`` response header names, canonical."""
+    """The preloads and stylesheets a ``Link`` response header names (as requested)."""
     refs = link_header_embeds(value, limit=MAX_HEADER_EMBEDS)
     found = resolve_embeds(refs, url, url, MAX_HEADER_EMBEDS)
     return found.urls
@@ -282,10 +288,11 @@ def parse_html(
     )
     del tree  # a page's links and its parse tree are not held at once
     invalid: set[str] = set()
-    base = url
+    base = embed_base = url
     if base_href is not None:
         try:
             base = canonical(base_href, url)
+            embed_base = embed_url(base_href, url)
         except InvalidUrl as exc:
             _invalid(result, base_href, url, exc, invalid)
     # one entry per target; followable if any link to it is followable
@@ -302,7 +309,7 @@ def parse_html(
         merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
     result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
     result.embeds = resolve_embeds(
-        embedded.refs, base, url, bounds.max_embeds, embedded.dropped, embedded.notes
+        embedded.refs, embed_base, url, bounds.max_embeds, embedded.dropped, embedded.notes
     )
     for href in raw_feeds:
         with contextlib.suppress(InvalidUrl):  # a feed that is no URL is no feed to read

@@ -24,7 +24,7 @@ from recrawl.core.engine.update import Capture, Outcome, PageUpdate, update_page
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
-from recrawl.core.net.urls import canonical
+from recrawl.core.net.urls import embed_url
 from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import OutlinksSignature, Signature, compare
@@ -173,18 +173,22 @@ class FetchRecorder:
                 change = Change.UNCHANGED if same else Change.CHANGED
             embeds = analysis.embeds
             refs = tuple(embeds.urls) if embeds is not None else ()
+            imports = frozenset(embeds.imports) if embeds is not None else frozenset()
             if embeds is not None and embeds.notes:
                 note = "; ".join(filter(None, [note, *embeds.notes]))
-            found = Found(True, refs=refs, dropped=embeds.dropped if embeds is not None else 0)
+            dropped = embeds.dropped if embeds is not None else 0
+            found = Found(True, refs=refs, dropped=dropped, imports=imports)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED
             capture = captures.not_modified(page, result, now)
-            found = Found(True, refs=tuple(store.unpack_refs(page.embed_refs)))
+            urls, imports = store.read_refs(page.embed_refs)
+            refs = None  # kept as they are
+            found = Found(True, refs=tuple(urls), imports=imports)
         elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
             capture = captures.response(page, result, now)
             location = result.header("location") or ""
             try:
-                refs = (canonical(location, page.url),)
+                refs = (embed_url(location, page.url),)
                 found = Found(False, refs=refs, redirect=True)
             except InvalidUrl as exc:
                 refs = ()
@@ -210,7 +214,7 @@ class FetchRecorder:
             note=note,
         )
         if refs is not None:
-            update.fields["embed_refs"] = store.pack_refs(refs)
+            update.fields["embed_refs"] = store.pack_refs(refs, found.imports)
         batch.page_updates.append((page.id, update.fields))
         batch.events.append(update.event)
         self.events.emit(

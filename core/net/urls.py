@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
+import ada_url
 from recrawl.core.errors import InvalidUrl
 from w3lib.url import canonicalize_url, safe_url_string
 
@@ -111,6 +112,39 @@ def _host_problem(host: str) -> str | None:
             except UnicodeError:
                 return "malformed IDN host"
     return None
+
+
+def embed_url(href: str, base: str | None = None) -> str:
+    """``href`` resolved against ``base`` as a browser requests it (the WHATWG URL
+    standard's serialisation, by ada-url), less its fragment; raise :class:`InvalidUrl`.
+
+    What a page embeds is archived under this URL, not the canonical form of
+    :func:`canonical`: a replayed page asks for ``style.css?v1`` as written, and the
+    canonical ``style.css?v1=`` (or arguments sorted) would be another capture's key.
+    """
+    text = href.strip()
+    if not text:
+        raise InvalidUrl("empty URL")
+    return _embed_url(text, base)
+
+
+@lru_cache(maxsize=CACHED_URLS)
+def _embed_url(text: str, base: str | None) -> str:
+    try:
+        parsed = ada_url.URL(text, base) if base is not None else ada_url.URL(text)
+    except ValueError:
+        raise InvalidUrl(f"malformed URL {text!r}", "malformed URL") from None
+    if parsed.protocol not in ("http:", "https:"):
+        raise InvalidUrl(f"not an http(s) URL: {text!r}", "not an http(s) URL")
+    host = parsed.hostname
+    if not host:
+        raise InvalidUrl(f"URL has no host: {text!r}", "URL has no host")
+    _check_host(host.strip("[]") if host.startswith("[") else host, text)
+    parsed.hash = ""
+    result = parsed.href
+    if len(result) > MAX_URL_LENGTH:
+        raise InvalidUrl(f"URL longer than {MAX_URL_LENGTH} characters")
+    return result
 
 
 def host_of(url: str) -> str:

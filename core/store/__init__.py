@@ -63,6 +63,7 @@ from recrawl.core.store.embeds import (
     embeds_among,
     last_failures,
     pack_refs,
+    read_refs,
     unpack_refs,
 )
 from recrawl.core.store.filtered import (
@@ -314,6 +315,7 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "postgres_client",
+    "read_refs",
     "reconnecting",
     "record_filtered",
     "record_reading",

@@ -10,7 +10,7 @@ capture found of them is kept on its fetch event (``embeds``, ``embeds_missing``
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,21 +24,36 @@ from recrawl.core.store.sql import _converter, chunks, executemany
 MISSING_KEPT = 100
 
 
-def pack_refs(urls: Sequence[str]) -> bytes | None:
-    """A capture's embeds as the store keeps them (None for none)."""
+#: How an ``@import`` is told apart in the kept list (no URL starts with it).
+_IMPORT = "@"
+
+
+def pack_refs(urls: Sequence[str], imports: Collection[str] = ()) -> bytes | None:
+    """A capture's embeds as the store keeps them, those it ``@import``s marked (a
+    stylesheet's imports are part of it: fetched at its hop); None for none."""
     if not urls:
         return None
-    return zlib.compress("\n".join(urls).encode("utf-8"), 6)
+    lines = [_IMPORT + url if url in imports else url for url in urls]
+    return zlib.compress("\n".join(lines).encode("utf-8"), 6)
+
+
+def read_refs(blob: bytes | None) -> tuple[list[str], frozenset[str]]:
+    """The embeds :func:`pack_refs` kept, and which of them are imports; nothing for
+    none or an unreadable value."""
+    if not blob:
+        return [], frozenset()
+    try:
+        lines = zlib.decompress(bytes(blob)).decode("utf-8").split("\n")
+    except (zlib.error, UnicodeDecodeError):
+        return [], frozenset()  # a damaged value costs that capture's embeds, not the crawl
+    urls = [line.removeprefix(_IMPORT) for line in lines]
+    imports = frozenset(line[1:] for line in lines if line.startswith(_IMPORT))
+    return urls, imports
 
 
 def unpack_refs(blob: bytes | None) -> list[str]:
-    """The embeds :func:`pack_refs` kept; [] for none or an unreadable value."""
-    if not blob:
-        return []
-    try:
-        return zlib.decompress(bytes(blob)).decode("utf-8").split("\n")
-    except (zlib.error, UnicodeDecodeError):
-        return []  # a damaged value costs that capture's embeds, not the crawl
+    """The embeds :func:`pack_refs` kept."""
+    return read_refs(blob)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +70,8 @@ class EmbedState:
     archived: bool
     #: What its latest capture embeds in turn (a stylesheet's fonts, a redirect's target).
     refs: tuple[str, ...]
+    #: Those of ``refs`` it ``@import``s (a stylesheet's: at its own hop).
+    imports: frozenset[str] = frozenset()
 
 
 _STATE_COLUMNS = (
@@ -68,26 +85,13 @@ def embed_states(urls: Iterable[str]) -> dict[str, EmbedState]:
     found: dict[str, EmbedState] = {}
     for chunk in chunks(list(urls)):
         query = Page.select(*_STATE_COLUMNS).where(Page.url.in_(list(chunk)))
-        for (
-            page_id,
-            url,
-            host,
-            kind,
-            status,
-            next_fetch,
-            record_id,
-            refs,
-        ) in query.tuples().iterator():
+        for row in query.tuples().iterator():
+            page_id, url, host, kind, status, next_fetch, record_id, blob = row
+            refs, imports = read_refs(blob)
             found[url] = EmbedState(
-                page_id,
-                url,
-                host,
-                kind,
-                status,
-                next_fetch,
-                record_id is not None,
-                tuple(unpack_refs(refs)),
-            )
+                page_id, url, host, kind, status, next_fetch, record_id is not None,
+                tuple(refs), imports,
+            )  # fmt: skip
     return found
 
 
@@ -179,27 +183,36 @@ def embeds_among(urls: Iterable[str]) -> set[str]:
 
 def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
     """What each of ``urls`` embeds (as their rows keep it), and what that embeds in turn,
-    ``hops`` deep: each one's embeds in the order met, itself not among them."""
-    refs: dict[str, tuple[str, ...]] = {}
-    wanted = set(urls)
-    for _ in range(hops):
-        todo = [url for url in wanted if url not in refs]
-        if not todo:
-            break
+    ``hops`` deep (a stylesheet's imports at its own hop, as a crawl fetches them): each
+    one's embeds in the order met, itself not among them."""
+    refs: dict[str, tuple[list[str], frozenset[str]]] = {}
+
+    def read(wanted: Iterable[str]) -> None:
+        todo = [url for url in dict.fromkeys(wanted) if url not in refs]
         for chunk in chunks(todo):
             query = Page.select(Page.url, Page.embed_refs).where(Page.url.in_(list(chunk)))
             for url, blob in query.tuples().iterator():
-                refs[url] = tuple(unpack_refs(blob))
-        wanted = {ref for url in todo for ref in refs.get(url, ())}
+                refs[url] = read_refs(blob)
+        for url in todo:
+            refs.setdefault(url, ([], frozenset()))
+
+    roots = list(dict.fromkeys(urls))
     trees: dict[str, list[str]] = {}
-    for root in dict.fromkeys(urls):
+    read(roots)
+    for root in roots:
         seen = {root}
         tree: list[str] = []
-        level = [root]
-        for _ in range(hops):
-            level = [ref for url in level for ref in refs.get(url, ()) if ref not in seen]
-            for ref in level:
-                seen.add(ref)
-                tree.append(ref)
-        trees[root] = list(dict.fromkeys(tree))
+        wave = [(ref, 1) for ref in refs[root][0]]
+        while wave:
+            read(url for url, _ in wave)
+            after: list[tuple[str, int]] = []
+            for url, hop in wave:
+                if url in seen or hop > hops:
+                    continue
+                seen.add(url)
+                tree.append(url)
+                found, imports = refs[url]
+                after.extend((ref, hop if ref in imports else hop + 1) for ref in found)
+            wave = after
+        trees[root] = tree
     return trees
