@@ -377,7 +377,8 @@ class Load:
 class Visit:
     loads: list[Load] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)  # requests that left the allowed origin
-    error: str = ""
+    script_errors: list[str] = field(default_factory=list)  # uncaught exceptions of the page
+    error: str = ""  # the page did not load in time, say
 
     def watch(self, page: Page) -> None:
         by_request: dict[Request, Load] = {}
@@ -399,6 +400,7 @@ class Visit:
         page.on("request", request)
         page.on("response", response)
         page.on("requestfailed", failed)
+        page.on("pageerror", lambda exc: self.script_errors.append(str(exc).splitlines()[0]))
 
     def failed_urls(self) -> dict[str, str]:
         """Each URL that no request loaded, with why (its status or its error): a URL
@@ -571,6 +573,8 @@ class PageResult:
     pixels: float
     failed: dict[str, str]  # original URL -> why (404, net::ERR_..., escaped)
     failed_events: int  # failed requests as the browser reported them, before de-duplication
+    script_errors: list[str]  # the replay's uncaught script exceptions the live page had not
+    pywb_files: list[str]  # pywb's own files the replay loaded (not counted)
     live_failed: dict[str, str]
     live_blocked: list[str]
     error: str
@@ -627,23 +631,34 @@ def compare_sample(
                 out / f"{slug(path)}-replay.png",
                 out / f"{slug(path)}-diff.png",
             )
-            events = sum(1 for load in shown.loads if load.failed)
-            error = "; ".join(e for e in (live[path].error, shown.error) if e)
-            results.append(
-                PageResult(
-                    path,
-                    stamp if stamps else "",
-                    pixels,
-                    failed,
-                    events,
-                    live_failed,
-                    live[path].blocked,
-                    error,
-                )
+            result = PageResult(
+                path,
+                stamp if stamps else "",
+                pixels,
+                failed,
+                failed_events=sum(1 for load in shown.loads if load.failed),
+                script_errors=[e for e in shown.script_errors if e not in live[path].script_errors],
+                pywb_files=sorted(
+                    {
+                        load.url
+                        for load in shown.loads
+                        if load.url.startswith(replay.base + PYWB_STATIC)
+                    }
+                ),
+                live_failed=live_failed,
+                live_blocked=live[path].blocked,
+                error="; ".join(e for e in (live[path].error, shown.error) if e),
             )
+            results.append(result)
             print(
-                f"  {path:32} pixels matching {pixels:.4f}  failed loads {len(failed)}", flush=True
+                f"  {path:32} pixels matching {pixels:.4f}  failed loads {len(failed)}"
+                f"  script errors {len(result.script_errors)}",
+                flush=True,
             )
+            if result.error:
+                print(f"      {result.error}")
+            for message in result.script_errors[:2]:
+                print(f"      script error: {message}")
             for original, why in list(failed.items())[:3]:
                 print(f"      {why:>6}  {original}")
             if len(failed) > 3:
@@ -911,27 +926,24 @@ def report(
     print(f"         politeness: {timing['politeness']}")
     if crawls.wget:
         print(f"wget:    {shlex.join(timing['wget_command'])}")
+    scripted = sum(1 for r in results if r.script_errors)
+    pywb_files = sorted({url.rsplit("/static/", 1)[-1] for r in results for url in r.pywb_files})
     rows = [
-        ("embeds archived", f"{found} of {whole} ({percent(found, whole)})", f"≥ {TARGET_SHARE:.0%}", embeds.share >= TARGET_SHARE),
-        ("sample pages replayed with no failed load", f"{clean} of {pages} ({percent(clean, pages)})", f"≥ {TARGET_CLEAN:.0%}", pages > 0 and clean / pages >= TARGET_CLEAN),
-        (f"sample pages with ≥ {TARGET_PIXELS} of pixels matching", f"{sharp} of {pages} ({percent(sharp, pages)})", f"≥ {TARGET_PIXEL_PAGES:.0%}", pages > 0 and sharp / pages >= TARGET_PIXEL_PAGES),
+        ("embeds archived", f"{found} of {whole} ({percent(found, whole)})", f"≥ {TARGET_SHARE * 100:g} %", embeds.share >= TARGET_SHARE),
+        ("sample pages replayed with no failed load", f"{clean} of {pages} ({percent(clean, pages)})", f"≥ {TARGET_CLEAN * 100:g} %", pages > 0 and clean / pages >= TARGET_CLEAN),
+        (f"sample pages with ≥ {TARGET_PIXELS} of pixels matching", f"{sharp} of {pages} ({percent(sharp, pages)})", f"≥ {TARGET_PIXEL_PAGES * 100:g} %", pages > 0 and sharp / pages >= TARGET_PIXEL_PAGES),
         ("pixels matching, median (lowest)", f"{median([r.pixels for r in results]):.4f} ({min((r.pixels for r in results), default=0):.4f})", "", None),
         ("failed loads per page, median (most)", f"{median([len(r.failed) for r in results]):g} ({max((len(r.failed) for r in results), default=0)})", "", None),
+        ("sample pages with script errors only in replay", f"{scripted} of {pages}", "", None),
     ]  # fmt: skip
     if crawls.wget:
         ratio = timing["ratio"]
-        rows.append(
-            (
-                "Recrawl's wall time / wget's",
-                f"{ratio:.2f}x",
-                f"≤ {TARGET_RATIO}x",
-                ratio <= TARGET_RATIO,
-            )
-        )
+        rows.append(("Recrawl's wall time / wget's", f"{ratio:.2f}x", f"≤ {TARGET_RATIO}x", ratio <= TARGET_RATIO))  # fmt: skip
     width = max(len(row[0]) for row in rows)
     print(f"{'':{width}}  {'measured':22}  target")
     for name, measured, target, ok in rows:
         print(f"{name:{width}}  {measured:22}  {target:7}  {'' if ok is None else verdict(ok)}")
+    print(f"(not counted as failed loads: pywb's own files, {', '.join(pywb_files) or 'none'})")
     print()
     print(f"{'':26} {'wall s':>7} {'CPU s':>7}")
     print(
