@@ -38,6 +38,7 @@ from pathlib import Path
 DEFAULT_SOURCE = Path("/usr/share/doc/python3.11/html")
 DEFAULT_PACKAGE = "python3-doc"
 MIME_TYPES = Path("/etc/nginx/mime.types")
+NO_NGINX = "nginx is not installed: apt-get install nginx"
 
 NGINX_CONF = """\
 daemon off;
@@ -119,7 +120,7 @@ def serve(root: Path, port: int = 0) -> Iterator[str]:
     once it answers, and stops nginx on leaving."""
     nginx = find_nginx()
     if nginx is None:
-        raise SiteUnavailable("nginx is not installed: apt-get install nginx")
+        raise SiteUnavailable(NO_NGINX)
     port = port or free_port()
     with tempfile.TemporaryDirectory(prefix="realsite-nginx-") as tmp:
         user = ""
@@ -182,6 +183,8 @@ def real_site(
 ) -> Iterator[Site]:
     """The tree at ``root`` (or a copy of ``source`` made in a temporary folder, removed
     on leaving), served by nginx until the block ends."""
+    if find_nginx() is None:  # said before a copy is made for nothing
+        raise SiteUnavailable(NO_NGINX)
     with contextlib.ExitStack() as stack:
         if root is None:
             scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="realsite-")))
