@@ -60,6 +60,7 @@ CDN_FILES: dict[str, str] = {
     "/frame.html": "text/html; charset=utf-8",
     "/frame-img.png": "image/png",
     "/header.css": "text/css",
+    "/guessed.png": "image/png",
 }
 #: Embeds on the pages' own host.
 LOCAL_FILES: dict[str, str] = {"/local.js": "application/javascript", "/logo.gif": "image/gif"}
@@ -99,6 +100,9 @@ class EmbedSite:
         self.serve(self.cdn, "/style.css", "text/css", body=self.style_css().encode())
         frame = '<html><body><img src="frame-img.png"><p>A frame</p></body></html>'
         self.serve(self.cdn, "/frame.html", "text/html", body=frame.encode())
+        # a script that names the file it loads (a guess, against the script's URL)
+        script = b'/* /app.js v1 */\ndocument.body.dataset.icon = "guessed.png";\n'
+        self.serve(self.cdn, "/app.js", "application/javascript", body=script)
         self.pages.routes["/"] = self._page(self.index_html(), link=True)
         self.pages.html("/other.html", self.other_html())
         self.pages.html("/robots.txt", "User-agent: *\nAllow: /\n")
@@ -155,6 +159,7 @@ class EmbedSite:
 <script src="{c("/app.js")}"></script>
 <script src="/local.js"></script>
 <style>.box {{ background: url({c("/block-bg.png")}) }}</style>
+<script>var later = "/nowhere.png";  /* a guess that is wrong: not missing */</script>
 </head>
 <body background="{c("/body-bg.png")}">
 <h1>Every kind of embed</h1>
@@ -186,6 +191,16 @@ class EmbedSite:
     def embed_urls(self) -> set[str]:
         """Everything the pages embed, at any hop."""
         return set(self.bodies)
+
+    @property
+    def wrong_guesses(self) -> set[str]:
+        """What an inline script names that is not there (fetched: a 404, never missing)."""
+        return {self.pages.url("/nowhere.png")}
+
+    @property
+    def fetched(self) -> set[str]:
+        """Every URL a crawl fetches as an embed."""
+        return self.embed_urls | self.wrong_guesses
 
     def stop(self) -> None:
         self.pages.stop()

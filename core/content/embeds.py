@@ -41,6 +41,7 @@ from recrawl.core.content.css import (
 from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.refs import Context, Embeds, EmbedSet
 from recrawl.core.content.rels import link_context
+from recrawl.core.content.scripts import MAX_SCRIPT_CHARS, script_guesses
 from recrawl.core.content.srcset import parse_srcset
 from selectolax.lexbor import LexborHTMLParser
 
@@ -73,6 +74,10 @@ _EMBEDDERS = ", ".join(
     )
 )
 _IMG_URLS = ("src", "data-src", "data-original", "data-lazy-src")
+#: ``<script type>``s that are scripts (not data: JSON-LD, templates).
+_SCRIPT_TYPES = frozenset(
+    {"", "text/javascript", "application/javascript", "module", "text/ecmascript"}
+)
 _IMG_SRCSETS = ("srcset", "data-srcset", "data-lazy-srcset")
 _SVG_HREFS = ("href", "xlink:href")
 #: Elements whose one attribute is their one URL: (attribute, context).
@@ -96,6 +101,8 @@ class _Reading:
     css_left: int
     css_total: int
     css_skipped: int = 0
+    #: Characters of inline scripts still to be read for guesses (:mod:`.scripts`).
+    script_left: int = MAX_SCRIPT_CHARS
 
 
 def html_embeds(
@@ -154,9 +161,16 @@ def _read(tree: LexborHTMLParser, reading: _Reading, depth: int) -> None:
                     for url in parse_srcset(value):
                         add(url, context)
         elif tag == "script":
+            named = False
             for name in ("src", *_SVG_HREFS):
                 if value := attrs.get(name):
                     add(value, "script")
+                    named = True
+            kind = (attrs.get("type") or "").strip().lower()
+            if not named and reading.script_left > 0 and kind in _SCRIPT_TYPES:
+                text = node.text() or ""
+                script_guesses(text, refs, max_chars=reading.script_left)
+                reading.script_left -= len(text)
         elif tag == "video":
             if value := attrs.get("src"):
                 add(value, "video")

@@ -42,6 +42,7 @@ Context = Literal[
     "font-face",
     "image-set",
     "link-header",
+    "script-guess",
 ]
 
 

@@ -38,9 +38,11 @@ from recrawl.core.engine.parse import (
     ParseResult,
     is_css,
     is_html,
+    is_script,
     looks_binary,
     media_type,
     parse_html,
+    parse_script,
     parse_stylesheet,
 )
 from recrawl.core.errors import WarcError
@@ -193,6 +195,8 @@ def analyse_page(
         embeds, parsed.embeds = parsed.embeds, None  # sent back once, beside it
     elif is_css(content_type, url) and not looks_binary(content_type, body):
         embeds = parse_stylesheet(body, url, content_type, bounds)
+    elif is_script(content_type, url) and not looks_binary(content_type, body):
+        embeds = parse_script(body, url, bounds)
     links = tuple(link.url for link in parsed.links) if parsed else ()
     signed = None
     if asked.sign:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 EMBED_RULE = "embed: "
 _ARCHIVED = (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
 _REDIRECTS = (PageStatus.REDIRECT_PERM, PageStatus.REDIRECT_TEMP)
+_NO_REFS = store.Refs()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,24 +51,30 @@ class Found:
     #: Why it is missing (None when archived).
     reason: str | None = None
     #: What it embeds in turn; for a redirect, its target.
-    refs: tuple[str, ...] = ()
-    #: A redirect: its target (``refs[0]``) is what the page gets.
+    refs: store.Refs = _NO_REFS
+    #: A redirect: its target (``refs.urls[0]``) is what the page gets.
     redirect: bool = False
     #: What it embeds past the per-page limit: counted, not kept.
     dropped: int = 0
-    #: Those of ``refs`` it ``@import``s: part of a stylesheet, fetched at its hop.
-    imports: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
 class Embedded:
     """What one capture embeds, as its analysis (or its stored row) says."""
 
-    urls: Sequence[str]
+    refs: store.Refs
     #: References that are no URL (as written, why).
     invalid: Sequence[tuple[str, str]] = ()
     #: Distinct references past the per-page limit, not kept.
     dropped: int = 0
+
+
+def refs_of(found: EmbedList | None, extra: Sequence[str] = ()) -> store.Refs:
+    """An analysis's embeds (and ``extra`` ones) as the store keeps them."""
+    if found is None:
+        return store.Refs(tuple(dict.fromkeys(extra)))
+    urls = tuple(dict.fromkeys([*found.urls, *extra]))
+    return store.Refs(urls, frozenset(found.imports), frozenset(found.guesses))
 
 
 def page_embeds(found: EmbedList | None, result: FetchResult, url: str, limit: int) -> Embedded:
@@ -87,7 +94,7 @@ def page_embeds(found: EmbedList | None, result: FetchResult, url: str, limit: i
             else:
                 dropped += 1
     invalid = [(item.url, item.reason) for item in found.invalid] if found is not None else []
-    return Embedded(urls, invalid, dropped)
+    return Embedded(refs_of(found, urls), invalid, dropped)
 
 
 def failure_reason(status: int | None, error: str | None) -> str:
@@ -174,7 +181,9 @@ class RoundEmbeds:
         archived = 0
         seen = {page_url}
         taken = 0
-        wave = [(url, 1) for url in embedded.urls]
+        # guesses (from scripts' text) count when they are there, never as missing
+        guesses = set(embedded.refs.guesses)
+        wave = [(url, 1) for url in embedded.refs.urls]
         while wave:
             take: list[tuple[str, int]] = []
             for url, hop in wave:
@@ -182,36 +191,42 @@ class RoundEmbeds:
                     continue
                 seen.add(url)
                 if taken >= self.limit:
-                    past_limit += 1
+                    past_limit += url not in guesses
+                    continue
+                if hop > self.max_hops:
+                    if url not in guesses:
+                        missing.append((url, self._too_deep))
                     continue
                 taken += 1
-                if hop > self.max_hops:
-                    missing.append(
-                        (
-                            url,
-                            f"more than {self.max_hops} embed hops from the page (embeds.max_hops)",
-                        )
-                    )
-                    continue
                 take.append((url, hop))
             futures = await self._look_up([url for url, _ in take], page_url)
             wave = []
             for url, hop in take:
                 found = await futures[url]
+                refs = found.refs
                 if found.redirect:  # its target stands in for it, at the same hop
                     taken -= 1
-                    wave.extend((target, hop) for target in found.refs)
+                    if url in guesses:
+                        guesses.update(refs.urls)
+                    wave.extend((target, hop) for target in refs.urls)
                     continue
                 if found.archived:
                     archived += 1
+                elif url in guesses:
+                    taken -= 1  # a wrong guess: neither archived nor missing
                 else:
                     missing.append((url, found.reason or "not archived"))
                 past_limit += found.dropped
-                wave.extend((ref, hop if ref in found.imports else hop + 1) for ref in found.refs)
+                guesses |= refs.guesses
+                wave.extend((ref, hop if ref in refs.imports else hop + 1) for ref in refs.urls)
         # those past the limit are counted, not listed: their URLs were not all kept
         kept = tuple(missing[: store.MISSING_KEPT])
         completeness = store.Completeness(page_id, at, archived, kept, len(missing) + past_limit)
         self.batch().completeness.append(completeness)
+
+    @property
+    def _too_deep(self) -> str:
+        return f"more than {self.max_hops} embed hops from the page (embeds.max_hops)"
 
     # -- deciding -------------------------------------------------------------------
 
@@ -285,9 +300,10 @@ class RoundEmbeds:
                 self._queued.add(url)
                 self.enqueue(state)
             elif state.status in _ARCHIVED or (state.kind == PageKind.PAGE and state.archived):
-                self._set(url, Found(True, refs=state.refs, imports=state.imports))
-            elif state.status in _REDIRECTS and state.refs:
-                self._set(url, Found(False, refs=state.refs[:1], redirect=True))
+                self._set(url, Found(True, refs=state.refs))
+            elif state.status in _REDIRECTS and state.refs.urls:
+                target = store.Refs(state.refs.urls[:1])
+                self._set(url, Found(False, refs=target, redirect=True))
             elif state.kind == PageKind.PAGE:
                 self._set(url, Found(False, "a page of the crawl, not fetched yet"))
             else:

@@ -24,7 +24,8 @@ from recrawl.core.content.css import stylesheet_embeds
 from recrawl.core.content.embeds import html_embeds
 from recrawl.core.content.link_header import link_header_embeds
 from recrawl.core.content.markup_bounds import find_cut
-from recrawl.core.content.refs import EmbedRef
+from recrawl.core.content.refs import EmbedRef, EmbedSet
+from recrawl.core.content.scripts import script_guesses
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical, embed_url
 from selectolax.lexbor import LexborHTMLParser
@@ -137,6 +138,9 @@ class EmbedList:
     notes: list[str] = field(default_factory=list)
     #: Those of ``urls`` a stylesheet ``@import``s: part of it, at its own hop.
     imports: list[str] = field(default_factory=list)
+    #: Those of ``urls`` only guessed from a script's text (:mod:`~recrawl.core.content.scripts`):
+    #: fetched, but not missing when they are not there.
+    guesses: list[str] = field(default_factory=list)
 
 
 def resolve_embeds(
@@ -173,6 +177,8 @@ def resolve_embeds(
         found.urls.append(url)
         if ref.context == "css-import":
             found.imports.append(url)
+        elif ref.context == "script-guess":
+            found.guesses.append(url)
     return found
 
 
@@ -185,6 +191,32 @@ def header_embeds(value: str, url: str) -> list[str]:
 
 #: Embeds read from one response's ``Link`` header, at most.
 MAX_HEADER_EMBEDS = 100
+
+
+def is_script(content_type: str | None, url: str) -> bool:
+    """A script: served as JavaScript, or with no type and a ``.js`` or ``.mjs`` path."""
+    kind = media_type(content_type)
+    if kind:
+        return kind in SCRIPT_TYPES
+    return url.split("?", 1)[0].lower().endswith((".js", ".mjs"))
+
+
+def parse_script(body: bytes, url: str, bounds: ParseSettings | None = None) -> EmbedList:
+    """The files a script names outright (guesses), resolved against its own URL."""
+    bounds = bounds or ParseSettings()
+    refs = EmbedSet(bounds.max_embeds)
+    script_guesses(body.decode("utf-8", "replace"), refs)
+    found = refs.embeds()
+    return resolve_embeds(found.refs, url, url, bounds.max_embeds, found.dropped)
+
+
+SCRIPT_TYPES = (
+    "application/javascript",
+    "text/javascript",
+    "application/x-javascript",
+    "application/ecmascript",
+    "text/ecmascript",
+)
 CSS_TYPES = ("text/css",)
 
 

@@ -15,7 +15,7 @@ from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import Analysis
 from recrawl.core.engine.captures import CaptureWriter
-from recrawl.core.engine.embeds import Embedded, Found, failure_reason
+from recrawl.core.engine.embeds import Embedded, Found, failure_reason, refs_of
 from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.news import news_kind
@@ -163,7 +163,7 @@ class FetchRecorder:
         if result.truncated:
             size = len(result.response.body) if result.response is not None else 0
             note = f"body cut ({result.truncated}) at {size} bytes"
-        refs: tuple[str, ...] | None = None  # None: keep what the row holds
+        refs: store.Refs | None = None  # None: keep what the row holds
         if outcome is Outcome.OK:
             if analysis is None:
                 raise ValueError("a 2xx embed recorded without its analysis")
@@ -172,30 +172,27 @@ class FetchRecorder:
                 same = capture.payload_digest == page.payload_digest
                 change = Change.UNCHANGED if same else Change.CHANGED
             embeds = analysis.embeds
-            refs = tuple(embeds.urls) if embeds is not None else ()
-            imports = frozenset(embeds.imports) if embeds is not None else frozenset()
+            refs = refs_of(embeds)
             if embeds is not None and embeds.notes:
                 note = "; ".join(filter(None, [note, *embeds.notes]))
             dropped = embeds.dropped if embeds is not None else 0
-            found = Found(True, refs=refs, dropped=dropped, imports=imports)
+            found = Found(True, refs=refs, dropped=dropped)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED
             capture = captures.not_modified(page, result, now)
-            urls, imports = store.read_refs(page.embed_refs)
-            refs = None  # kept as they are
-            found = Found(True, refs=tuple(urls), imports=imports)
+            found = Found(True, refs=store.read_refs(page.embed_refs))  # kept as they are
         elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
             capture = captures.response(page, result, now)
             location = result.header("location") or ""
             try:
-                refs = (embed_url(location, page.url),)
+                refs = store.Refs((embed_url(location, page.url),))
                 found = Found(False, refs=refs, redirect=True)
             except InvalidUrl as exc:
-                refs = ()
+                refs = store.Refs()
                 found = Found(False, f"a redirect to no URL: {exc.reason}")
         elif outcome is Outcome.GONE:
             capture = captures.response(page, result, now)
-            refs = ()
+            refs = store.Refs()
             found = Found(False, f"HTTP {result.status}")
         else:
             found = Found(False, failure_reason(result.status, result.error))
@@ -214,7 +211,7 @@ class FetchRecorder:
             note=note,
         )
         if refs is not None:
-            update.fields["embed_refs"] = store.pack_refs(refs, found.imports)
+            update.fields["embed_refs"] = store.pack_refs(refs)
         batch.page_updates.append((page.id, update.fields))
         batch.events.append(update.event)
         self.events.emit(
@@ -310,7 +307,7 @@ class FetchRecorder:
             # schedule's retry day, which may be sooner than it asked
             update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
         if outcome is Outcome.OK and embedded is not None:
-            update.fields["embed_refs"] = store.pack_refs(embedded.urls)
+            update.fields["embed_refs"] = store.pack_refs(embedded.refs)
             if embedded.dropped:
                 cut = f"{embedded.dropped:,} embeds past the per-page limit (parse.max_embeds)"
                 update.event["error"] = "; ".join(filter(None, [update.event["error"], cut]))

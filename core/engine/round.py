@@ -429,7 +429,7 @@ class Round:
         if outcome is Outcome.OK and isinstance(analysis, Analysis):
             embedded = page_embeds(analysis.embeds, result, page.url, self.embeds.limit)
         elif outcome is Outcome.NOT_MODIFIED:
-            embedded = Embedded(store.unpack_refs(page.embed_refs))
+            embedded = Embedded(store.read_refs(page.embed_refs))
         recorded = recorder.record_safely(
             page, result, outcome, self.batch, self.captures, asked_wait, analysis, embedded
         )

@@ -57,6 +57,7 @@ from recrawl.core.store.embeds import (
     MISSING_KEPT,
     Completeness,
     EmbedState,
+    Refs,
     add_embeds,
     embed_states,
     embed_trees,
@@ -64,7 +65,6 @@ from recrawl.core.store.embeds import (
     last_failures,
     pack_refs,
     read_refs,
-    unpack_refs,
 )
 from recrawl.core.store.filtered import (
     NEVER,
@@ -223,6 +223,7 @@ __all__ = [
     "PageKind",
     "PageQuery",
     "Pointer",
+    "Refs",
     "RunCounts",
     "SeenMark",
     "SegmentSummary",
@@ -340,6 +341,5 @@ __all__ = [
     "transaction",
     "unfilter_pages",
     "unfinished_compactions",
-    "unpack_refs",
     "unseen_news_count",
 ]

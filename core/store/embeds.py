@@ -10,10 +10,10 @@ capture found of them is kept on its fetch event (``embeds``, ``embeds_missing``
 from __future__ import annotations
 
 import zlib
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from recrawl.core.store.models import DB, FetchEvent, Page, PageKind
 from recrawl.core.store.pages import NewPage, insert_pages
@@ -24,36 +24,43 @@ from recrawl.core.store.sql import _converter, chunks, executemany
 MISSING_KEPT = 100
 
 
-#: How an ``@import`` is told apart in the kept list (no URL starts with it).
-_IMPORT = "@"
+#: How imports and guesses are told apart in the kept list (no URL starts with either).
+_IMPORT, _GUESS = "@", "?"
 
 
-def pack_refs(urls: Sequence[str], imports: Collection[str] = ()) -> bytes | None:
-    """A capture's embeds as the store keeps them, those it ``@import``s marked (a
-    stylesheet's imports are part of it: fetched at its hop); None for none."""
-    if not urls:
+class Refs(NamedTuple):
+    """What one capture embeds, in document order."""
+
+    urls: tuple[str, ...] = ()
+    #: Those a stylesheet ``@import``s: part of it, fetched at its hop.
+    imports: frozenset[str] = frozenset()
+    #: Those only guessed from a script's text: fetched, never missing.
+    guesses: frozenset[str] = frozenset()
+
+
+def pack_refs(refs: Refs) -> bytes | None:
+    """A capture's embeds as the store keeps them; None for none."""
+    if not refs.urls:
         return None
-    lines = [_IMPORT + url if url in imports else url for url in urls]
+    lines = [
+        _IMPORT + url if url in refs.imports else _GUESS + url if url in refs.guesses else url
+        for url in refs.urls
+    ]
     return zlib.compress("\n".join(lines).encode("utf-8"), 6)
 
 
-def read_refs(blob: bytes | None) -> tuple[list[str], frozenset[str]]:
-    """The embeds :func:`pack_refs` kept, and which of them are imports; nothing for
-    none or an unreadable value."""
+def read_refs(blob: bytes | None) -> Refs:
+    """The embeds :func:`pack_refs` kept; none for none or an unreadable value."""
     if not blob:
-        return [], frozenset()
+        return Refs()
     try:
         lines = zlib.decompress(bytes(blob)).decode("utf-8").split("\n")
     except (zlib.error, UnicodeDecodeError):
-        return [], frozenset()  # a damaged value costs that capture's embeds, not the crawl
-    urls = [line.removeprefix(_IMPORT) for line in lines]
+        return Refs()  # a damaged value costs that capture's embeds, not the crawl
+    urls = tuple(line[1:] if line[:1] in (_IMPORT, _GUESS) else line for line in lines)
     imports = frozenset(line[1:] for line in lines if line.startswith(_IMPORT))
-    return urls, imports
-
-
-def unpack_refs(blob: bytes | None) -> list[str]:
-    """The embeds :func:`pack_refs` kept."""
-    return read_refs(blob)[0]
+    guesses = frozenset(line[1:] for line in lines if line.startswith(_GUESS))
+    return Refs(urls, imports, guesses)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +76,7 @@ class EmbedState:
     #: It has an archived payload (a 2xx response, or a revisit of one).
     archived: bool
     #: What its latest capture embeds in turn (a stylesheet's fonts, a redirect's target).
-    refs: tuple[str, ...]
-    #: Those of ``refs`` it ``@import``s (a stylesheet's: at its own hop).
-    imports: frozenset[str] = frozenset()
+    refs: Refs
 
 
 _STATE_COLUMNS = (
@@ -87,10 +92,9 @@ def embed_states(urls: Iterable[str]) -> dict[str, EmbedState]:
         query = Page.select(*_STATE_COLUMNS).where(Page.url.in_(list(chunk)))
         for row in query.tuples().iterator():
             page_id, url, host, kind, status, next_fetch, record_id, blob = row
-            refs, imports = read_refs(blob)
             found[url] = EmbedState(
                 page_id, url, host, kind, status, next_fetch, record_id is not None,
-                tuple(refs), imports,
+                read_refs(blob),
             )  # fmt: skip
     return found
 
@@ -185,7 +189,7 @@ def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
     """What each of ``urls`` embeds (as their rows keep it), and what that embeds in turn,
     ``hops`` deep (a stylesheet's imports at its own hop, as a crawl fetches them): each
     one's embeds in the order met, itself not among them."""
-    refs: dict[str, tuple[list[str], frozenset[str]]] = {}
+    refs: dict[str, Refs] = {}
 
     def read(wanted: Iterable[str]) -> None:
         todo = [url for url in dict.fromkeys(wanted) if url not in refs]
@@ -194,7 +198,7 @@ def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
             for url, blob in query.tuples().iterator():
                 refs[url] = read_refs(blob)
         for url in todo:
-            refs.setdefault(url, ([], frozenset()))
+            refs.setdefault(url, Refs())
 
     roots = list(dict.fromkeys(urls))
     trees: dict[str, list[str]] = {}
@@ -202,7 +206,7 @@ def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
     for root in roots:
         seen = {root}
         tree: list[str] = []
-        wave = [(ref, 1) for ref in refs[root][0]]
+        wave = [(ref, 1) for ref in refs[root].urls]
         while wave:
             read(url for url, _ in wave)
             after: list[tuple[str, int]] = []
@@ -211,8 +215,8 @@ def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
                     continue
                 seen.add(url)
                 tree.append(url)
-                found, imports = refs[url]
-                after.extend((ref, hop if ref in imports else hop + 1) for ref in found)
+                found = refs[url]
+                after.extend((ref, hop if ref in found.imports else hop + 1) for ref in found.urls)
             wave = after
         trees[root] = tree
     return trees

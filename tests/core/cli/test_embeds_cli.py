@@ -55,17 +55,17 @@ def crawled(tmp_path, capsys) -> Iterator[tuple[Path, EmbedSite, dict]]:
 
 def test_crawl_counts_pages_and_embeds_apart_and_urls_lists_pages(crawled, capsys):
     d, site, summary = crawled
-    assert summary["fetched"] == 2 and summary["embeds_fetched"] == len(site.embed_urls)
+    assert summary["fetched"] == 2 and summary["embeds_fetched"] == len(site.fetched)
     out = ok(capsys, "urls", d, "--json")
     pages = json.loads(out)
     assert {p["url"] for p in pages} == {site.pages.url("/"), site.pages.url("/other.html")}
     assert {p["kind"] for p in pages} == {"page"}
     out = ok(capsys, "urls", d, "--json", "--kind", "embed")
     embeds = json.loads(out)
-    assert {p["url"] for p in embeds} == site.embed_urls
+    assert {p["url"] for p in embeds} == site.fetched
     assert {(p["kind"], p["discovered_via"]) for p in embeds} == {("embed", "embed")}
     out = ok(capsys, "urls", d, "--kind", "all")
-    assert len(out.splitlines()) == 2 + len(site.embed_urls)
+    assert len(out.splitlines()) == 2 + len(site.fetched)
     assert out.splitlines()[0].split()[0] in ("page", "embed")
 
 

@@ -104,6 +104,7 @@ def test_a_page_embeds_everything_a_browser_loads_to_show_it_in_order() -> None:
         ("/css/print.css", "css-import"),
         ("/img/masthead.png", "style-block"),
         ("/js/app.js", "script"),
+        ("/written-by-script.png", "script-guess"),  # a path a script's text names
         ("/img/paper.jpg", "style-attr"),
         ("/img/logo.svg", "img"),
         ("/img/photo.avif", "srcset"),
@@ -142,7 +143,6 @@ def test_what_loads_nothing_is_left_out() -> None:
         "/feed.xml",  # links to other documents, not embeds
         "https://example.org/2026/article",
         "/",
-        "/written-by-script.png",  # a script's text
         "/not-loaded.png",  # only an image input loads its src
         "#local-symbol",
         "/img/in-a-template.png",  # inert until a script clones it

@@ -70,12 +70,12 @@ def test_an_older_project_gets_its_embeds_with_each_pages_next_fetch(tmp_path, c
     summary = json.loads(
         run(capsys, "crawl", folder, "--delay", "0", "--json", "--now", "2027-02-15T00:00:00Z")
     )
-    assert summary["fetched"] == 2 and summary["embeds_fetched"] == len(site.embed_urls)
+    assert summary["fetched"] == 2 and summary["embeds_fetched"] == len(site.fetched)
     history = json.loads(run(capsys, "history", folder, site.pages.url("/"), "--json"))
     assert [h["embeds"] for h in history] == [None, len(site.embed_urls)]
     assert history[0] == old  # the old fetch is as it was
     embeds = json.loads(run(capsys, "urls", folder, "--json", "--kind", "embed"))
-    assert {e["url"] for e in embeds} == site.embed_urls
+    assert {e["url"] for e in embeds} == site.fetched
     # the older segments are untouched, byte for byte
     after = digests(folder)
     assert {name: after[name] for name in before} == before
