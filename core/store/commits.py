@@ -19,7 +19,7 @@ from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sources import NewSource, insert_sources
-from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages
+from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages, writing
 from recrawl.core.store.workers import check_leases
 
 
@@ -74,7 +74,7 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
     ``worker``: the batch is a crawl worker's; it is refused whole (LeaseLost) unless
     that worker still holds the host of every page it updates (DESIGN.md §12).
     """
-    with DB.atomic():
+    with writing():
         if worker is not None:
             check_leases(worker, [page_id for page_id, _ in batch.page_updates])
         added = insert_pages(batch.new_pages, now) if batch.new_pages else 0
