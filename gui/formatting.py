@@ -114,3 +114,12 @@ def stopwatch(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def completeness(archived: int | None, missing: int | None) -> str:
+    """What a page capture got of its embeds (DESIGN.md §14): ``38/38``, ``36/38``;
+    ``none`` when the page embeds nothing, empty when it is not known."""
+    if archived is None:
+        return ""
+    total = archived + (missing or 0)
+    return "none" if total == 0 else f"{archived:,}/{total:,}"
