@@ -123,3 +123,12 @@ def completeness(archived: int | None, missing: int | None) -> str:
         return ""
     total = archived + (missing or 0)
     return "none" if total == 0 else f"{archived:,}/{total:,}"
+
+
+def embeds_done(fetched: int, failed: int) -> str:
+    """What a crawl fetched of what pages embed (counted apart from the pages):
+    ``38 embeds fetched``, ``36 embeds fetched (2 failed)``; empty when it tried none."""
+    if not (fetched or failed):
+        return ""
+    text = f"{fetched:,} embed{'s' * (fetched != 1)} fetched"
+    return f"{text} ({failed:,} failed)" if failed else text

@@ -151,7 +151,7 @@ def test_the_log_tail_keeps_the_last_lines_only_of_events_that_make_lines():
     tail.extend([RoundFinished(1, "seg", 5, 1, 2)])
     assert tail.take() == [
         "denied  http://a/2: denied",
-        "round 1 done: 5 fetched, 1 errors, 2 new URLs (segment seg)",
+        "round 1 done: 5 pages fetched, 1 errors, 2 new URLs (segment seg)",
     ]
 
 
