@@ -245,8 +245,12 @@ def log_line(item: Event | str) -> str | None:
             news = f", news: {item.new_pages} new pages, {item.changed_pages} changed"
         embeds = embeds_done(item.embeds_fetched, item.embed_errors)
         return (
-            f"round {item.round} done: {item.fetched} pages fetched, {item.errors} "
-            f"errors, {f'{embeds}, ' if embeds else ''}{item.new_urls} new URLs{news} "
-            f"(segment {item.segment})"
+            f"round {item.round} done: {_count(item.fetched, 'page')} fetched, "
+            f"{_count(item.errors, 'error')}, {f'{embeds}, ' if embeds else ''}"
+            f"{_count(item.new_urls, 'new URL')}{news} (segment {item.segment})"
         )
     return None
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'s' * (count != 1)}"
