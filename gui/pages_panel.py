@@ -262,7 +262,9 @@ class PagesPanel(Panel):
 
     def show_kinds(self, kinds: tuple[str, ...]) -> None:
         """List pages, embeds (``(PageKind.EMBED,)``) or both (``PageKind.ALL``)."""
-        self.kinds.setCurrentIndex(self.kinds.findData(kinds))
+        # by value: findData compares a Python value by identity
+        index = next(i for i, (_, shown) in enumerate(KINDS) if shown == tuple(kinds))
+        self.kinds.setCurrentIndex(index)
 
     def _counted(self, matching: int, total: int, pages: int) -> None:
         # the first-run hint while the project has no page (whatever is listed)
