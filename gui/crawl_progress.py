@@ -242,7 +242,7 @@ def log_line(item: Event | str) -> str | None:
     if isinstance(item, RoundFinished):
         news = ""
         if item.new_pages or item.changed_pages:  # what the What's new panel lists
-            news = f", news: {item.new_pages} new pages, {item.changed_pages} changed"
+            news = f", news: {_count(item.new_pages, 'new page')}, {item.changed_pages} changed"
         embeds = embeds_done(item.embeds_fetched, item.embed_errors)
         return (
             f"round {item.round} done: {_count(item.fetched, 'page')} fetched, "

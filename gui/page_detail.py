@@ -191,9 +191,10 @@ class PageDetailView(QWidget):
         history_box = QWidget()
         history_layout = QVBoxLayout(history_box)
         history_layout.setContentsMargins(0, 0, 0, 0)
-        history_layout.addWidget(self.history_view, 3)
+        # as much room for the list as for the history: a page fetched once has one row
+        history_layout.addWidget(self.history_view, 1)
         history_layout.addWidget(self.embeds_label)
-        history_layout.addWidget(self.missing_view, 2)
+        history_layout.addWidget(self.missing_view, 1)
 
         plot_box = QWidget()
         plot_layout = QVBoxLayout(plot_box)
@@ -250,20 +251,17 @@ class PageDetailView(QWidget):
             else ""
         )
         embed = detail.kind == PageKind.EMBED
+        kind = ""
         if embed:
-            embedded_by = (
-                f" (first embedded by {_escape(detail.discovered_from)})"
-                if detail.discovered_from
-                else ""
-            )
-            kind = f"an embed{embedded_by}: what a page needs to be seen, "
-        else:
-            kind = ""
+            by = detail.discovered_from
+            kind = f"embed (first embedded by {_escape(by)}): " if by else "embed: "
         self.summary.setText(
             f"{kind}{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
             f"next fetch {_next_fetch(detail)}, "
             + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
         )
+        # an embed's captures embed nothing the page needs counted (DESIGN.md §14)
+        self.history_view.setColumnHidden(EMBEDS_COLUMN, embed)
         self.refetch_button.setToolTip(
             "Make the embed due: the next fetch of a page that embeds it fetches it too"
             if embed

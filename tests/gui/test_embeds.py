@@ -114,6 +114,7 @@ def test_the_pages_panel_lists_embeds_apart_and_a_capture_says_what_it_misses(
     select_page(qtbot, window, other)
     assert detail.history.index(0, EMBEDS_COLUMN).data() == "8/8"
     assert "archived all 8 of its embeds" in detail.embeds_label.text()
+    assert not detail.history_view.isColumnHidden(EMBEDS_COLUMN)
     assert detail.missing_view.isHidden() and detail.missing.rowCount() == 0
 
     # embeds alone, then both; counts say which
@@ -131,9 +132,10 @@ def test_the_pages_panel_lists_embeds_apart_and_a_capture_says_what_it_misses(
     style = cdn("/style.css")
     select_page(qtbot, window, style)
     summary = detail.summary.text()
-    assert summary.startswith(f"an embed (first embedded by {home})")
+    assert summary.startswith(f"embed (first embedded by {home}): fetched, interval ")
     assert "with a page that embeds it, not before" in summary
     assert detail.history.index(0, EMBEDS_COLUMN).data() == ""
+    assert detail.history_view.isColumnHidden(EMBEDS_COLUMN)
     assert detail.embeds_label.isHidden() and detail.missing_view.isHidden()
     assert "page that embeds it" in detail.refetch_button.toolTip()
     window.close()
