@@ -57,6 +57,8 @@ DAY = 86400.0
 #: thread for minutes. Text with a run this long is wrapped anywhere instead.
 LONGEST_RUN = 1000
 _BREAKS = re.compile(r"[ \t\r\n]+")
+#: A capture's missing embeds shown at once under its history (the list scrolls on).
+MISSING_ROWS = 8
 
 
 def interval_unit(seconds: list[float]) -> tuple[str, float]:
@@ -424,6 +426,12 @@ class PageDetailView(QWidget):
         self.embeds_label.show()
         self.missing.set_rows(listed)
         self.missing_view.setVisible(bool(listed))
+        # as tall as its rows, up to MISSING_ROWS (it scrolls past them): the history
+        # keeps the rest
+        view = self.missing_view
+        tall = min(len(listed), MISSING_ROWS)
+        height = view.horizontalHeader().sizeHint().height() + 2 * view.frameWidth()
+        view.setMaximumHeight(height + tall * view.verticalHeader().defaultSectionSize())
 
     def show_selected_content(self) -> None:
         if self.detail is None:
