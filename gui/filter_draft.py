@@ -15,6 +15,8 @@ from recrawl.core.filters import Chain, ChainError, Filter, parse_chain
 from recrawl.core.filters.chain import build_filter
 from recrawl.core.filters.kinds import KINDS, line_errors, rule_lines
 from recrawl.core.filters.lint import LintWarning, lint
+from recrawl.core.policy.embed_why import embed_rule_line
+from recrawl.core.store import embed_rule_name
 
 
 @dataclass
@@ -116,12 +118,20 @@ class ChainDraft:
         return ChainDraft([FilterDraft(**vars(f)) for f in self.filters], self.embeds)
 
     def line_text(self, name: str, line: int | None) -> str | None:
-        """The text of rule ``line`` of the filter named ``name`` (None: no such line)."""
+        """The text of rule ``line`` of the filter named ``name``, or of the embed rule a
+        record names ``embed: <name>`` (None: no such line)."""
+        rule = embed_rule_name(name)
+        if rule is not None:
+            return embed_rule_line(Chain([], self.embeds), rule, line)
         flt = next((f for f in self.filters if f.name == name), None)
         if flt is None or line is None:
             return None
         lines = flt.lines()
         return lines[line - 1].strip() if 0 < line <= len(lines) else None
+
+    def embeds_toml(self) -> str:
+        """The embed rules as the chain file holds them (``[[embed]]`` tables; empty: none)."""
+        return Chain([], self.embeds).to_toml()
 
 
 def new_filter(kind: str, taken: list[str]) -> FilterDraft:

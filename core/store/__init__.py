@@ -124,6 +124,8 @@ from recrawl.core.store.pages import (
     set_fixed_interval,
 )
 from recrawl.core.store.rejected import (
+    EMBED_RULE,
+    embed_rule_name,
     record_rejected,
     rejected_link,
     rejected_links,
@@ -196,6 +198,7 @@ from recrawl.core.store.workers import (
 
 __all__ = [
     "COMPACTION",
+    "EMBED_RULE",
     "INDEX_KEYS",
     "LISTING_COLUMNS",
     "MIGRATION",
@@ -260,6 +263,7 @@ __all__ = [
     "due_sources",
     "earliest_next_fetch",
     "earliest_source_fetch",
+    "embed_rule_name",
     "embed_states",
     "embed_trees",
     "embeds_among",
