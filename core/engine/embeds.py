@@ -35,9 +35,6 @@ from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 if TYPE_CHECKING:
     from recrawl.core.net.fetch import FetchResult
 
-#: How the filter name of an embed the embed rules turned away begins in the
-#: rejected-links record ("why was this not crawled?").
-EMBED_RULE = "embed: "
 _ARCHIVED = (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
 _REDIRECTS = (PageStatus.REDIRECT_PERM, PageStatus.REDIRECT_TEMP)
 _NO_REFS = store.Refs()
@@ -263,9 +260,9 @@ class RoundEmbeds:
                 accepted.append(url)
                 continue
             name = verdict.filter_name or ""
-            batch.rejected.append((url, f"{EMBED_RULE}{name}", verdict.line))
+            batch.rejected.append((url, f"{store.EMBED_RULE}{name}", verdict.line))
             self.events.emit(
-                LinkRejected(url, page_url, verdict.filter, EMBED_RULE + name, verdict.line)
+                LinkRejected(url, page_url, verdict.filter, store.EMBED_RULE + name, verdict.line)
             )
             line = f"line {verdict.line}" if verdict.line is not None else "no rule matched"
             self._set(url, Found(False, f"embed rule {verdict.filter} ({name}), {line}"))

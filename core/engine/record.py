@@ -80,7 +80,9 @@ class FetchRecorder:
         for name in ("last_fetched", "first_fetched"):
             update.fields.pop(name, None)  # nothing of the page itself was requested
         self._add(page, update, Change.UNKNOWN, now, batch)
-        self.events.emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
+        self.events.emit(
+            PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note, page.kind)
+        )
         return outcome
 
     def record_safely(

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from peewee import (
+    SQL,
     AutoField,
     BigAutoField,
     BigIntegerField,
@@ -87,7 +88,7 @@ class Page(BaseModel):
     host = CharField(index=True)
     #: :class:`PageKind`; a URL keeps its kind, but an embed a page links to (and the
     #: chain accepts) becomes a page.
-    kind = CharField(default=PageKind.PAGE)
+    kind = CharField(default=PageKind.PAGE, constraints=[SQL(f"DEFAULT '{PageKind.PAGE}'")])
     status = CharField(default=PageStatus.UNFETCHED, index=True)
     first_seen = DateTimeField(index=True)
     first_fetched = DateTimeField(null=True)
