@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
 from recrawl.core.config import ParseSettings
-from recrawl.core.content.published import page_date
 from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
@@ -81,7 +80,7 @@ class Asked:
     #: Build its response's records.
     archive: ToArchive | None = None
     #: Look for its publication date, at the latest this instant (the fetch's); None:
-    #: don't (it costs a third of a parse, and is read on a page's first fetch only).
+    #: don't (it is read on a page's first fetch only).
     date_by: datetime | None = None
 
 
@@ -177,8 +176,7 @@ def analyse_page(
     crawl's process and in a worker)."""
     parsed = None
     if is_html(content_type, body):
-        keep_markup = asked.date_by is not None
-        parsed = parse_html(body, url, content_type, bounds, keep_markup=keep_markup)
+        parsed = parse_html(body, url, content_type, bounds, date_by=asked.date_by)
     links = tuple(link.url for link in parsed.links) if parsed else ()
     signed = None
     if asked.sign:
@@ -186,9 +184,7 @@ def analyse_page(
     published = hashes = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
-        if parsed.markup is not None and asked.date_by is not None:
-            published = page_date(parsed.markup, url, asked.date_by)
-        parsed.markup = None
+        published, parsed.published = parsed.published, None  # (sent back once)
         if bounds.hash_links:
             hashes = OutlinksSignature().compute(b"", None, links)
     earlier, archive = asked.earlier, asked.archive

@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urljoin
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.content.markup_bounds import find_cut
+from recrawl.core.content.published import page_date
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical
 from selectolax.lexbor import LexborHTMLParser
@@ -71,9 +73,8 @@ class ParseResult:
     cut: str | None = None
     #: The document's <title>, whitespace collapsed, at most MAX_TITLE characters.
     title: str | None = None
-    #: The markup as parsed (decoded, cut at the parse bounds), when asked for
-    #: (``keep_markup``): a publication date is read from it.
-    markup: str | None = None
+    #: When the page says it was published (naive UTC), when asked (``date_by``).
+    published: datetime | None = None
     #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
     #: most MAX_FEEDS.
     feeds: list[str] = field(default_factory=list)
@@ -84,7 +85,7 @@ class ParseResult:
         nofollow = [i for i, link in enumerate(self.links) if link.nofollow]
         urls = [link.url for link in self.links]
         rest = (self.text, self.malformed, self.invalid, self.nofollow_all, self.cut)
-        return (_unpickled, (urls, nofollow, *rest, self.title, self.markup, self.feeds))
+        return (_unpickled, (urls, nofollow, *rest, self.title, self.published, self.feeds))
 
 
 def _unpickled(
@@ -96,14 +97,14 @@ def _unpickled(
     nofollow_all: bool,
     cut: str | None,
     title: str | None,
-    markup: str | None,
+    published: datetime | None,
     feeds: list[str],
 ) -> ParseResult:
     make = tuple.__new__  # Outlink's own __new__ is a Python function; this is not
     links: list[Outlink] = [make(Outlink, (url, False)) for url in urls]
     for i in nofollow:
         links[i] = Outlink(urls[i], True)
-    return ParseResult(links, text, malformed, invalid, nofollow_all, cut, title, markup, feeds)
+    return ParseResult(links, text, malformed, invalid, nofollow_all, cut, title, published, feeds)
 
 
 def media_type(content_type: str | None) -> str:
@@ -140,10 +141,11 @@ def parse_html(
     content_type: str | None,
     bounds: ParseSettings | None = None,
     *,
-    keep_markup: bool = False,
+    date_by: datetime | None = None,
 ) -> ParseResult:
-    """The page's links and text, parsed up to ``bounds`` (the defaults if None);
-    with ``keep_markup``, the markup parsed too (``result.markup``)."""
+    """The page's links and text, parsed up to ``bounds`` (the defaults if None); with
+    ``date_by``, the publication date it states, at the latest that instant's
+    (``result.published``: read from the parse tree, core/content/published.py)."""
     bounds = bounds or ParseSettings()
     _, text = html_to_unicode(content_type, body)
     result = ParseResult()
@@ -155,9 +157,9 @@ def parse_html(
         )
         text = text[: cut.at]
     tree = LexborHTMLParser(text)
-    if keep_markup:
-        result.markup = text
-    del text  # the tree has its own copy: two of a 10 MB page are enough (unless kept)
+    if date_by is not None:
+        result.published = page_date(text, url, date_by, tree)
+    del text  # the tree has its own copy: two of a 10 MB page are enough
     raw_links, base_href, raw_feeds = _raw_links(tree, result)
     del tree  # a page's links and its parse tree are not held at once
     invalid: set[str] = set()
