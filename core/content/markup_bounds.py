@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: How far down the stack an end tag (or an implied end) looks for its element.
@@ -508,7 +509,20 @@ def _element(names: str, content: bytes) -> re.Pattern[bytes]:
     )
 
 
-_EMPTY = rb"<\1></\1>"
+_EMPTIED: dict[bytes, bytes] = {}
+
+
+def _empty(match: re.Match[bytes]) -> bytes:
+    """The element matched, emptied. (A function: Python 3.11 expands a template such as
+    ``<\\1></\\1>`` in Python for each match, slower than a dictionary.)"""
+    name = match[1]
+    emptied = _EMPTIED.get(name)
+    if emptied is None:
+        emptied = _EMPTIED.setdefault(name, b"<" + name + b"></" + name + b">")
+    return emptied
+
+
+_EMPTY = _empty
 _PHRASING_RULES = frozenset({0, 1, 2})
 _FLOW_RULES = frozenset({0, 1, 2, 3, 5, 6, 7})
 #: Each round's rules, in order: (pattern, what an element it matches becomes, the
@@ -518,7 +532,9 @@ _FLOW_RULES = frozenset({0, 1, 2, 3, 5, 6, 7})
 #: did not start: blocks into blocks but <p> (and the headings), items into their
 #: lists, anything into a table cell (it stops every search for an element to end), a
 #: table's parts into it (a row straight in a table makes a body in it: one more level).
-_ROUND: tuple[tuple[re.Pattern[bytes], bytes, frozenset[int]], ...] = (
+_ROUND: tuple[
+    tuple[re.Pattern[bytes], bytes | Callable[[re.Match[bytes]], bytes], frozenset[int]], ...
+] = (
     (_element(_QUIET_NAMES, _QUIET), b"<!>", frozenset({0})),
     (_element("a", _QUIET), b"<!a>", frozenset({0})),
     (_element(_QUIET_NAMES, _QUIET + rb"<!a>" + _PHRASE), b"<!a>", _PHRASING_RULES),
