@@ -601,8 +601,24 @@ def _bounds(latest: date) -> tuple[datetime, datetime]:
     return EARLIEST, datetime.combine(latest + timedelta(days=365), time.max)
 
 
+#: What any date htmldate reads in a short text has (its ``custom_parse``: four digits
+#: first, eight together, a year with a month, a day and month before a year, a month's
+#: name with a day and a year), so that a text without is not handed to it: most pages
+#: then never load it (a footer's "© Copyright 2001-2026" has none of them).
+_YEAR = r"(?:199\d|20[0-3]\d)"
+_MAY_BE_A_DATE = re.compile(
+    rf"^\d{{4}}|\b\d{{8}}\b"
+    rf"|(?:\D|^)(?:{_YEAR}[-/.][0-1]?\d|[0-3]?\d[-/.][0-1]?\d[-/.]\d{{2,4}}|[0-1]?\d[-/.]{_YEAR})(?:\D|$)"
+    rf"|[^\W\d_]{{3,}}\s[0-3]?\d(?:st|nd|rd|th)?,? {_YEAR}"
+    rf"|[0-3]?\d(?:st|nd|rd|th|\.)? (?:of )?[^\W\d_]{{3,}}[,.]? {_YEAR}",
+    re.IGNORECASE,
+)
+
+
 def _htmldate_value(text: str, latest: date) -> datetime | None:
     """A date as htmldate reads one in a value or a short text (``try_date_expr``)."""
+    if not _MAY_BE_A_DATE.search(" ".join(text.split())):
+        return None
     from htmldate.extractors import try_date_expr  # here: most pages never need it
 
     earliest, loose = _bounds(latest)
