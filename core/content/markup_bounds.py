@@ -620,10 +620,7 @@ def skeleton(text: str) -> Skeleton | None:
     page is one the shortcut does not read: see above)."""
     if any(char in text for char in _FOLDS_TO_ASCII) and _FOLDED_END.search(text):
         return None
-    markup = text.encode("utf-8", "surrogatepass")
-    if _NAME_WITH_LT.search(markup):
-        return None
-    markup = _PREPARED.sub(b"<!>", markup)
+    markup = _PREPARED.sub(b"<!>", text.encode("utf-8", "surrogatepass"))
     height = 1
     changed = frozenset(range(len(_ROUND)))  # (the preparation fed them all)
     while changed:
@@ -638,7 +635,10 @@ def skeleton(text: str) -> Skeleton | None:
         if height > MAX_HEIGHT:
             return None
         changed = frozenset(now)
-    if _FORMATTING_LEFT.search(markup):
+    # A tag whose name runs into a "<" survives every rule (none reads it as a tag), so
+    # the skeleton has it if the page does: where it is, the model and the preparation
+    # may not agree on where a comment or a script starts.
+    if _FORMATTING_LEFT.search(markup) or _NAME_WITH_LT.search(markup):
         return None
     return Skeleton(markup.decode("utf-8", "surrogatepass"), height)
 

@@ -506,12 +506,15 @@ def _in_candidate(markup: str, at: int, latest: date) -> bool:
     htmldate reads, and reads as a date there."""
     back = max(0, at - _LOOK_BACK)
     opened = markup.rfind("<", back, at)
-    if opened > markup.rfind(">", back, at):  # in a tag: its title attribute
+    closed = markup.rfind(">", back, at)
+    if opened > closed:  # in a tag: its title attribute
         tag = _START_TAG.match(markup, opened)
         if tag is None:
             return False
         attributes = _attributes(tag[2])
         return _candidate(tag[1], attributes) and _dated(attributes.get("title"), latest)
+    if len(_text(markup[max(closed + 1, back) : at])) >= _SEGMENT:
+        return False  # too far into the text of the nearest element, and of any other
     if not _MAY_BE_CANDIDATE.search(markup, back, at):
         return False
     for tag in reversed(list(_START_TAG.finditer(markup, back, at))):

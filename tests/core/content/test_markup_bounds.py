@@ -177,6 +177,10 @@ LEAVES = [
     "<plaintext>",
     "<style>b{}</style>",
     "<b<i>",
+    "<i<!--",  # (the model reads no comment there: the tag's name runs on)
+    "-->",
+    "<u<script>",
+    "</script>",
 ]
 
 
