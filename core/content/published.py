@@ -42,7 +42,7 @@ import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -194,19 +194,38 @@ def page_date(
     ``fetched_at`` (naive UTC) bounds it (see the module's docstring). ``tree`` is the
     page's parse of ``markup``, when the caller has one (else it is parsed here).
     """
+    found = stated_date(markup, url, fetched_at, tree or LexborHTMLParser(markup))
+    return found.find() if isinstance(found, Unstated) else found
+
+
+class Unstated(NamedTuple):
+    """A page whose tree states no date, where htmldate may find one (step 5): asked by
+    :meth:`find`, once its caller has let the tree go (htmldate parses the page again:
+    two parse trees of a big page at once cost more memory than a crawl allows)."""
+
+    markup: str
+    url: str
+    latest: date
+
+    def find(self) -> datetime | None:
+        return _htmldate(self.markup, self.url, self.latest)
+
+
+def stated_date(
+    markup: str, url: str, fetched_at: datetime, tree: LexborHTMLParser
+) -> datetime | Unstated | None:
+    """The date the page's tree states (steps 1 to 4), :class:`Unstated` if htmldate
+    may find one, or None."""
     latest = fetched_at.date() + timedelta(days=1)
-    if tree is None:
-        tree = LexborHTMLParser(markup)
-    reading = _Reading(latest)
     try:
-        stated = reading.stated(tree, markup, url)
+        stated = _Reading(latest).stated(tree, markup, url)
         if stated is not None:
             return stated
         if not _worth_htmldate(markup, latest):
             return None
     except Exception:  # a page the reading trips on (a parser's surprise): no date
         return None
-    return _htmldate(markup, url, latest)
+    return Unstated(markup, url, latest)
 
 
 def _stating(tree: LexborHTMLParser, markup: str) -> list[LexborNode]:
@@ -426,7 +445,8 @@ _SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/\d{1,2}/\d{2}"), "/"),
     (re.compile(r"-\d{1,2}-\d{2}"), "-"),
 )
-#: Dates looked at, at most: a page with more is given to htmldate.
+#: Dates (not parts of longer numbers) looked at, at most: a page with more is given to
+#: htmldate.
 _MAX_SHAPES = 400
 #: Text read of an element (htmldate's ``MAX_SEGMENT_LEN``; it skips a shorter one than
 #: ``MIN_SEGMENT_LEN``), and how far back its start tag is looked for.
@@ -476,9 +496,6 @@ def _worth_htmldate(markup: str, latest: date) -> bool:
     looked = 0
     for shape, separator in _SHAPES:
         for match in shape.finditer(markup):
-            looked += 1
-            if looked > _MAX_SHAPES:
-                return True
             start = match.start()
             if separator:  # the day (or year) before the separator
                 while start > match.start() - 4 and start > 0 and markup[start - 1].isdigit():
@@ -489,6 +506,9 @@ def _worth_htmldate(markup: str, latest: date) -> bool:
                     return True
             elif start > 0 and markup[start - 1].isdigit():
                 continue  # part of a longer number
+            looked += 1
+            if looked > _MAX_SHAPES:
+                return True
             if _in_candidate(markup, start, latest):
                 return True
     return False

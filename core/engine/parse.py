@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.content.markup_bounds import find_cut
-from recrawl.core.content.published import page_date
+from recrawl.core.content.published import Unstated, stated_date
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical
 from selectolax.lexbor import LexborHTMLParser
@@ -157,11 +157,12 @@ def parse_html(
         )
         text = text[: cut.at]
     tree = LexborHTMLParser(text)
-    if date_by is not None:
-        result.published = page_date(text, url, date_by, tree)
+    dated = stated_date(text, url, date_by, tree) if date_by is not None else None
     del text  # the tree has its own copy: two of a 10 MB page are enough
     raw_links, base_href, raw_feeds = _raw_links(tree, result)
     del tree  # a page's links and its parse tree are not held at once
+    # htmldate parses the page again: not while the tree is held
+    result.published = dated.find() if isinstance(dated, Unstated) else dated
     invalid: set[str] = set()
     base = url
     if base_href is not None:

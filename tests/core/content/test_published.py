@@ -260,3 +260,11 @@ def test_the_tree_reading_needs_no_htmldate(monkeypatch):
     markup = head('<meta property="article:published_time" content="2026-11-02T08:00:00Z">')
     assert page_date(markup, URL, FETCHED) == datetime(2026, 11, 2, 8)
     assert calls == []
+
+
+def test_numbers_are_no_dates_to_hand_to_htmldate(monkeypatch):
+    # 2,000 to 2,039 and 12,000 to 20,399 are no years (nor is any number in a link)
+    calls = count_htmldate(monkeypatch)
+    links = "".join(f'<a href="/n/{i}">{i}</a>\n' for i in range(21_000))
+    assert page_date(body(links), URL, FETCHED) is None
+    assert calls == []
