@@ -387,7 +387,7 @@ def find_cut(text: str, max_depth: int, max_elements: int) -> Cut | None:
     # most a tag's worth of formatting elements again: too few tags to pass a bound
     if 3 * tags <= max_depth and tags * tags <= max_elements:
         return None
-    if within(text, max_depth, max_elements):
+    if within(text, max_depth, max_elements, tags):
         return None
     return _scan(text, max_depth, max_elements)[0]
 
@@ -643,15 +643,17 @@ def skeleton(text: str) -> Skeleton | None:
     return Skeleton(markup.decode("utf-8", "surrogatepass"), height)
 
 
-def elements_bound(text: str) -> int:
-    """Elements a page whose formatting elements all go makes, at most (see above)."""
-    return text.count("<") + 2 * (text.count("<t") + text.count("<T"))
+def elements_bound(text: str, tags: int | None = None) -> int:
+    """Elements a page whose formatting elements all go makes, at most (see above);
+    ``tags``: its count of "<", when known."""
+    tags = text.count("<") if tags is None else tags
+    return tags + 2 * (text.count("<t") + text.count("<T"))
 
 
-def within(text: str, max_depth: int, max_elements: int) -> bool:
+def within(text: str, max_depth: int, max_elements: int, tags: int | None = None) -> bool:
     """Whether ``text`` is shown within the bounds without the model reading it all
-    (False: it may not be; the model must tell)."""
-    if elements_bound(text) > max_elements:
+    (False: it may not be; the model must tell). ``tags``: its count of "<", if known."""
+    if elements_bound(text, tags) > max_elements:
         return False
     bones = skeleton(text)
     if bones is None or bones.height >= max_depth:
