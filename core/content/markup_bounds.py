@@ -8,7 +8,10 @@ a 200 kB page of ``<div><b id=N></div>`` then ``<p>x</p>`` made millions of elem
 ran out of memory. The markup is therefore scanned first (a cheap model of the parser's
 stack of open elements and list of active formatting elements) and cut at the first tag
 past a bound; the parser sees only what is before it, so its time and memory are
-bounded whatever the page.
+bounded whatever the page. An ordinary page, its elements nested properly, is shown
+within the bounds without the model reading each of its tags: the shortcut at the end
+of this module (:func:`skeleton`) takes its well-nested parts out with regular
+expressions, and the model reads the rest.
 
 The model errs deep. It pops an element for an end tag, or for a start tag that
 implicitly closes one (``<li>``, ``<p>``, ``<td>``...), only where the parser's rules do
