@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
 from recrawl.core.config import ParseSettings
-from recrawl.core.content.published import page_date
 from recrawl.core.engine.parse import (
     EmbedList,
     ParseResult,
@@ -92,7 +91,7 @@ class Asked:
     #: Build its response's records.
     archive: ToArchive | None = None
     #: Look for its publication date, at the latest this instant (the fetch's); None:
-    #: don't (it costs a third of a parse, and is read on a page's first fetch only).
+    #: don't (it is read on a page's first fetch only).
     date_by: datetime | None = None
 
 
@@ -190,8 +189,7 @@ def analyse_page(
     crawl's process and in a worker)."""
     parsed = embeds = None
     if is_html(content_type, body):
-        keep_markup = asked.date_by is not None
-        parsed = parse_html(body, url, content_type, bounds, keep_markup=keep_markup)
+        parsed = parse_html(body, url, content_type, bounds, date_by=asked.date_by)
         embeds, parsed.embeds = parsed.embeds, None  # sent back once, beside it
     elif is_css(content_type, url) and not looks_binary(content_type, body):
         embeds = parse_stylesheet(body, url, content_type, bounds)
@@ -204,9 +202,7 @@ def analyse_page(
     published = hashes = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
-        if parsed.markup is not None and asked.date_by is not None:
-            published = page_date(parsed.markup, url, asked.date_by)
-        parsed.markup = None
+        published, parsed.published = parsed.published, None  # (sent back once)
         if bounds.hash_links:
             hashes = OutlinksSignature().compute(b"", None, links)
     earlier, archive = asked.earlier, asked.archive

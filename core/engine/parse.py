@@ -16,6 +16,7 @@ import contextlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urljoin
 
@@ -24,6 +25,7 @@ from recrawl.core.content.css import stylesheet_embeds
 from recrawl.core.content.embeds import html_embeds
 from recrawl.core.content.link_header import link_header_embeds
 from recrawl.core.content.markup_bounds import find_cut
+from recrawl.core.content.published import Unstated, stated_date
 from recrawl.core.content.refs import EmbedRef, EmbedSet
 from recrawl.core.content.scripts import script_guesses
 from recrawl.core.errors import InvalidUrl
@@ -81,9 +83,8 @@ class ParseResult:
     cut: str | None = None
     #: The document's <title>, whitespace collapsed, at most MAX_TITLE characters.
     title: str | None = None
-    #: The markup as parsed (decoded, cut at the parse bounds), when asked for
-    #: (``keep_markup``): a publication date is read from it.
-    markup: str | None = None
+    #: When the page says it was published (naive UTC), when asked (``date_by``).
+    published: datetime | None = None
     #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
     #: most MAX_FEEDS.
     feeds: list[str] = field(default_factory=list)
@@ -96,7 +97,7 @@ class ParseResult:
         nofollow = [i for i, link in enumerate(self.links) if link.nofollow]
         urls = [link.url for link in self.links]
         rest = (self.text, self.malformed, self.invalid, self.nofollow_all, self.cut)
-        last = (self.title, self.markup, self.feeds, self.embeds)
+        last = (self.title, self.published, self.feeds, self.embeds)
         return (_unpickled, (urls, nofollow, *rest, *last))
 
 
@@ -109,7 +110,7 @@ def _unpickled(
     nofollow_all: bool,
     cut: str | None,
     title: str | None,
-    markup: str | None,
+    published: datetime | None,
     feeds: list[str],
     embeds: EmbedList | None,
 ) -> ParseResult:
@@ -118,7 +119,7 @@ def _unpickled(
     for i in nofollow:
         links[i] = Outlink(urls[i], True)
     return ParseResult(
-        links, text, malformed, invalid, nofollow_all, cut, title, markup, feeds, embeds
+        links, text, malformed, invalid, nofollow_all, cut, title, published, feeds, embeds
     )
 
 
@@ -296,10 +297,11 @@ def parse_html(
     content_type: str | None,
     bounds: ParseSettings | None = None,
     *,
-    keep_markup: bool = False,
+    date_by: datetime | None = None,
 ) -> ParseResult:
-    """The page's links and text, parsed up to ``bounds`` (the defaults if None);
-    with ``keep_markup``, the markup parsed too (``result.markup``)."""
+    """The page's links and text, parsed up to ``bounds`` (the defaults if None); with
+    ``date_by``, the publication date it states, at the latest that instant's
+    (``result.published``: read from the parse tree, core/content/published.py)."""
     bounds = bounds or ParseSettings()
     _, text = html_to_unicode(content_type, body)
     result = ParseResult()
@@ -311,14 +313,15 @@ def parse_html(
         )
         text = text[: cut.at]
     tree = LexborHTMLParser(text)
-    if keep_markup:
-        result.markup = text
-    del text  # the tree has its own copy: two of a 10 MB page are enough (unless kept)
+    dated = stated_date(text, url, date_by, tree) if date_by is not None else None
+    del text  # the tree has its own copy: two of a 10 MB page are enough
     raw_links, base_href, raw_feeds = _raw_links(tree, result)
     embedded = html_embeds(
         tree, bounds.max_embeds, max_css_chars=bounds.max_stylesheet_chars, bounds=bounds
     )
     del tree  # a page's links and its parse tree are not held at once
+    # htmldate parses the page again: not while the tree is held
+    result.published = dated.find() if isinstance(dated, Unstated) else dated
     invalid: set[str] = set()
     base = embed_base = url
     if base_href is not None:

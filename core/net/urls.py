@@ -27,12 +27,30 @@ def canonical(url: str, base: str | None = None) -> str:
     text = url.strip()
     if not text:
         raise InvalidUrl("empty URL")
-    if base is not None:
+    # The fragment is dropped: cut before the cached steps, so that the links to a
+    # page's anchors (a documentation page has hundreds: os.html#os.stat) are one entry
+    # of each cache, not one each (they filled the caches, and missed). An ASCII URL
+    # canonicalizes the same without it, unless it then ends in a space or a control
+    # character (w3lib strips those at the end); a URL that fails fails as a whole, so
+    # that its error (which quotes it) is the one it always had.
+    cut = text.find("#")
+    if cut >= 0 and text.isascii():
         try:
-            text = _join(base, text)
-        except ValueError as exc:
-            raise InvalidUrl(f"malformed URL {url!r}: {exc}", f"malformed URL: {exc}") from None
-    return _canonical_absolute(text)
+            joined = _joined(text[:cut], base, url)
+            if joined[-1:] > " ":
+                return _canonical_absolute(joined)
+        except InvalidUrl:
+            pass
+    return _canonical_absolute(_joined(text, base, url))
+
+
+def _joined(text: str, base: str | None, url: str) -> str:
+    if base is None:
+        return text
+    try:
+        return _join(base, text)
+    except ValueError as exc:
+        raise InvalidUrl(f"malformed URL {url!r}: {exc}", f"malformed URL: {exc}") from None
 
 
 def _join(base: str, href: str) -> str:
