@@ -22,13 +22,17 @@ without it the pywb column says so and the rest runs.
    (tests/httpserver.py): pages on 127.0.0.1 (a home page, a page that changed between the
    crawls, a page answered 304 the second time, one that never changes, one with a query
    string) and one on 127.0.0.2; each page on 127.0.0.1 embeds, from 127.0.0.2, a
-   stylesheet (changed between the crawls: its heading colour) that ``@import``\\s another
-   and names a background image and a web font (``@font-face``: a TrueType font of boxes
-   written here), an ``<img>`` and a ``<script src>`` that writes a line into the page; and
-   an ``<iframe>`` (on 127.0.0.1) whose document embeds its own image (on 127.0.0.2). The
-   unchanged embeds are revisits the second time (304 for the imported stylesheet and the
-   font, which have ETags; identical payloads for the rest). No ``[[embed]]`` table nor
-   chain edit: the project's defaults.
+   stylesheet (changed between the crawls: its heading colour) that imports another
+   (``@import``) and names a background image and a web font (``@font-face``: a TrueType font of boxes
+   written here), an ``<img>``, a ``<script src>`` that writes a line into the page, and an
+   ``<iframe>`` whose document embeds its own image. The changed page also links a
+   stylesheet of its own version (``changing.css?v=1``, then ``?v=2``: a cache-busting
+   query, as after a redesign). The unchanged embeds are revisits the second time (304 for
+   the imported stylesheet and the font, which have ETags; identical payloads for the
+   rest). No ``[[embed]]`` table nor chain edit: the project's defaults. The iframe's
+   document is a page too (an ``<iframe src>`` is a link as well as an embed, and
+   127.0.0.2 is in scope): the check says so and expects it in ``pages.jsonl``, which
+   must list exactly the store's pages.
 2. Runs the per-capture checks on the live site first (the latest version only), to show
    they hold where nothing is archived; then stops both servers.
 3. Exports ``--pages all``, ``--pages latest`` and ``--site 127.0.0.1`` (the pages of one
@@ -42,14 +46,18 @@ without it the pywb column says so and the rest runs.
    mode inside an iframe of a page on pywb's own origin (a top-level ``mp_`` page is sent
    to pywb's framed view).
 5. For each capture, in the replayed frame: its text (the changed page's older capture the
-   old one, not the new); the stylesheet applied (the heading's computed colour, the one
-   of the stylesheet's capture nearest in time); the imported stylesheet applied (a
-   border colour only it sets); the background image loaded (requested by the page, as
-   its resource timing says, and decoded at its size); the font loaded (its ``FontFace``
-   loaded, ``document.fonts.check``, and text in it laid out as boxes: eight ``i`` as wide
-   as eight ``M``); the script ran (the line it writes); the ``<img>`` loaded at its size;
-   the iframe's image loaded at its size; and no request of the replayed page left the
-   replay (none to the live hosts, none failed or answered >= 400).
+   old one, not the new); on the changed page, its version's own stylesheet applied (the
+   colour ``?v=1`` or ``?v=2`` gives a line); the stylesheet applied (the heading's
+   computed colour: the one of the stylesheet's capture nearest in time); the imported
+   stylesheet applied (a border colour only it sets); the background image loaded
+   (requested by the page, as its resource timing says, and decoded at its size); the font
+   loaded (its ``FontFace`` loaded, ``document.fonts.check``, and text in it laid out as
+   boxes: eight ``i`` as wide as eight ``M``); the script ran (the line it writes); the
+   ``<img>`` loaded at its size; the iframe's image loaded at its size; and no request of
+   the replayed page left the replay (none, a service worker's included, to the live
+   hosts; none of the page's or its frame's failed or was answered >= 400; the viewer's own
+   files under ``/static/`` are said apart, not counted: ReplayWeb.page's ``ruffle.js``,
+   which its npm package leaves out, pywb's ``wombat.js``).
 6. Prints a table, a column per way of seeing (live, ReplayWeb.page with each package,
    pywb) and a row per check, then what failed and why (``--verbose``: every check's
    detail), saves a PNG screenshot of each view under ``--out``, and exits 1 if a check
@@ -108,6 +116,10 @@ SCRIPT_MISSING = "The page's script did not run."
 HEADING_COLOURS = ("rgb(170, 34, 51)", "rgb(34, 85, 170)")
 #: The border colour only the imported stylesheet sets.
 IMPORTED_COLOUR = "rgb(0, 128, 64)"
+#: The changed page's own stylesheet, by version: another URL each (a cache-busting
+#: query, as after a redesign), each colouring a line of the page its own way.
+VERSION_CSS = "/css/changing.css?v={}"
+VERSION_COLOURS = ("rgb(204, 102, 0)", "rgb(102, 0, 204)")
 FONT_FAMILY = "CheckFont"
 FONT_PX = 20
 SAMPLE_CHARS = 8  # "iiiiiiii" and "MMMMMMMM": as wide in the box font, not in a fallback
@@ -237,12 +249,12 @@ IMPORTED_CSS = (
 SCRIPT = f'document.getElementById("scripted").textContent = {json.dumps(SCRIPT_TEXT)};\n'.encode()
 
 
-def page_html(cdn: str, title: str, text: str, extra: str = "") -> bytes:
+def page_html(cdn: str, title: str, text: str, extra: str = "", head: str = "") -> bytes:
     """A page of the pages' host: its text, and everything it embeds (``cdn``: the second
     host's origin)."""
     sample = "i" * SAMPLE_CHARS, "M" * SAMPLE_CHARS
     return f"""<!DOCTYPE html><html><head><meta charset=utf-8><title>{title}</title>
-<link rel="stylesheet" href="{cdn}{CSS_PATH}"></head>
+<link rel="stylesheet" href="{cdn}{CSS_PATH}">{head}</head>
 <body><h1>{title}</h1><p>{text}.</p>{extra}
 <p id="imported">This line's green border comes from a stylesheet the first one imports.</p>
 <div id="banner"></div>
@@ -303,7 +315,12 @@ class Site:
         routes = self.pages.routes
         routes["/"] = Reply(200, page_html(cdn, "Recrawl check home", HOME_TEXT, links), typed)
         versions = [("Changing page, version 1", OLD_TEXT), ("Changing page, version 2", NEW_TEXT)]
-        routes["/changing"] = Reply(200, page_html(cdn, *versions[version]), typed)
+        own = f'<link rel="stylesheet" href="{cdn}{VERSION_CSS.format(version + 1)}">'
+        line = (
+            f'<p id="version-styled">Version {version + 1}\'s own stylesheet colours this line.</p>'
+        )
+        page = page_html(cdn, *versions[version], extra=line, head=own)
+        routes["/changing"] = Reply(200, page, typed)
         routes["/static"] = Reply(200, page_html(cdn, "Static page", STATIC_TEXT), typed)
         routes["/cond"] = _cond(page_html(cdn, "Conditional page", COND_TEXT))
         # routes match the query too
@@ -320,6 +337,9 @@ class Site:
             ),
             SCRIPT_PATH: (SCRIPT, "text/javascript"),
         }
+        for n, colour in enumerate(VERSION_COLOURS):  # both served: an old one may linger
+            rule = f"#version-styled {{ color: {colour}; font-weight: bold; }}\n"
+            files[VERSION_CSS.format(n + 1)] = (rule.encode(), "text/css")
         for path, (body, kind) in files.items():
             # live, a page of 127.0.0.1 may use the font only if its host says so (CORS)
             headers = {"Content-Type": kind, "Access-Control-Allow-Origin": "*"}
@@ -510,6 +530,11 @@ async function inspect(exp) {
     text.includes("Archived Page Not Found") ? "Archived Page Not Found"
       : shown.length ? `shows ${JSON.stringify(shown[0])}`
       : text.includes(exp.text) ? `shows ${JSON.stringify(exp.text)}` : `text: ${JSON.stringify(text.slice(0, 100))}`);
+  if (exp.versionColour) {
+    const own = styleOf("version-styled") ? styleOf("version-styled").color : null;
+    put("version's stylesheet", own === exp.versionColour,
+      `line colour ${own}` + (own === exp.versionColour ? "" : `, not ${exp.versionColour}`));
+  }
   const h1 = document.querySelector("h1");
   const colour = h1 ? getComputedStyle(h1).color : null;
   put("stylesheet", colour === exp.colour, `heading colour ${colour}` + (colour === exp.colour ? "" : `, not ${exp.colour}`));
@@ -620,7 +645,7 @@ async function checkCapture(page, check, log) {
   result.parts.requests = frame ? requestsVerdict(log, frame, check) : { ok: false, detail: "no replay frame" };
   if (!result.parts.requests.ok) result.ok = false;
   const ts = frame ? frame.url().match(/\/(\d{14})mp_\//) : null;
-  result.replayed = check.kind === "live" ? "live" : ts ? ts[1] : "?";
+  result.replayed = check.kind === "live" ? null : ts ? ts[1] : "?";
   return result;
 }
 
@@ -706,6 +731,7 @@ PACKAGES = {  # column -> the export's flags
 #: The parts of a capture's check, in the report's order.
 PARTS = (
     "text",
+    "version's stylesheet",
     "stylesheet",
     "imported stylesheet",
     "background image",
@@ -717,6 +743,7 @@ PARTS = (
 )
 PART_LABELS = {
     "text": "text",
+    "version's stylesheet": "this version's own stylesheet (?v=N)",
     "stylesheet": "stylesheet applied (heading colour)",
     "imported stylesheet": "@import applied (border colour)",
     "background image": "CSS background image loaded",
@@ -773,7 +800,9 @@ def expectation(capture: Capture, stamp: str | None, site: Site) -> dict[str, An
     absent = (
         [OLD_TEXT] if capture.text == NEW_TEXT else [NEW_TEXT] if capture.text == OLD_TEXT else []
     )
+    own = VERSION_COLOURS[version] if capture.path == "/changing" else None
     return {
+        "versionColour": own,
         "live": stamp is None,
         "text": capture.text,
         "absent": absent,
@@ -977,6 +1006,8 @@ def report(
             cells["pages list", column] = "ok" if result and result["ok"] else "FAIL"
             continue
         for part in PARTS:
+            if part == "version's stylesheet" and not check["expect"]["versionColour"]:
+                continue  # the changed page's alone
             name = f"{check['row']}: {PART_LABELS[part]}"
             row(name)
             got = (result or {}).get("parts", {}).get(part)
@@ -1066,8 +1097,9 @@ def main() -> int:
                 f"recrawl export {' '.join(flags)}: {summary['captures']} captures, "
                 f"{summary['pages']} pages, {summary['bytes']} bytes"
             )
-        if set(stored_pages) != set(site.page_urls):
-            print(f"note: the store's pages are {stored_pages}")
+        if also := sorted(set(stored_pages) - set(site.page_urls)):
+            # an <iframe src> is a link as well as an embed (core/engine/parse.py)
+            print(f"note: the store holds these as pages too: {', '.join(also)}")
         expected = {
             "RWP all": stored_pages,
             "RWP latest": stored_pages,
