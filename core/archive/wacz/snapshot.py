@@ -333,7 +333,7 @@ def choose(sources: list[Source], options: ExportOptions) -> Choice:
                 latest[capture.url] = capture
         chosen = list(latest.values())
     pages = sorted(chosen, key=lambda c: (c.url, when(c)))
-    chosen = pages + _embedded(pages, [c for c in everything if c.url in embeds], when)
+    chosen = pages + _embedded(pages, everything, when)
     chosen.sort(key=lambda c: (c.url, when(c)))
     responses: dict[str, list[Capture]] = {}
     for capture in everything:
@@ -347,16 +347,21 @@ def choose(sources: list[Source], options: ExportOptions) -> Choice:
 
 
 def _embedded(
-    pages: list[Capture], embeds: list[Capture], when: Callable[[Capture], tuple[str, int, int]]
+    pages: list[Capture],
+    everything: list[Capture],
+    when: Callable[[Capture], tuple[str, int, int]],
 ) -> list[Capture]:
     """Of each embed of each page capture, its capture nearest in time (the earlier of
-    two as near), each once."""
+    two as near), each once and none of ``pages``. What a page embeds may be a page too
+    (a frame's document is a link as well; on a host in scope it is crawled as a page):
+    it comes along all the same, wherever it is hosted and whatever the options chose."""
+    trees = store.embed_trees({c.url for c in pages}, EMBED_HOPS)
+    wanted = {url for tree in trees.values() for url in tree}
     by_url: dict[str, tuple[list[float], list[Capture]]] = {}
-    for capture in sorted(embeds, key=when):
+    for capture in sorted((c for c in everything if c.url in wanted), key=when):
         instants, captures = by_url.setdefault(capture.url, ([], []))
         instants.append(_seconds(capture.stamp))
         captures.append(capture)
-    trees = store.embed_trees({c.url for c in pages}, EMBED_HOPS)
     taken: dict[int, Capture] = {}
     for page in pages:
         instant = _seconds(page.stamp)
@@ -369,7 +374,8 @@ def _embedded(
             near = [i for i in (at - 1, at) if 0 <= i < len(captures)]
             best = min(near, key=lambda i: (abs(instants[i] - instant), i))
             taken[id(captures[best])] = captures[best]
-    return list(taken.values())
+    chosen = {id(c) for c in pages}  # a frame's document of the same site, say
+    return [capture for key, capture in taken.items() if key not in chosen]
 
 
 def _seconds(stamp: str) -> float:

@@ -15,9 +15,11 @@ from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageKind
 
+from tests import httpserver
 from tests.core.archive.test_wacz import BIN, captures, pages_of, validate
-from tests.crawling import DAY, T0, clock_at, crawl, fast_settings
+from tests.crawling import DAY, T0, clock_at, crawl, fast_settings, page
 from tests.embedsite import EmbedSite
+from tests.httpserver import Reply
 from tests.replayserver import Replay
 
 pytestmark = pytest.mark.slow
@@ -83,3 +85,29 @@ def test_the_latest_export_replays_a_page_with_its_embeds_out_of_the_package(arc
             assert answer.body == site.bodies[url], url
     finally:
         replay.stop()
+
+
+def test_a_frame_that_is_a_page_of_another_host_comes_along_with_a_site_export(tmp_path):
+    """An iframe's document is a link as well as an embed: on a host in scope it is a page
+    of its own. A ``--site`` export of the framing page's host takes it along all the
+    same, with what it embeds (not in ``pages.jsonl``: that page is of another site)."""
+    pages = httpserver.TestServer().start()
+    other = httpserver.TestServer(address="127.0.0.2").start()
+    frame, image = other.url("/frame.html"), other.url("/in-frame.png")
+    pages.html("/", f'<html><body><iframe src="{frame}"></iframe></body></html>')
+    other.html("/frame.html", f'<html><body><img src="{image}"></body></html>')
+    other.routes["/in-frame.png"] = Reply(200, b"\x89PNG not really", {"Content-Type": "image/png"})
+    other.html("/about", "<html><body>A page of the other host</body></html>")
+    project = Project.init(tmp_path / "proj")
+    try:
+        inject([pages.url("/"), other.url("/about")], T0)
+        crawl(project, clock=clock_at())
+        assert page(frame).kind == PageKind.PAGE
+    finally:
+        project.close()
+        pages.stop()
+        other.stop()
+    out = export(project.path, tmp_path / "site.wacz", pages=LATEST, site="127.0.0.1")
+    assert {frame, image} <= {r.url for r in captures(out)}
+    assert [p["url"] for p in pages_of(out)[1:]] == [pages.url("/")]
+    assert validate(out).returncode == 0
