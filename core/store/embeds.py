@@ -9,6 +9,7 @@ capture found of them is kept on its fetch event (``embeds``, ``embeds_missing``
 
 from __future__ import annotations
 
+import bisect
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -185,38 +186,70 @@ def embeds_among(urls: Iterable[str]) -> set[str]:
     return found
 
 
-def embed_trees(urls: Iterable[str], hops: int) -> dict[str, list[str]]:
-    """What each of ``urls`` embeds (as their rows keep it), and what that embeds in turn,
-    ``hops`` deep (a stylesheet's imports at its own hop, as a crawl fetches them): each
-    one's embeds in the order met, itself not among them."""
-    refs: dict[str, Refs] = {}
+class _History:
+    """URLs' embeds as they changed: each one's (fetched_at, refs), oldest first, from
+    the fetch events that kept them, with the row's (the latest) as the last word."""
 
-    def read(wanted: Iterable[str]) -> None:
-        todo = [url for url in dict.fromkeys(wanted) if url not in refs]
+    def __init__(self) -> None:
+        self._times: dict[str, list[datetime]] = {}
+        self._refs: dict[str, list[Refs]] = {}
+        self._now: dict[str, Refs] = {}
+
+    def read(self, urls: Iterable[str]) -> None:
+        todo = [url for url in dict.fromkeys(urls) if url not in self._now]
         for chunk in chunks(todo):
-            query = Page.select(Page.url, Page.embed_refs).where(Page.url.in_(list(chunk)))
-            for url, blob in query.tuples().iterator():
-                refs[url] = read_refs(blob)
+            rows = Page.select(Page.id, Page.url, Page.embed_refs).where(Page.url.in_(list(chunk)))
+            ids: dict[int, str] = {}
+            for page_id, url, blob in rows.tuples().iterator():
+                ids[page_id] = url
+                self._now[url] = read_refs(blob)
+            events = (
+                FetchEvent.select(FetchEvent.page, FetchEvent.fetched_at, FetchEvent.embed_refs)
+                .where(FetchEvent.page.in_(list(ids)) & FetchEvent.embed_refs.is_null(False))
+                .order_by(FetchEvent.page, FetchEvent.fetched_at, FetchEvent.id)
+            )
+            for page_id, at, blob in events.tuples().iterator():
+                url = ids[page_id]
+                # to the second, as a capture's stamp (and the index) has it
+                self._times.setdefault(url, []).append(at.replace(microsecond=0))
+                self._refs.setdefault(url, []).append(read_refs(blob))
         for url in todo:
-            refs.setdefault(url, Refs())
+            self._now.setdefault(url, Refs())
 
-    roots = list(dict.fromkeys(urls))
-    trees: dict[str, list[str]] = {}
-    read(roots)
-    for root in roots:
+    def at(self, url: str, when: datetime | None) -> Refs:
+        """``url``'s embeds at ``when`` (None: now). A capture older than the first list
+        kept (one from before Recrawl kept them) gets the first one: its best guess."""
+        times = self._times.get(url)
+        if when is None or not times:
+            return self._now.get(url, Refs())
+        index = bisect.bisect_right(times, when) - 1
+        return self._refs[url][max(index, 0)]
+
+
+def embed_trees(
+    captures: Iterable[tuple[str, datetime | None]], hops: int
+) -> dict[tuple[str, datetime | None], list[str]]:
+    """What each capture (url, when; None: its latest) embeds, and what that embeds in
+    turn at the same time, ``hops`` deep (a stylesheet's imports at its own hop, as a
+    crawl fetches them): each one's embeds in the order met, itself not among them."""
+    roots = list(dict.fromkeys(captures))
+    history = _History()
+    history.read(url for url, _ in roots)
+    trees: dict[tuple[str, datetime | None], list[str]] = {}
+    for root, when in roots:
         seen = {root}
         tree: list[str] = []
-        wave = [(ref, 1) for ref in refs[root].urls]
+        wave = [(ref, 1) for ref in history.at(root, when).urls]
         while wave:
-            read(url for url, _ in wave)
+            history.read(url for url, _ in wave)
             after: list[tuple[str, int]] = []
             for url, hop in wave:
                 if url in seen or hop > hops:
                     continue
                 seen.add(url)
                 tree.append(url)
-                found = refs[url]
+                found = history.at(url, when)
                 after.extend((ref, hop if ref in found.imports else hop + 1) for ref in found.urls)
             wave = after
-        trees[root] = tree
+        trees[root, when] = tree
     return trees

@@ -173,7 +173,7 @@ def _m0012_embeds(db: Database, migrator: SchemaMigrator) -> None:
     have_events = {column.name for column in db.get_columns(FetchEvent._meta.table_name)}
     ops += [
         migrator.add_column(FetchEvent._meta.table_name, name, FetchEvent._meta.fields[name])
-        for name in ("embeds", "embeds_missing", "embeds_missing_count")
+        for name in ("embeds", "embeds_missing", "embeds_missing_count", "embed_refs")
         if name not in have_events
     ]
     if ops:

@@ -280,6 +280,10 @@ class FetchEvent(BaseModel):
     embeds = IntegerField(null=True)
     embeds_missing = JSONField(null=True)
     embeds_missing_count = IntegerField(null=True)
+    #: What this capture embeds, when it differs from the capture before (as
+    #: ``Page.embed_refs``; b"": nothing any more): an export of an older capture takes
+    #: the embeds it had, not the page's latest (:func:`recrawl.core.store.embed_trees`).
+    embed_refs = BlobField(null=True)
 
 
 class NewsKind:

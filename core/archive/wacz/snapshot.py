@@ -355,7 +355,10 @@ def _embedded(
     two as near), each once and none of ``pages``. What a page embeds may be a page too
     (a frame's document is a link as well; on a host in scope it is crawled as a page):
     it comes along all the same, wherever it is hosted and whatever the options chose."""
-    trees = store.embed_trees({c.url for c in pages}, EMBED_HOPS)
+    # each capture's embeds as they were then (a page that moved to a new stylesheet
+    # gets the old one with its older captures), and of those, their embeds then
+    taken_at = {id(c): datetime.strptime(c.stamp, "%Y%m%d%H%M%S") for c in pages}
+    trees = store.embed_trees([(c.url, taken_at[id(c)]) for c in pages], EMBED_HOPS)
     wanted = {url for tree in trees.values() for url in tree}
     by_url: dict[str, tuple[list[float], list[Capture]]] = {}
     for capture in sorted((c for c in everything if c.url in wanted), key=when):
@@ -365,7 +368,7 @@ def _embedded(
     taken: dict[int, Capture] = {}
     for page in pages:
         instant = _seconds(page.stamp)
-        for url in trees.get(page.url, ()):
+        for url in trees.get((page.url, taken_at[id(page)]), ()):
             found = by_url.get(url)
             if found is None:
                 continue

@@ -111,3 +111,33 @@ def test_a_frame_that_is_a_page_of_another_host_comes_along_with_a_site_export(t
     assert {frame, image} <= {r.url for r in captures(out)}
     assert [p["url"] for p in pages_of(out)[1:]] == [pages.url("/")]
     assert validate(out).returncode == 0
+
+
+def test_each_capture_brings_the_embeds_it_had_then(tmp_path):
+    """A page that moved to a new stylesheet: its older capture brings the old one (and
+    what the old one named then), its newer capture the new one."""
+    server = httpserver.TestServer().start()
+    css = {"Content-Type": "text/css"}
+    server.routes["/v1.css"] = Reply(200, b"body { background: url(old.png) }", css)
+    server.routes["/old.png"] = Reply(200, b"\x89PNG old", {"Content-Type": "image/png"})
+    server.routes["/v2.css"] = Reply(200, b"body { color: red }", css)
+    project = Project.init(tmp_path / "proj")
+    try:
+        server.html(
+            "/", '<html><head><link rel=stylesheet href="/v1.css"></head><body>1</body></html>'
+        )
+        inject([server.url("/")], T0)
+        crawl(project, clock=clock_at())
+        server.html(
+            "/", '<html><head><link rel=stylesheet href="/v2.css"></head><body>2</body></html>'
+        )
+        crawl(project, clock=clock_at(31 * DAY))
+    finally:
+        project.close()
+        server.stop()
+    old, new = server.url("/v1.css"), server.url("/v2.css")
+    everything = export(project.path, tmp_path / "all.wacz", pages=ALL)
+    assert {old, server.url("/old.png"), new} <= {r.url for r in captures(everything)}
+    latest = export(project.path, tmp_path / "latest.wacz", pages=LATEST)
+    urls = {r.url for r in captures(latest)}
+    assert new in urls and old not in urls and server.url("/old.png") not in urls
