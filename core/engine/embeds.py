@@ -29,6 +29,7 @@ from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.events import EventQueue, LinkRejected
 from recrawl.core.engine.parse import EmbedList, header_embeds
 from recrawl.core.filters.compiled import CompiledChain
+from recrawl.core.net.fetch import MAX_REDIRECTS, TOO_MANY_REDIRECTS
 from recrawl.core.net.urls import host_of
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 
@@ -180,10 +181,11 @@ class RoundEmbeds:
         taken = 0
         # guesses (from scripts' text) count when they are there, never as missing
         guesses = set(embedded.refs.guesses)
-        wave = [(url, 1) for url in embedded.refs.urls]
+        # (url, hop, redirects that led to it)
+        wave = [(url, 1, 0) for url in embedded.refs.urls]
         while wave:
-            take: list[tuple[str, int]] = []
-            for url, hop in wave:
+            take: list[tuple[str, int, int]] = []
+            for url, hop, redirects in wave:
                 if url in seen:
                     continue
                 seen.add(url)
@@ -195,17 +197,23 @@ class RoundEmbeds:
                         missing.append((url, self._too_deep))
                     continue
                 taken += 1
-                take.append((url, hop))
-            futures = await self._look_up([url for url, _ in take], page_url)
+                take.append((url, hop, redirects))
+            futures = await self._look_up([url for url, _, _ in take], page_url)
             wave = []
-            for url, hop in take:
+            for url, hop, redirects in take:
                 found = await futures[url]
                 refs = found.refs
+                # at most MAX_REDIRECTS (as for robots.txt) from one embedded URL: a
+                # server redirecting /r/1 to /r/2 and on would keep the round fetching
+                if found.redirect and redirects >= MAX_REDIRECTS:
+                    if url not in guesses:
+                        missing.append((url, f"{TOO_MANY_REDIRECTS} (more than {MAX_REDIRECTS})"))
+                    continue
                 if found.redirect:  # its target stands in for it, at the same hop
                     taken -= 1
                     if url in guesses:
                         guesses.update(refs.urls)
-                    wave.extend((target, hop) for target in refs.urls)
+                    wave.extend((target, hop, redirects + 1) for target in refs.urls)
                     continue
                 if found.archived:
                     archived += 1
@@ -215,7 +223,9 @@ class RoundEmbeds:
                     missing.append((url, found.reason or "not archived"))
                 past_limit += found.dropped
                 guesses |= refs.guesses
-                wave.extend((ref, hop if ref in refs.imports else hop + 1) for ref in refs.urls)
+                wave.extend(
+                    (ref, hop if ref in refs.imports else hop + 1, 0) for ref in refs.urls
+                )
         # those past the limit are counted, not listed: their URLs were not all kept
         kept = tuple(missing[: store.MISSING_KEPT])
         completeness = store.Completeness(page_id, at, archived, kept, len(missing) + past_limit)
