@@ -281,6 +281,14 @@ class RoundEmbeds:
         states = store.embed_states(accepted)  # a quick read, as a round reads its pages
         new = [url for url in accepted if url not in states]
         if new:
+            # a link of a page in this batch, not yet committed: a page to be (§14), not
+            # an embed to fetch as one (its links unfollowed, its first fetch no news)
+            linked = {page.url for page in batch.new_pages}
+            for url in [url for url in new if url in linked]:
+                self._set(url, Found(False, "a page of the crawl, not fetched yet"))
+            new = [url for url in new if url not in linked]
+            accepted = [url for url in accepted if url not in linked]
+        if new:
             now = self.clock.now()
             rows = [
                 store.NewPage(

@@ -91,7 +91,7 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
             rows = [[source, ids[target], now] for source, target in links if target in ids]
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
             # a page links to it and the chain accepts it: an embed becomes a page (§14)
-            promote_linked(list(ids.values()))
+            promote_linked(list(ids.values()), now)
         if batch.completeness:
             record_completeness(batch.completeness)
         _apply_scores(batch)

@@ -162,15 +162,14 @@ def record_completeness(done: Sequence[Completeness]) -> None:
     executemany(query, rows)
 
 
-def promote_linked(ids: Sequence[int]) -> int:
-    """Embeds a page links to (and the chain accepts) become pages; how many did."""
+def promote_linked(ids: Sequence[int], now: datetime) -> int:
+    """Embeds a page links to (and the chain accepts) become pages, due by ``now`` (an
+    embed's fetch followed none of its links); how many did."""
     promoted = 0
     for chunk in chunks(list(ids)):
-        promoted += (
-            Page.update(kind=PageKind.PAGE)
-            .where(Page.id.in_(list(chunk)) & (Page.kind == PageKind.EMBED))
-            .execute()
-        )
+        embeds = Page.id.in_(list(chunk)) & (Page.kind == PageKind.EMBED)
+        Page.update(next_fetch=now).where(embeds & (Page.next_fetch > now)).execute()
+        promoted += Page.update(kind=PageKind.PAGE).where(embeds).execute()
     return promoted
 
 

@@ -7,6 +7,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 from recrawl.core.engine import Crawler, inject
@@ -66,3 +67,49 @@ def test_an_embed_that_redirects_without_end_does_not_keep_the_round_running(pro
     ((url, reason),) = event.embeds_missing
     assert url.startswith(server.url("/r/")) and "too many redirects" in reason
     assert event.embeds == 0 and event.embeds_missing_count == 1
+
+
+def test_a_page_that_links_to_what_it_frames_gets_a_page_of_it(project, server):
+    """The home page links to /frame.html and frames it: /frame.html is a page (§14:
+    "an embed a page links to (and the chain accepts) becomes a page"), fetched as one,
+    its links followed and its first fetch news."""
+    server.html(
+        "/",
+        '<html><body><p>home</p><a href="/frame.html">frame</a>'
+        '<iframe src="/frame.html"></iframe></body></html>',
+    )
+    server.html("/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>')
+    server.html("/deep.html", "<html><body><p>deep</p></body></html>")
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at())
+    frame = Page.get(Page.url == server.url("/frame.html"))
+    assert frame.kind == PageKind.PAGE
+    from recrawl.core.store.models import News
+
+    news = {n.page.url for n in News.select()}
+    assert server.url("/frame.html") in news, news
+    deep = Page.get_or_none(Page.url == server.url("/deep.html"))
+    assert deep is not None and deep.status == "fetched", "the frame's links were not followed"
+
+
+def test_an_embed_a_page_links_to_later_is_crawled_as_a_page(project, server):
+    """/frame.html is an object (an embed); later the home page links to it too: it
+    becomes a page, and is fetched as one (its links followed) without waiting out the
+    embed's interval."""
+    server.html("/", '<html><body><p>home</p><object data="/frame.html"></object></body></html>')
+    server.html("/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>')
+    server.html("/deep.html", "<html><body><p>deep</p></body></html>")
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at())
+    assert Page.get(Page.url == server.url("/frame.html")).kind == PageKind.EMBED
+    assert Page.get_or_none(Page.url == server.url("/deep.html")) is None
+    server.html(
+        "/",
+        '<html><body><p>home, changed</p><a href="/frame.html">frame</a>'
+        '<object data="/frame.html"></object></body></html>',
+    )
+    later = timedelta(days=30)
+    crawl(project, quick(), clock=clock_at(later))
+    assert Page.get(Page.url == server.url("/frame.html")).kind == PageKind.PAGE
+    deep = Page.get_or_none(Page.url == server.url("/deep.html"))
+    assert deep is not None and deep.status == "fetched", "the frame's links were not followed"
