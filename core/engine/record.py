@@ -215,6 +215,7 @@ class FetchRecorder:
         if refs is not None:
             update.fields["embed_refs"] = store.pack_refs(refs)
         batch.page_updates.append((page.id, update.fields))
+        batch.embed_fetches.add(page.id)
         batch.events.append(update.event)
         self.events.emit(
             PageFetched(

@@ -113,3 +113,51 @@ def test_an_embed_a_page_links_to_later_is_crawled_as_a_page(project, server):
     assert Page.get(Page.url == server.url("/frame.html")).kind == PageKind.PAGE
     deep = Page.get_or_none(Page.url == server.url("/deep.html"))
     assert deep is not None and deep.status == "fetched", "the frame's links were not followed"
+
+
+@pytest.fixture
+def cdn() -> Iterator[httpserver.TestServer]:
+    served = httpserver.TestServer(address="127.0.0.2").start()
+    served.html("/robots.txt", "User-agent: *\nAllow: /\n")
+    yield served
+    served.stop()
+
+
+def test_a_worker_keeps_its_batches_when_an_embed_it_fetches_becomes_a_page(
+    project, server, cdn
+):
+    """A worker fetches an embed on a host it does not lease (§14: "on PostgreSQL the
+    fetching worker's, whatever host leases say"); when a page's link makes that embed a
+    page meanwhile, the worker's batch is still its own to commit."""
+    from recrawl.core.config import WorkerSettings
+    from recrawl.core.engine.worker import WorkerSession
+    from recrawl.core.filters import Chain
+
+    everything = Chain([])
+    doc = cdn.url("/doc.html")
+    cdn.html("/doc.html", "<html><body><p>doc</p></body></html>")
+    server.html("/", f'<html><body><p>home</p><object data="{doc}"></object></body></html>')
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at(), chain=everything)
+    assert Page.get(Page.url == doc).kind == PageKind.EMBED
+    server.html(
+        "/",
+        f'<html><body><p>home, changed</p><a href="{doc}">doc</a>'
+        f'<object data="{doc}"></object></body></html>',
+    )
+    session = WorkerSession("w1", WorkerSettings())
+    logs: list[object] = []
+    summary = Crawler(
+        project,
+        replace(quick(), commit_every=1),
+        clock=clock_at(timedelta(days=30)),
+        chain=everything,
+        worker=session,
+        observer=logs.extend,
+    ).run()
+    lost = [e.text for e in logs if "no longer holds" in getattr(e, "text", "")]
+    assert not lost, lost
+    home = Page.get(Page.url == server.url("/"))
+    event = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)[-1]
+    assert event.embeds == 1, "the home page capture's completeness was refused with its batch"
+    assert summary.fetched >= 1
