@@ -64,6 +64,7 @@ from recrawl.core.store.embeds import (
     embeds_among,
     last_failures,
     pack_refs,
+    promote_linked,
     read_refs,
 )
 from recrawl.core.store.filtered import (
@@ -320,6 +321,7 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "postgres_client",
+    "promote_linked",
     "read_refs",
     "reconnecting",
     "record_filtered",

@@ -161,3 +161,19 @@ def test_a_worker_keeps_its_batches_when_an_embed_it_fetches_becomes_a_page(
     event = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)[-1]
     assert event.embeds == 1, "the home page capture's completeness was refused with its batch"
     assert summary.fetched >= 1
+
+
+
+def test_a_seed_injected_that_is_an_embed_is_crawled_as_a_page(project, server):
+    """The user injects a URL the project knows as an embed: it is a seed, a page."""
+    server.html("/", '<html><body><p>home</p><object data="/doc.html"></object></body></html>')
+    server.html("/doc.html", '<html><body><p>doc</p><a href="/deep.html">deep</a></body></html>')
+    server.html("/deep.html", "<html><body><p>deep</p></body></html>")
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at())
+    assert Page.get(Page.url == server.url("/doc.html")).kind == PageKind.EMBED
+    inject([server.url("/doc.html")], T0 + timedelta(hours=1))
+    crawl(project, quick(), clock=clock_at(timedelta(hours=1)))
+    assert Page.get(Page.url == server.url("/doc.html")).kind == PageKind.PAGE
+    deep = Page.get_or_none(Page.url == server.url("/deep.html"))
+    assert deep is not None and deep.status == "fetched", "the seed was never crawled as a page"
