@@ -66,6 +66,7 @@ from recrawl.core.store.embeds import (
     pack_refs,
     promote_linked,
     read_refs,
+    unfinished_captures_due,
 )
 from recrawl.core.store.filtered import (
     NEVER,
@@ -346,6 +347,7 @@ __all__ = [
     "source_parent",
     "transaction",
     "unfilter_pages",
+    "unfinished_captures_due",
     "unfinished_compactions",
     "unseen_news_count",
 ]

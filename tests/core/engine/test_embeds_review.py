@@ -16,6 +16,7 @@ from recrawl.core.store.models import FetchEvent, Page, PageKind
 from tests import httpserver
 from tests.crawling import T0, clock_at, crawl, settings
 from tests.httpserver import Reply
+from tests.warcs import records_for
 
 pytestmark = pytest.mark.slow
 
@@ -177,3 +178,94 @@ def test_a_seed_injected_that_is_an_embed_is_crawled_as_a_page(project, server):
     assert Page.get(Page.url == server.url("/doc.html")).kind == PageKind.PAGE
     deep = Page.get_or_none(Page.url == server.url("/deep.html"))
     assert deep is not None and deep.status == "fetched", "the seed was never crawled as a page"
+
+
+KILL_SCRIPT = """
+import sys
+from dataclasses import replace
+from recrawl.core.engine import Crawler
+from recrawl.core.project import Project
+from tests.crawling import fast_settings
+project = Project.open(sys.argv[1])
+settings = fast_settings()
+settings = replace(settings, commit_every=5, commit_seconds=0.05,
+                   sources=replace(settings.sources, enabled=False))
+Crawler(project, settings).run()
+"""
+
+
+def test_killed_mid_round_with_embeds_nothing_committed_is_lost_or_captured_twice(
+    project, server, capsys
+):
+    import random
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from recrawl.core.cli import main
+    from recrawl.core.clock import utcnow
+    from recrawl.core.project import Project
+
+    from tests.consistency import check_project
+
+    pages = 60
+    png = {"Content-Type": "image/png"}
+    for i in range(pages):
+        server.routes[f"/img{i}.png"] = Reply(200, f"img {i}".encode(), png)
+        server.routes[f"/shared{i % 5}.css"] = Reply(
+            200, f"a {{ background: url(bg{i % 5}.png) }}".encode(), {"Content-Type": "text/css"}
+        )
+        server.routes[f"/bg{i % 5}.png"] = Reply(200, f"bg {i % 5}".encode(), png)
+        links = " ".join(f'<a href="/p{(i + k) % pages}">x</a>' for k in (1, 2, 7))
+        server.html(
+            f"/p{i}",
+            f'<html><head><link rel=stylesheet href="/shared{i % 5}.css"></head><body>'
+            f'<p>page {i}</p>{links}<img src="/img{i}.png"></body></html>',
+        )
+    server.latency = 0.004
+    inject([server.url("/p0")], utcnow())
+    root = Path(__file__).resolve().parents[3]
+    rng = random.Random(5)
+    kills = 0
+    for _ in range(4):
+        start = len(server.hits)
+        child = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(project.path)], cwd=root)
+        reached = server.wait_hits(start + rng.randrange(5, 60), while_running=child)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        kills += reached
+    assert kills >= 3
+    summary = crawl(project, quick())
+    assert summary.fetched >= 0
+
+    def show(url: str) -> bytes:
+        capsys.readouterr()
+        assert main(["show", str(project.path), url]) == 0
+        return capsys.readouterr().out.encode()
+
+    project.close()
+    captures = check_project(project.path, show)
+    # each embed captured once; a page whose embeds a kill cut off is fetched again
+    # (with them): its second capture a revisit, never a second copy
+    twice = {u for u, n in captures.items() if n != 1}
+    assert set(captures.values()) <= {1, 2}
+    assert all("/p" in u for u in twice), twice
+    for url in twice:
+        assert len(records_for(project.path, url, "response")) == 1, url
+    reopened = Project.open(project.path)
+    try:
+        # every page's latest capture knows its embeds; every embed row was fetched
+        latest = {}
+        for event in FetchEvent.select().order_by(FetchEvent.fetched_at, FetchEvent.id):
+            latest[event.page_id] = event
+        unknown = [
+            page.url
+            for page in Page.select().where(Page.kind == PageKind.PAGE)
+            if latest[page.id].embeds is None
+        ]
+        assert not unknown, f"captures that never got their embeds: {unknown}"
+        unfetched = [p.url for p in Page.select().where(Page.status == "unfetched")]
+        assert not unfetched, unfetched
+    finally:
+        reopened.close()
