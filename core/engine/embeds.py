@@ -223,9 +223,7 @@ class RoundEmbeds:
                     missing.append((url, found.reason or "not archived"))
                 past_limit += found.dropped
                 guesses |= refs.guesses
-                wave.extend(
-                    (ref, hop if ref in refs.imports else hop + 1, 0) for ref in refs.urls
-                )
+                wave.extend((ref, hop if ref in refs.imports else hop + 1, 0) for ref in refs.urls)
         # those past the limit are counted, not listed: their URLs were not all kept
         kept = tuple(missing[: store.MISSING_KEPT])
         completeness = store.Completeness(page_id, at, archived, kept, len(missing) + past_limit)

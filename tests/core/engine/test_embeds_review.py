@@ -79,7 +79,9 @@ def test_a_page_that_links_to_what_it_frames_gets_a_page_of_it(project, server):
         '<html><body><p>home</p><a href="/frame.html">frame</a>'
         '<iframe src="/frame.html"></iframe></body></html>',
     )
-    server.html("/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>')
+    server.html(
+        "/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>'
+    )
     server.html("/deep.html", "<html><body><p>deep</p></body></html>")
     inject([server.url("/")], T0)
     crawl(project, quick(), clock=clock_at())
@@ -98,7 +100,9 @@ def test_an_embed_a_page_links_to_later_is_crawled_as_a_page(project, server):
     becomes a page, and is fetched as one (its links followed) without waiting out the
     embed's interval."""
     server.html("/", '<html><body><p>home</p><object data="/frame.html"></object></body></html>')
-    server.html("/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>')
+    server.html(
+        "/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>'
+    )
     server.html("/deep.html", "<html><body><p>deep</p></body></html>")
     inject([server.url("/")], T0)
     crawl(project, quick(), clock=clock_at())
@@ -124,9 +128,7 @@ def cdn() -> Iterator[httpserver.TestServer]:
     served.stop()
 
 
-def test_a_worker_keeps_its_batches_when_an_embed_it_fetches_becomes_a_page(
-    project, server, cdn
-):
+def test_a_worker_keeps_its_batches_when_an_embed_it_fetches_becomes_a_page(project, server, cdn):
     """A worker fetches an embed on a host it does not lease (§14: "on PostgreSQL the
     fetching worker's, whatever host leases say"); when a page's link makes that embed a
     page meanwhile, the worker's batch is still its own to commit."""
@@ -162,7 +164,6 @@ def test_a_worker_keeps_its_batches_when_an_embed_it_fetches_becomes_a_page(
     event = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)[-1]
     assert event.embeds == 1, "the home page capture's completeness was refused with its batch"
     assert summary.fetched >= 1
-
 
 
 def test_a_seed_injected_that_is_an_embed_is_crawled_as_a_page(project, server):
@@ -269,3 +270,44 @@ def test_killed_mid_round_with_embeds_nothing_committed_is_lost_or_captured_twic
         assert not unfetched, unfetched
     finally:
         reopened.close()
+
+
+def test_a_hosts_pages_are_counted_without_reading_its_embeds(project):
+    """The Sites panel's counts (pages by host) on a project whose CDN host holds only
+    embeds: answered from an index, not by reading every embed row of the host."""
+    from recrawl.core import store
+    from recrawl.core.store.models import DB
+    from recrawl.core.store.sql import is_server_store
+
+    if is_server_store():
+        pytest.skip("SQLite's query plan")
+    rows = [
+        store.NewPage(
+            url=f"http://cdn.example/i{i}.png",
+            host="cdn.example",
+            next_fetch=T0,
+            fetch_interval=1.0,
+            kind=PageKind.EMBED,
+        )
+        for i in range(2000)
+    ]
+    store.add_pages(
+        [
+            *rows,
+            store.NewPage(
+                url="http://site.example/", host="site.example", next_fetch=T0, fetch_interval=1.0
+            ),
+        ],
+        T0,
+    )
+    DB.execute_sql("ANALYZE")
+    assert store.hosts_with_pages(["cdn.example", "site.example"]) == {"site.example"}
+    assert store.count_hosts() == 1
+    query = (
+        Page.select(Page.host)
+        .where(Page.host.in_(["cdn.example"]) & (Page.kind == PageKind.PAGE))
+        .distinct()
+    )
+    sql, params = query.sql()
+    plan = " ".join(str(row[-1]) for row in DB.execute_sql("EXPLAIN QUERY PLAN " + sql, params))
+    assert "COVERING INDEX page_host_kind" in plan, plan
