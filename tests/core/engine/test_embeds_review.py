@@ -311,3 +311,22 @@ def test_a_hosts_pages_are_counted_without_reading_its_embeds(project):
     sql, params = query.sql()
     plan = " ".join(str(row[-1]) for row in DB.execute_sql("EXPLAIN QUERY PLAN " + sql, params))
     assert "COVERING INDEX page_host_kind" in plan, plan
+
+
+@pytest.mark.parametrize("command", ["crawl", "watch", "worker"])
+def test_the_json_help_names_every_key_the_json_has(command):
+    """`--json`'s help lists the keys its lines carry (DESIGN.md §8, §10, §14)."""
+    from datetime import datetime
+
+    from recrawl.core.cli.parser import build_parser
+    from recrawl.core.engine.events import CrawlSummary, WatchRound
+
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if a.choices and command in a.choices)
+    (option,) = [a for a in sub.choices[command]._actions if "--json" in a.option_strings]
+    named = set(re.findall(r"[a-z_]+", option.help))
+    if command == "crawl":
+        keys = CrawlSummary(0, 0, 0, 0, 0.0, 0.0).to_json()
+    else:
+        keys = WatchRound(datetime(2027, 1, 1), 0, 0, 0, 0, None).to_json()
+    assert set(keys) <= named, set(keys) - named
