@@ -176,6 +176,9 @@ class Round:
         self.embed_jobs: set[int] = set()
         #: Hosts that take no more turns this round, and why (said to their embeds).
         self.closed: dict[str, str] = {}
+        #: Set when an embed is queued (and its host maybe given workers): _until_done
+        #: waits for those workers too, and says "not fetched" if none will run.
+        self.requeued = asyncio.Event()
         self.embeds = RoundEmbeds(
             parts.settings,
             parts.clock,
@@ -226,6 +229,7 @@ class Round:
         """Wait for the host workers, those embeds start included, and the page captures
         gathering their embeds; a worker's error (a bug) ends the round."""
         while True:
+            self.requeued.clear()
             running = [task for task in self.workers if not task.done()]
             if not running:
                 # nothing will fetch what is still queued: said as those embeds' reason
@@ -233,9 +237,17 @@ class Round:
             waiting = set(running) | self.embeds.tasks
             if not waiting:
                 break
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            # a capture's embeds queued from now on may start workers this wait would
+            # not know of, or none (stopped): it looks again then
+            requeued = asyncio.ensure_future(self.requeued.wait())
+            try:
+                done, _ = await asyncio.wait(
+                    waiting | {requeued}, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                requeued.cancel()
             for task in done:
-                if task.cancelled():
+                if task is requeued or task.cancelled():
                     continue
                 error = task.exception()
                 if error is not None and (task in self.workers or not isinstance(error, Exception)):
@@ -271,6 +283,7 @@ class Round:
             self.embeds.not_fetched(state.url, closed)
             return
         self.embed_jobs.add(state.id)
+        self.requeued.set()
         queue = self.queues.get(state.host)
         if queue is None:
             queue = self.queues[state.host] = HostQueue()

@@ -330,3 +330,34 @@ def test_the_json_help_names_every_key_the_json_has(command):
     else:
         keys = WatchRound(datetime(2027, 1, 1), 0, 0, 0, 0, None).to_json()
     assert set(keys) <= named, set(keys) - named
+
+
+def test_stop_while_a_pages_embeds_are_fetched_ends_the_crawl(project, server, cdn):
+    """Stop while the CDN's worker (started by the page's embeds, after the round's
+    workers were waited for) fetches: the crawl ends, the capture says why the rest is
+    missing."""
+    png = {"Content-Type": "image/png"}
+    for i in range(20):
+        cdn.routes[f"/i{i}.png"] = Reply(200, b"x", png)
+    images = "".join(f'<img src="{cdn.url(f"/i{i}.png")}">' for i in range(20))
+    server.html("/", f"<html><body><p>home</p>{images}</body></html>")
+    cdn.latency = 0.3
+    inject([server.url("/")], T0)
+    crawler = Crawler(project, quick(), clock=clock_at())
+    done = threading.Event()
+    summaries: list[object] = []
+
+    def run() -> None:
+        summaries.append(crawler.run())
+        done.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert cdn.wait_hits(4, timeout=60)  # robots.txt and the first images
+    crawler.stop()
+    assert done.wait(30), "the crawl never ended after stop()"
+    (summary,) = summaries
+    assert summary.stopped
+    event = capture_of(server.url("/"))
+    assert event.embeds_missing_count and event.embeds + event.embeds_missing_count == 20
+    assert all("stopped" in reason for _, reason in event.embeds_missing)
