@@ -361,3 +361,19 @@ def test_stop_while_a_pages_embeds_are_fetched_ends_the_crawl(project, server, c
     event = capture_of(server.url("/"))
     assert event.embeds_missing_count and event.embeds + event.embeds_missing_count == 20
     assert all("stopped" in reason for _, reason in event.embeds_missing)
+
+
+def test_switching_the_signature_re_signs_pages_not_embeds(project, server):
+    """An embed's change is its bytes' (§14): a signature switch has nothing of it to
+    recompute (it used to read, parse and sign every image of the project)."""
+    from recrawl.core.store.signatures import count_other_kind
+
+    png = {"Content-Type": "image/png"}
+    for i in range(5):
+        server.routes[f"/i{i}.png"] = Reply(200, b"x%d" % i, png)
+    images = "".join(f'<img src="/i{i}.png">' for i in range(5))
+    server.html("/", f"<html><body><p>home</p>{images}</body></html>")
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at())
+    assert Page.select().where(Page.kind == PageKind.EMBED).count() == 5
+    assert count_other_kind("simhash") == 1
