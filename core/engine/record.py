@@ -310,7 +310,8 @@ class FetchRecorder:
             # schedule's retry day, which may be sooner than it asked
             update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
         if outcome is Outcome.OK and embedded is not None:
-            update.fields["embed_refs"] = store.pack_refs(embedded.refs)
+            # none is an empty list: NULL says "not known" (a capture from before embeds)
+            update.fields["embed_refs"] = store.pack_refs(embedded.refs) or b""
             if embedded.dropped:
                 cut = f"{embedded.dropped:,} embeds past the per-page limit (parse.max_embeds)"
                 update.event["error"] = "; ".join(filter(None, [update.event["error"], cut]))

@@ -49,6 +49,7 @@ from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
 from recrawl.core.engine.events import EventQueue, LogMessage, RoundStarted
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
+from recrawl.core.engine.parse import HTML_TYPES, media_type
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
@@ -57,7 +58,7 @@ from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
-from recrawl.core.store.models import Page, PageKind
+from recrawl.core.store.models import Page, PageKind, PageStatus
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 #: Page rows read in one query when a host's next page is not yet read.
@@ -371,12 +372,15 @@ class Round:
             if controls.paused or controls.stopped:
                 self._put_back(queue, page)  # paused while waiting its turn: not sent
                 continue
+            # a page archived before embeds were keeps no list of them: a 304 would tell
+            # none, so it is asked for whole once (unchanged: an identical-payload revisit)
+            conditional = embed or not self._embeds_unknown(page)
             async with parts.connections:
                 result = await parts.fetcher.fetch(
                     page.url,
                     parts.clock.now(),
-                    etag=page.etag,
-                    last_modified=page.server_last_modified,
+                    etag=page.etag if conditional else None,
+                    last_modified=page.server_last_modified if conditional else None,
                     lane=lane,
                 )
             slot.finished()
@@ -450,6 +454,16 @@ class Round:
         if embedded is not None and recorded is outcome:
             self.embeds.captured(page.id, page.url, result.started_at, embedded)
         await self._maybe_commit()
+
+    def _embeds_unknown(self, page: Page) -> bool:
+        """Whether the page's HTML was archived before embeds were (DESIGN.md §14): its
+        row keeps no list of them (NULL; none is an empty list)."""
+        return (
+            self.embeds.enabled
+            and page.embed_refs is None
+            and page.status in (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
+            and (not page.content_type or media_type(page.content_type) in HTML_TYPES)
+        )
 
     def _held_failure(
         self, page: Page, result: FetchResult, embed: bool, batch: store.CommitBatch

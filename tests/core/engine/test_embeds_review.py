@@ -377,3 +377,39 @@ def test_switching_the_signature_re_signs_pages_not_embeds(project, server):
     crawl(project, quick(), clock=clock_at())
     assert Page.select().where(Page.kind == PageKind.EMBED).count() == 5
     assert count_other_kind("simhash") == 1
+
+
+def test_after_the_upgrade_a_page_that_answers_304_still_gets_its_embeds(project, server):
+    """§14/README: "An older project's pages fetch their embeds at their next fetch". A
+    page archived before the upgrade keeps no list of embeds (embed_refs NULL); its next
+    fetch is a conditional GET, and an unchanged page answers 304."""
+
+    def page(handler) -> Reply:
+        if handler.headers.get("If-None-Match") == '"v1"':
+            return Reply(304, b"", {"ETag": '"v1"'})
+        body = b'<html><body><p>home</p><img src="/logo.png"></body></html>'
+        return Reply(200, body, {"Content-Type": "text/html", "ETag": '"v1"'})
+
+    server.routes["/"] = page
+    server.routes["/logo.png"] = Reply(200, b"logo", {"Content-Type": "image/png"})
+    inject([server.url("/")], T0)
+    off = quick()
+    crawl(project, replace(off, embeds=replace(off.embeds, enabled=False)), clock=clock_at())
+    # as the migration leaves a page archived before embeds: no list, no embed rows
+    Page.update(embed_refs=None).execute()
+    assert Page.select().where(Page.kind == PageKind.EMBED).count() == 0
+    home = Page.get(Page.url == server.url("/"))
+    Page.update(next_fetch=T0).where(Page.id == home.id).execute()
+    crawl(project, quick(), clock=clock_at(timedelta(days=30)))
+    (_, second) = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)
+    assert server.hits_for("/logo.png") == 1, "the page's embeds were never fetched"
+    assert second.embeds == 1, (second.embeds, second.embeds_missing_count)
+    # asked for whole once, and archived as a revisit, never a second copy
+    assert second.http_status == 200
+    assert len(records_for(project.path, server.url("/"), "response")) == 1
+    assert len(records_for(project.path, server.url("/"), "revisit")) == 1
+    # from then on a conditional GET again (its list kept, even an empty one)
+    Page.update(next_fetch=T0).where(Page.id == home.id).execute()
+    crawl(project, quick(), clock=clock_at(timedelta(days=60)))
+    third = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)[-1]
+    assert third.http_status == 304 and third.embeds == 1
