@@ -413,3 +413,22 @@ def test_after_the_upgrade_a_page_that_answers_304_still_gets_its_embeds(project
     crawl(project, quick(), clock=clock_at(timedelta(days=60)))
     third = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)[-1]
     assert third.http_status == 304 and third.embeds == 1
+
+
+def test_history_finds_an_embed_by_the_url_as_a_page_writes_it(project, server, capsys):
+    """An embed is stored as a browser requests it (``style.css?v1``, not the canonical
+    ``style.css?v1=``): `history` finds it from the URL as the page's HTML writes it."""
+    import json
+
+    from recrawl.core.cli import main
+
+    server.routes["/style.css?v1"] = Reply(200, b"p { color: red }", {"Content-Type": "text/css"})
+    server.html("/", '<html><head><link rel=stylesheet href="style.css?v1"></head></html>')
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at())
+    assert Page.get_or_none(Page.url == server.url("/style.css?v1")) is not None
+    written = server.url("/style.css?v1#top").replace("http://", "HTTP://")
+    capsys.readouterr()
+    assert main(["history", str(project.path), written, "--json"]) == 0
+    (event,) = json.loads(capsys.readouterr().out)
+    assert event["http_status"] == 200
