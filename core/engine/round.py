@@ -352,6 +352,7 @@ class Round:
                 if denied_by is not None:
                     outcome = parts.recorder.robots_denied(page, denied_by, self.batch)
                     if embed:
+                        self.batch.embed_fetches.add(page.id)  # whatever its host's lease
                         self.stats.count_embed(outcome)
                         reason = denied_by.failure if denied_by.unavailable else None
                         self.embeds.fetched(
