@@ -432,3 +432,32 @@ def test_history_finds_an_embed_by_the_url_as_a_page_writes_it(project, server, 
     assert main(["history", str(project.path), written, "--json"]) == 0
     (event,) = json.loads(capsys.readouterr().out)
     assert event["http_status"] == 200
+
+
+def test_an_embed_a_sitemap_lists_is_crawled_as_a_page(project, server):
+    """§11: "Everything discovered goes through the chain like a link"; §14: an embed a
+    page links to becomes a page. A sitemap listing what was an embed does the same."""
+    xml = {"Content-Type": "application/xml"}
+    server.html("/", '<html><body><p>home</p><object data="/doc.html"></object></body></html>')
+    server.html("/doc.html", '<html><body><p>doc</p><a href="/deep.html">deep</a></body></html>')
+    server.html("/deep.html", "<html><body><p>deep</p></body></html>")
+    inject([server.url("/")], T0)
+    off = settings(read_timeout=1.0, total_timeout=3.0)
+    crawl(project, replace(off, sources=replace(off.sources, enabled=False)), clock=clock_at())
+    assert Page.get(Page.url == server.url("/doc.html")).kind == PageKind.EMBED
+    loc = server.url("/doc.html")
+    server.routes["/sitemap.xml"] = Reply(
+        200,
+        b'<?xml version="1.0" encoding="UTF-8"?><urlset '
+        b'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + f"<url><loc>{loc}</loc></url>".encode()
+        + b"</urlset>",
+        xml,
+    )
+    Page.update(next_fetch=T0).where(Page.url == server.url("/")).execute()
+    crawl(
+        project, settings(read_timeout=1.0, total_timeout=3.0), clock=clock_at(timedelta(hours=1))
+    )
+    assert Page.get(Page.url == loc).kind == PageKind.PAGE
+    deep = Page.get_or_none(Page.url == server.url("/deep.html"))
+    assert deep is not None and deep.status == "fetched"
