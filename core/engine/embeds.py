@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 _ARCHIVED = (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
 _REDIRECTS = (PageStatus.REDIRECT_PERM, PageStatus.REDIRECT_TEMP)
+#: A page whose latest capture replaced its 2xx payload (update._REPLACING's outcomes).
+_GONE = (PageStatus.GONE, *_REDIRECTS)
 _NO_REFS = store.Refs()
 
 
@@ -312,13 +314,18 @@ class RoundEmbeds:
             ):
                 self._queued.add(url)
                 self.enqueue(state)
-            elif state.status in _ARCHIVED or (state.kind == PageKind.PAGE and state.archived):
+            elif state.status in _ARCHIVED or (
+                # a page's payload is its last 2xx, unless a 404 or redirect replaced it
+                state.kind == PageKind.PAGE and state.archived and state.status not in _GONE
+            ):
                 self._set(url, Found(True, refs=state.refs))
             elif state.status in _REDIRECTS and state.refs.urls:
                 target = store.Refs(state.refs.urls[:1])
                 self._set(url, Found(False, refs=target, redirect=True))
-            elif state.kind == PageKind.PAGE:
+            elif state.kind == PageKind.PAGE and state.status == PageStatus.UNFETCHED:
                 self._set(url, Found(False, "a page of the crawl, not fetched yet"))
+            elif state.kind == PageKind.PAGE and state.status == PageStatus.FILTERED:
+                self._set(url, Found(False, "a page the chain's filters turn away"))
             else:
                 failed.append(state)
         if failed:

@@ -461,3 +461,29 @@ def test_an_embed_a_sitemap_lists_is_crawled_as_a_page(project, server):
     assert Page.get(Page.url == loc).kind == PageKind.PAGE
     deep = Page.get_or_none(Page.url == server.url("/deep.html"))
     assert deep is not None and deep.status == "fetched"
+
+
+def test_a_framed_page_that_is_gone_is_missing_not_archived(project, server):
+    """A page frames /f.html, a page of the crawl (also linked); /f.html goes 404: the
+    next capture of the page has its frame missing, not archived by the 404."""
+    server.html(
+        "/",
+        '<html><body><p>home</p><a href="/f.html">f</a><iframe src="/f.html"></iframe>'
+        "</body></html>",
+    )
+    server.html("/f.html", "<html><body><p>frame</p></body></html>")
+    inject([server.url("/")], T0)
+    crawl(project, quick(), clock=clock_at())
+    assert Page.get(Page.url == server.url("/f.html")).status == "fetched"
+    del server.routes["/f.html"]  # 404 from now on
+    Page.update(next_fetch=T0).execute()
+    crawl(project, quick(), clock=clock_at(timedelta(days=1)))
+    frame = Page.get(Page.url == server.url("/f.html"))
+    assert frame.status == "gone"
+    Page.update(next_fetch=T0).where(Page.url == server.url("/")).execute()
+    crawl(project, quick(), clock=clock_at(timedelta(days=2)))
+    home = Page.get(Page.url == server.url("/"))
+    latest = FetchEvent.select().where(FetchEvent.page == home).order_by(FetchEvent.id)[-1]
+    assert latest.embeds == 0, (latest.embeds, latest.embeds_missing)
+    ((url, reason),) = latest.embeds_missing
+    assert url == server.url("/f.html") and "404" in reason
