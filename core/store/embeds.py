@@ -181,7 +181,8 @@ def unfinished_captures_due(segments: Sequence[str], now: datetime) -> int:
             .where(
                 Page.segment.in_(list(chunk))
                 & (Page.kind == PageKind.PAGE)
-                & Page.embed_refs.is_null(False)
+                & Page.embed_refs.is_null(False)  # embeds to fetch: not none, not unknown
+                & (fn.LENGTH(Page.embed_refs) > 0)
                 & (Page.next_fetch > now)
                 & (Page.status != PageStatus.FILTERED)
                 & fn.EXISTS(unfinished)
