@@ -88,17 +88,22 @@ def run_urls(project: Project, args: argparse.Namespace) -> int:
 
 
 def find_page(url: str) -> Page:
-    """The page of ``url`` as given, else of its canonical form.
+    """The page (or embed) of ``url`` as given, else of its canonical form (a page's),
+    else as a browser requests it (an embed's, DESIGN.md §14: ``style.css?v1``).
 
-    The store holds canonical URLs only, and canonicalising is idempotent, so a URL
-    found as given is its own canonical form: w3lib is loaded only when it is not.
+    Both forms are idempotent, so a URL found as given is its own stored form: w3lib is
+    loaded only when it is not.
     """
     page = store.page_by_url(url)
     if page is None:
-        from recrawl.core.net.urls import canonical  # w3lib: only for a URL not stored as given
+        # w3lib: only for a URL not stored as given
+        from recrawl.core.net.urls import canonical, embed_url
 
-        with contextlib.suppress(RecrawlError):
-            page = store.page_by_url(canonical(url))
+        for form in (canonical, embed_url):
+            with contextlib.suppress(RecrawlError):
+                page = store.page_by_url(form(url))
+            if page is not None:
+                break
     if page is None:
         raise NotFound(f"no page {url} in this project")
     return page

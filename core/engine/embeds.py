@@ -29,6 +29,7 @@ from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.events import EventQueue, LinkRejected
 from recrawl.core.engine.parse import EmbedList, header_embeds
 from recrawl.core.filters.compiled import CompiledChain
+from recrawl.core.net.fetch import MAX_REDIRECTS, TOO_MANY_REDIRECTS
 from recrawl.core.net.urls import host_of
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 _ARCHIVED = (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
 _REDIRECTS = (PageStatus.REDIRECT_PERM, PageStatus.REDIRECT_TEMP)
+#: A page whose latest capture replaced its 2xx payload (update._REPLACING's outcomes).
+_GONE = (PageStatus.GONE, *_REDIRECTS)
 _NO_REFS = store.Refs()
 
 
@@ -180,10 +183,11 @@ class RoundEmbeds:
         taken = 0
         # guesses (from scripts' text) count when they are there, never as missing
         guesses = set(embedded.refs.guesses)
-        wave = [(url, 1) for url in embedded.refs.urls]
+        # (url, hop, redirects that led to it)
+        wave = [(url, 1, 0) for url in embedded.refs.urls]
         while wave:
-            take: list[tuple[str, int]] = []
-            for url, hop in wave:
+            take: list[tuple[str, int, int]] = []
+            for url, hop, redirects in wave:
                 if url in seen:
                     continue
                 seen.add(url)
@@ -195,17 +199,23 @@ class RoundEmbeds:
                         missing.append((url, self._too_deep))
                     continue
                 taken += 1
-                take.append((url, hop))
-            futures = await self._look_up([url for url, _ in take], page_url)
+                take.append((url, hop, redirects))
+            futures = await self._look_up([url for url, _, _ in take], page_url)
             wave = []
-            for url, hop in take:
+            for url, hop, redirects in take:
                 found = await futures[url]
                 refs = found.refs
+                # at most MAX_REDIRECTS (as for robots.txt) from one embedded URL: a
+                # server redirecting /r/1 to /r/2 and on would keep the round fetching
+                if found.redirect and redirects >= MAX_REDIRECTS:
+                    if url not in guesses:
+                        missing.append((url, f"{TOO_MANY_REDIRECTS} (more than {MAX_REDIRECTS})"))
+                    continue
                 if found.redirect:  # its target stands in for it, at the same hop
                     taken -= 1
                     if url in guesses:
                         guesses.update(refs.urls)
-                    wave.extend((target, hop) for target in refs.urls)
+                    wave.extend((target, hop, redirects + 1) for target in refs.urls)
                     continue
                 if found.archived:
                     archived += 1
@@ -215,7 +225,7 @@ class RoundEmbeds:
                     missing.append((url, found.reason or "not archived"))
                 past_limit += found.dropped
                 guesses |= refs.guesses
-                wave.extend((ref, hop if ref in refs.imports else hop + 1) for ref in refs.urls)
+                wave.extend((ref, hop if ref in refs.imports else hop + 1, 0) for ref in refs.urls)
         # those past the limit are counted, not listed: their URLs were not all kept
         kept = tuple(missing[: store.MISSING_KEPT])
         completeness = store.Completeness(page_id, at, archived, kept, len(missing) + past_limit)
@@ -271,6 +281,14 @@ class RoundEmbeds:
         states = store.embed_states(accepted)  # a quick read, as a round reads its pages
         new = [url for url in accepted if url not in states]
         if new:
+            # a link of a page in this batch, not yet committed: a page to be (§14), not
+            # an embed to fetch as one (its links unfollowed, its first fetch no news)
+            linked = {page.url for page in batch.new_pages}
+            for url in [url for url in new if url in linked]:
+                self._set(url, Found(False, "a page of the crawl, not fetched yet"))
+            new = [url for url in new if url not in linked]
+            accepted = [url for url in accepted if url not in linked]
+        if new:
             now = self.clock.now()
             rows = [
                 store.NewPage(
@@ -296,13 +314,18 @@ class RoundEmbeds:
             ):
                 self._queued.add(url)
                 self.enqueue(state)
-            elif state.status in _ARCHIVED or (state.kind == PageKind.PAGE and state.archived):
+            elif state.status in _ARCHIVED or (
+                # a page's payload is its last 2xx, unless a 404 or redirect replaced it
+                state.kind == PageKind.PAGE and state.archived and state.status not in _GONE
+            ):
                 self._set(url, Found(True, refs=state.refs))
             elif state.status in _REDIRECTS and state.refs.urls:
                 target = store.Refs(state.refs.urls[:1])
                 self._set(url, Found(False, refs=target, redirect=True))
-            elif state.kind == PageKind.PAGE:
+            elif state.kind == PageKind.PAGE and state.status == PageStatus.UNFETCHED:
                 self._set(url, Found(False, "a page of the crawl, not fetched yet"))
+            elif state.kind == PageKind.PAGE and state.status == PageStatus.FILTERED:
+                self._set(url, Found(False, "a page the chain's filters turn away"))
             else:
                 failed.append(state)
         if failed:

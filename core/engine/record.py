@@ -213,8 +213,9 @@ class FetchRecorder:
             note=note,
         )
         if refs is not None:
-            _keep_refs(page, update, store.pack_refs(refs))
+            _keep_refs(page, update, store.pack_refs(refs) or b"")
         batch.page_updates.append((page.id, update.fields))
+        batch.embed_fetches.add(page.id)
         batch.events.append(update.event)
         self.events.emit(
             PageFetched(
@@ -309,12 +310,13 @@ class FetchRecorder:
             # schedule's retry day, which may be sooner than it asked
             update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
         if outcome is Outcome.OK and embedded is not None:
-            _keep_refs(page, update, store.pack_refs(embedded.refs))
+            # none is an empty list: NULL says "not known" (a capture from before embeds)
+            _keep_refs(page, update, store.pack_refs(embedded.refs) or b"")
             if embedded.dropped:
                 cut = f"{embedded.dropped:,} embeds past the per-page limit (parse.max_embeds)"
                 update.event["error"] = "; ".join(filter(None, [update.event["error"], cut]))
         elif capture is not None and outcome is not Outcome.NOT_MODIFIED:
-            _keep_refs(page, update, None)  # a redirect or an error embeds nothing
+            _keep_refs(page, update, b"")  # a redirect or an error embeds nothing
         if outcome is Outcome.OK:
             update.fields["title"] = title  # each successful fetch's own (None: none)
             if analysis is not None and analysis.published is not None:
@@ -366,10 +368,10 @@ class FetchRecorder:
             batch.news.append((page.id, page.host, at, kind))
 
 
-def _keep_refs(page: Page, update: PageUpdate, packed: bytes | None) -> None:
+def _keep_refs(page: Page, update: PageUpdate, packed: bytes) -> None:
     """The capture's embeds on the row, and on its fetch event when they changed (b"":
-    none any more), so an older capture's embeds are known later (an export's)."""
+    none), so an older capture's embeds are known later (an export's)."""
     update.fields["embed_refs"] = packed
     before = bytes(page.embed_refs) if page.embed_refs is not None else None
     if packed != before:
-        update.event["embed_refs"] = packed if packed is not None else b""
+        update.event["embed_refs"] = packed

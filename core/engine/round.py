@@ -49,6 +49,7 @@ from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
 from recrawl.core.engine.events import EventQueue, LogMessage, RoundStarted
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
+from recrawl.core.engine.parse import HTML_TYPES, media_type
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
@@ -57,7 +58,7 @@ from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
-from recrawl.core.store.models import Page, PageKind
+from recrawl.core.store.models import Page, PageKind, PageStatus
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 #: Page rows read in one query when a host's next page is not yet read.
@@ -176,6 +177,9 @@ class Round:
         self.embed_jobs: set[int] = set()
         #: Hosts that take no more turns this round, and why (said to their embeds).
         self.closed: dict[str, str] = {}
+        #: Set when an embed is queued (and its host maybe given workers): _until_done
+        #: waits for those workers too, and says "not fetched" if none will run.
+        self.requeued = asyncio.Event()
         self.embeds = RoundEmbeds(
             parts.settings,
             parts.clock,
@@ -226,6 +230,7 @@ class Round:
         """Wait for the host workers, those embeds start included, and the page captures
         gathering their embeds; a worker's error (a bug) ends the round."""
         while True:
+            self.requeued.clear()
             running = [task for task in self.workers if not task.done()]
             if not running:
                 # nothing will fetch what is still queued: said as those embeds' reason
@@ -233,9 +238,17 @@ class Round:
             waiting = set(running) | self.embeds.tasks
             if not waiting:
                 break
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            # a capture's embeds queued from now on may start workers this wait would
+            # not know of, or none (stopped): it looks again then
+            requeued = asyncio.ensure_future(self.requeued.wait())
+            try:
+                done, _ = await asyncio.wait(
+                    waiting | {requeued}, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                requeued.cancel()
             for task in done:
-                if task.cancelled():
+                if task is requeued or task.cancelled():
                     continue
                 error = task.exception()
                 if error is not None and (task in self.workers or not isinstance(error, Exception)):
@@ -271,6 +284,7 @@ class Round:
             self.embeds.not_fetched(state.url, closed)
             return
         self.embed_jobs.add(state.id)
+        self.requeued.set()
         queue = self.queues.get(state.host)
         if queue is None:
             queue = self.queues[state.host] = HostQueue()
@@ -338,6 +352,7 @@ class Round:
                 if denied_by is not None:
                     outcome = parts.recorder.robots_denied(page, denied_by, self.batch)
                     if embed:
+                        self.batch.embed_fetches.add(page.id)  # whatever its host's lease
                         self.stats.count_embed(outcome)
                         reason = denied_by.failure if denied_by.unavailable else None
                         self.embeds.fetched(
@@ -358,12 +373,15 @@ class Round:
             if controls.paused or controls.stopped:
                 self._put_back(queue, page)  # paused while waiting its turn: not sent
                 continue
+            # a page archived before embeds were keeps no list of them: a 304 would tell
+            # none, so it is asked for whole once (unchanged: an identical-payload revisit)
+            conditional = embed or not self._embeds_unknown(page)
             async with parts.connections:
                 result = await parts.fetcher.fetch(
                     page.url,
                     parts.clock.now(),
-                    etag=page.etag,
-                    last_modified=page.server_last_modified,
+                    etag=page.etag if conditional else None,
+                    last_modified=page.server_last_modified if conditional else None,
                     lane=lane,
                 )
             slot.finished()
@@ -437,6 +455,16 @@ class Round:
         if embedded is not None and recorded is outcome:
             self.embeds.captured(page.id, page.url, result.started_at, embedded)
         await self._maybe_commit()
+
+    def _embeds_unknown(self, page: Page) -> bool:
+        """Whether the page's HTML was archived before embeds were (DESIGN.md §14): its
+        row keeps no list of them (NULL; none is an empty list)."""
+        return (
+            self.embeds.enabled
+            and page.embed_refs is None
+            and page.status in (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
+            and (not page.content_type or media_type(page.content_type) in HTML_TYPES)
+        )
 
     def _held_failure(
         self, page: Page, result: FetchResult, embed: bool, batch: store.CommitBatch

@@ -64,7 +64,9 @@ from recrawl.core.store.embeds import (
     embeds_among,
     last_failures,
     pack_refs,
+    promote_linked,
     read_refs,
+    unfinished_captures_due,
 )
 from recrawl.core.store.filtered import (
     NEVER,
@@ -320,6 +322,7 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "postgres_client",
+    "promote_linked",
     "read_refs",
     "reconnecting",
     "record_filtered",
@@ -344,6 +347,7 @@ __all__ = [
     "source_parent",
     "transaction",
     "unfilter_pages",
+    "unfinished_captures_due",
     "unfinished_compactions",
     "unseen_news_count",
 ]

@@ -46,6 +46,9 @@ class CommitBatch:
     sources: list[NewSource] = field(default_factory=list)
     #: Page captures whose embeds are all done: what they found (DESIGN.md §14).
     completeness: list[Completeness] = field(default_factory=list)
+    #: The ids of ``page_updates`` that are fetches of embeds: a worker fetches those
+    #: wherever they are hosted (§14), even once a link made one a page meanwhile.
+    embed_fetches: set[int] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -76,7 +79,8 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
     """
     with writing():
         if worker is not None:
-            check_leases(worker, [page_id for page_id, _ in batch.page_updates])
+            fetched = [page_id for page_id, _ in batch.page_updates]
+            check_leases(worker, [i for i in fetched if i not in batch.embed_fetches])
         added = insert_pages(batch.new_pages, now) if batch.new_pages else 0
         # a page filtered while its fetch was in flight keeps its capture, and stays out
         filtered = filtered_ids([page_id for page_id, _ in batch.page_updates])
@@ -91,7 +95,7 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
             rows = [[source, ids[target], now] for source, target in links if target in ids]
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
             # a page links to it and the chain accepts it: an embed becomes a page (§14)
-            promote_linked(list(ids.values()))
+            promote_linked(list(ids.values()), now)
         if batch.completeness:
             record_completeness(batch.completeness)
         _apply_scores(batch)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from recrawl.core.store.models import DB, FetchEvent, Page, PageKind
+from peewee import fn
+from recrawl.core.store.models import DB, FetchEvent, Page, PageKind, PageStatus
 from recrawl.core.store.pages import NewPage, insert_pages
 from recrawl.core.store.sql import _converter, chunks, executemany
 
@@ -163,15 +164,43 @@ def record_completeness(done: Sequence[Completeness]) -> None:
     executemany(query, rows)
 
 
-def promote_linked(ids: Sequence[int]) -> int:
-    """Embeds a page links to (and the chain accepts) become pages; how many did."""
-    promoted = 0
-    for chunk in chunks(list(ids)):
-        promoted += (
-            Page.update(kind=PageKind.PAGE)
-            .where(Page.id.in_(list(chunk)) & (Page.kind == PageKind.EMBED))
+def unfinished_captures_due(segments: Sequence[str], now: datetime) -> int:
+    """Pages whose latest capture lies in one of ``segments`` (a killed crawl's) and never
+    got what it embeds (its completeness was still to commit): due now, so the next round
+    fetches them with their embeds (unchanged, the page's new capture is a revisit).
+    Their number."""
+    due = 0
+    for chunk in chunks(list(segments)):
+        unfinished = FetchEvent.select(FetchEvent.id).where(
+            (FetchEvent.page == Page.id)
+            & (FetchEvent.fetched_at == Page.last_fetched)
+            & FetchEvent.http_status.is_null(False)
+            & FetchEvent.embeds.is_null()
+        )
+        due += (
+            Page.update(next_fetch=now)
+            .where(
+                Page.segment.in_(list(chunk))
+                & (Page.kind == PageKind.PAGE)
+                & Page.embed_refs.is_null(False)  # embeds to fetch: not none, not unknown
+                & (fn.LENGTH(Page.embed_refs) > 0)
+                & (Page.next_fetch > now)
+                & (Page.status != PageStatus.FILTERED)
+                & fn.EXISTS(unfinished)
+            )
             .execute()
         )
+    return due
+
+
+def promote_linked(ids: Sequence[int], now: datetime) -> int:
+    """Embeds a page links to (and the chain accepts) become pages, due by ``now`` (an
+    embed's fetch followed none of its links); how many did."""
+    promoted = 0
+    for chunk in chunks(list(ids)):
+        embeds = Page.id.in_(list(chunk)) & (Page.kind == PageKind.EMBED)
+        Page.update(next_fetch=now).where(embeds & (Page.next_fetch > now)).execute()
+        promoted += Page.update(kind=PageKind.PAGE).where(embeds).execute()
     return promoted
 
 

