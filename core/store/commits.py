@@ -15,7 +15,7 @@ from typing import Any
 from peewee import fn
 from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
-from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, Segment
+from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sources import NewSource, insert_sources
@@ -111,8 +111,9 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
 
 
 def give_cash(amount: float) -> None:
-    """Every page holds ``amount`` of OPIC cash (switching a project to OPIC)."""
-    Page.update(cash=amount).execute()
+    """Every page holds ``amount`` of OPIC cash (switching a project to OPIC); embeds
+    hold none (they pay nothing out: no links of theirs are followed)."""
+    Page.update(cash=amount).where(Page.kind == PageKind.PAGE).execute()
 
 
 def rescore_inlinks(urls: set[str]) -> None:
