@@ -916,7 +916,10 @@ def report(
         timing["wget_wall_s"] = median([w.wall_s for w in crawls.wget])
         timing["wget_cpu_s"] = median([w.cpu_s for w in crawls.wget])
         timing["wget_responses"] = len(warc_responses(crawls.wget[0].warc))
-        timing["ratio"] = timing["recrawl_wall_s"] / timing["wget_wall_s"]
+        # the issue's measure: the site archived by `recrawl crawl` (a project made and
+        # seeded first, as wget is given its URL); with init and inject, said beside it
+        timing["ratio"] = timing["recrawl_crawl_wall_s"] / timing["wget_wall_s"]
+        timing["ratio_with_setup"] = timing["recrawl_wall_s"] / timing["wget_wall_s"]
 
     print()
     print(
@@ -939,7 +942,8 @@ def report(
     ]  # fmt: skip
     if crawls.wget:
         ratio = timing["ratio"]
-        rows.append(("Recrawl's wall time / wget's", f"{ratio:.2f}x", f"≤ {TARGET_RATIO}x", ratio <= TARGET_RATIO))  # fmt: skip
+        rows.append(("`recrawl crawl`'s wall time / wget's", f"{ratio:.2f}x", f"≤ {TARGET_RATIO}x", ratio <= TARGET_RATIO))  # fmt: skip
+        rows.append(("  with recrawl init and inject too", f"{timing['ratio_with_setup']:.2f}x", "", None))  # fmt: skip
     width = max(len(row[0]) for row in rows)
     print(f"{'':{width}}  {'measured':22}  target")
     for name, measured, target, ok in rows:
