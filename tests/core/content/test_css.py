@@ -5,7 +5,6 @@ bounded by a limit of references and of characters; never raising on hostile CSS
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +18,8 @@ from recrawl.core.content.css import (
 )
 from recrawl.core.content.refs import EmbedRef, EmbedSet
 
-DOCS_STATIC = Path("/work/site-python3-docs/_static")
+from tests.realdocs import python_docs
+
 #: What a reference is trimmed of (a URL parser's C0 controls and space).
 TRIMMED = "".join(map(chr, range(0x21)))
 
@@ -113,7 +113,7 @@ def test_what_loads_nothing_is_not_read() -> None:
 
 def test_the_python_docs_stylesheets() -> None:
     def refs(name: str) -> list[tuple[str, str]]:
-        return pairs(stylesheet_embeds((DOCS_STATIC / name).read_text(), 100).refs)
+        return pairs(stylesheet_embeds((python_docs() / "_static" / name).read_text(), 100).refs)
 
     assert refs("pydoctheme.css") == [
         ("default.css", "css-import"),
@@ -231,7 +231,8 @@ def test_the_default_bound() -> None:
 
 
 def test_a_window_at_a_time_reads_what_one_window_reads() -> None:
-    css = "".join(path.read_text() for path in sorted(DOCS_STATIC.glob("*.css"))) + SHEET
+    static = python_docs() / "_static"
+    css = "".join(path.read_text() for path in sorted(static.glob("*.css"))) + SHEET
     whole = EmbedSet(1_000)
     gather_stylesheet(css, whole, max_chars=len(css), window=len(css))
     for window in (1, 64, 1000):

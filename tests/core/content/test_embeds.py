@@ -4,8 +4,6 @@ nothing left out; bounded by a limit; never raising."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +13,7 @@ from recrawl.core.content.embeds import MAX_SRCDOC_DEPTH, html_embeds
 from recrawl.core.content.refs import Embeds, EmbedSet, fetchable
 from selectolax.lexbor import LexborHTMLParser
 
-DOCS = Path("/work/site-python3-docs")
+from tests.realdocs import python_docs
 
 
 def embeds(
@@ -157,7 +155,7 @@ def test_frames_of_a_frameset() -> None:
 
 
 def test_the_python_docs() -> None:
-    page = (DOCS / "library" / "stdtypes.html").read_text()
+    page = (python_docs() / "library" / "stdtypes.html").read_text()
     found = pairs(page)
     assert ("../_static/pydoctheme.css?2022.1", "stylesheet") in found
     assert ("../_static/py.svg", "icon") in found

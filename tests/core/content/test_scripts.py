@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hypothesis import given
 from hypothesis import strategies as st
 from recrawl.core.content.refs import EmbedSet
 from recrawl.core.content.scripts import MAX_GUESSES, script_guesses
 
-DOCS = Path("/usr/share/doc/python3.11/html/_static")
+from tests.realdocs import python_docs
 
 
 def guesses(text: str) -> list[str]:
@@ -47,9 +45,8 @@ def test_a_script_names_at_most_its_share():
 
 
 def test_the_python_docs_scripts_guess_what_they_load_and_little_else():
-    if not DOCS.is_dir():  # python3-doc: installed by .ci/run
-        return
-    found = {name: guesses((DOCS / name).read_text()) for name in ("doctools.js", "jquery.js")}
+    static = python_docs() / "_static"
+    found = {name: guesses((static / name).read_text()) for name in ("doctools.js", "jquery.js")}
     assert found == {"doctools.js": ["minus.png", "plus.png"], "jquery.js": []}
 
 
