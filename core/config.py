@@ -96,6 +96,29 @@ class ParseSettings:
     #: Whether the analysis also hashes the page's outlinks, so the crawl can count the
     #: new ones (set by the crawl when its schedule learns from them: ``discovery``).
     hash_links: bool = False
+    #: What one page (or stylesheet) embeds, at most: its distinct images, styles,
+    #: scripts, fonts... (DESIGN.md §14). A page of 100,000 images keeps the first ones;
+    #: its capture's completeness counts the rest as missing, past this bound.
+    max_embeds: int = 1_000
+    #: A stylesheet is read for what it embeds up to this many characters (its capture
+    #: is whole whatever its size), and so is a page's CSS in all (its style blocks and
+    #: attributes); the fetch record says where it was cut. tinycss2 reads 1 to 1.5 MB of
+    #: real CSS a second: any stylesheet costs about 2 s at most.
+    max_stylesheet_chars: int = 2_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmbedSettings:
+    """What pages embed (DESIGN.md §14): stylesheets, scripts, images, fonts, icons,
+    media, frames, fetched with the page that embeds them, wherever they are hosted, with
+    robots.txt and each host's politeness. The chain's embed rules decide which; an embed
+    is fetched again once its own interval has passed (revisit records when unchanged)."""
+
+    #: Fetch what pages embed at all (off: the pages alone).
+    enabled: bool = True
+    #: Embeds of embeds followed this deep: a page's stylesheet is one hop, the font that
+    #: stylesheet names two (Heritrix's transclusion hops); what lies deeper is missing.
+    max_hops: int = 2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +232,7 @@ class CrawlSettings:
     sources: SourceSettings = field(default_factory=SourceSettings)
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     database: DatabaseSettings = field(default_factory=DatabaseSettings)
+    embeds: EmbedSettings = field(default_factory=EmbedSettings)
     #: Stop after this many rounds (None: until nothing is due).
     rounds: int | None = None
     #: Stop after this many fetches in total (None: no limit).
@@ -259,6 +283,9 @@ STORABLE: dict[str, type] = {
     "sources.max_feeds_per_host": int,
     "workers.lease_seconds": float,
     "database.give_up_after": float,
+    "embeds.enabled": bool,
+    "embeds.max_hops": int,
+    "parse.max_embeds": int,
 }
 
 

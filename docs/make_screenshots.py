@@ -4,8 +4,9 @@
 
 A small demo site is served on 127.0.0.1 (and, as a second site, under the name
 localhost); a project watches it over five rounds a month apart (some pages change
-every time, some never, one link leaves the scope, one page is gone), the last round
-run from the Crawl panel itself; the news of the rounds before it is marked seen. Then
+every time, some never, one link leaves the scope, one page is gone; every page embeds
+a stylesheet and a photo it also links to, the news page a banner that is missing),
+the last round run from the Crawl panel itself; the news of the rounds before it is marked seen. Then
 each panel is shown at 1280 x 800 and saved as a PNG, plus the first-run state of an
 empty project.
 """
@@ -36,6 +37,7 @@ from recrawl.core.config import CrawlSettings  # noqa: E402
 from recrawl.core.engine import Crawler, inject  # noqa: E402
 from recrawl.core.policy.sites import remove_site  # noqa: E402
 from recrawl.core.project import Project  # noqa: E402
+from recrawl.core.store.models import PageKind  # noqa: E402
 from recrawl.gui.main_window import MainWindow  # noqa: E402
 from recrawl.gui.preferences import Preferences  # noqa: E402
 from recrawl.gui.resources import icon, stylesheet  # noqa: E402
@@ -44,6 +46,8 @@ T0 = parse_iso("2026-06-01T09:00:00Z")
 SIZE = (1280, 800)
 
 TOPICS = ["news", "events", "archive", "about", "contact", "reports", "people", "history"]
+#: What every page embeds (DESIGN.md §14), by path, and its type.
+EMBEDS = {"/style.css": "text/css", "/archive/photo.jpg": "image/jpeg"}
 
 
 class DemoSite:
@@ -61,7 +65,8 @@ class DemoSite:
                 status, body = site.page(self.path)
                 data = body.encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
+                kind = EMBEDS.get(self.path, "text/html; charset=utf-8")
+                self.send_header("Content-Type", kind if status == 200 else "text/html")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -78,6 +83,10 @@ class DemoSite:
             return 404, ""
         if path == "/reports" and self.round >= 3:
             return 404, "<html><body>gone</body></html>"
+        if path in EMBEDS:
+            return 200, f"/* {path} */"
+        if path.startswith("/ads/"):  # the news page's banner: missing
+            return 404, "<html><body>no such banner</body></html>"
         topic = path.strip("/") or "home"
         changes = {"home": 1, "news": 1, "events": 2, "reports": 3}.get(topic, 99)
         version = self.round // changes
@@ -87,7 +96,11 @@ class DemoSite:
         stories = " ".join(f"story{version}x{i} story{version}x{i}" for i in range(40))
         text = f"<h1>{topic}</h1><p>Version {version} of the {topic} page.</p><p>{stories}</p>"
         title = f"<title>{topic.capitalize()} · Demo site</title>"
-        return 200, f"<html><head>{title}</head><body>{text}<ul>{links}</ul></body></html>"
+        head = f'{title}<link rel="stylesheet" href="/style.css">'
+        text += '<img src="/archive/photo.jpg" alt="a photo">'
+        if topic == "news":
+            text += '<img src="/ads/banner.png" alt="">'
+        return 200, f"<html><head>{head}</head><body>{text}<ul>{links}</ul></body></html>"
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -158,6 +171,8 @@ def main() -> int:
         window.show_panel("pages")
         settle(app, window)
         pages = window.panels["pages"]
+        pages.show_kinds(PageKind.ALL)  # what the pages embed, listed with them
+        settle(app, window)
         row = pages.model.row_of(site.url("/news"))
         if row is not None:
             pages.table.selectRow(row)

@@ -15,8 +15,9 @@ from datetime import datetime
 from recrawl.core import store
 from recrawl.core.clock import human_duration
 from recrawl.core.config import CrawlSettings
+from recrawl.core.engine import CrawlSummary
 from recrawl.core.policy import crawl_settings
-from recrawl.gui.formatting import local_time
+from recrawl.gui.formatting import embeds_done, local_time
 
 
 @dataclass(frozen=True)
@@ -105,3 +106,19 @@ def due_text(outlook: CrawlOutlook, now: datetime, watched: bool = False) -> str
             f"Nothing is due now; the next page is due {local_time(outlook.next_due)} (in {wait})."
         )
     return "Nothing is due." if outlook.pages else ""
+
+
+def crawl_summary_text(summary: CrawlSummary) -> str:
+    """``Crawl finished: 2 pages in 1 round(s), 38 embeds fetched, 3 new URLs, …``."""
+    word = "stopped" if summary.stopped else "finished"
+    return (
+        f"Crawl {word}: {summary.fetched:,} pages in {summary.rounds} round(s)"
+        f"{_and_embeds(summary)}, "
+        f"{summary.new_urls:,} new URLs, {summary.errors:,} errors, "
+        f"{summary.pages_per_s:.1f} pages/s"
+    )
+
+
+def _and_embeds(summary: CrawlSummary) -> str:
+    text = embeds_done(summary.embeds_fetched, summary.embed_errors)
+    return f", {text}" if text else ""

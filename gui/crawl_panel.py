@@ -49,7 +49,7 @@ from recrawl.core.engine import (
 from recrawl.core.watch.watcher import WatchSummary
 from recrawl.gui import crawl_jobs, watch_link
 from recrawl.gui.context import AppContext
-from recrawl.gui.crawl_jobs import CrawlOutlook
+from recrawl.gui.crawl_jobs import CrawlOutlook, crawl_summary_text
 from recrawl.gui.crawl_progress import CrawlProgress, LogTail
 from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView
 from recrawl.gui.notify_box import NotifyBox
@@ -421,15 +421,12 @@ class CrawlPanel(Panel):
 
     def _on_finished(self, summary: CrawlSummary | WatchSummary) -> None:
         if isinstance(summary, WatchSummary):
-            text = watch_summary_text(summary)
+            # its summary counts no embeds: the watch's crawls' own summaries did
+            tracker = self.tracker
+            text = watch_summary_text(summary, tracker.embeds_fetched, tracker.embed_errors)
             self.tracker.ended(summary.elapsed_s)
         else:
-            word = "stopped" if summary.stopped else "finished"
-            text = (
-                f"Crawl {word}: {summary.fetched} pages in {summary.rounds} round(s), "
-                f"{summary.new_urls} new URLs, {summary.errors} errors, "
-                f"{summary.pages_per_s:.1f} pages/s"
-            )
+            text = crawl_summary_text(summary)
             self.tracker.finished(summary)
         self._log_buffer.add(text)
         self._dirty = True

@@ -4,6 +4,8 @@ The engine's snapshots carry totals since the crawl started; the panel wants wha
 happening now. :class:`CrawlProgress` keeps the totals, this round's pages done, and a
 current rate: pages fetched over the last :data:`RATE_WINDOW_S` seconds, from the
 snapshots' counts (an average since the start would draw a pause as a slow slope).
+What pages embed (DESIGN.md §14) is counted apart, as the engine counts it: the rate,
+the round's pages done and the errors are the pages' alone.
 :class:`Downsampled` keeps that rate for the whole crawl in a bounded number of points:
 when it fills up, neighbouring points are merged, so an eight-hour crawl still draws
 from its first minute.
@@ -25,6 +27,9 @@ from recrawl.core.engine import (
     RoundStarted,
     StatsSnapshot,
 )
+from recrawl.core.store import embed_rule_name
+from recrawl.core.store.models import PageKind, PageStatus
+from recrawl.gui.formatting import embeds_done
 
 #: The current rate is the pages fetched over this many seconds.
 RATE_WINDOW_S = 5.0
@@ -90,9 +95,11 @@ class CrawlProgress:
         self.rates.clear()
         self.round = RoundProgress()
         self.fetched = self.errors = self.new_urls = 0
+        #: What pages embed, fetched and failed (not among the pages' counts).
+        self.embeds_fetched = self.embed_errors = 0
         #: A watch runs one crawl after another, whose snapshots each count from zero:
         #: the totals of the crawls that ended, added to each snapshot's.
-        self._before = (0, 0, 0)
+        self._before = (0, 0, 0, 0, 0)
         self.paused = False
         self.started = t
         #: The crawl's length once it has ended (None while it runs).
@@ -113,9 +120,11 @@ class CrawlProgress:
         return (n1 - n0) / (t1 - t0) if t1 > t0 else 0.0
 
     def snapshot(self, t: float, snap: StatsSnapshot) -> None:
-        fetched, errors, new_urls = self._before
+        fetched, errors, new_urls, embeds, embed_errors = self._before
         self.fetched, self.errors = fetched + snap.fetched, errors + snap.errors
         self.new_urls = new_urls + snap.new_urls
+        self.embeds_fetched = embeds + snap.embeds_fetched
+        self.embed_errors = embed_errors + snap.embed_errors
         self.paused = snap.paused
         self.round = RoundProgress(snap.round, max(snap.queued, 1), snap.round_done)
         self._counts.append((t, self.fetched))
@@ -135,13 +144,21 @@ class CrawlProgress:
 
     def crawl_finished(self, summary: CrawlSummary) -> None:
         """One crawl of a watch ended (its CrawlFinished): the next counts from zero."""
-        fetched, errors, new_urls = self._before
+        fetched, errors, new_urls, embeds, embed_errors = self._before
         self._before = (
             fetched + summary.fetched,
             errors + summary.errors,
             new_urls + summary.new_urls,
+            embeds + summary.embeds_fetched,
+            embed_errors + summary.embed_errors,
         )
-        self.fetched, self.errors, self.new_urls = self._before
+        self._set_totals(*self._before)
+
+    def _set_totals(
+        self, fetched: int, errors: int, new_urls: int, embeds: int, embed_errors: int
+    ) -> None:
+        self.fetched, self.errors, self.new_urls = fetched, errors, new_urls
+        self.embeds_fetched, self.embed_errors = embeds, embed_errors
 
     def idle(self, t: float) -> None:
         """Nothing is fetched from ``t`` on (a watch sleeps): the rate drops to zero."""
@@ -151,7 +168,13 @@ class CrawlProgress:
 
     def finished(self, summary: CrawlSummary) -> None:
         """The crawl ended: its own totals replace the last snapshot's (a tick old)."""
-        self.fetched, self.errors, self.new_urls = summary.fetched, summary.errors, summary.new_urls
+        self._set_totals(
+            summary.fetched,
+            summary.errors,
+            summary.new_urls,
+            summary.embeds_fetched,
+            summary.embed_errors,
+        )
         self.ended(summary.elapsed_s)
 
     def ended(self, elapsed_s: float) -> None:
@@ -200,20 +223,34 @@ def log_line(item: Event | str) -> str | None:
         if not item.error:
             return None
         # robots.txt's answer is not a failure (the crawl counts no error)
-        kind = "denied" if item.status == "robots_denied" else "error"
+        kind = "denied" if item.status == PageStatus.ROBOTS_DENIED else "error"
+        if item.kind == PageKind.EMBED:  # counted apart from the pages' errors
+            kind = f"embed {kind}"
         return f"{kind}  {item.url}: {item.error}"
     if isinstance(item, LinkRejected):
-        where = item.filter_name or item.filter
         rule = f"line {item.line}" if item.line is not None else "no rule matched"
+        embed_rule = embed_rule_name(item.filter_name or "")
+        if embed_rule is not None:
+            return (
+                f"embed rejected  {item.url} (embed rule {embed_rule}, {rule}; "
+                f"embedded by {item.source})"
+            )
+        where = item.filter_name or item.filter
         return f"rejected  {item.url} (filter {where}, {rule}; linked from {item.source})"
     if isinstance(item, LogMessage):
         return f"{item.level}  {item.text}"
     if isinstance(item, RoundFinished):
         news = ""
         if item.new_pages or item.changed_pages:  # what the What's new panel lists
-            news = f", news: {item.new_pages} new pages, {item.changed_pages} changed"
+            news = f", news: {_count(item.new_pages, 'new page')}, {item.changed_pages} changed"
+        embeds = embeds_done(item.embeds_fetched, item.embed_errors)
         return (
-            f"round {item.round} done: {item.fetched} fetched, {item.errors} "
-            f"errors, {item.new_urls} new URLs{news} (segment {item.segment})"
+            f"round {item.round} done: {_count(item.fetched, 'page')} fetched, "
+            f"{_count(item.errors, 'error')}, {f'{embeds}, ' if embeds else ''}"
+            f"{_count(item.new_urls, 'new URL')}{news} (segment {item.segment})"
         )
     return None
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'s' * (count != 1)}"

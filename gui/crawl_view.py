@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.gui.crawl_progress import RATE_WINDOW_S, CrawlProgress
-from recrawl.gui.formatting import stopwatch
+from recrawl.gui.formatting import embeds_done, stopwatch
 from recrawl.gui.plots import UNCHANGED, from_zero, plot_widget
 
 LOG_LINES = 2000
@@ -131,9 +131,12 @@ class CrawlProgressView(QWidget):
             rate = f" · {progress.rate():.1f} pages/s now{state}"
         else:
             rate = ""
+        # what pages embed apart: the rate, the bar and the errors are the pages' own
+        embeds = embeds_done(progress.embeds_fetched, progress.embed_errors)
         self.show_totals(
-            f"Elapsed {stopwatch(elapsed)} · {progress.fetched:,} fetched · "
-            f"{progress.errors:,} errors · {progress.new_urls:,} new URLs{rate}"
+            f"Elapsed {stopwatch(elapsed)} · {progress.fetched:,} pages fetched · "
+            f"{progress.errors:,} errors · {f'{embeds} · ' if embeds else ''}"
+            f"{progress.new_urls:,} new URLs{rate}"
         )
         rnd = progress.round
         if rnd.number:

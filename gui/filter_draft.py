@@ -8,12 +8,15 @@ draft with any bad line has no chain, and cannot be previewed or applied.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from recrawl.core.filters import Chain, ChainError, parse_chain
+from recrawl.core.filters import Chain, ChainError, Filter, parse_chain
 from recrawl.core.filters.chain import build_filter
 from recrawl.core.filters.kinds import KINDS, line_errors, rule_lines
 from recrawl.core.filters.lint import LintWarning, lint
+from recrawl.core.policy.embed_why import embed_rule_line
+from recrawl.core.store import embed_rule_name
 
 
 @dataclass
@@ -65,13 +68,19 @@ class Validation:
 
 
 class ChainDraft:
-    def __init__(self, filters: list[FilterDraft] | None = None) -> None:
+    def __init__(
+        self, filters: list[FilterDraft] | None = None, embeds: Sequence[Filter] = ()
+    ) -> None:
         self.filters: list[FilterDraft] = filters or []
+        #: The chain's embed rules (DESIGN.md §14), kept as they are through an edit of
+        #: its filters (``filter set`` edits them).
+        self.embeds: list[Filter] = list(embeds)
 
     @classmethod
     def from_toml(cls, text: str) -> ChainDraft:
         chain = parse_chain(text)
-        return cls([FilterDraft(f.kind, f.name, f.enabled, f.rules_text) for f in chain.filters])
+        filters = [FilterDraft(f.kind, f.name, f.enabled, f.rules_text) for f in chain.filters]
+        return cls(filters, chain.embed_rules.filters)
 
     def validate(self) -> Validation:
         errors: dict[int, dict[int, str]] = {}
@@ -91,7 +100,7 @@ class ChainDraft:
                 filters.append(build_filter(index, table))
         except ChainError as exc:
             return Validation(None, errors, str(exc))
-        chain = Chain(filters)
+        chain = Chain(filters, self.embeds)
         return Validation(chain, errors, "", lint(chain))
 
     def to_toml(self) -> str:
@@ -106,15 +115,23 @@ class ChainDraft:
 
     def copy(self) -> ChainDraft:
         """A draft to edit without touching this one."""
-        return ChainDraft([FilterDraft(**vars(f)) for f in self.filters])
+        return ChainDraft([FilterDraft(**vars(f)) for f in self.filters], self.embeds)
 
     def line_text(self, name: str, line: int | None) -> str | None:
-        """The text of rule ``line`` of the filter named ``name`` (None: no such line)."""
+        """The text of rule ``line`` of the filter named ``name``, or of the embed rule a
+        record names ``embed: <name>`` (None: no such line)."""
+        rule = embed_rule_name(name)
+        if rule is not None:
+            return embed_rule_line(Chain([], self.embeds), rule, line)
         flt = next((f for f in self.filters if f.name == name), None)
         if flt is None or line is None:
             return None
         lines = flt.lines()
         return lines[line - 1].strip() if 0 < line <= len(lines) else None
+
+    def embeds_toml(self) -> str:
+        """The embed rules as the chain file holds them (``[[embed]]`` tables; empty: none)."""
+        return Chain([], self.embeds).to_toml()
 
 
 def new_filter(kind: str, taken: list[str]) -> FilterDraft:

@@ -63,8 +63,9 @@ def apply(
 
 
 def import_folder(folder: str) -> str:
-    """The chain (TOML) made of a Nutch conf folder's filter files."""
-    return import_nutch(Path(folder))
+    """The chain (TOML) made of a Nutch conf folder's filter files, with the project's
+    embed rules (which Nutch has none of)."""
+    return import_nutch(Path(folder), embeds=choices.project_chain().embed_rules.filters)
 
 
 def export_folder(text: str, folder: str) -> list[Exported]:

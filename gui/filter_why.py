@@ -1,14 +1,18 @@
 """The Filters panel's "Why not crawled?" tab: the rejected-links record, searched in SQL.
 
 Every link a crawl (or an inject) turned away is recorded with the filter and rule line
-that did it, and so is every known page an applied chain filtered (DESIGN.md §10). This
+that did it, and so is every known page an applied chain filtered (DESIGN.md §10), and
+every embed the chain's embed rules turned away (``embed: <rule>``, DESIGN.md §14). This
 tab lists them (the newest first, narrowed as you type) and, for one URL, says what the
-record holds and what the chain being edited would say now.
+record holds and what the chain being edited would say now. A URL the store keeps as an
+embed is said to be one first: an image a page links to may be rejected as a page by the
+filters yet archived as what a page shows, and the record alone would mislead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
@@ -27,7 +31,10 @@ from recrawl.core import store
 from recrawl.core.filters import Chain
 from recrawl.core.net.urls import canonical
 from recrawl.core.policy import choices
+from recrawl.core.policy.embed_why import KnownEmbed, embed_verdict, known_embed
 from recrawl.core.policy.filter_reach import FilteredReason, filtered_reason
+from recrawl.core.store import embed_rule_name
+from recrawl.core.store.models import PageStatus
 from recrawl.gui.filter_models import RejectedModel, RejectedRow
 from recrawl.gui.formatting import local_time
 from recrawl.gui.jobs import StoreJobs
@@ -49,10 +56,25 @@ def _matching(needle: str) -> tuple[int, list[RejectedRow]]:
     return total, [_row(link) for link in links]
 
 
-def _record(url: str) -> tuple[RejectedRow | None, FilteredReason | None]:
-    """The URL's record, and why it is filtered when it is a filtered page."""
+@dataclass(frozen=True)
+class Record:
+    """What the store says of one URL (on the store thread)."""
+
+    #: Its rejected-links row (None: none).
+    rejected: RejectedRow | None
+    #: Why it is filtered, when it is a filtered page.
+    filtered: FilteredReason | None
+    #: Its row, when it is an embed.
+    embed: KnownEmbed | None
+
+
+def _record(url: str) -> Record:
     link = store.rejected_link(url)
-    return None if link is None else _row(link), filtered_reason(url, choices.project_chain())
+    return Record(
+        None if link is None else _row(link),
+        filtered_reason(url, choices.project_chain()),
+        known_embed(url),
+    )
 
 
 def filtered_text(reason: FilteredReason) -> str:
@@ -157,35 +179,93 @@ class WhyNotCrawled(QWidget):
         except Exception as exc:
             self.answer.setText(f"Not a URL: {exc}")
             return
-        self._jobs.submit(lambda: _record(url), lambda found: self._explain(url, *found))
+        self._jobs.submit(lambda: _record(url), lambda record: self._explain(url, record))
 
-    def _explain(self, url: str, found: RejectedRow | None, reason: FilteredReason | None) -> None:
+    def _explain(self, url: str, record: Record) -> None:
         parts = []
-        if reason is not None:
-            text = escape(filtered_text(reason))
+        found, embed = record.rejected, record.embed
+        if embed is not None:
+            parts.append(embed_text(embed))
+            if found is not None:  # also turned away: as a link, or by older embed rules
+                parts.append(self._rejection(found, archived=True))
+        elif record.filtered is not None:
+            text = escape(filtered_text(record.filtered))
             parts.append(
                 f"<b>{text[:1].upper()}{text[1:]}.</b> A known page: kept with its captures "
                 "and history, never fetched while the chain rejects it."
             )
         elif found is not None:
-            line = f"line {found.line}" if found.line is not None else "no rule matched"
-            parts.append(
-                f"<b>Rejected by filter “{found.filter}”, {line}</b> "
-                f"(first met {local_time(found.first_seen)}, {found.count} "
-                f"time{'s' * (found.count != 1)})."
-            )
-            rule = self._rule_text(found.filter, found.line)
-            if rule is not None:
-                parts.append(f"That line reads: <code>{escape(rule)}</code>")
+            parts.append(self._rejection(found))
         else:
             parts.append(
                 "Not in the rejected-links record: no crawl met it as a link the chain turned away."
             )
         chain = self._edited_chain()
         if chain is not None:
-            parts.append(f"The edited chain now says: {escape(chain.check(url).describe())}.")
+            page = chain.check(url).describe()
+            if embed is not None or chain.embed_rules.filters or _by_embed_rule(found):
+                parts.append(
+                    f"The edited chain now says: as a page, {escape(page)}; as an embed, "
+                    f"{escape(embed_verdict(chain, url))}."
+                )
+            else:
+                parts.append(f"The edited chain now says: {escape(page)}.")
         self.answer.setText("<br>".join(parts))
         self._on_url(url)
+
+    def _rejection(self, found: RejectedRow, archived: bool = False) -> str:
+        """What the record says: the filter (or embed rule) and line, and that line;
+        ``archived``: of a URL the store keeps as an embed."""
+        line = f"line {found.line}" if found.line is not None else "no rule matched"
+        met = (
+            f"(first met {local_time(found.first_seen)}, {found.count} "
+            f"time{'s' * (found.count != 1)})"
+        )
+        rule = embed_rule_name(found.filter)
+        if rule is not None and archived:
+            text = (
+                f"The record also has it turned away by embed rule “{escape(rule)}”, {line} "
+                f"{met}: by the embed rules of that time."
+            )
+        elif rule is not None:
+            text = (
+                f"<b>Rejected by embed rule “{escape(rule)}”, {line}</b> {met}: a page embeds "
+                "it, and the chain's embed rules turn it away, so it is not archived."
+            )
+        elif archived:
+            text = (
+                f"As a link it was turned away by filter “{escape(found.filter)}”, {line} {met}: "
+                "it is not crawled as a page, only archived as what a page shows."
+            )
+        else:
+            text = f"<b>Rejected by filter “{escape(found.filter)}”, {line}</b> {met}."
+        reads = self._rule_text(found.filter, found.line)
+        if reads is not None:
+            text += f"<br>That line reads: <code>{escape(reads)}</code>"
+        return text
+
+
+def _by_embed_rule(found: RejectedRow | None) -> bool:
+    return found is not None and embed_rule_name(found.filter) is not None
+
+
+def embed_text(embed: KnownEmbed) -> str:
+    """``Archived as an embed: …`` — what the store says of a URL kept as an embed."""
+    if embed.last_fetched is None:
+        fetched = "not fetched yet"
+    else:
+        reply = f"HTTP {embed.http_status}" if embed.http_status is not None else "no reply"
+        error = f": {embed.error}" if embed.error else ""
+        fetched = f"last fetched {local_time(embed.last_fetched)} ({reply}{error})"
+        if embed.status == PageStatus.ROBOTS_DENIED:
+            fetched = "denied by robots.txt"
+    by = f", first embedded by {escape(embed.embedded_by)}" if embed.embedded_by else ""
+    head = "Archived as an embed" if embed.archived else "Known as an embed, not archived"
+    return (
+        f"<b>{head}</b> ({embed.status}, {escape(fetched)}{by}): what a page needs to be "
+        "seen (a style, script, image, font…), fetched with the pages that embed it and "
+        "decided by the chain's embed rules; the filters decide pages only."
+    )
 
 
 def escape(text: str) -> str:

@@ -4,8 +4,9 @@ The panel is the controller: it owns the draft and wires its views to the core t
 the job threads (:mod:`recrawl.gui.filter_jobs`). The views hold the layout: the chain
 editor (:mod:`~recrawl.gui.filter_editor`), and the tabs below it — the rule checker
 (:mod:`~recrawl.gui.filter_checker`), the preview (:mod:`~recrawl.gui.filter_preview`),
-lint (:mod:`~recrawl.gui.filter_lint`) and "why not crawled?"
-(:mod:`~recrawl.gui.filter_why`).
+lint (:mod:`~recrawl.gui.filter_lint`), "why not crawled?"
+(:mod:`~recrawl.gui.filter_why`) and the chain's embed rules, read-only
+(:mod:`~recrawl.gui.filter_embeds`).
 
 The editor works on a draft (:mod:`recrawl.gui.filter_draft`); every edit is validated at
 once by the core's own loader, so a bad pattern is marked with its reason and the draft
@@ -38,6 +39,7 @@ from recrawl.gui.context import AppContext
 from recrawl.gui.filter_checker import RuleChecker
 from recrawl.gui.filter_draft import ChainDraft, Validation
 from recrawl.gui.filter_editor import ChainEditor
+from recrawl.gui.filter_embeds import EmbedRulesView
 from recrawl.gui.filter_lint import LintList
 from recrawl.gui.filter_models import ChainModel, RulesModel
 from recrawl.gui.filter_preview import PreviewTab
@@ -46,6 +48,7 @@ from recrawl.gui.panel import Panel
 
 PREVIEW_DELAY_MS = 500  # a preview runs once typing pauses, not at every key
 LINT_TAB = 2
+EMBEDS_TAB = 4
 
 
 class FiltersPanel(Panel):
@@ -156,6 +159,8 @@ class FiltersPanel(Panel):
         self.tabs.addTab(self.preview, "Preview")
         self.tabs.addTab(self.lint, "Lint")
         self.tabs.addTab(self.why, "Why not crawled?")
+        self.embed_rules = EmbedRulesView()
+        self.tabs.addTab(self.embed_rules, "Embed rules")
         return self.tabs
 
     # -- loading -------------------------------------------------------------------------
@@ -227,6 +232,9 @@ class FiltersPanel(Panel):
         self.lint.show_validation(self.validation)
         warnings = len(self.validation.warnings)
         self.tabs.setTabText(LINT_TAB, f"Lint ({warnings})" if warnings else "Lint")
+        rules = len(self.draft.embeds)
+        self.embed_rules.show_rules(self.draft.embeds_toml())
+        self.tabs.setTabText(EMBEDS_TAB, f"Embed rules ({rules})" if rules else "Embed rules")
         self.checker.set_chain(self.validation.chain)
         self._update_state()
         self.preview_timer.start()

@@ -114,3 +114,21 @@ def stopwatch(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def completeness(archived: int | None, missing: int | None) -> str:
+    """What a page capture got of its embeds (DESIGN.md §14): ``38/38``, ``36/38``;
+    ``none`` when the page embeds nothing, empty when it is not known."""
+    if archived is None:
+        return ""
+    total = archived + (missing or 0)
+    return "none" if total == 0 else f"{archived:,}/{total:,}"
+
+
+def embeds_done(fetched: int, failed: int) -> str:
+    """What a crawl fetched of what pages embed (counted apart from the pages):
+    ``38 embeds fetched``, ``36 embeds fetched (2 failed)``; empty when it tried none."""
+    if not (fetched or failed):
+        return ""
+    text = f"{fetched:,} embed{'s' * (fetched != 1)} fetched"
+    return f"{text} ({failed:,} failed)" if failed else text

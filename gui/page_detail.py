@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime
+from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, Qt, Signal, SignalInstance
@@ -33,10 +34,19 @@ from PySide6.QtWidgets import (
 from recrawl.core.clock import duration_text, human_duration, parse_duration
 from recrawl.core.errors import RecrawlError
 from recrawl.core.store import NEVER
+from recrawl.core.store.models import PageKind
 from recrawl.gui import formatting
 from recrawl.gui.diff_view import DiffDialog
 from recrawl.gui.page_jobs import Content, PageDetail
-from recrawl.gui.pages_model import ERROR_COLUMN, HistoryModel
+from recrawl.gui.pages_model import (
+    EMBEDS_COLUMN,
+    ERROR_COLUMN,
+    HISTORY_COLUMNS,
+    MISSING,
+    HistoryModel,
+    MissingModel,
+    missing_count,
+)
 from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, from_zero, plot_widget
 from recrawl.gui.tables import compact_rows
 
@@ -47,6 +57,8 @@ DAY = 86400.0
 #: thread for minutes. Text with a run this long is wrapped anywhere instead.
 LONGEST_RUN = 1000
 _BREAKS = re.compile(r"[ \t\r\n]+")
+#: A capture's missing embeds shown at once under its history (the list scrolls on).
+MISSING_ROWS = 8
 
 
 def interval_unit(seconds: list[float]) -> tuple[str, float]:
@@ -160,6 +172,32 @@ class PageDetailView(QWidget):
         header.resizeSection(ERROR_COLUMN, 190)
         compact_rows(self.history_view)
 
+        # what the chosen capture is missing of its embeds, and why (DESIGN.md §14)
+        self.embeds_label = QLabel("")
+        self.embeds_label.setObjectName("capture-embeds")
+        self.embeds_label.setWordWrap(True)
+        self.embeds_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.missing = MissingModel(self)
+        self.missing_view = QTableView()
+        self.missing_view.setObjectName("missing-embeds")
+        self.missing_view.setModel(self.missing)
+        self.missing_view.verticalHeader().hide()
+        self.missing_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.missing_view.setWordWrap(False)
+        self.missing_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        missing_header = self.missing_view.horizontalHeader()
+        missing_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        missing_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        missing_header.resizeSection(1, 220)
+        compact_rows(self.missing_view)
+        history_box = QWidget()
+        history_layout = QVBoxLayout(history_box)
+        history_layout.setContentsMargins(0, 0, 0, 0)
+        # as much room for the list as for the history: a page fetched once has one row
+        history_layout.addWidget(self.history_view, 1)
+        history_layout.addWidget(self.embeds_label)
+        history_layout.addWidget(self.missing_view, 1)
+
         plot_box = QWidget()
         plot_layout = QVBoxLayout(plot_box)
         plot_layout.setContentsMargins(0, 0, 0, 0)
@@ -167,7 +205,7 @@ class PageDetailView(QWidget):
         plot_layout.addWidget(self.bounds_label)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(plot_box)
-        split.addWidget(self.history_view)
+        split.addWidget(history_box)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([520, 480])  # room for the history's columns from the start
@@ -202,6 +240,7 @@ class PageDetailView(QWidget):
             self.summary.setText("")
             self.bounds_label.setText("")
             self.history.set_rows([])
+            self._show_embeds()
             self.path.setData([], [])
             self.unchanged_points.setData([], [])
             self.changed_points.setData([], [])
@@ -213,20 +252,40 @@ class PageDetailView(QWidget):
             if detail.fixed_interval is not None
             else ""
         )
+        embed = detail.kind == PageKind.EMBED
+        kind = ""
+        if embed:
+            by = detail.discovered_from
+            kind = f"embed (first embedded by {_escape(by)}): " if by else "embed: "
         self.summary.setText(
-            f"{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
+            f"{kind}{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
             f"next fetch {_next_fetch(detail)}, "
             + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
+        )
+        # an embed's captures embed nothing the page needs counted (DESIGN.md §14)
+        self.history_view.setColumnHidden(EMBEDS_COLUMN, embed)
+        self.refetch_button.setToolTip(
+            "Make the embed due: the next fetch of a page that embeds it fetches it too"
+            if embed
+            else "Make the page due: the next crawl round fetches it"
         )
         self.history.set_rows(list(detail.events))
         self._selection_changed()
         self._draw(detail)
 
     def _draw(self, detail: PageDetail) -> None:
+        at, change, before, after = (
+            HISTORY_COLUMNS.index(name)
+            for name in ("fetched_at", "change", "interval_before", "interval_after")
+        )
         points = [
-            (formatting.timestamp(fetched_at), after if after is not None else before, change)
-            for fetched_at, _, _, change, before, after, _ in detail.events
-            if after is not None or before is not None
+            (
+                formatting.timestamp(e[at]),
+                e[after] if e[after] is not None else e[before],
+                e[change],
+            )
+            for e in detail.events
+            if e[after] is not None or e[before] is not None
         ]
         low, high = detail.bounds
         unit, scale = interval_unit([y for _, y, _ in points])
@@ -310,13 +369,69 @@ class PageDetailView(QWidget):
         times = [self.history.row(r)[0] for r in rows if 0 <= r < self.history.rowCount()]
         return sorted(times)
 
+    def _selected_rows(self) -> list[int]:
+        rows = {index.row() for index in self.history_view.selectionModel().selectedRows()}
+        return sorted(r for r in rows if 0 <= r < self.history.rowCount())
+
     def _selection_changed(self) -> None:
+        self._show_embeds()
         count = len(self.selected_fetches())
         self.compare_button.setEnabled(self.detail is not None and count in (1, 2))
         if self.detail is not None:
             captured = any(e[1] is not None for e in self.detail.events)
             self.content_button.setEnabled(captured and count <= 1)
             self.capture_button.setEnabled(captured and count <= 1)
+
+    def _show_embeds(self) -> None:
+        """What the chosen capture (the newest selected; none selected: the latest whose
+        embeds are known) got of its embeds, and the missing ones with their reasons."""
+        rows = self._selected_rows()
+        events = self.detail.events if self.detail is not None else ()
+        chosen: tuple[Any, ...] | None = None
+        if rows:
+            chosen = self.history.row(rows[-1])
+        else:
+            chosen = next((e for e in reversed(events) if e[EMBEDS_COLUMN] is not None), None)
+        if chosen is None or chosen[EMBEDS_COLUMN] is None:
+            shown = rows and self.detail is not None and self.detail.kind == PageKind.PAGE
+            self.embeds_label.setText(
+                "What this fetch got of the page's embeds is not known: it made no page "
+                "capture, came before Recrawl archived embeds, or the crawl stopped first."
+                if shown
+                else ""
+            )
+            self.embeds_label.setVisible(bool(shown))
+            self.missing.set_rows([])
+            self.missing_view.hide()
+            return
+        when = formatting.local_time(chosen[0], seconds=True)
+        which = "The capture" if rows else "The latest capture"
+        archived, missing = chosen[EMBEDS_COLUMN], missing_count(chosen)
+        listed = list(chosen[MISSING])
+        if not missing:
+            text = (
+                f"{which} ({when}) has no embeds."
+                if not archived
+                else f"{which} ({when}) archived all {archived:,} of its embeds."
+            )
+        else:
+            text = (
+                f"<b>{missing:,} of {archived + missing:,} embeds missing</b> from "
+                f"{which.lower()} ({when})"
+            )
+            if missing > len(listed):
+                text += f"; the first {len(listed):,} are listed"
+            text += ":"
+        self.embeds_label.setText(text)
+        self.embeds_label.show()
+        self.missing.set_rows(listed)
+        self.missing_view.setVisible(bool(listed))
+        # as tall as its rows, up to MISSING_ROWS (it scrolls past them): the history
+        # keeps the rest
+        view = self.missing_view
+        tall = min(len(listed), MISSING_ROWS)
+        height = view.horizontalHeader().sizeHint().height() + 2 * view.frameWidth()
+        view.setMaximumHeight(height + tall * view.verticalHeader().defaultSectionSize())
 
     def show_selected_content(self) -> None:
         if self.detail is None:
@@ -375,7 +490,10 @@ class PageDetailView(QWidget):
 def _next_fetch(detail: PageDetail) -> str:
     if detail.next_fetch >= NEVER:
         return "never (filtered: the chain rejects it; Filters › Why not crawled? says why)"
-    return f"{formatting.local_time(detail.next_fetch)} (local time)"
+    when = f"{formatting.local_time(detail.next_fetch)} (local time)"
+    if detail.kind == PageKind.EMBED:  # never due by itself (DESIGN.md §14)
+        return f"with a page that embeds it, not before {when}"
+    return when
 
 
 def _escape(text: str) -> str:

@@ -21,6 +21,7 @@ from recrawl.core.clock import to_iso
 from recrawl.core.errors import NotFound
 from recrawl.core.net.decoding import PayloadDecoder
 from recrawl.core.policy import choices
+from recrawl.core.store.models import PageKind
 
 #: Show at most this much of a payload in the content dialog.
 CONTENT_CAP = 2 << 20
@@ -35,11 +36,16 @@ class PageDetail:
     next_fetch: datetime
     #: ``metadata.fixed_interval``: the interval the user pinned, if any.
     fixed_interval: float | None
-    #: store.history as tuples of recrawl.gui.pages_model.HISTORY_COLUMNS, oldest first.
+    #: store.history as tuples of recrawl.gui.pages_model.HISTORY_FIELDS, oldest first
+    #: (the missing embeds as a tuple of (url, reason)).
     events: tuple[tuple[Any, ...], ...]
     schedule: str
     #: The schedule's interval bounds for this page's host (min 0 = none; max None = none).
     bounds: tuple[float, float | None]
+    #: ``page`` or ``embed`` (:class:`~recrawl.core.store.models.PageKind`).
+    kind: str = PageKind.PAGE
+    #: Where it was first found: for an embed, the page (or stylesheet) that embeds it.
+    discovered_from: str | None = None
 
 
 def page_detail(url: str) -> PageDetail:
@@ -52,9 +58,12 @@ def page_detail(url: str) -> PageDetail:
             e.http_status,
             e.error,
             e.change,
+            e.embeds,
             e.interval_before,
             e.interval_after,
             e.segment,
+            e.embeds_missing_count,
+            tuple((url, reason) for url, reason in e.embeds_missing or ()),
         )
         for e in store.history(page)
     )
@@ -71,6 +80,8 @@ def page_detail(url: str) -> PageDetail:
         events=events,
         schedule=name,
         bounds=(float(low or 0.0), float(high) if high is not None else None),
+        kind=page.kind,
+        discovered_from=page.discovered_from,
     )
 
 

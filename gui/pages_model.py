@@ -16,10 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 from recrawl.core import store
 from recrawl.core.clock import human_duration
 from recrawl.core.store import NEVER
+from recrawl.core.store.models import PageKind
 from recrawl.gui import formatting
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.table_model import Column, Index, TableModel
@@ -40,17 +41,28 @@ HEADERS = {
     "discovered_via": "Found via",
     "discovered_from": "Found in",
     "published_at": "Published",
+    "kind": "Kind",
 }
 TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at", "published_at"}
 COLUMN_TIPS = {
-    "discovered_via": "How the page was first found: seed, link, sitemap, feed or redirect",
-    "discovered_from": "The page, sitemap or feed the page was first found in",
+    "discovered_via": (
+        "How the page was first found: seed, link, sitemap, feed or redirect "
+        "(embed: what a page embeds)"
+    ),
+    "discovered_from": "The page, sitemap or feed the page was first found in (an embed: "
+    "the page or stylesheet that embeds it)",
     "published_at": (
         "When the page says it was published (else its sitemap's or feed's date); local time"
+    ),
+    "kind": (
+        "page: decided by the filters, fetched on its schedule; embed: what a page needs to "
+        "be seen (a style, script, image, font…), fetched with the pages that embed it"
     ),
 }
 
 ERROR_BRUSH = QBrush(QColor("#b03a48"))
+#: A capture some of whose embeds are missing: drawn in a warning colour, not an error's.
+INCOMPLETE_BRUSH = QBrush(QColor("#9a6700"))
 
 #: The raw stored value of a cell (naive UTC datetimes, float seconds), for tests/exports.
 RAW_ROLE = Qt.ItemDataRole.UserRole
@@ -72,14 +84,24 @@ def _text(column: str, value: Any) -> str:
     return str(value)
 
 
+def _counts(query: store.PageQuery) -> tuple[int, int, int]:
+    """(rows matching, rows of its kinds, pages in the project): on the store thread."""
+    pages = store.page_count()
+    if tuple(query.kinds) == (PageKind.PAGE,):
+        of_kinds = pages
+    else:
+        of_kinds = store.count_listing(store.PageQuery(kinds=query.kinds))
+    return store.count_listing(query), of_kinds, pages
+
+
 class PagesModel(TableModel[tuple[Any, ...]]):
     """The pages matching a :class:`~recrawl.core.store.PageQuery`, loaded a block at a time.
 
     Rows are tuples as the store gives them: :data:`columns`, then the page id.
     """
 
-    #: (matching pages, pages in the project), when a count arrives.
-    sig_counted = Signal(int, int)
+    #: (matching rows, rows of the kinds listed, pages in the project), when a count arrives.
+    sig_counted = Signal(int, int, int)
     #: A query failed (the message is for the status bar).
     sig_failed = Signal(str)
     #: The first block of a new listing arrived.
@@ -104,7 +126,10 @@ class PagesModel(TableModel[tuple[Any, ...]]):
         self._pending = False  # a block is on its way
         self._exhausted = True  # nothing asked yet: nothing to fetch
         self.matching: int | None = None
+        #: Rows of the kinds listed (pages, embeds or both), whatever the other filters.
         self.total: int | None = None
+        #: Pages in the project (embeds not counted).
+        self.pages: int | None = None
 
     # -- the query --------------------------------------------------------------------
 
@@ -122,6 +147,7 @@ class PagesModel(TableModel[tuple[Any, ...]]):
         status: str | None,
         first_seen_since: datetime | None,
         discovered_via: str | None = None,
+        kinds: tuple[str, ...] = (PageKind.PAGE,),
     ) -> None:
         query = replace(
             self._query,
@@ -129,6 +155,7 @@ class PagesModel(TableModel[tuple[Any, ...]]):
             status=status,
             first_seen_since=first_seen_since,
             discovered_via=discovered_via,
+            kinds=kinds,
         )
         if query != self._query:
             self.set_query(query)
@@ -151,7 +178,7 @@ class PagesModel(TableModel[tuple[Any, ...]]):
         self._request_block()  # rows first: the count may take longer on a big store
         generation, query = self._generation, self._query
         self._jobs.submit(
-            lambda: (store.count_listing(query), store.page_count()),
+            lambda: _counts(query),
             lambda counts: self._counted(generation, counts),
             self._failed,
         )
@@ -188,10 +215,10 @@ class PagesModel(TableModel[tuple[Any, ...]]):
         if first:
             self.sig_loaded.emit()
 
-    def _counted(self, generation: int, counts: tuple[int, int]) -> None:
+    def _counted(self, generation: int, counts: tuple[int, int, int]) -> None:
         if generation != self._generation:
             return
-        self.matching, self.total = counts
+        self.matching, self.total, self.pages = counts
         self.sig_counted.emit(*counts)
 
     def _block_failed(self, generation: int, message: str) -> None:
@@ -239,6 +266,7 @@ HISTORY_COLUMNS = (
     "http_status",
     "error",
     "change",
+    "embeds",
     "interval_before",
     "interval_after",
     "segment",
@@ -248,19 +276,39 @@ HISTORY_HEADERS = (
     "HTTP",
     "Error",
     "Change",
+    "Embeds",
     "Interval before",
     "Interval after",
     "Segment",
 )
+#: A history row: the columns, then what the Embeds column and the missing list read.
+HISTORY_FIELDS = (*HISTORY_COLUMNS, "embeds_missing_count", "embeds_missing")
 #: The history column with why a fetch failed (``recrawl history``'s ``error``).
 ERROR_COLUMN = HISTORY_COLUMNS.index("error")
+#: The history column with what the capture got of its embeds (DESIGN.md §14).
+EMBEDS_COLUMN = HISTORY_COLUMNS.index("embeds")
+MISSING_COUNT = HISTORY_FIELDS.index("embeds_missing_count")
+MISSING = HISTORY_FIELDS.index("embeds_missing")
+HISTORY_TIPS = {
+    "error": "Why the fetch failed or was cut",
+    "embeds": (
+        "What the capture got of what the page embeds (styles, scripts, images, fonts…): "
+        "archived/all. Empty: not known (not a page capture, made before Recrawl archived "
+        "embeds, or the crawl stopped first). Select a fetch to see what is missing and why"
+    ),
+}
+
+
+def missing_count(row: tuple[Any, ...]) -> int:
+    """How many of the row's capture's embeds are missing (0 when not known)."""
+    return int(row[MISSING_COUNT] or 0) if row[EMBEDS_COLUMN] is not None else 0
 
 
 class HistoryModel(TableModel[tuple[Any, ...]]):
-    """One page's fetch events, oldest first; rows are tuples of :data:`HISTORY_COLUMNS`."""
+    """One page's fetch events, oldest first; rows are tuples of :data:`HISTORY_FIELDS`."""
 
     COLUMNS = tuple(
-        Column(title, tip="Why the fetch failed or was cut" if name == "error" else None)
+        Column(title, tip=HISTORY_TIPS.get(name), numeric=name == "embeds")
         for name, title in zip(HISTORY_COLUMNS, HISTORY_HEADERS, strict=True)
     )
 
@@ -269,6 +317,8 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
         value = row[column]
         if role == RAW_ROLE:
             return value
+        if name == "embeds":
+            return self._embeds(row, role)
         if role == Qt.ItemDataRole.ToolTipRole and name == "error":
             return value
         if role == Qt.ItemDataRole.ForegroundRole and name == "error":
@@ -281,4 +331,41 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
             if name.startswith("interval"):
                 return human_duration(value)
             return str(value)
+        return None
+
+    def _embeds(self, row: tuple[Any, ...], role: int) -> Any:
+        archived, missing = row[EMBEDS_COLUMN], missing_count(row)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return formatting.completeness(archived, missing)
+        if archived is None:
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and missing:
+            return INCOMPLETE_BRUSH
+        if role == Qt.ItemDataRole.FontRole and missing:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if not archived and not missing:
+                return "The page embeds nothing"
+            if not missing:
+                return f"All {archived:,} embeds archived"
+            return (
+                f"{missing:,} of {archived + missing:,} embeds missing: select the fetch to "
+                "see which and why"
+            )
+        return None
+
+
+class MissingModel(TableModel[tuple[str, str]]):
+    """The embeds one capture is missing, as (url, reason) in the order the page names them."""
+
+    COLUMNS = (
+        Column("Missing embed"),
+        Column("Why", tip="Why the embed is not archived with this capture"),
+    )
+
+    def cell(self, row: tuple[str, str], column: int, role: int) -> Any:
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, RAW_ROLE):
+            return row[column]
         return None

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.store.models import DiscoveredVia, PageStatus
+from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 from recrawl.gui import diff_jobs, page_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.page_detail import PageDetailView
@@ -55,7 +55,21 @@ FOUND_VIA = (
     ("Found via a sitemap", DiscoveredVia.SITEMAP),
     ("Found via a feed", DiscoveredVia.FEED),
     ("Found via a redirect", DiscoveredVia.REDIRECT),
+    ("Embedded by a page", DiscoveredVia.EMBED),
 )
+
+#: What the table lists (DESIGN.md §14): pages, what they embed, or both.
+KINDS = (
+    ("Pages", (PageKind.PAGE,)),
+    ("Embeds", (PageKind.EMBED,)),
+    ("Pages and embeds", PageKind.ALL),
+)
+#: How a count of the rows listed reads, by the kinds listed: (one, many).
+NOUNS = {
+    (PageKind.PAGE,): ("page", "pages"),
+    (PageKind.EMBED,): ("embed", "embeds"),
+    PageKind.ALL: ("page or embed", "pages and embeds"),
+}
 
 EMPTY_HINT = (
     "<h3>No pages yet</h3>"
@@ -81,6 +95,13 @@ class PagesPanel(Panel):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search URLs…")
         self.search.setClearButtonEnabled(True)
+        self.kinds = QComboBox()
+        self.kinds.setObjectName("pages-kinds")
+        self.kinds.setToolTip(
+            "Pages, or what pages embed to be seen (styles, scripts, images, fonts…), or both"
+        )
+        for label, kinds in KINDS:
+            self.kinds.addItem(label, kinds)
         self.status = QComboBox()
         self.status.addItem("Any status", None)
         for status in PageStatus.ALL:
@@ -109,6 +130,7 @@ class PagesPanel(Panel):
         bar.addWidget(self.refresh_button)
         bar.addWidget(self.export_button)
         filters = QHBoxLayout()
+        filters.addWidget(self.kinds)
         filters.addWidget(self.status)
         filters.addWidget(self.via)
         filters.addSpacing(12)
@@ -131,6 +153,10 @@ class PagesPanel(Panel):
         for column in range(1, self.model.columnCount()):
             header.resizeSection(column, 130)
         header.setStretchLastSection(True)
+        # the kind beside the status: a short word, where the eye reads what a row is
+        kind = PagesModel.columns.index("kind")
+        header.moveSection(header.visualIndex(kind), 1)
+        header.resizeSection(kind, 70)
         # the indicator first, so enabling sorting asks for the order already shown
         header.setSortIndicator(PagesModel.columns.index("first_seen"), Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
@@ -170,6 +196,7 @@ class PagesPanel(Panel):
         self._search_timer.timeout.connect(self._apply_filters)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.status.currentIndexChanged.connect(lambda _: self._apply_filters())
+        self.kinds.currentIndexChanged.connect(lambda _: self._apply_filters())
         self.via.currentIndexChanged.connect(lambda _: self._apply_filters())
         self.since_check.toggled.connect(self._since_toggled)
         self.since.dateTimeChanged.connect(lambda _: self._apply_filters())
@@ -230,14 +257,23 @@ class PagesPanel(Panel):
             self.status.currentData(),
             self.since_utc(),
             self.via.currentData(),
+            self.kinds.currentData(),
         )
 
-    def _counted(self, matching: int, total: int) -> None:
-        self.stack.setCurrentWidget(self.hint if total == 0 else self.listing)
+    def show_kinds(self, kinds: tuple[str, ...]) -> None:
+        """List pages, embeds (``(PageKind.EMBED,)``) or both (``PageKind.ALL``)."""
+        # by value: findData compares a Python value by identity
+        index = next(i for i, (_, shown) in enumerate(KINDS) if shown == tuple(kinds))
+        self.kinds.setCurrentIndex(index)
+
+    def _counted(self, matching: int, total: int, pages: int) -> None:
+        # the first-run hint while the project has no page (whatever is listed)
+        self.stack.setCurrentWidget(self.hint if pages == 0 else self.listing)
+        one, many = NOUNS.get(tuple(self.model.query.kinds), NOUNS[PageKind.ALL])
         if matching == total:
-            self.count_label.setText(f"{total:,} pages")
+            self.count_label.setText(f"{total:,} {one if total == 1 else many}")
         else:
-            self.count_label.setText(f"{matching:,} of {total:,} pages match")
+            self.count_label.setText(f"{matching:,} of {total:,} {many} match")
         # not while an export runs: a count arriving then would offer a second one
         self.export_button.setEnabled(matching > 0 and not self._exporting)
 
@@ -278,9 +314,14 @@ class PagesPanel(Panel):
 
     def refetch(self, url: str) -> None:
         now = utcnow()
+        shown = self.detail.detail
+        if shown is not None and shown.url == url and shown.kind == PageKind.EMBED:
+            message = f"{url} is due: the next fetch of a page that embeds it fetches it too"
+        else:
+            message = f"{url} is due: the next crawl round fetches it"
         self.context.jobs.submit(
             lambda: store.make_due([url], now),
-            lambda _: self._acted(url, f"{url} is due: the next crawl round fetches it"),
+            lambda _: self._acted(url, message),
             self.context.changes.sig_status.emit,
         )
 

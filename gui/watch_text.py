@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 from recrawl.core.clock import human_duration
 from recrawl.core.engine import Event, PageFetched, RoundFinished, WatchRound
-from recrawl.gui.formatting import local_time
+from recrawl.core.store.models import PageKind
+from recrawl.gui.formatting import embeds_done, local_time
 
 if TYPE_CHECKING:  # the watcher (its engine) loads when the app watches
     from recrawl.core.watch.watcher import WatchSummary
@@ -62,22 +63,30 @@ def sleeping_text(until: datetime | None, now: datetime, paused: bool = False) -
     return f"Watching: the next page is due {local_time(until)} (in {wait})."
 
 
+def _and_embeds(fetched: int, failed: int = 0) -> str:
+    """``, 38 embeds fetched`` (what pages embed, counted apart); empty for none."""
+    text = embeds_done(fetched, failed)
+    return f", {text}" if text else ""
+
+
 def watch_round_text(event: WatchRound) -> str:
     """The log's line for a watch round."""
     due = f"; next page due {local_time(event.next_due_at)}" if event.next_due_at else ""
     return (
-        f"watch round: {event.fetched:,} fetched, {event.new_pages:,} new pages, "
-        f"{event.changed_pages:,} changed, {event.errors:,} errors{due}"
+        f"watch round: {event.fetched:,} pages fetched{_and_embeds(event.embeds_fetched)}, "
+        f"{event.new_pages:,} new pages, {event.changed_pages:,} changed, "
+        f"{event.errors:,} errors{due}"
     )
 
 
-def watch_summary_text(summary: WatchSummary) -> str:
+def watch_summary_text(summary: WatchSummary, embeds: int = 0, embed_errors: int = 0) -> str:
+    """What a watch did; ``embeds``: what pages embed that it fetched (and failed to)."""
     word = "stopped" if summary.stopped else "ended"
     took = human_duration(summary.elapsed_s)
     return (
         f"Watching {word} after {took}: {summary.rounds} round(s), {summary.fetched:,} pages "
-        f"fetched, {summary.new_pages:,} new, {summary.changed_pages:,} changed, "
-        f"{summary.errors:,} errors"
+        f"fetched{_and_embeds(embeds, embed_errors)}, {summary.new_pages:,} new, "
+        f"{summary.changed_pages:,} changed, {summary.errors:,} errors"
     )
 
 
@@ -144,6 +153,7 @@ class NewsBatcher:
                 news.changed_pages += event.changed_pages
             elif (
                 isinstance(event, PageFetched)
+                and event.kind == PageKind.PAGE  # an embed (a CDN's image) is never news
                 and event.error is None
                 and event.change in ("changed", "unknown")
             ):

@@ -13,7 +13,15 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core.project import Project
-from recrawl.core.store.models import Compaction, FetchEvent, News, NewsKind, Page, Segment
+from recrawl.core.store.models import (
+    Compaction,
+    FetchEvent,
+    News,
+    NewsKind,
+    Page,
+    PageKind,
+    Segment,
+)
 
 from tests.warcs import cdxj_lines, read_warc, warcio_check
 
@@ -69,9 +77,13 @@ def check_project(
             .where(FetchEvent.http_status.is_null(False))
         )
         # news is written with the pages' updates: one "new" item per page whose content
-        # the crawler has seen (its first successful fetch set content_changed_at)
+        # the crawler has seen (its first successful fetch set content_changed_at);
+        # embeds are never news (DESIGN.md §14)
         succeeded = {
-            p.id for p in Page.select(Page.id).where(Page.content_changed_at.is_null(False))
+            p.id
+            for p in Page.select(Page.id).where(
+                Page.content_changed_at.is_null(False) & (Page.kind == PageKind.PAGE)
+            )
         }
         new_items: Counter[int] = Counter(
             n.page_id for n in News.select(News.page).where(News.kind == NewsKind.NEW)

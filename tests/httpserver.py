@@ -58,8 +58,9 @@ Route = Reply | Callable[[BaseHTTPRequestHandler], Reply]
 
 
 class TestServer:
-    def __init__(self, port: int = 0) -> None:
-        """``port``: 0 for any free one; a given one to come back where a stopped server was."""
+    def __init__(self, port: int = 0, address: str = "127.0.0.1") -> None:
+        """``port``: 0 for any free one; a given one to come back where a stopped server was.
+        ``address``: a loopback address of its own (127.0.0.2: a second host)."""
         self.routes: dict[str, Route] = {}
         self.hits: list[tuple[str, dict[str, str]]] = []
         #: time.monotonic() of each hit, in the order of ``hits``.
@@ -112,14 +113,15 @@ class TestServer:
                         if server.closing.wait(reply.trickle):
                             return
 
-        self.httpd = _QuietServer(("127.0.0.1", port), Handler)
+        self.address = address
+        self.httpd = _QuietServer((address, port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.address}:{self.port}"
 
     def url(self, path: str = "/") -> str:
         return self.origin + path

@@ -35,6 +35,13 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
     except StoreBusy:
         recovered = []  # the other recoverer does it
     messages += [f"recovered segment {name} of an interrupted crawl" for name in recovered]
+    # a capture committed before its embeds were: fetched again, with them (§14)
+    unfinished = store.unfinished_captures_due(recovered, now) if recovered else 0
+    if unfinished:
+        messages.append(
+            f"{unfinished:,} page{'s' if unfinished != 1 else ''} of the interrupted crawl "
+            "made due again: their embeds were not all fetched"
+        )
     if needs_rekey():
         try:
             # a compaction rewrites indexes too: not both at once (DESIGN.md §12)

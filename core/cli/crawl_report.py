@@ -46,7 +46,7 @@ class CrawlReport:
 
     def __call__(self, events: Sequence[Event]) -> None:
         for event in events:
-            if isinstance(event, PageFetched) and failed(event):
+            if isinstance(event, PageFetched) and event.kind == "page" and failed(event):
                 self._failed(event)
             elif isinstance(event, RoundFinished):
                 news = ""
@@ -55,9 +55,15 @@ class CrawlReport:
                         f"; news: {plural(event.new_pages, 'new page')}, "
                         f"{event.changed_pages} changed"
                     )
+                embeds = ""
+                if event.embeds_fetched or event.embed_errors:
+                    embeds = f", {plural(event.embeds_fetched, 'embed')} fetched"
+                    if event.embed_errors:
+                        embeds += f" ({plural(event.embed_errors, 'error')})"
                 print(
                     f"round {event.round} ({event.segment}): {event.fetched} fetched, "
-                    f"{plural(event.errors, 'error')}, {plural(event.new_urls, 'new URL')}{news}",
+                    f"{plural(event.errors, 'error')}, {plural(event.new_urls, 'new URL')}"
+                    f"{embeds}{news}",
                     file=sys.stderr,
                 )
             elif isinstance(event, LogMessage) and event.level != "info":
@@ -82,6 +88,10 @@ class CrawlReport:
             f"{plural(summary.new_urls, 'new URL')}, {plural(summary.errors, 'error')} "
             f"in {summary.elapsed_s:.1f} s ({summary.pages_per_s:.1f} pages/s)"
         )
+        if summary.embeds_fetched or summary.embed_errors:
+            line += f"; {plural(summary.embeds_fetched, 'embed')} fetched"
+            if summary.embed_errors:
+                line += f" ({plural(summary.embed_errors, 'error')})"
         if summary.segments:
             line += f"; {'segment' if len(summary.segments) == 1 else 'segments'} "
             line += ", ".join(summary.segments)

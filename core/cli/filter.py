@@ -71,9 +71,11 @@ def _filter_arguments(p: argparse.ArgumentParser) -> None:
         "check",
         help="run URLs through a chain",
         description=(
-            "filter check (DIR | --chain FILE) (URL... | --file F|-) [--json | --explain]: "
-            "the verdict for each URL, with the filter and rule line that decided it. Any "
-            "URL with a scheme is judged (mailto:, ftp:, file: too); options go anywhere."
+            "filter check (DIR | --chain FILE) (URL... | --file F|-) [--embeds] "
+            "[--json | --explain]: the verdict for each URL, with the filter and rule line "
+            "that decided it. Any URL with a scheme is judged (mailto:, ftp:, file: too); "
+            "options go anywhere. --embeds: as something a page embeds (an image, a "
+            "stylesheet...), which the chain's [[embed]] rules decide, not its filters."
         ),
     )
     q.add_argument(
@@ -83,6 +85,11 @@ def _filter_arguments(p: argparse.ArgumentParser) -> None:
         help="the project folder (unless --chain is given), then URLs to check",
     )
     q.add_argument("--chain", type=Path, metavar="FILE", help="a chain file instead of a project")
+    q.add_argument(
+        "--embeds",
+        action="store_true",
+        help="judge the URLs as embeds, by the chain's embed rules (none: all accepted)",
+    )
     q.add_argument(
         "--file",
         metavar="F",
@@ -210,7 +217,8 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         _show_lint(applied.chain, text, always=True)
         return 0
     if action == "import":
-        text = import_nutch(args.nutch_conf_dir, parse_order(args.order))
+        embeds = choices.project_chain().embed_rules.filters
+        text = import_nutch(args.nutch_conf_dir, parse_order(args.order), embeds)
         applied = choices.apply_chain(text)
         chain = applied.chain
         names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)

@@ -43,6 +43,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _check_all(chain: Chain, urls: list[str], args: argparse.Namespace) -> int:
+    if args.embeds:
+        chain = chain.embed_rules  # checked and explained as a chain of its own
     inputs = _inputs(urls, args.file)  # opens the file now: a missing one prints nothing
     out = sys.stdout
     checked = failed = 0

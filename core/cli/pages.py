@@ -29,7 +29,7 @@ from recrawl.core.errors import NotFound, PayloadError, RecrawlError
 from recrawl.core.net.decoding import PayloadDecoder
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
-from recrawl.core.store.models import Page, PageStatus
+from recrawl.core.store.models import Page, PageKind, PageStatus
 
 PAGE_COLUMNS = store.LISTING_COLUMNS  # as `recrawl urls` prints them
 
@@ -45,6 +45,12 @@ def _urls_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--new-since", metavar="ISO", help="only pages first seen at or after this ISO 8601 time"
+    )
+    p.add_argument(
+        "--kind",
+        choices=(*PageKind.ALL, "all"),
+        default=PageKind.PAGE,
+        help="pages (the default), embeds (what pages embed: images, styles, scripts...) or all",
     )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
@@ -62,9 +68,10 @@ def _json_value(value: Any) -> Any:
 @project_command
 def run_urls(project: Project, args: argparse.Namespace) -> int:
     since = parse_iso(args.new_since) if args.new_since else None
+    kinds = PageKind.ALL if args.kind == "all" else (args.kind,)
     rows = (
         {k: _json_value(row[k]) for k in PAGE_COLUMNS}
-        for row in store.list_pages(args.status, since)
+        for row in store.list_pages(args.status, since, kinds)
     )
     out = sys.stdout
     if args.json:
@@ -75,22 +82,28 @@ def run_urls(project: Project, args: argparse.Namespace) -> int:
         writer.writerows(rows)
     else:
         for row in rows:
-            out.write(f"{row['status']:<13} {row['first_seen']:<28} {row['url']}\n")
+            kind = f"{row['kind']:<6} " if args.kind == "all" else ""
+            out.write(f"{kind}{row['status']:<13} {row['first_seen']:<28} {row['url']}\n")
     return 0
 
 
 def find_page(url: str) -> Page:
-    """The page of ``url`` as given, else of its canonical form.
+    """The page (or embed) of ``url`` as given, else of its canonical form (a page's),
+    else as a browser requests it (an embed's, DESIGN.md §14: ``style.css?v1``).
 
-    The store holds canonical URLs only, and canonicalising is idempotent, so a URL
-    found as given is its own canonical form: w3lib is loaded only when it is not.
+    Both forms are idempotent, so a URL found as given is its own stored form: w3lib is
+    loaded only when it is not.
     """
     page = store.page_by_url(url)
     if page is None:
-        from recrawl.core.net.urls import canonical  # w3lib: only for a URL not stored as given
+        # w3lib: only for a URL not stored as given
+        from recrawl.core.net.urls import canonical, embed_url
 
-        with contextlib.suppress(RecrawlError):
-            page = store.page_by_url(canonical(url))
+        for form in (canonical, embed_url):
+            with contextlib.suppress(RecrawlError):
+                page = store.page_by_url(form(url))
+            if page is not None:
+                break
     if page is None:
         raise NotFound(f"no page {url} in this project")
     return page
@@ -114,11 +127,21 @@ def run_history(project: Project, args: argparse.Namespace) -> int:
             "interval_after": ev.interval_after,
             "segment": ev.segment,
             "error": ev.error,
+            # what the capture got of its embeds (DESIGN.md §14); null: not known
+            "embeds": ev.embeds,
+            "embeds_missing": _missing(ev.embeds_missing),
+            "embeds_missing_count": ev.embeds_missing_count,
         }
         for ev in store.history(page)
     ]
     print_rows(rows, args.json, _history_line)
     return 0
+
+
+def _missing(kept: list[list[str]] | None) -> list[dict[str, str]] | None:
+    if kept is None:
+        return None
+    return [{"url": url, "reason": reason} for url, reason in kept]
 
 
 def _history_line(row: dict[str, Any]) -> str:
@@ -130,6 +153,14 @@ def _history_line(row: dict[str, Any]) -> str:
     )
     if row["segment"]:
         line += f"  in {row['segment']}"
+    if row["embeds"] is not None:
+        count = row["embeds_missing_count"] or 0
+        total = row["embeds"] + count
+        line += f"  embeds {row['embeds']}/{total}"
+        if count:
+            shown = [f"{m['url']} ({m['reason']})" for m in row["embeds_missing"][:3]]
+            more = f" and {count - len(shown):,} more" if count > len(shown) else ""
+            line += f", missing: {', '.join(shown)}{more}"
     if row["error"]:
         line += f"  ({row['error']})"
     return line

@@ -44,7 +44,7 @@ def _worker_arguments(p: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="one line per round: started_at, fetched, new_pages, changed_pages, errors, "
-        "next_due_at",
+        "next_due_at, embeds_fetched",
     )
 
 

@@ -8,7 +8,10 @@ a 200 kB page of ``<div><b id=N></div>`` then ``<p>x</p>`` made millions of elem
 ran out of memory. The markup is therefore scanned first (a cheap model of the parser's
 stack of open elements and list of active formatting elements) and cut at the first tag
 past a bound; the parser sees only what is before it, so its time and memory are
-bounded whatever the page.
+bounded whatever the page. An ordinary page, its elements nested properly, is shown
+within the bounds without the model reading each of its tags: the shortcut at the end
+of this module (:func:`skeleton`) takes its well-nested parts out with regular
+expressions, and the model reads the rest.
 
 The model errs deep. It pops an element for an end tag, or for a start tag that
 implicitly closes one (``<li>``, ``<p>``, ``<td>``...), only where the parser's rules do
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: How far down the stack an end tag (or an implied end) looks for its element.
@@ -386,9 +390,275 @@ def find_cut(text: str, max_depth: int, max_elements: int) -> Cut | None:
     # most a tag's worth of formatting elements again: too few tags to pass a bound
     if 3 * tags <= max_depth and tags * tags <= max_elements:
         return None
+    if within(text, max_depth, max_elements, tags):
+        return None
     return _scan(text, max_depth, max_elements)[0]
 
 
 def reach(text: str) -> Reach:
     """How deep the model nests the whole of ``text``, and its elements (for tests)."""
     return _scan(text, len(text) + 1, len(text) + 1)[1]
+
+
+# -- the shortcut: a page shown within the bounds by its skeleton -------------------------
+#
+# The model reads every tag in Python: a few milliseconds for an ordinary 100 kB page,
+# most of a crawl's analysis. An ordinary page nests its elements properly, and nesting
+# can be checked by regular expressions, which run in C: :func:`skeleton` empties, round
+# after round, innermost first, each element whose start and end tags enclose only text
+# and elements emptied before, and the model then reads what is left (the page's
+# skeleton: its head, body, forms and tables, a few hundred tags). Why that is enough:
+#
+# - Only formatting elements make the parser's work grow faster than the page (they
+#   are made again). The model makes one again only once it is popped by another
+#   element's end tag or an implied end. A formatting element with nothing but text and
+#   quiet elements in it (whose tags start and end themselves and nothing else; an <a>
+#   ends an open <a>, so none may be in another) is started and ended by its own tags,
+#   never popped otherwise. So when every formatting element goes that way
+#   (:data:`_FORMATTING_LEFT` finds none in the skeleton), none is ever made again, and
+#   each tag makes at most three elements (a table cell its body and row; its tag starts
+#   with "<t"): at most ``count("<") + 2 * count("<t")`` (:func:`elements_bound`).
+# - Quiet elements go altogether ("<!>"; "<!a>" when a link is in one). Others are
+#   emptied, their start and end tags kept (``<li></li>``): a start tag may end open
+#   elements (a block's ends an open <p>, an item's an open item), and the skeleton must
+#   end them too, or a later end tag would pop in it what the page left open. An
+#   element emptied goes into its parent only where its start ends nothing: a block into
+#   a block (which, when it started, ended the <p> it could reach) other than <p>, an
+#   item into its list. Inside, an emptied element nested its own height at most, one a
+#   round: so the page nests at most the skeleton's depth plus ``height``.
+# - Comments, scripts, styles and titles (text to the parser), void elements and bogus
+#   comments are replaced first, each by a quiet "<!>": the model scans for the same
+#   tokens from left to right, so the two agree on where each begins and ends (a page
+#   whose tag names run into a "<", or with a character that case-folds to an ASCII
+#   letter in an end tag, is left to the model). Tags in upper case are left as they are.
+#
+# tests/core/content/test_markup_bounds.py checks both claims against the model on
+# random nested markup. The regular expressions are possessive (no backtracking) and
+# each reads the text once a round; rounds stop at :data:`MAX_HEIGHT`.
+
+#: Rounds of emptying elements before a page is left to the model (ordinary pages need
+#: 10 to 30; a page of 100,000 nested <div> elements would need 100,000).
+MAX_HEIGHT = 64
+
+
+def _names(names: str) -> bytes:
+    """``names`` as a regular expression's alternatives, a trie (one test a letter)."""
+
+    def alternatives(words: list[bytes]) -> bytes:
+        heads: dict[bytes, list[bytes]] = {}
+        for word in words:
+            heads.setdefault(word[:1], []).append(word[1:])
+        ends = heads.pop(b"", None) is not None
+        branches = [re.escape(head) + alternatives(rest) for head, rest in sorted(heads.items())]
+        if not branches:
+            return b""
+        if len(branches) == 1 and not ends:
+            return branches[0]
+        return b"(?:" + b"|".join(branches) + b")" + (b"?" if ends else b"")
+
+    return alternatives(sorted({name.encode() for name in names.split()}))
+
+
+#: Formatting elements that go with quiet content (not <a> and <nobr>: each ends an
+#: open one of its kind, and the elements above it).
+_QUIET_FORMATTING = " ".join(sorted(_FORMATTING - {"a", "nobr"}))
+#: Elements whose tags only start and end themselves, as the model reads them.
+_QUIET_OTHER = "span kbd var samp abbr cite dfn sub sup q mark label bdi bdo time data ins del"
+_QUIET_NAMES = f"{_QUIET_FORMATTING} {_QUIET_OTHER}"
+#: Blocks whose start ends an open <p> and nothing else, emptied with any content that
+#: went (<p> and the headings hold phrasing only: a block would end them).
+_BLOCKS = (
+    "div section article aside nav header footer main figure figcaption blockquote "
+    "address center details summary dialog fieldset hgroup search pre listing"
+)
+_LISTS = "ul ol menu dir"
+_HEADINGS_NAMES = "h1 h2 h3 h4 h5 h6"
+#: Text elements replaced whole (<xmp> too ends an open <p>: left in).
+_TEXT_ELEMENTS = " ".join(sorted(_RAW_TEXT - {"xmp"}))
+_QUIET_VOID = " ".join(sorted(_VOID - {"hr"}))
+
+_AFTER_NAME = rb"(?=[\t\n\f\r />])"
+_TEXT = rb"[^<>]*+"
+_REST_OF_TAG = _AFTER_NAME + _TEXT + rb">"
+
+
+def _content(*items: bytes) -> bytes:
+    """Text and any number of ``items``."""
+    return _TEXT + rb"(?:(?:" + b"|".join(items) + rb")" + _TEXT + rb")*+"
+
+
+def _emptied(names: str) -> bytes:
+    """An element of ``names`` that was emptied (``<li></li>``). Literal alternatives, no
+    group: Python 3.11's re fails on a group repeated possessively ("SystemError: The
+    span of capturing group is wrong")."""
+    return _names(" ".join(f"<{name}></{name}>" for name in names.split()))
+
+
+_QUIET = _content(rb"<!>")
+_PHRASE = _content(rb"<!a?>")
+_FLOW_ITEMS = (
+    rb"<!a?>",
+    rb"<hr" + _REST_OF_TAG,
+    _emptied(f"{_BLOCKS} {_LISTS} {_HEADINGS_NAMES} dl p"),
+)
+#: What a block other than <p> holds once emptied: phrasing, blocks, lists, headings.
+_FLOW = _content(*_FLOW_ITEMS)
+
+
+def _element(names: str, content: bytes) -> re.Pattern[bytes]:
+    """An element of ``names`` holding ``content`` (not one emptied already)."""
+    return re.compile(
+        rb"<(" + _names(names) + rb")(?!></\1>)" + _REST_OF_TAG + content + rb"</\1" + _REST_OF_TAG
+    )
+
+
+_EMPTIED: dict[bytes, bytes] = {}
+
+
+def _empty(match: re.Match[bytes]) -> bytes:
+    """The element matched, emptied. (A function: Python 3.11 expands a template such as
+    ``<\\1></\\1>`` in Python for each match, slower than a dictionary.)"""
+    name = match[1]
+    emptied = _EMPTIED.get(name)
+    if emptied is None:
+        emptied = _EMPTIED.setdefault(name, b"<" + name + b"></" + name + b">")
+    return emptied
+
+
+_EMPTY = _empty
+_PHRASING_RULES = frozenset({0, 1, 2})
+_FLOW_RULES = frozenset({0, 1, 2, 3, 5, 6, 7})
+#: Each round's rules, in order: (pattern, what an element it matches becomes, the
+#: rules whose results it reads: one none of whose inputs changed since it last ran is
+#: skipped). Quiet elements go: "<!>", or "<!a>" when a link is in one (none may be in
+#: a link). The others are emptied, each into a parent where its start ends nothing it
+#: did not start: blocks into blocks but <p> (and the headings), items into their
+#: lists, anything into a table cell (it stops every search for an element to end), a
+#: table's parts into it (a row straight in a table makes a body in it: one more level).
+_ROUND: tuple[
+    tuple[re.Pattern[bytes], bytes | Callable[[re.Match[bytes]], bytes], frozenset[int]], ...
+] = (
+    (_element(_QUIET_NAMES, _QUIET), b"<!>", frozenset({0})),
+    (_element("a", _QUIET), b"<!a>", frozenset({0})),
+    (_element(_QUIET_NAMES, _QUIET + rb"<!a>" + _PHRASE), b"<!a>", _PHRASING_RULES),
+    (_element(f"p {_HEADINGS_NAMES}", _PHRASE), _EMPTY, _PHRASING_RULES),
+    (_element("li dt dd", _FLOW), _EMPTY, _FLOW_RULES),
+    (_element(_LISTS, _content(*_FLOW_ITEMS, rb"<li></li>")), _EMPTY, _FLOW_RULES | {4}),
+    (
+        _element("dl", _content(*_FLOW_ITEMS, rb"<dt></dt>", rb"<dd></dd>")),
+        _EMPTY,
+        _FLOW_RULES | {4},
+    ),
+    (_element(f"{_BLOCKS} form", _FLOW), _EMPTY, _FLOW_RULES),
+    (
+        _element("td th caption", _content(*_FLOW_ITEMS, _emptied("li dt dd table"))),
+        _EMPTY,
+        _FLOW_RULES | {4, 11},
+    ),
+    (
+        _element("tr", _content(rb"<!a?>", _emptied("td th"))),
+        _EMPTY,
+        _PHRASING_RULES | {8},
+    ),
+    (
+        _element("tbody thead tfoot", _content(rb"<!a?>", rb"<tr></tr>")),
+        _EMPTY,
+        _PHRASING_RULES | {9},
+    ),
+    (
+        _element("table", _content(*_FLOW_ITEMS, _emptied("tr tbody thead tfoot caption"))),
+        b"<table></table>",
+        _FLOW_RULES | {8, 9, 10},
+    ),
+)
+#: Rules after which the page nests a level more than they took out (the table's).
+_TWO_LEVELS = frozenset({11})
+
+
+#: What the model does not read as markup, and quiet elements with text alone: "<!>".
+_PREPARED = re.compile(
+    rb"<(?:("
+    + _names(_QUIET_NAMES)
+    + rb")"
+    + _REST_OF_TAG
+    + _TEXT
+    + rb"</\1"
+    + _REST_OF_TAG
+    + rb"|("
+    + _names(_TEXT_ELEMENTS)
+    + rb")"
+    + _AFTER_NAME
+    + rb"[\s\S]*?(?:</(?i:\2)"
+    + _TEXT
+    + rb">?|\Z)"
+    + rb"|!--[\s\S]*?(?:-->|\Z)"
+    + rb"|[!?]"
+    + _TEXT
+    + rb">"
+    + rb"|"
+    + _names(_QUIET_VOID)
+    + _REST_OF_TAG
+    + rb")"
+)
+#: A tag name that runs into a "<": the model reads the "<" as part of the name.
+_NAME_WITH_LT = re.compile(rb"<[A-Za-z][^\t\n\f\r /><]*+<")
+#: Characters that match an ASCII letter case-insensitively, as the model finds a
+#: script's end: a page with one in an end tag is left to the model.
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+_FOLDED_END = re.compile("</[^\t\n\f\r />]{0,7}[\u0130\u0131\u017f\u212a]")
+_FORMATTING_LEFT = re.compile(rb"<(?i:" + _names(" ".join(_FORMATTING)) + rb")" + _AFTER_NAME)
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    """What the model must still read of a page (see above): ``text``, which nests at
+    most ``height`` less deep than the page."""
+
+    text: str
+    height: int
+
+
+def skeleton(text: str) -> Skeleton | None:
+    """The page's skeleton, or None when its formatting elements do not all go (or the
+    page is one the shortcut does not read: see above)."""
+    if any(char in text for char in _FOLDS_TO_ASCII) and _FOLDED_END.search(text):
+        return None
+    markup = _PREPARED.sub(b"<!>", text.encode("utf-8", "surrogatepass"))
+    height = 1
+    changed = frozenset(range(len(_ROUND)))  # (the preparation fed them all)
+    while changed:
+        now: set[int] = set()
+        for rule, (pattern, gone, reads) in enumerate(_ROUND):
+            if reads.isdisjoint(changed) and reads.isdisjoint(now):
+                continue
+            markup, taken = pattern.subn(gone, markup)
+            if taken:
+                height += 2 if rule in _TWO_LEVELS else 1
+                now.add(rule)
+        if height > MAX_HEIGHT:
+            return None
+        changed = frozenset(now)
+    # A tag whose name runs into a "<" survives every rule (none reads it as a tag), so
+    # the skeleton has it if the page does: where it is, the model and the preparation
+    # may not agree on where a comment or a script starts.
+    if _FORMATTING_LEFT.search(markup) or _NAME_WITH_LT.search(markup):
+        return None
+    return Skeleton(markup.decode("utf-8", "surrogatepass"), height)
+
+
+def elements_bound(text: str, tags: int | None = None) -> int:
+    """Elements a page whose formatting elements all go makes, at most (see above);
+    ``tags``: its count of "<", when known."""
+    tags = text.count("<") if tags is None else tags
+    return tags + 2 * (text.count("<t") + text.count("<T"))
+
+
+def within(text: str, max_depth: int, max_elements: int, tags: int | None = None) -> bool:
+    """Whether ``text`` is shown within the bounds without the model reading it all
+    (False: it may not be; the model must tell). ``tags``: its count of "<", if known."""
+    if elements_bound(text, tags) > max_elements:
+        return False
+    bones = skeleton(text)
+    if bones is None or bones.height >= max_depth:
+        return False
+    return _scan(bones.text, max_depth - bones.height, max_elements)[0] is None

@@ -32,8 +32,18 @@ from typing import TYPE_CHECKING
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
 from recrawl.core.config import ParseSettings
-from recrawl.core.content.published import page_date
-from recrawl.core.engine.parse import ParseResult, is_html, looks_binary, media_type, parse_html
+from recrawl.core.engine.parse import (
+    EmbedList,
+    ParseResult,
+    is_css,
+    is_html,
+    is_script,
+    looks_binary,
+    media_type,
+    parse_html,
+    parse_script,
+    parse_stylesheet,
+)
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
 from recrawl.core.policy.signature import OutlinksSignature, Signature
@@ -81,7 +91,7 @@ class Asked:
     #: Build its response's records.
     archive: ToArchive | None = None
     #: Look for its publication date, at the latest this instant (the fetch's); None:
-    #: don't (it costs a third of a parse, and is read on a page's first fetch only).
+    #: don't (it is read on a page's first fetch only).
     date_by: datetime | None = None
 
 
@@ -104,6 +114,8 @@ class Analysis:
     published: datetime | None = None
     #: The outlinks' hashes (``outlinks`` signature form) when asked for and HTML.
     link_hashes: bytes | None = None
+    #: What an HTML page or a stylesheet embeds (DESIGN.md §14); None for other bodies.
+    embeds: EmbedList | None = None
 
 
 def signing(
@@ -175,10 +187,14 @@ def analyse_page(
 ) -> Analysis:
     """The page's analysis (pure but for reading ``asked.earlier``: the same in the
     crawl's process and in a worker)."""
-    parsed = None
+    parsed = embeds = None
     if is_html(content_type, body):
-        keep_markup = asked.date_by is not None
-        parsed = parse_html(body, url, content_type, bounds, keep_markup=keep_markup)
+        parsed = parse_html(body, url, content_type, bounds, date_by=asked.date_by)
+        embeds, parsed.embeds = parsed.embeds, None  # sent back once, beside it
+    elif is_css(content_type, url) and not looks_binary(content_type, body):
+        embeds = parse_stylesheet(body, url, content_type, bounds)
+    elif is_script(content_type, url) and not looks_binary(content_type, body):
+        embeds = parse_script(body, url, bounds)
     links = tuple(link.url for link in parsed.links) if parsed else ()
     signed = None
     if asked.sign:
@@ -186,9 +202,7 @@ def analyse_page(
     published = hashes = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept
-        if parsed.markup is not None and asked.date_by is not None:
-            published = page_date(parsed.markup, url, asked.date_by)
-        parsed.markup = None
+        published, parsed.published = parsed.published, None  # (sent back once)
         if bounds.hash_links:
             hashes = OutlinksSignature().compute(b"", None, links)
     earlier, archive = asked.earlier, asked.archive
@@ -203,7 +217,7 @@ def analyse_page(
             archive.truncated,
             archive.ip,
         )
-    return Analysis(parsed, signed, before, members, published, hashes)
+    return Analysis(parsed, signed, before, members, published, hashes, embeds)
 
 
 _BUILDER: list[RecordBuilder] = []

@@ -11,11 +11,14 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from typing import TypeVar
 
 from recrawl.core import store
 from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.errors import LeaseLost
+
+_T = TypeVar("_T")
 
 
 class CommitPipeline:
@@ -93,6 +96,12 @@ class CommitPipeline:
         future = loop.run_in_executor(self._thread, store.retried, function, *args)
         future.add_done_callback(finished)
         self._pending.append(future)
+
+    async def run(self, function: Callable[..., _T], *args: object) -> _T:
+        """Run a store write in order with the commits and wait for its result (a lost
+        database server is waited for, as for a commit)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, store.retried, function, *args)
 
     async def wait_below(self, count: int) -> None:
         """Wait until fewer than ``count`` commits are pending (oldest first); a store

@@ -130,6 +130,7 @@ class Crawler:
             self.traps,
             seen_limit=self.settings.seen_limit,
             follow_nofollow=self.settings.follow_nofollow,
+            embed_rules=compile_chain(self.chain.embed_rules),
         )
         #: New sitemaps and feeds as the crawl meets them (DESIGN.md §11).
         self.sources = SourceFinder(self.settings.sources, self.clock, self.events)
@@ -253,6 +254,8 @@ class Crawler:
             robots,
             self.reach,
             self.worker,
+            lambda: self.links.embed_rules,
+            self.schedule.initial_interval(),
         )
         reader = None
         if settings.sources.enabled:
@@ -393,7 +396,7 @@ class Crawler:
         text = chain_text()
         if text != self._chain_text:
             self._chain_text, self.chain = text, parse_chain(text)
-            self.links.use_chain(compile_chain(self.chain))
+            self.links.use_chain(compile_chain(self.chain), compile_chain(self.chain.embed_rules))
             # the pages this crawl added by the chain before, since the apply
             caught = catch_up(self.clock.now())
             self.events.emit(

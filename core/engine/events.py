@@ -50,6 +50,8 @@ class PageFetched:
     bytes: int
     elapsed_ms: float
     error: str | None = None
+    #: ``page``, or ``embed``: something a page needs to be seen (DESIGN.md §14).
+    kind: str = "page"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,9 @@ class RoundFinished:
     #: and fetches whose change was ``changed``.
     new_pages: int = 0
     changed_pages: int = 0
+    #: What pages embed, counted apart from the pages (DESIGN.md §14).
+    embeds_fetched: int = 0
+    embed_errors: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +101,9 @@ class StatsSnapshot:
     new_urls: int
     pages_per_s: float
     paused: bool
+    #: What pages embed, counted apart from the pages (DESIGN.md §14).
+    embeds_fetched: int = 0
+    embed_errors: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +121,9 @@ class CrawlSummary:
     #: News of the crawl (DESIGN.md §10), as in :class:`RoundFinished`.
     new_pages: int = 0
     changed_pages: int = 0
+    #: What pages embed, counted apart (DESIGN.md §14), as in :class:`RoundFinished`.
+    embeds_fetched: int = 0
+    embed_errors: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -148,6 +159,8 @@ class WatchRound:
     changed_pages: int
     errors: int
     next_due_at: datetime | None
+    #: What pages embed, fetched in the round (DESIGN.md §14).
+    embeds_fetched: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -157,6 +170,7 @@ class WatchRound:
             "changed_pages": self.changed_pages,
             "errors": self.errors,
             "next_due_at": to_iso(self.next_due_at),
+            "embeds_fetched": self.embeds_fetched,
         }
 
 

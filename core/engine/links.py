@@ -19,7 +19,8 @@ from recrawl.core.engine.events import EventQueue, LinkRejected, LogMessage
 from recrawl.core.engine.parse import MAX_INVALID, ParseResult, bounded
 from recrawl.core.engine.traps import SEQUENCE_KEY, Admitted, TrapGuard
 from recrawl.core.errors import InvalidUrl
-from recrawl.core.filters.compiled import CompiledChain
+from recrawl.core.filters import Chain
+from recrawl.core.filters.compiled import CompiledChain, compile_chain
 from recrawl.core.net.urls import canonical, host_of
 from recrawl.core.policy.schedule import FetchSchedule
 from recrawl.core.store.models import DiscoveredVia, Page
@@ -41,8 +42,11 @@ class LinkDiscoverer:
         *,
         seen_limit: int,
         follow_nofollow: bool,
+        embed_rules: CompiledChain | None = None,
     ) -> None:
         self.compiled_chain = compiled_chain
+        #: The chain's embed rules (DESIGN.md §14), which decide what pages embed.
+        self.embed_rules = embed_rules or compile_chain(Chain([]))
         self.schedule = schedule
         self.clock = clock
         self.events = events
@@ -52,10 +56,11 @@ class LinkDiscoverer:
         self._seen: set[str] = set()  # targets checked (and queued pages)
         self._rejected: set[str] = set()  # the ones of them the chain rejected
 
-    def use_chain(self, compiled_chain: CompiledChain) -> None:
-        """Judge links by another chain from now on (the project's was applied anew); the
-        verdicts remembered were the old chain's."""
+    def use_chain(self, compiled_chain: CompiledChain, embed_rules: CompiledChain) -> None:
+        """Judge links (and embeds) by another chain from now on (the project's was
+        applied anew); the verdicts remembered were the old chain's."""
         self.compiled_chain = compiled_chain
+        self.embed_rules = embed_rules
         self._seen.clear()
         self._rejected.clear()
 

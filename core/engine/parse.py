@@ -1,23 +1,35 @@
-"""Link extraction from HTML (selectolax Lexbor), with charset handling.
+"""Link and embed extraction from HTML (selectolax Lexbor) and CSS, with charset handling.
 
-Non-HTML bodies are stored, not parsed. The parser sees the page up to the parse bounds
-(core/content/markup_bounds.py); a page past one says where it was cut. Links are resolved
-against ``<base href>`` and canonicalized; malformed ones are counted and the first
-:data:`MAX_INVALID` of a page kept with the reason, never fatal.
+Bodies other than HTML and CSS are stored, not parsed. The parser sees the page up to
+the parse bounds (core/content/markup_bounds.py); a page past one says where it was cut.
+Links and embeds are resolved against ``<base href>`` (a stylesheet's against its own
+URL) and canonicalized; malformed ones are counted and the first :data:`MAX_INVALID` of
+a page kept with the reason, never fatal. What a page embeds (DESIGN.md §14) is found by
+:mod:`recrawl.core.content.embeds` and :mod:`recrawl.core.content.css`, as written; here
+it becomes URLs as a browser requests them (:func:`~recrawl.core.net.urls.embed_url`:
+what a replayed page asks for), at most ``ParseSettings.max_embeds`` of them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urljoin
 
 from recrawl.core.config import ParseSettings
+from recrawl.core.content.css import stylesheet_embeds
+from recrawl.core.content.embeds import html_embeds
+from recrawl.core.content.link_header import link_header_embeds
 from recrawl.core.content.markup_bounds import find_cut
+from recrawl.core.content.published import Unstated, stated_date
+from recrawl.core.content.refs import EmbedRef, EmbedSet
+from recrawl.core.content.scripts import script_guesses
 from recrawl.core.errors import InvalidUrl
-from recrawl.core.net.urls import canonical
+from recrawl.core.net.urls import canonical, embed_url
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
@@ -71,12 +83,13 @@ class ParseResult:
     cut: str | None = None
     #: The document's <title>, whitespace collapsed, at most MAX_TITLE characters.
     title: str | None = None
-    #: The markup as parsed (decoded, cut at the parse bounds), when asked for
-    #: (``keep_markup``): a publication date is read from it.
-    markup: str | None = None
+    #: When the page says it was published (naive UTC), when asked (``date_by``).
+    published: datetime | None = None
     #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
     #: most MAX_FEEDS.
     feeds: list[str] = field(default_factory=list)
+    #: What it embeds (DESIGN.md §14).
+    embeds: EmbedList | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # its links as URLs and the places of the nofollow ones: a third of the time
@@ -84,7 +97,8 @@ class ParseResult:
         nofollow = [i for i, link in enumerate(self.links) if link.nofollow]
         urls = [link.url for link in self.links]
         rest = (self.text, self.malformed, self.invalid, self.nofollow_all, self.cut)
-        return (_unpickled, (urls, nofollow, *rest, self.title, self.markup, self.feeds))
+        last = (self.title, self.published, self.feeds, self.embeds)
+        return (_unpickled, (urls, nofollow, *rest, *last))
 
 
 def _unpickled(
@@ -96,14 +110,157 @@ def _unpickled(
     nofollow_all: bool,
     cut: str | None,
     title: str | None,
-    markup: str | None,
+    published: datetime | None,
     feeds: list[str],
+    embeds: EmbedList | None,
 ) -> ParseResult:
     make = tuple.__new__  # Outlink's own __new__ is a Python function; this is not
     links: list[Outlink] = [make(Outlink, (url, False)) for url in urls]
     for i in nofollow:
         links[i] = Outlink(urls[i], True)
-    return ParseResult(links, text, malformed, invalid, nofollow_all, cut, title, markup, feeds)
+    return ParseResult(
+        links, text, malformed, invalid, nofollow_all, cut, title, published, feeds, embeds
+    )
+
+
+@dataclass
+class EmbedList:
+    """What a page or stylesheet embeds (DESIGN.md §14): URLs as a browser asks for them
+    (:func:`~recrawl.core.net.urls.embed_url`), in document
+    order, each once, at most ``ParseSettings.max_embeds``; those past it counted."""
+
+    urls: list[str] = field(default_factory=list)
+    #: References that are no URL to fetch, as written (resolved where possible), with
+    #: why: the first MAX_INVALID.
+    invalid: list[InvalidLink] = field(default_factory=list)
+    #: Distinct references past the per-page limit, not kept.
+    dropped: int = 0
+    #: Bounds the extraction hit (a stylesheet cut at its size bound), one line each.
+    notes: list[str] = field(default_factory=list)
+    #: Those of ``urls`` a stylesheet ``@import``s: part of it, at its own hop.
+    imports: list[str] = field(default_factory=list)
+    #: Those of ``urls`` only guessed from a script's text (:mod:`~recrawl.core.content.scripts`):
+    #: fetched, but not missing when they are not there.
+    guesses: list[str] = field(default_factory=list)
+
+
+def resolve_embeds(
+    refs: Iterable[EmbedRef],
+    base: str,
+    own_url: str,
+    limit: int,
+    dropped: int = 0,
+    notes: Sequence[str] = (),
+) -> EmbedList:
+    """The references as a browser requests them (against ``base`` unless one names its own),
+    without ``own_url`` (a page embedding itself) and duplicates, at most ``limit``."""
+    found = EmbedList(dropped=dropped, notes=list(notes))
+    seen = {own_url}
+    kept: set[str] = set()
+    for ref in refs:
+        try:
+            url = embed_url(ref.url, ref.base or base)
+        except InvalidUrl as exc:
+            if len(found.invalid) < MAX_INVALID:
+                text = ref.url
+                with contextlib.suppress(ValueError):
+                    text = urljoin(ref.base or base, text)
+                if text not in kept:
+                    kept.add(text)
+                    found.invalid.append(InvalidLink(bounded(text), exc.reason))
+            continue
+        if url in seen:
+            continue
+        seen.add(url)
+        if len(found.urls) >= limit:
+            found.dropped += 1
+            continue
+        found.urls.append(url)
+        if ref.context == "css-import":
+            found.imports.append(url)
+        elif ref.context == "script-guess":
+            found.guesses.append(url)
+    return found
+
+
+def header_embeds(value: str, url: str) -> list[str]:
+    """The preloads and stylesheets a ``Link`` response header names (as requested)."""
+    refs = link_header_embeds(value, limit=MAX_HEADER_EMBEDS)
+    found = resolve_embeds(refs, url, url, MAX_HEADER_EMBEDS)
+    return found.urls
+
+
+#: Embeds read from one response's ``Link`` header, at most.
+MAX_HEADER_EMBEDS = 100
+
+
+def is_script(content_type: str | None, url: str) -> bool:
+    """A script: served as JavaScript, or with no type and a ``.js`` or ``.mjs`` path."""
+    kind = media_type(content_type)
+    if kind:
+        return kind in SCRIPT_TYPES
+    return url.split("?", 1)[0].lower().endswith((".js", ".mjs"))
+
+
+def parse_script(body: bytes, url: str, bounds: ParseSettings | None = None) -> EmbedList:
+    """The files a script names outright (guesses), resolved against its own URL."""
+    bounds = bounds or ParseSettings()
+    refs = EmbedSet(bounds.max_embeds)
+    script_guesses(body.decode("utf-8", "replace"), refs)
+    found = refs.embeds()
+    return resolve_embeds(found.refs, url, url, bounds.max_embeds, found.dropped)
+
+
+SCRIPT_TYPES = (
+    "application/javascript",
+    "text/javascript",
+    "application/x-javascript",
+    "application/ecmascript",
+    "text/ecmascript",
+)
+CSS_TYPES = ("text/css",)
+
+
+def is_css(content_type: str | None, url: str) -> bool:
+    """A stylesheet: served as CSS (browsers apply no other type), or with no type at all
+    and a ``.css`` path."""
+    kind = media_type(content_type)
+    if kind:
+        return kind in CSS_TYPES
+    return url.split("?", 1)[0].lower().endswith(".css")
+
+
+def parse_stylesheet(
+    body: bytes, url: str, content_type: str | None, bounds: ParseSettings | None = None
+) -> EmbedList:
+    """What a stylesheet embeds (its imports, images, fonts), resolved against its URL."""
+    bounds = bounds or ParseSettings()
+    text = decode_stylesheet(body, content_type)
+    found = stylesheet_embeds(text, bounds.max_embeds, max_chars=bounds.max_stylesheet_chars)
+    return resolve_embeds(found.refs, url, url, bounds.max_embeds, found.dropped, found.notes)
+
+
+_CHARSET = re.compile(rb'^@charset "([A-Za-z0-9_.:-]{1,40})";')
+
+
+def decode_stylesheet(body: bytes, content_type: str | None) -> str:
+    """A stylesheet's text as CSS Syntax decodes it: a BOM, then the HTTP charset, then
+    ``@charset``, then UTF-8; what does not decode is replaced (URLs are ASCII)."""
+    if body.startswith(b"\xef\xbb\xbf"):
+        return body[3:].decode("utf-8", "replace")
+    if body.startswith(_UTF16_BOMS):
+        return body.decode("utf-16", "replace")
+    charset = None
+    for part in (content_type or "").split(";")[1:]:
+        name, _, value = part.strip().partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip('"')
+    if charset is None and (match := _CHARSET.match(body)):
+        charset = match.group(1).decode("ascii")
+    try:
+        return body.decode(charset or "utf-8", "replace")
+    except LookupError:  # a charset no codec knows
+        return body.decode("utf-8", "replace")
 
 
 def media_type(content_type: str | None) -> str:
@@ -140,10 +297,11 @@ def parse_html(
     content_type: str | None,
     bounds: ParseSettings | None = None,
     *,
-    keep_markup: bool = False,
+    date_by: datetime | None = None,
 ) -> ParseResult:
-    """The page's links and text, parsed up to ``bounds`` (the defaults if None);
-    with ``keep_markup``, the markup parsed too (``result.markup``)."""
+    """The page's links and text, parsed up to ``bounds`` (the defaults if None); with
+    ``date_by``, the publication date it states, at the latest that instant's
+    (``result.published``: read from the parse tree, core/content/published.py)."""
     bounds = bounds or ParseSettings()
     _, text = html_to_unicode(content_type, body)
     result = ParseResult()
@@ -155,16 +313,21 @@ def parse_html(
         )
         text = text[: cut.at]
     tree = LexborHTMLParser(text)
-    if keep_markup:
-        result.markup = text
-    del text  # the tree has its own copy: two of a 10 MB page are enough (unless kept)
+    dated = stated_date(text, url, date_by, tree) if date_by is not None else None
+    del text  # the tree has its own copy: two of a 10 MB page are enough
     raw_links, base_href, raw_feeds = _raw_links(tree, result)
+    embedded = html_embeds(
+        tree, bounds.max_embeds, max_css_chars=bounds.max_stylesheet_chars, bounds=bounds
+    )
     del tree  # a page's links and its parse tree are not held at once
+    # htmldate parses the page again: not while the tree is held
+    result.published = dated.find() if isinstance(dated, Unstated) else dated
     invalid: set[str] = set()
-    base = url
+    base = embed_base = url
     if base_href is not None:
         try:
             base = canonical(base_href, url)
+            embed_base = embed_url(base_href, url)
         except InvalidUrl as exc:
             _invalid(result, base_href, url, exc, invalid)
     # one entry per target; followable if any link to it is followable
@@ -180,6 +343,9 @@ def parse_html(
             continue
         merged[link] = merged.get(link, True) and (nofollow or result.nofollow_all)
     result.links = [Outlink(link, nofollow) for link, nofollow in merged.items()]
+    result.embeds = resolve_embeds(
+        embedded.refs, embed_base, url, bounds.max_embeds, embedded.dropped, embedded.notes
+    )
     for href in raw_feeds:
         with contextlib.suppress(InvalidUrl):  # a feed that is no URL is no feed to read
             feed = canonical(href, base)

@@ -15,17 +15,20 @@ from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import Analysis
 from recrawl.core.engine.captures import CaptureWriter
+from recrawl.core.engine.embeds import Embedded, Found, failure_reason, refs_of
 from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.news import news_kind
 from recrawl.core.engine.sources import SourceFinder
 from recrawl.core.engine.update import Capture, Outcome, PageUpdate, update_page
+from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
+from recrawl.core.net.urls import embed_url
 from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import OutlinksSignature, Signature, compare
-from recrawl.core.store.models import Page, PageStatus
+from recrawl.core.store.models import Page, PageKind, PageStatus
 
 
 class FetchRecorder:
@@ -77,7 +80,9 @@ class FetchRecorder:
         for name in ("last_fetched", "first_fetched"):
             update.fields.pop(name, None)  # nothing of the page itself was requested
         self._add(page, update, Change.UNKNOWN, now, batch)
-        self.events.emit(PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note))
+        self.events.emit(
+            PageFetched(page.url, update.status, None, "unknown", 0, 0.0, note, page.kind)
+        )
         return outcome
 
     def record_safely(
@@ -89,6 +94,7 @@ class FetchRecorder:
         captures: CaptureWriter,
         asked_wait: float | None = None,
         analysis: Analysis | Exception | None = None,
+        embedded: Embedded | None = None,
     ) -> Outcome:
         """Record one fetch; a bug or absurd input costs that page, not the crawl.
 
@@ -104,7 +110,7 @@ class FetchRecorder:
         try:
             if isinstance(analysis, Exception):
                 raise analysis
-            self._record(page, result, outcome, batch, captures, asked_wait, analysis)
+            self._record(page, result, outcome, batch, captures, asked_wait, analysis, embedded)
         except Exception as exc:
             captures.rollback(mark)
             batch.restore(saved)
@@ -115,6 +121,116 @@ class FetchRecorder:
             return Outcome.FAILED
         return outcome
 
+    def record_embed_safely(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        batch: store.CommitBatch,
+        captures: CaptureWriter,
+        analysis: Analysis | Exception | None = None,
+    ) -> tuple[Outcome, Found]:
+        """Record one fetch of an embed (DESIGN.md §14), and what its page gets of it; as
+        :meth:`record_safely`, a bug or absurd input costs that embed alone."""
+        mark = captures.tell()
+        saved = batch.snapshot()
+        try:
+            if isinstance(analysis, Exception):
+                raise analysis
+            return outcome, self._record_embed(page, result, outcome, batch, captures, analysis)
+        except Exception as exc:
+            captures.rollback(mark)
+            batch.restore(saved)
+            reason = f"internal error processing the response: {type(exc).__name__}: {exc}"
+            self.events.emit(LogMessage("error", f"{page.url}: {reason}"))
+            failed = replace(result, response=None, error=reason)
+            found = self._record_embed(page, failed, Outcome.FAILED, batch, captures, None)
+            return Outcome.FAILED, found
+
+    def _record_embed(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        batch: store.CommitBatch,
+        captures: CaptureWriter,
+        analysis: Analysis | None,
+    ) -> Found:
+        """An embed's fetch: its capture (a revisit when the bytes are the ones archived),
+        its schedule (changed when the bytes are not), no news, no links followed."""
+        now = result.started_at
+        change = Change.UNKNOWN
+        capture: Capture | None = None
+        note = result.decode_error
+        if result.truncated:
+            size = len(result.response.body) if result.response is not None else 0
+            note = f"body cut ({result.truncated}) at {size} bytes"
+        refs: store.Refs | None = None  # None: keep what the row holds
+        if outcome is Outcome.OK:
+            if analysis is None:
+                raise ValueError("a 2xx embed recorded without its analysis")
+            capture = captures.page(page, result, now, analysis.members)
+            if page.payload_digest is not None:
+                same = capture.payload_digest == page.payload_digest
+                change = Change.UNCHANGED if same else Change.CHANGED
+            embeds = analysis.embeds
+            refs = refs_of(embeds)
+            if embeds is not None and embeds.notes:
+                note = "; ".join(filter(None, [note, *embeds.notes]))
+            dropped = embeds.dropped if embeds is not None else 0
+            found = Found(True, refs=refs, dropped=dropped)
+        elif outcome is Outcome.NOT_MODIFIED:
+            change = Change.UNCHANGED
+            capture = captures.not_modified(page, result, now)
+            found = Found(True, refs=store.read_refs(page.embed_refs))  # kept as they are
+        elif outcome in (Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP):
+            capture = captures.response(page, result, now)
+            location = result.header("location") or ""
+            try:
+                refs = store.Refs((embed_url(location, page.url),))
+                found = Found(False, refs=refs, redirect=True)
+            except InvalidUrl as exc:
+                refs = store.Refs()
+                found = Found(False, f"a redirect to no URL: {exc.reason}")
+        elif outcome is Outcome.GONE:
+            capture = captures.response(page, result, now)
+            refs = store.Refs()
+            found = Found(False, f"HTTP {result.status}")
+        else:
+            found = Found(False, failure_reason(result.status, result.error))
+        if capture is not None:
+            batch.records += 1
+        update = update_page(
+            page,
+            outcome,
+            result,
+            now,
+            self.schedule,
+            change=change,
+            capture=capture,
+            segment=captures.segment,
+            max_retries=self.settings.max_retries,
+            note=note,
+        )
+        if refs is not None:
+            _keep_refs(page, update, store.pack_refs(refs) or b"")
+        batch.page_updates.append((page.id, update.fields))
+        batch.embed_fetches.add(page.id)
+        batch.events.append(update.event)
+        self.events.emit(
+            PageFetched(
+                page.url,
+                update.status,
+                result.status,
+                change.value,
+                len(result.response.body) if result.response is not None else 0,
+                result.elapsed_ms,
+                update.event["error"],
+                PageKind.EMBED,
+            )
+        )
+        return found
+
     def _record(
         self,
         page: Page,
@@ -124,6 +240,7 @@ class FetchRecorder:
         captures: CaptureWriter,
         asked_wait: float | None,
         analysis: Analysis | None,
+        embedded: Embedded | None = None,
     ) -> None:
         now = result.started_at
         change = Change.UNKNOWN
@@ -192,6 +309,14 @@ class FetchRecorder:
             # the server named its break (Retry-After): come back then, not after the
             # schedule's retry day, which may be sooner than it asked
             update.fields["next_fetch"] = now + timedelta(seconds=asked_wait)
+        if outcome is Outcome.OK and embedded is not None:
+            # none is an empty list: NULL says "not known" (a capture from before embeds)
+            _keep_refs(page, update, store.pack_refs(embedded.refs) or b"")
+            if embedded.dropped:
+                cut = f"{embedded.dropped:,} embeds past the per-page limit (parse.max_embeds)"
+                update.event["error"] = "; ".join(filter(None, [update.event["error"], cut]))
+        elif capture is not None and outcome is not Outcome.NOT_MODIFIED:
+            _keep_refs(page, update, b"")  # a redirect or an error embeds nothing
         if outcome is Outcome.OK:
             update.fields["title"] = title  # each successful fetch's own (None: none)
             if analysis is not None and analysis.published is not None:
@@ -236,6 +361,17 @@ class FetchRecorder:
         """Put a fetch's page update, its event and its news (if any) into the batch."""
         batch.page_updates.append((page.id, update.fields))
         batch.events.append(update.event)
+        if page.kind == PageKind.EMBED:
+            return  # what a page needs to be seen is never news (DESIGN.md §14)
         kind = news_kind(page, update.status, change)
         if kind is not None:
             batch.news.append((page.id, page.host, at, kind))
+
+
+def _keep_refs(page: Page, update: PageUpdate, packed: bytes) -> None:
+    """The capture's embeds on the row, and on its fetch event when they changed (b"":
+    none), so an older capture's embeds are known later (an export's)."""
+    update.fields["embed_refs"] = packed
+    before = bytes(page.embed_refs) if page.embed_refs is not None else None
+    if packed != before:
+        update.event["embed_refs"] = packed

@@ -6,6 +6,11 @@ the crawl's connection limit. Every ``commit_every`` fetches (or ``commit_second
 round hands its batch to the commit pipeline. A stopped round leaves its unfetched pages
 due; a paused one commits what it has and sends nothing until resumed.
 
+What a fetched page embeds joins the round (:mod:`.embeds`): each embed to fetch is
+queued on its host, ahead of that host's pages, and a host with no pages in the round
+gets workers of its own when its first embed comes; the round ends once every queue is
+empty and every page capture knows what it found of its embeds.
+
 Memory: a round queues its pages as ids and URLs, and reads each page's row when its
 turn is near (:data:`LOAD_AHEAD` at a time); no more than :data:`MAX_PENDING_COMMITS`
 batches wait for the store, so a round of 50,000 pages robots.txt denies (handled
@@ -18,6 +23,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -39,17 +45,20 @@ from recrawl.core.engine.analysis import (
 from recrawl.core.engine.captures import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
+from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
 from recrawl.core.engine.events import EventQueue, LogMessage, RoundStarted
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
+from recrawl.core.engine.parse import HTML_TYPES, media_type
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.stats import CrawlStats
 from recrawl.core.engine.update import Outcome, classify, never_fetched
 from recrawl.core.engine.worker import WorkerSession
+from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
-from recrawl.core.store.models import Page
+from recrawl.core.store.models import Page, PageKind, PageStatus
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 #: Page rows read in one query when a host's next page is not yet read.
@@ -85,6 +94,45 @@ class CrawlParts:
     reach: Reachability | None = None
     #: The worker whose leased hosts the round fetches (DESIGN.md §12); None: no worker.
     worker: WorkerSession | None = None
+    #: The chain's embed rules as they are now (DESIGN.md §14); None: no rules.
+    embed_rules: Callable[[], CompiledChain] | None = None
+    #: New embeds' first interval (the schedule's initial one).
+    initial_interval: float = 10 * 86400.0
+
+
+class HostQueue:
+    """A host's turns in a round: the embeds of pages already fetched first (so a capture
+    and its embeds are close in time), then the host's due pages."""
+
+    def __init__(self) -> None:
+        self.embeds: deque[store.DuePage] = deque()
+        self.pages: deque[store.DuePage] = deque()
+
+    def _of(self, ref: store.DuePage) -> deque[store.DuePage]:
+        return self.embeds if ref.kind == PageKind.EMBED else self.pages
+
+    def append(self, ref: store.DuePage) -> None:
+        self._of(ref).append(ref)
+
+    def appendleft(self, ref: store.DuePage) -> None:
+        self._of(ref).appendleft(ref)
+
+    def popleft(self) -> store.DuePage:
+        return self.embeds.popleft() if self.embeds else self.pages.popleft()
+
+    def clear(self) -> None:
+        self.embeds.clear()
+        self.pages.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self.embeds or self.pages)
+
+    def __len__(self) -> int:
+        return len(self.embeds) + len(self.pages)
+
+    def __iter__(self) -> Iterator[store.DuePage]:
+        yield from self.embeds
+        yield from self.pages
 
 
 class Round:
@@ -112,16 +160,36 @@ class Round:
         self.stats = parts.stats.start_round(name, len(pages))
         parts.events.emit(RoundStarted(self.stats.number, name, len(pages), start))
         #: The slots of the hosts that have pages in this round, in order of first page,
-        #: and each host's pages still to fetch.
+        #: and each host's pages (and embeds) still to fetch.
         self.slots: list[HostSlot] = []
-        self.queues: dict[str, deque[store.DuePage]] = {}
+        self.queues: dict[str, HostQueue] = {}
         for page in pages:
             queue = self.queues.get(page.host)
             if queue is None:
                 self.slots.append(parts.hosts[page.host])
-                queue = self.queues[page.host] = deque()
+                queue = self.queues[page.host] = HostQueue()
             queue.append(page)
             parts.links.remember(page.url)
+        #: The host workers, and how many of each host's are still taking turns.
+        self.workers: list[asyncio.Task[None]] = []
+        self.serving: dict[str, int] = {}
+        #: The ids queued as embeds (DESIGN.md §14), until recorded.
+        self.embed_jobs: set[int] = set()
+        #: Hosts that take no more turns this round, and why (said to their embeds).
+        self.closed: dict[str, str] = {}
+        #: Set when an embed is queued (and its host maybe given workers): _until_done
+        #: waits for those workers too, and says "not fetched" if none will run.
+        self.requeued = asyncio.Event()
+        self.embeds = RoundEmbeds(
+            parts.settings,
+            parts.clock,
+            parts.events,
+            parts.commits,
+            parts.embed_rules or (lambda: parts.links.embed_rules),
+            parts.initial_interval,
+            self._enqueue_embed,
+            lambda: self.batch,
+        )
         #: Rows read ahead of their turn (LOAD_AHEAD), or put back in a queue.
         self.loaded: dict[int, Page] = {}
         #: No host answered and some failed to connect: nothing of it was recorded (.offline).
@@ -131,22 +199,17 @@ class Round:
 
     async def run(self) -> None:
         parts = self.parts
-        # a host's workers share few client lanes, so connections get reused (fetch.py)
-        workers = [
-            asyncio.create_task(self._host_worker(slot, slot.lane + worker // CONNECTIONS_PER_LANE))
-            for slot in self.slots
-            for worker in range(max(1, parts.settings.politeness.per_host))
-        ]
-        watcher = asyncio.create_task(self._cancel_on_stop(workers))
+        for slot in self.slots:
+            self._serve(slot)
+        watcher = asyncio.create_task(self._cancel_on_stop())
         try:
-            await asyncio.gather(*workers, return_exceptions=True)
-            for task in workers:
-                if not task.cancelled() and (error := task.exception()) is not None:
-                    raise error
+            await self._until_done()
         finally:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
+            self.embeds.cancel()
+            await asyncio.gather(*self.embeds.tasks, return_exceptions=True)
             for queue in self.queues.values():
                 queue.clear()  # a stopped round leaves its pages due
             self._settle_held()
@@ -163,10 +226,81 @@ class Round:
             parts.stats.segments.append(name)
         parts.events.emit(self.stats.finished())
 
-    async def _cancel_on_stop(self, workers: list[asyncio.Task[None]]) -> None:
+    async def _until_done(self) -> None:
+        """Wait for the host workers, those embeds start included, and the page captures
+        gathering their embeds; a worker's error (a bug) ends the round."""
+        while True:
+            self.requeued.clear()
+            running = [task for task in self.workers if not task.done()]
+            if not running:
+                # nothing will fetch what is still queued: said as those embeds' reason
+                self.embeds.orphaned(self._unfetched_reason())
+            waiting = set(running) | self.embeds.tasks
+            if not waiting:
+                break
+            # a capture's embeds queued from now on may start workers this wait would
+            # not know of, or none (stopped): it looks again then
+            requeued = asyncio.ensure_future(self.requeued.wait())
+            try:
+                done, _ = await asyncio.wait(
+                    waiting | {requeued}, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                requeued.cancel()
+            for task in done:
+                if task is requeued or task.cancelled():
+                    continue
+                error = task.exception()
+                if error is not None and (task in self.workers or not isinstance(error, Exception)):
+                    raise error
+                if error is not None:  # a capture's embeds could not be gathered
+                    self.parts.events.emit(
+                        LogMessage("error", f"embeds of a page not gathered: {error}")
+                    )
+        for task in self.workers:
+            if not task.cancelled() and (error := task.exception()) is not None:
+                raise error
+
+    def _unfetched_reason(self) -> str:
+        if self.parts.controls.stopped:
+            return "not fetched: the crawl stopped first"
+        if self.offline:
+            return "not fetched: no host answered (offline?)"
+        return "not fetched: its host's turn ended first"
+
+    def _serve(self, slot: HostSlot) -> None:
+        """Start the host's workers (a host's workers share few client lanes, so
+        connections get reused: fetch.py)."""
+        count = max(1, self.parts.settings.politeness.per_host)
+        self.serving[slot.host] = self.serving.get(slot.host, 0) + count
+        for worker in range(count):
+            lane = slot.lane + worker // CONNECTIONS_PER_LANE
+            self.workers.append(asyncio.create_task(self._host_worker(slot, lane)))
+
+    def _enqueue_embed(self, state: store.EmbedState) -> None:
+        """Queue an embed to fetch on its host, which gets workers if it has none."""
+        closed = self.closed.get(state.host)
+        if closed is not None:  # the host asked for a break, or could not be reached
+            self.embeds.not_fetched(state.url, closed)
+            return
+        self.embed_jobs.add(state.id)
+        self.requeued.set()
+        queue = self.queues.get(state.host)
+        if queue is None:
+            queue = self.queues[state.host] = HostQueue()
+        queue.append(store.DuePage(state.id, state.url, state.host, PageKind.EMBED))
+        if self.parts.controls.stopped:
+            return  # orphaned, said as stopped
+        if not self.serving.get(state.host):
+            slot = self.parts.hosts[state.host]
+            if slot not in self.slots:
+                self.slots.append(slot)
+            self._serve(slot)
+
+    async def _cancel_on_stop(self) -> None:
         await self.parts.controls.until_stopped()
         await asyncio.sleep(STOP_GRACE_S)
-        for task in workers:
+        for task in self.workers:
             task.cancel()
 
     # -- per host --------------------------------------------------------------------
@@ -177,7 +311,12 @@ class Round:
         # connection is not left idle meanwhile. One page per lane is analysed at a time.
         analysing: list[asyncio.Task[None]] = []
         try:
-            await self._fetch_pages(slot, lane, analysing)
+            try:
+                await self._fetch_pages(slot, lane, analysing)
+            finally:
+                # no await since its queue was last seen empty: an embed queued from now
+                # on starts workers of its own
+                self.serving[slot.host] -= 1
         except BaseException:  # stopped (cancelled), or a bug: its page is not recorded
             for task in analysing:
                 task.cancel()
@@ -204,13 +343,23 @@ class Round:
             page = self._next_page(queue)
             if page is None:
                 continue  # gone from the store meanwhile
+            embed = page.id in self.embed_jobs
             if parts.robots is not None:
                 denied_by = await parts.robots.denial(page.url, slot, lane)
                 if isinstance(denied_by, Unreached):
-                    self._hold(queue, partial(parts.recorder.robots_denied, page, denied_by))
+                    self._hold(slot.host, partial(parts.recorder.robots_denied, page, denied_by))
                     return
                 if denied_by is not None:
-                    self.stats.count(parts.recorder.robots_denied(page, denied_by, self.batch))
+                    outcome = parts.recorder.robots_denied(page, denied_by, self.batch)
+                    if embed:
+                        self.batch.embed_fetches.add(page.id)  # whatever its host's lease
+                        self.stats.count_embed(outcome)
+                        reason = denied_by.failure if denied_by.unavailable else None
+                        self.embeds.fetched(
+                            page.url, Found(False, reason or "denied by robots.txt")
+                        )
+                    else:
+                        self.stats.count(outcome)
                     await self._maybe_commit()
                     await asyncio.sleep(0)  # nothing was awaited: let the other hosts run
                     continue
@@ -224,20 +373,20 @@ class Round:
             if controls.paused or controls.stopped:
                 self._put_back(queue, page)  # paused while waiting its turn: not sent
                 continue
+            # a page archived before embeds were keeps no list of them: a 304 would tell
+            # none, so it is asked for whole once (unchanged: an identical-payload revisit)
+            conditional = embed or not self._embeds_unknown(page)
             async with parts.connections:
                 result = await parts.fetcher.fetch(
                     page.url,
                     parts.clock.now(),
-                    etag=page.etag,
-                    last_modified=page.server_last_modified,
+                    etag=page.etag if conditional else None,
+                    last_modified=page.server_last_modified if conditional else None,
                     lane=lane,
                 )
             slot.finished()
             if parts.reach is not None and parts.reach.holds(result):
-                failed = parts.recorder.record_safely
-                self._hold(
-                    queue, partial(failed, page, result, Outcome.FAILED, captures=self.captures)
-                )
+                self._hold(slot.host, partial(self._held_failure, page, result, embed))
                 return
             outcome = classify(result)
             asked_wait = None
@@ -268,7 +417,7 @@ class Round:
                 analysing.append(asyncio.create_task(self._analyse(page, result, asked)))
                 continue
             analysis = None
-            if outcome in _REPLACING:
+            if outcome in _REPLACING and not embed:
                 analysis = await self._sign_replaced(page)
             await self._record(page, result, outcome, asked_wait, analysis)
 
@@ -284,15 +433,57 @@ class Round:
         asked_wait: float | None,
         analysis: Analysis | Exception | None,
     ) -> None:
-        recorded = self.parts.recorder.record_safely(
-            page, result, outcome, self.batch, self.captures, asked_wait, analysis
+        recorder = self.parts.recorder
+        if page.id in self.embed_jobs:
+            self.embed_jobs.discard(page.id)
+            recorded, found = recorder.record_embed_safely(
+                page, result, outcome, self.batch, self.captures, analysis
+            )
+            self.stats.count_embed(recorded)
+            self.embeds.fetched(page.url, found)
+            await self._maybe_commit()
+            return
+        embedded = None
+        if outcome is Outcome.OK and isinstance(analysis, Analysis):
+            embedded = page_embeds(analysis.embeds, result, page.url, self.embeds.limit)
+        elif outcome is Outcome.NOT_MODIFIED:
+            embedded = Embedded(store.read_refs(page.embed_refs))
+        recorded = recorder.record_safely(
+            page, result, outcome, self.batch, self.captures, asked_wait, analysis, embedded
         )
         self.stats.count(recorded)
+        if embedded is not None and recorded is outcome:
+            self.embeds.captured(page.id, page.url, result.started_at, embedded)
         await self._maybe_commit()
+
+    def _embeds_unknown(self, page: Page) -> bool:
+        """Whether the page's HTML was archived before embeds were (DESIGN.md §14): its
+        row keeps no list of them (NULL; none is an empty list)."""
+        return (
+            self.embeds.enabled
+            and page.embed_refs is None
+            and page.status in (PageStatus.FETCHED, PageStatus.NOTMODIFIED)
+            and (not page.content_type or media_type(page.content_type) in HTML_TYPES)
+        )
+
+    def _held_failure(
+        self, page: Page, result: FetchResult, embed: bool, batch: store.CommitBatch
+    ) -> Outcome:
+        """A held connect failure recorded after all (:mod:`.offline`): some host answered."""
+        recorder = self.parts.recorder
+        if not embed:
+            return recorder.record_safely(page, result, Outcome.FAILED, batch, self.captures)
+        outcome, found = recorder.record_embed_safely(
+            page, result, Outcome.FAILED, batch, self.captures
+        )
+        self.embeds.fetched(page.url, found)
+        return outcome
 
     def _asked(self, page: Page, result: FetchResult) -> Asked:
         """What a 2xx page's analysis is asked for besides its parse (analysis.Asked)."""
         parts = self.parts
+        if page.id in self.embed_jobs:  # its bytes decide whether it changed
+            return Asked(sign=False, archive=self._to_archive(page, result))
         sign, earlier = signing(
             page,
             result,
@@ -300,19 +491,23 @@ class Round:
             parts.project_dir,
             parts.settings.fetch.max_body_bytes,
         )
-        archive = None
-        if archived_whole(page, result):
-            assert result.request is not None and result.response is not None
-            archive = ToArchive(
-                page.url,
-                result.started_at,
-                result.request,
-                result.response,
-                result.truncated,
-                result.ip,
-            )
         date_by = result.started_at if never_fetched(page) else None
-        return Asked(sign, earlier, archive, date_by)
+        return Asked(sign, earlier, self._to_archive(page, result), date_by)
+
+    @staticmethod
+    def _to_archive(page: Page, result: FetchResult) -> ToArchive | None:
+        """The response to build records of with its analysis, when archived whole."""
+        if not archived_whole(page, result):
+            return None
+        assert result.request is not None and result.response is not None
+        return ToArchive(
+            page.url,
+            result.started_at,
+            result.request,
+            result.response,
+            result.truncated,
+            result.ip,
+        )
 
     async def _sign_replaced(self, page: Page) -> Analysis | None:
         """The signature of the 2xx payload a redirect's or error's capture replaces,
@@ -329,7 +524,7 @@ class Round:
         signed = await parts.analyser.sign_archived(page.url, earlier)
         return None if signed is None else Analysis(None, None, earlier_signature=signed)
 
-    def _next_page(self, queue: deque[store.DuePage]) -> Page | None:
+    def _next_page(self, queue: HostQueue) -> Page | None:
         """The queue's next page, read with the next LOAD_AHEAD if it is not yet."""
         ref = queue.popleft()
         if ref.id not in self.loaded:
@@ -339,20 +534,23 @@ class Round:
             self.loaded.update(store.pages_by_id(ahead))
         return self.loaded.pop(ref.id, None)
 
-    def _put_back(self, queue: deque[store.DuePage], page: Page, *, last: bool = False) -> None:
+    def _put_back(self, queue: HostQueue, page: Page, *, last: bool = False) -> None:
         """Queue a taken page again: first (its turn was not used) or ``last`` (a retry)."""
         self.loaded[page.id] = page
-        ref = store.DuePage(page.id, page.url, page.host)
+        kind = PageKind.EMBED if page.id in self.embed_jobs else PageKind.PAGE
+        ref = store.DuePage(page.id, page.url, page.host, kind)
         if last:
             queue.append(ref)
         else:
             queue.appendleft(ref)
 
-    def _hold(self, queue: deque[store.DuePage], failure: HeldFailure) -> None:
-        """Hold a connect failure (.offline); the host's other pages stay due this round."""
+    def _hold(self, host: str, failure: HeldFailure) -> None:
+        """Hold a connect failure (.offline); the host's other pages stay due this round,
+        and its embeds queued from now on wait too (the held failure says why)."""
         assert self.parts.reach is not None
         self.parts.reach.hold(failure)
-        queue.clear()
+        self.queues[host].clear()
+        self.closed[host] = "not fetched: its host could not be reached"
 
     def _settle_held(self) -> None:
         """Record the held failures if some host answered; else the round was offline."""
@@ -382,6 +580,12 @@ class Round:
         """The host asked for a long pause: its other pages wait for a later round."""
         resume_at = self.parts.clock.now() + timedelta(seconds=wait)
         queue = self.queues[slot.host]
+        self.closed[slot.host] = f"not fetched: {slot.host} asked to wait {wait:.0f} s"
+        for ref in queue.embeds:  # due still: fetched with a page after the break
+            self.embed_jobs.discard(ref.id)
+            self.loaded.pop(ref.id, None)
+            self.embeds.not_fetched(ref.url, self.closed[slot.host])
+        queue.embeds.clear()
         for page in queue:
             self.batch.page_updates.append((page.id, {"next_fetch": resume_at}))
             self.loaded.pop(page.id, None)

@@ -52,6 +52,8 @@ def inject(urls: Sequence[str], now: datetime) -> InjectResult:
             for u in accepted
         ]
         added = store.add_pages(pages, now)
+        # a seed the project knows as an embed is a page from now on (DESIGN.md §14)
+        store.promote_linked(list(store.page_ids(accepted).values()), now)
         # re-injecting a known page makes it due now: the user asked for it
         store.make_due(accepted, now)
         store.record_rejected([(u, v.filter_name or "", v.line) for u, v in rejected], now)

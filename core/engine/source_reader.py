@@ -198,6 +198,7 @@ class SourceReader:
             self._children(source, listing.sitemaps, reading, problems)
         known = store.page_ids(page.url for page in reading.new_pages)
         reading.new_pages = [page for page in reading.new_pages if page.url not in known]
+        reading.listed = list(known.values())  # an embed among them becomes a page
         found_new = bool(reading.new_pages or reading.children)
         interval = next_interval(source.fetch_interval, found_new, settings)
         reading.fields = self._fields(now, interval, result.status, problems)

@@ -25,6 +25,9 @@ class CrawlStats:
     #: News (DESIGN.md §10): pages fetched successfully for the first time; changed pages.
     new_pages: int = 0
     changed_pages: int = 0
+    #: What pages embed (DESIGN.md §14), counted apart: fetched, and failed.
+    embeds_fetched: int = 0
+    embed_errors: int = 0
     segments: list[str] = field(default_factory=list)
     #: Pages queued for the current (or last) round, and how many of them are done.
     queued: int = 0
@@ -61,6 +64,8 @@ class CrawlStats:
             new_urls=self.new_urls,
             pages_per_s=self.pages_per_s(),
             paused=paused,
+            embeds_fetched=self.embeds_fetched,
+            embed_errors=self.embed_errors,
         )
 
     def summary(self, stopped: bool) -> CrawlSummary:
@@ -76,6 +81,8 @@ class CrawlStats:
             stopped=stopped,
             new_pages=self.new_pages,
             changed_pages=self.changed_pages,
+            embeds_fetched=self.embeds_fetched,
+            embed_errors=self.embed_errors,
         )
 
 
@@ -92,6 +99,8 @@ class RoundStats:
     new_urls: int = 0
     new_pages: int = 0
     changed_pages: int = 0
+    embeds_fetched: int = 0
+    embed_errors: int = 0
 
     def count(self, outcome: Outcome) -> None:
         """Count one recorded fetch attempt by its outcome ("Counts" in :mod:`.events`)."""
@@ -104,6 +113,17 @@ class RoundStats:
         else:
             self.fetched += 1
             self.totals.fetched += 1
+
+    def count_embed(self, outcome: Outcome) -> None:
+        """Count one recorded fetch of an embed (as :meth:`count` counts pages, apart)."""
+        if outcome is Outcome.ROBOTS_DENIED:
+            return
+        if outcome in FAILED_OUTCOMES:
+            self.embed_errors += 1
+            self.totals.embed_errors += 1
+        else:
+            self.embeds_fetched += 1
+            self.totals.embeds_fetched += 1
 
     def added(self, new_urls: int) -> None:
         """The store committed a batch that added ``new_urls`` pages."""
@@ -129,4 +149,6 @@ class RoundStats:
             self.new_urls,
             new_pages=self.new_pages,
             changed_pages=self.changed_pages,
+            embeds_fetched=self.embeds_fetched,
+            embed_errors=self.embed_errors,
         )

@@ -213,5 +213,7 @@ def update_page(
         "bytes": len(result.response.body) if result is not None and result.response else 0,
         "elapsed_ms": round(result.elapsed_ms, 2) if result is not None else None,
         "error": error,
+        # what the capture embeds, set by the recorder when it differs from the last's
+        "embed_refs": None,
     }
     return PageUpdate(fields, event, status)

@@ -3,6 +3,11 @@
 :meth:`Chain.check` is the reference evaluation: filters one after another, disabled
 ones skipped, reject or shortcircuit stopping the chain. A chain is loaded whole or not
 at all: any bad rule raises :class:`ChainError` naming the filter and the line.
+
+The same file holds the **embed rules** (DESIGN.md §14) as ``[[embed]]`` tables of the
+same keys and rule syntax: they decide what a page embeds (its images, styles, fonts),
+which the ``[[filter]]`` tables, deciding pages, never see. No embed rule: every embed
+is fetched. :attr:`Chain.embeds` is a chain of its own, checked like any.
 """
 
 from __future__ import annotations
@@ -101,8 +106,15 @@ class Step:
 
 
 class Chain:
-    def __init__(self, filters: Sequence[Filter]) -> None:
+    def __init__(self, filters: Sequence[Filter], embeds: Sequence[Filter] = ()) -> None:
         self.filters = list(filters)
+        #: The embed rules, a chain of their own (no embed rules of their own).
+        self.embeds: Chain | None = Chain(embeds) if embeds else None
+
+    @property
+    def embed_rules(self) -> Chain:
+        """The embed rules as a chain (empty: every embed accepted)."""
+        return self.embeds if self.embeds is not None else Chain([])
 
     # -- evaluation ------------------------------------------------------------------
 
@@ -141,8 +153,9 @@ class Chain:
 
     def to_toml(self) -> str:
         out = []
-        for flt in self.filters:
-            out.append("[[filter]]")
+        embeds = self.embeds.filters if self.embeds is not None else []
+        for table, flt in [("filter", f) for f in self.filters] + [("embed", f) for f in embeds]:
+            out.append(f"[[{table}]]")
             out.append(f"kind = {_toml_str(flt.kind)}")
             out.append(f"name = {_toml_str(flt.name)}")
             out.append(f"enabled = {'true' if flt.enabled else 'false'}")
@@ -193,9 +206,21 @@ def parse_chain(text: str) -> Chain:
     except tomllib.TOMLDecodeError as exc:
         raise ChainError(f"not a valid TOML chain: {exc}") from None
     tables = data.get("filter", [])
-    if set(data) - {"filter"} or not isinstance(tables, list):
-        raise ChainError("a chain is a list of [[filter]] tables and nothing else")
-    return Chain([build_filter(i, t) for i, t in enumerate(tables)])
+    embed_tables = data.get("embed", [])
+    if (
+        set(data) - {"filter", "embed"}
+        or not isinstance(tables, list)
+        or not isinstance(embed_tables, list)
+    ):
+        raise ChainError(
+            "a chain is a list of [[filter]] tables (and [[embed]] rules) and nothing else"
+        )
+    filters = [build_filter(i, t) for i, t in enumerate(tables)]
+    embeds = [
+        build_filter(i, t, f"embed rule {i} ({t.get('name', t.get('kind')) or 'unnamed'})")
+        for i, t in enumerate(embed_tables)
+    ]
+    return Chain(filters, embeds)
 
 
 __all__ = ["ACCEPT", "PLAIN_ACCEPT", "REJECT", "SHORTCIRCUIT", "Chain", "ChainError", "Verdict"]

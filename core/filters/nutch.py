@@ -14,6 +14,7 @@ order, which is not defined, so it cannot be reproduced.)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,8 +87,11 @@ def kind_files(conf_dir: Path, kind: str) -> list[tuple[str, Path]]:
     return found
 
 
-def import_nutch(conf_dir: Path, order: list[str] | None = None) -> str:
-    """The chain (TOML) made of the Nutch filter files present in ``conf_dir``.
+def import_nutch(
+    conf_dir: Path, order: list[str] | None = None, embeds: Sequence[Filter] = ()
+) -> str:
+    """The chain (TOML) made of the Nutch filter files present in ``conf_dir``, with the
+    embed rules ``embeds`` (Nutch has none: the project's own are kept).
 
     Raises InvalidArgument when there is no such folder or no filter file in it, and
     ChainError quoting the file, the line number and the line when a file does not parse.
@@ -103,7 +107,7 @@ def import_nutch(conf_dir: Path, order: list[str] | None = None) -> str:
     if not filters:
         names = ", ".join(f"{n[0]}.txt" for n in FILE_NAMES.values())
         raise InvalidArgument(f"no Nutch URL filter file in {conf_dir} (looked for {names})")
-    text = Chain(filters).to_toml()
+    text = Chain(filters, embeds).to_toml()
     parse_chain(text)  # what we hand back always loads
     return text
 

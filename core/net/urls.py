@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
+import ada_url
 from recrawl.core.errors import InvalidUrl
 from w3lib.url import canonicalize_url, safe_url_string
 
@@ -26,12 +27,30 @@ def canonical(url: str, base: str | None = None) -> str:
     text = url.strip()
     if not text:
         raise InvalidUrl("empty URL")
-    if base is not None:
+    # The fragment is dropped: cut before the cached steps, so that the links to a
+    # page's anchors (a documentation page has hundreds: os.html#os.stat) are one entry
+    # of each cache, not one each (they filled the caches, and missed). An ASCII URL
+    # canonicalizes the same without it, unless it then ends in a space or a control
+    # character (w3lib strips those at the end); a URL that fails fails as a whole, so
+    # that its error (which quotes it) is the one it always had.
+    cut = text.find("#")
+    if cut >= 0 and text.isascii():
         try:
-            text = _join(base, text)
-        except ValueError as exc:
-            raise InvalidUrl(f"malformed URL {url!r}: {exc}", f"malformed URL: {exc}") from None
-    return _canonical_absolute(text)
+            joined = _joined(text[:cut], base, url)
+            if joined[-1:] > " ":
+                return _canonical_absolute(joined)
+        except InvalidUrl:
+            pass
+    return _canonical_absolute(_joined(text, base, url))
+
+
+def _joined(text: str, base: str | None, url: str) -> str:
+    if base is None:
+        return text
+    try:
+        return _join(base, text)
+    except ValueError as exc:
+        raise InvalidUrl(f"malformed URL {url!r}: {exc}", f"malformed URL: {exc}") from None
 
 
 def _join(base: str, href: str) -> str:
@@ -111,6 +130,39 @@ def _host_problem(host: str) -> str | None:
             except UnicodeError:
                 return "malformed IDN host"
     return None
+
+
+def embed_url(href: str, base: str | None = None) -> str:
+    """``href`` resolved against ``base`` as a browser requests it (the WHATWG URL
+    standard's serialisation, by ada-url), less its fragment; raise :class:`InvalidUrl`.
+
+    What a page embeds is archived under this URL, not the canonical form of
+    :func:`canonical`: a replayed page asks for ``style.css?v1`` as written, and the
+    canonical ``style.css?v1=`` (or arguments sorted) would be another capture's key.
+    """
+    text = href.strip()
+    if not text:
+        raise InvalidUrl("empty URL")
+    return _embed_url(text, base)
+
+
+@lru_cache(maxsize=CACHED_URLS)
+def _embed_url(text: str, base: str | None) -> str:
+    try:
+        parsed = ada_url.URL(text, base) if base is not None else ada_url.URL(text)
+    except ValueError:
+        raise InvalidUrl(f"malformed URL {text!r}", "malformed URL") from None
+    if parsed.protocol not in ("http:", "https:"):
+        raise InvalidUrl(f"not an http(s) URL: {text!r}", "not an http(s) URL")
+    host = parsed.hostname
+    if not host:
+        raise InvalidUrl(f"URL has no host: {text!r}", "URL has no host")
+    _check_host(host.strip("[]") if host.startswith("[") else host, text)
+    parsed.hash = ""
+    result = parsed.href
+    if len(result) > MAX_URL_LENGTH:
+        raise InvalidUrl(f"URL longer than {MAX_URL_LENGTH} characters")
+    return result
 
 
 def host_of(url: str) -> str:

@@ -9,6 +9,7 @@
     choices        the project's chosen schedule, signature, scoring and filter chain
     filter_impact  what a chain edit does to the project's known URLs (the preview)
     filter_reach   a chain applied to the known pages: filtered ones, and why
+    embed_why      why an embed is archived or not: its row, the embed rules
 
 Schedules, signatures and scorings are plug-ins: a Protocol and a registry by name.
 """

@@ -7,6 +7,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     settings      the project's settings (JSON by key)
     pages         adding, finding and choosing pages; their fetch history
     commits       a crawl's batch of results in one transaction; scores
+    embeds        what captures embed, embed rows, each page capture's completeness
     segments      segments' rows, their liveness, pages' pointers into them
     compactions   the compaction journal
     robots        the robots.txt cache
@@ -52,6 +53,21 @@ from recrawl.core.store.connection import (
     retried,
     transaction,
 )
+from recrawl.core.store.embeds import (
+    MISSING_KEPT,
+    Completeness,
+    EmbedState,
+    Refs,
+    add_embeds,
+    embed_states,
+    embed_trees,
+    embeds_among,
+    last_failures,
+    pack_refs,
+    promote_linked,
+    read_refs,
+    unfinished_captures_due,
+)
 from recrawl.core.store.filtered import (
     NEVER,
     KnownPage,
@@ -71,7 +87,7 @@ from recrawl.core.store.listing import (
     iter_listing,
     listing_rows,
 )
-from recrawl.core.store.models import DiscoveredVia, Source, SourceKind
+from recrawl.core.store.models import DiscoveredVia, PageKind, Source, SourceKind
 from recrawl.core.store.news import (
     NewsDay,
     NewsFilter,
@@ -110,6 +126,8 @@ from recrawl.core.store.pages import (
     set_fixed_interval,
 )
 from recrawl.core.store.rejected import (
+    EMBED_RULE,
+    embed_rule_name,
     record_rejected,
     rejected_link,
     rejected_links,
@@ -182,18 +200,22 @@ from recrawl.core.store.workers import (
 
 __all__ = [
     "COMPACTION",
+    "EMBED_RULE",
     "INDEX_KEYS",
     "LISTING_COLUMNS",
     "MIGRATION",
+    "MISSING_KEPT",
     "NEVER",
     "RECOVERY",
     "SQLITE_PRAGMAS",
     "STANDARD_KEYS",
     "CommitBatch",
+    "Completeness",
     "CrawlRunInfo",
     "DiscoveredVia",
     "DuePage",
     "DueSource",
+    "EmbedState",
     "HostSummary",
     "KnownPage",
     "Move",
@@ -203,8 +225,10 @@ __all__ = [
     "NewsFilter",
     "NewsGroup",
     "NewsItem",
+    "PageKind",
     "PageQuery",
     "Pointer",
+    "Refs",
     "RunCounts",
     "SeenMark",
     "SegmentSummary",
@@ -213,6 +237,7 @@ __all__ = [
     "SourceKind",
     "SourceReading",
     "WorkerInfo",
+    "add_embeds",
     "add_pages",
     "add_sources",
     "begin_compaction",
@@ -240,6 +265,10 @@ __all__ = [
     "due_sources",
     "earliest_next_fetch",
     "earliest_source_fetch",
+    "embed_rule_name",
+    "embed_states",
+    "embed_trees",
+    "embeds_among",
     "end_compaction",
     "end_crawl_run",
     "end_worker",
@@ -261,6 +290,7 @@ __all__ = [
     "known_pages_block",
     "known_sources",
     "last_crawl_run",
+    "last_failures",
     "last_page_id",
     "lease_hosts",
     "leased_hosts",
@@ -283,6 +313,7 @@ __all__ = [
     "open_database",
     "open_segments",
     "others_lease_wait",
+    "pack_refs",
     "page_by_url",
     "page_count",
     "page_ids",
@@ -291,6 +322,8 @@ __all__ = [
     "pages_by_id",
     "pointers_into",
     "postgres_client",
+    "promote_linked",
+    "read_refs",
     "reconnecting",
     "record_filtered",
     "record_reading",
@@ -314,6 +347,7 @@ __all__ = [
     "source_parent",
     "transaction",
     "unfilter_pages",
+    "unfinished_captures_due",
     "unfinished_compactions",
     "unseen_news_count",
 ]

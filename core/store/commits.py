@@ -13,12 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from peewee import fn
+from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
-from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, Segment
+from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sources import NewSource, insert_sources
-from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages
+from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages, writing
 from recrawl.core.store.workers import check_leases
 
 
@@ -43,6 +44,11 @@ class CommitBatch:
     payouts: list[tuple[str, float]] = field(default_factory=list)
     #: Feeds pages advertise (DESIGN.md §11), read from the next round on.
     sources: list[NewSource] = field(default_factory=list)
+    #: Page captures whose embeds are all done: what they found (DESIGN.md §14).
+    completeness: list[Completeness] = field(default_factory=list)
+    #: The ids of ``page_updates`` that are fetches of embeds: a worker fetches those
+    #: wherever they are hosted (§14), even once a link made one a page meanwhile.
+    embed_fetches: set[int] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -52,15 +58,17 @@ class CommitBatch:
         return (
             self.records, len(self.page_updates), len(self.events), len(self.news),
             len(self.new_pages), len(self.links), len(self.rejected), len(self.cash),
-            len(self.payouts), len(self.sources),
+            len(self.payouts), len(self.sources), len(self.completeness),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
-        records, updates, events, news, new_pages, links, rejected, cash, payouts, sources = sizes
+        records, updates, events, news, new_pages, links, rejected, cash, payouts, *rest = sizes
+        sources, completeness = rest
         self.records = records
         del self.page_updates[updates:], self.events[events:], self.news[news:]
         del self.new_pages[new_pages:], self.links[links:], self.rejected[rejected:]
         del self.cash[cash:], self.payouts[payouts:], self.sources[sources:]
+        del self.completeness[completeness:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -> int:
@@ -69,9 +77,10 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
     ``worker``: the batch is a crawl worker's; it is refused whole (LeaseLost) unless
     that worker still holds the host of every page it updates (DESIGN.md §12).
     """
-    with DB.atomic():
+    with writing():
         if worker is not None:
-            check_leases(worker, [page_id for page_id, _ in batch.page_updates])
+            fetched = [page_id for page_id, _ in batch.page_updates]
+            check_leases(worker, [i for i in fetched if i not in batch.embed_fetches])
         added = insert_pages(batch.new_pages, now) if batch.new_pages else 0
         # a page filtered while its fetch was in flight keeps its capture, and stays out
         filtered = filtered_ids([page_id for page_id, _ in batch.page_updates])
@@ -85,6 +94,10 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
             ids = page_ids(target for _, target in links)
             rows = [[source, ids[target], now] for source, target in links if target in ids]
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
+            # a page links to it and the chain accepts it: an embed becomes a page (§14)
+            promote_linked(list(ids.values()), now)
+        if batch.completeness:
+            record_completeness(batch.completeness)
         _apply_scores(batch)
         record_rejected(batch.rejected, now)
         if batch.sources:
@@ -98,8 +111,9 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
 
 
 def give_cash(amount: float) -> None:
-    """Every page holds ``amount`` of OPIC cash (switching a project to OPIC)."""
-    Page.update(cash=amount).execute()
+    """Every page holds ``amount`` of OPIC cash (switching a project to OPIC); embeds
+    hold none (they pay nothing out: no links of theirs are followed)."""
+    Page.update(cash=amount).where(Page.kind == PageKind.PAGE).execute()
 
 
 def rescore_inlinks(urls: set[str]) -> None:

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from peewee import fn
-from recrawl.core.store.models import DB, Page, PageStatus, RejectedLink
+from recrawl.core.store.models import DB, Page, PageKind, PageStatus, RejectedLink
 from recrawl.core.store.sql import chunks, executemany
 
 #: The next fetch of a page that is never fetched again (filtered: the chain rejects it).
 NEVER = datetime(9999, 1, 1)
+_PAGES = Page.kind == PageKind.PAGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +40,9 @@ def known_pages_block(
     after: int, limit: int, hosts: Sequence[str] | None = None
 ) -> list[KnownPage]:
     """The next ``limit`` pages by id after ``after``; with ``hosts``, only theirs."""
+    # the chain decides pages; embeds have rules of their own, checked as pages embed them
     query = Page.select(Page.id, Page.url, Page.status == PageStatus.FILTERED).where(
-        Page.id > after
+        (Page.id > after) & _PAGES
     )
     if hosts is not None:
         query = query.where(Page.host.in_(list(hosts)))
@@ -61,12 +63,14 @@ def known_pages_block(
 
 def page_urls() -> Iterator[tuple[str, bool]]:
     """Every page's URL, and whether it is filtered (oldest first)."""
-    query = Page.select(Page.url, Page.status == PageStatus.FILTERED).order_by(Page.id)
+    query = (
+        Page.select(Page.url, Page.status == PageStatus.FILTERED).where(_PAGES).order_by(Page.id)
+    )
     return ((url, bool(filtered)) for url, filtered in query.tuples().iterator())
 
 
 def count_known_pages(hosts: Sequence[str] | None = None, after: int = 0) -> int:
-    query = Page.select().where(Page.id > after)
+    query = Page.select().where((Page.id > after) & _PAGES)
     if hosts is not None:
         query = query.where(Page.host.in_(list(hosts)))
     return int(query.count())

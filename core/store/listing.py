@@ -11,7 +11,7 @@ from typing import Any
 
 from peewee import Expression, Field, ModelSelect
 from recrawl.core.errors import StoreError
-from recrawl.core.store.models import Page
+from recrawl.core.store.models import Page, PageKind
 from recrawl.core.store.sql import is_server_store, url_contains
 
 #: The columns of a page listing, as ``recrawl urls`` prints them.
@@ -28,6 +28,7 @@ LISTING_COLUMNS = (
     "discovered_via",
     "discovered_from",
     "published_at",
+    "kind",
 )
 
 
@@ -40,6 +41,8 @@ class PageQuery:
     first_seen_since: datetime | None = None
     #: How the pages were first found (:class:`~recrawl.core.store.models.DiscoveredVia`).
     discovered_via: str | None = None
+    #: Pages, embeds, or both (:class:`~recrawl.core.store.models.PageKind`; DESIGN.md §14).
+    kinds: tuple[str, ...] = (PageKind.PAGE,)
     order_by: str = "first_seen"
     descending: bool = False
 
@@ -78,6 +81,8 @@ def _listing(query: PageQuery, columns: Sequence[str]) -> ModelSelect[Page]:
     if query.order_by not in LISTING_COLUMNS:
         raise StoreError(f"internal: cannot sort pages by {query.order_by!r}")
     select = Page.select(*(_column(name) for name in columns))
+    if tuple(query.kinds) != PageKind.ALL:
+        select = select.where(Page.kind.in_(list(query.kinds)))
     if query.search:
         select = select.where(url_contains(Page.url, query.search))
     if query.status:

@@ -9,16 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from peewee import Database
+from peewee import Database, SqliteDatabase
 from recrawl.core.errors import StoreError
 from recrawl.core.store.models import (
     MODELS,
     Compaction,
     CrawlRun,
     DiscoveredVia,
+    FetchEvent,
     HostLease,
     News,
     Page,
+    PageKind,
     Segment,
     Setting,
     Source,
@@ -71,9 +73,14 @@ def _m0004_compaction_journal(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0005_liveness_index(db: Database, migrator: SchemaMigrator) -> None:
-    # The payload pointer's own index becomes one that covers the liveness count.
+    # The payload pointer's own index becomes one that covers the liveness count. Made
+    # by name, not from the model: the model's later indexes would come before their
+    # columns (SQLite then indexes the column's name as a string, and the store breaks).
     db.execute_sql("DROP INDEX IF EXISTS page_payload_segment")
-    Page._schema.create_indexes(safe=True)  # type: ignore[attr-defined]  # not in peewee's stubs
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "page_payload_segment_segment_payload_offset_capture_offset" '
+        'ON "page" ("payload_segment", "segment", "payload_offset", "capture_offset")'
+    )
 
 
 def _m0006_crawl_runs(db: Database, migrator: SchemaMigrator) -> None:
@@ -147,6 +154,44 @@ def _m0011_standard_index_keys(db: Database, migrator: SchemaMigrator) -> None:
     set_setting(INDEX_KEYS, "legacy" if captured else STANDARD_KEYS)
 
 
+def _m0012_embeds(db: Database, migrator: SchemaMigrator) -> None:
+    # What pages embed (DESIGN.md §14): rows of kind "embed" beside the pages (every row
+    # so far is a page), what each capture embeds, and each page capture's completeness.
+    # Nothing stored is rewritten: a page's next fetch finds its embeds.
+    have = {column.name for column in db.get_columns("page")}
+    if "kind" not in have:
+        # with the default in the statement, not added null, filled and then made NOT NULL
+        # (which SQLite does by copying the whole table): one step on either database
+        db.execute_sql(
+            f'ALTER TABLE "page" ADD COLUMN "kind" VARCHAR(255) NOT NULL DEFAULT \'{PageKind.PAGE}\''
+        )
+    ops = [
+        migrator.add_column("page", name, Page._meta.fields[name])
+        for name in ("embed_refs",)
+        if name not in have
+    ]
+    have_events = {column.name for column in db.get_columns(FetchEvent._meta.table_name)}
+    ops += [
+        migrator.add_column(FetchEvent._meta.table_name, name, FetchEvent._meta.fields[name])
+        for name in ("embeds", "embeds_missing", "embeds_missing_count", "embed_refs")
+        if name not in have_events
+    ]
+    if ops:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(*ops)
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "page_kind_next_fetch" ON "page" ("kind", "next_fetch")'
+    )
+
+
+def _m0013_host_kind_index(db: Database, migrator: SchemaMigrator) -> None:
+    # The sites and their page counts (kind = 'page' by host) read a host's pages
+    # without stepping over its embeds: 200,000 embeds on a CDN host cost the Sites
+    # panel's host count 120 ms, and more with each embed, without it.
+    db.execute_sql('CREATE INDEX IF NOT EXISTS "page_host_kind" ON "page" ("host", "kind")')
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -159,6 +204,8 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0009_new_links,
     _m0010_workers,
     _m0011_standard_index_keys,
+    _m0012_embeds,
+    _m0013_host_kind_index,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -183,8 +230,21 @@ def migrate(db: Database) -> int:
     from playhouse.migrate import SchemaMigrator  # only when a migration runs
 
     migrator = SchemaMigrator.from_database(db)
-    for number in range(found, SCHEMA_VERSION):
-        with db.atomic():
-            MIGRATIONS[number](db, migrator)
-            set_setting("schema_version", number + 1)
+    # SQLite changes some columns by copying the table and dropping the old one: with
+    # foreign keys on, that drop deletes every row that refers to it (ON DELETE CASCADE:
+    # a page's fetch events, links and news), so they are off while migrations run,
+    # and checked after (the pragma takes no effect inside a transaction)
+    sqlite = isinstance(db, SqliteDatabase)
+    if sqlite:
+        db.execute_sql("PRAGMA foreign_keys = OFF")
+    try:
+        for number in range(found, SCHEMA_VERSION):
+            with db.atomic():
+                MIGRATIONS[number](db, migrator)
+                if sqlite and db.execute_sql("PRAGMA foreign_key_check").fetchone():
+                    raise StoreError(f"migration {number + 1} left rows referring to nothing")
+                set_setting("schema_version", number + 1)
+    finally:
+        if sqlite:
+            db.execute_sql("PRAGMA foreign_keys = ON")
     return found

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from peewee import (
+    SQL,
     AutoField,
     BigAutoField,
     BigIntegerField,
@@ -68,10 +69,26 @@ class PageStatus:
     )
 
 
+class PageKind:
+    """What a row of :class:`Page` is (DESIGN.md §14)."""
+
+    #: A page: decided by the filter chain, fetched on its schedule, news when it changes.
+    PAGE = "page"
+    #: Something a page needs to be seen (a stylesheet, a script, an image, a font...):
+    #: decided by the chain's embed rules, fetched with a page that embeds it once its own
+    #: interval has passed, never news.
+    EMBED = "embed"
+
+    ALL = (PAGE, EMBED)
+
+
 class Page(BaseModel):
     id = AutoField()
     url = TextField(unique=True)
     host = CharField(index=True)
+    #: :class:`PageKind`; a URL keeps its kind, but an embed a page links to (and the
+    #: chain accepts) becomes a page.
+    kind = CharField(default=PageKind.PAGE, constraints=[SQL(f"DEFAULT '{PageKind.PAGE}'")])
     status = CharField(default=PageStatus.UNFETCHED, index=True)
     first_seen = DateTimeField(index=True)
     first_fetched = DateTimeField(null=True)
@@ -121,11 +138,22 @@ class Page(BaseModel):
     outlinks = BlobField(null=True)
     #: Estimated rate of new outlinks (per second), when a schedule estimates one.
     link_rate = FloatField(null=True)
+    #: What the latest capture embeds (:mod:`recrawl.core.store.embeds`): the canonical
+    #: URLs of a page's images, styles and scripts, a stylesheet's imports and fonts, a
+    #: redirect's target; so a 304 fetches them too. None: nothing (or not yet known).
+    embed_refs = BlobField(null=True)
 
     class Meta:
         # Covers segment liveness (store.segment_summaries): the payload counts without
-        # reading a million table rows.
-        indexes = ((("payload_segment", "segment", "payload_offset", "capture_offset"), False),)
+        # reading a million table rows. (kind, next_fetch): the due pages, and the
+        # earliest next fetch, without stepping over the embeds (never due by themselves).
+        # (host, kind): a host's pages without reading its embeds (the Sites panel, a
+        # scope entry's hosts; a CDN host holds embeds alone).
+        indexes = (
+            (("payload_segment", "segment", "payload_offset", "capture_offset"), False),
+            (("kind", "next_fetch"), False),
+            (("host", "kind"), False),
+        )
 
 
 class DiscoveredVia:
@@ -136,8 +164,10 @@ class DiscoveredVia:
     SITEMAP = "sitemap"
     FEED = "feed"
     REDIRECT = "redirect"
+    #: Embedded by a page (or a stylesheet) ``discovered_from`` (DESIGN.md §14).
+    EMBED = "embed"
 
-    ALL = (SEED, LINK, SITEMAP, FEED, REDIRECT)
+    ALL = (SEED, LINK, SITEMAP, FEED, REDIRECT, EMBED)
 
 
 class SourceKind:
@@ -245,6 +275,18 @@ class FetchEvent(BaseModel):
     bytes = BigIntegerField(default=0)
     elapsed_ms = FloatField(null=True)
     error = TextField(null=True)
+    #: A page capture's completeness (DESIGN.md §14): how many of its embeds are archived,
+    #: and the missing ones as [url, reason] pairs (at most
+    #: :data:`recrawl.core.store.embeds.MISSING_KEPT`; ``embeds_missing_count`` counts
+    #: all). None: not a page capture, or made before embeds were archived (or the crawl
+    #: stopped before its embeds were done).
+    embeds = IntegerField(null=True)
+    embeds_missing = JSONField(null=True)
+    embeds_missing_count = IntegerField(null=True)
+    #: What this capture embeds, when it differs from the capture before (as
+    #: ``Page.embed_refs``; b"": nothing any more): an export of an older capture takes
+    #: the embeds it had, not the page's latest (:func:`recrawl.core.store.embed_trees`).
+    embed_refs = BlobField(null=True)
 
 
 class NewsKind:

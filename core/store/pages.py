@@ -14,7 +14,7 @@ from typing import Any
 from peewee import SQL, Expression, Field, NodeList, fn
 from recrawl.core.errors import NotFound
 from recrawl.core.store.listing import LISTING_COLUMNS
-from recrawl.core.store.models import DB, DiscoveredVia, FetchEvent, Page, PageStatus
+from recrawl.core.store.models import DB, DiscoveredVia, FetchEvent, Page, PageKind, PageStatus
 from recrawl.core.store.sql import chunks, insert_rows, is_server_store
 from recrawl.core.store.workers import leased_hosts
 
@@ -35,6 +35,8 @@ class NewPage:
     score: float = 0.0
     cash: float = 0.0
     metadata: dict[str, Any] | None = None
+    #: :class:`~recrawl.core.store.models.PageKind`: a page, or something pages embed.
+    kind: str = PageKind.PAGE
 
 
 def add_pages(pages: Sequence[NewPage], now: datetime) -> int:
@@ -53,7 +55,7 @@ def insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
             (
                 p.url, p.host, PageStatus.UNFETCHED, now, p.next_fetch, p.fetch_interval,
                 p.depth, p.discovered_from, p.discovered_via, p.published_at, p.score, p.cash,
-                p.metadata or {}, 0,
+                p.metadata or {}, 0, p.kind,
             )
             for p in chunk
         ]  # fmt: skip
@@ -64,7 +66,7 @@ def insert_pages(pages: Sequence[NewPage], now: datetime) -> int:
 _NEW_PAGE_COLUMNS = (
     "url", "host", "status", "first_seen", "next_fetch", "fetch_interval", "depth",
     "discovered_from", "discovered_via", "published_at", "score", "cash", "metadata",
-    "retries",  # every column with a default is named: peewee would add it to the statement
+    "retries", "kind",  # every column with a default is named: peewee would add it otherwise
 )  # fmt: skip
 
 
@@ -133,6 +135,9 @@ class DuePage:
     id: int
     url: str
     host: str
+    #: :class:`~recrawl.core.store.models.PageKind`: an embed is queued by the round that
+    #: fetches a page embedding it (DESIGN.md §14).
+    kind: str = PageKind.PAGE
 
 
 def due_page_refs(
@@ -185,7 +190,12 @@ def due_page_refs(
 
 def _due(now: datetime) -> Expression:
     # A filtered page's next fetch is NEVER; its status keeps it out even so (DESIGN §10).
-    return (Page.next_fetch <= now) & (Page.status != PageStatus.FILTERED)
+    # Embeds are fetched with the pages that embed them, never by themselves (§14).
+    return (
+        (Page.kind == PageKind.PAGE)
+        & (Page.next_fetch <= now)
+        & (Page.status != PageStatus.FILTERED)
+    )
 
 
 def pages_by_id(ids: Sequence[int]) -> dict[int, Page]:
@@ -197,14 +207,19 @@ def pages_by_id(ids: Sequence[int]) -> dict[int, Page]:
 
 
 def count_due(now: datetime) -> int:
-    return Page.select().where(Page.next_fetch <= now).count()
+    return Page.select().where(_due(now)).count()
 
 
 def list_pages(
-    status: str | None = None, new_since: datetime | None = None
+    status: str | None = None,
+    new_since: datetime | None = None,
+    kinds: Sequence[str] = (PageKind.PAGE,),
 ) -> Iterator[dict[str, Any]]:
-    """Pages as ``recrawl urls`` lists them (the columns of DESIGN.md §8), oldest first."""
+    """Pages as ``recrawl urls`` lists them (the columns of DESIGN.md §8), oldest first;
+    ``kinds``: pages, embeds or both (§14)."""
     query = Page.select(*(getattr(Page, name) for name in LISTING_COLUMNS))
+    if tuple(kinds) != PageKind.ALL:
+        query = query.where(Page.kind.in_(list(kinds)))
     if status:
         query = query.where(Page.status == status)
     if new_since:
@@ -221,16 +236,18 @@ def history(page: Page) -> list[FetchEvent]:
 
 
 def page_count() -> int:
-    return Page.select().count()
+    """How many pages the project has (not counting embeds)."""
+    return Page.select().where(Page.kind == PageKind.PAGE).count()
 
 
 def corpus_figures() -> tuple[list[float], list[float], list[float]]:
     """Every page's estimated change rate and rate of new links (where known) and score,
     for schedules."""
-    known = Page.select(Page.change_rate).where(Page.change_rate.is_null(False))
+    pages = Page.kind == PageKind.PAGE
+    known = Page.select(Page.change_rate).where(pages & Page.change_rate.is_null(False))
     rates = [rate for (rate,) in known.tuples().iterator()]
-    scores = [score for (score,) in Page.select(Page.score).tuples().iterator()]
-    linking = Page.select(Page.link_rate).where(Page.link_rate.is_null(False))
+    scores = [score for (score,) in Page.select(Page.score).where(pages).tuples().iterator()]
+    linking = Page.select(Page.link_rate).where(pages & Page.link_rate.is_null(False))
     link_rates = [rate for (rate,) in linking.tuples().iterator()]
     return rates, scores, link_rates
 

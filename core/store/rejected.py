@@ -30,6 +30,16 @@ def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: dateti
         ).execute()
 
 
+#: How the filter name of an embed the chain's embed rules turned away begins (DESIGN.md
+#: §14): ``embed: <rule name>``, as :mod:`recrawl.core.engine.embeds` records it.
+EMBED_RULE = "embed: "
+
+
+def embed_rule_name(filter_name: str) -> str | None:
+    """The embed rule a record's filter name names (None: a filter of the chain's)."""
+    return filter_name[len(EMBED_RULE) :] if filter_name.startswith(EMBED_RULE) else None
+
+
 #: How the filter names of rejected links that are no URL at all begin (a malformed href
 #: or redirect Location, kept with its reason: :mod:`recrawl.core.engine.links`).
 NOT_URLS = ("invalid link: ", "invalid redirect: ")

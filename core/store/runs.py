@@ -13,7 +13,7 @@ from datetime import datetime
 
 from peewee import Case, fn
 from recrawl.core.store.filtered import NEVER
-from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageStatus, Segment
+from recrawl.core.store.models import CrawlRun, FetchEvent, Page, PageKind, PageStatus, Segment
 
 #: What the engine notes on a page robots.txt kept it from fetching (engine/record.py):
 #: such a page was never requested, so it is neither fetched nor an error.
@@ -123,7 +123,11 @@ def earliest_next_fetch() -> datetime | None:
     """
     value = (
         Page.select(Page.next_fetch)
-        .where((Page.next_fetch < NEVER) & (Page.status != PageStatus.FILTERED))
+        .where(
+            (Page.kind == PageKind.PAGE)
+            & (Page.next_fetch < NEVER)
+            & (Page.status != PageStatus.FILTERED)
+        )
         .order_by(Page.next_fetch)
         .limit(1)
         .scalar()
@@ -135,7 +139,11 @@ def next_due_at(now: datetime) -> datetime | None:
     """When the next page falls due after ``now`` (None: no page ever will)."""
     value = (
         Page.select(fn.MIN(Page.next_fetch))
-        .where((Page.next_fetch > now) & (Page.status != PageStatus.FILTERED))
+        .where(
+            (Page.kind == PageKind.PAGE)
+            & (Page.next_fetch > now)
+            & (Page.status != PageStatus.FILTERED)
+        )
         .scalar()
     )
     return Page.next_fetch.python_value(value) if value is not None else None

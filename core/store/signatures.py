@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from peewee import Expression, Field, fn
-from recrawl.core.store.models import DB, Page
+from recrawl.core.store.models import DB, Page, PageKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +40,11 @@ class NewSignature:
 
 def _other_kind(kind: str) -> Expression:
     # A page with a payload is signed (or should be); a page with only a signature left
-    # (its payload gone) must lose it too.
-    return ((Page.signature_kind != kind) | Page.signature_kind.is_null()) & (
-        Page.payload_file.is_null(False) | Page.signature.is_null(False)
+    # (its payload gone) must lose it too. Embeds are never signed: their bytes decide.
+    return (
+        (Page.kind == PageKind.PAGE)
+        & ((Page.signature_kind != kind) | Page.signature_kind.is_null())
+        & (Page.payload_file.is_null(False) | Page.signature.is_null(False))
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from peewee import SQL, Case, Expression, NodeList, fn
-from recrawl.core.store.models import Page, PageStatus
+from recrawl.core.store.models import Page, PageKind, PageStatus
 from recrawl.core.store.sql import chunks
 
 
@@ -51,6 +51,7 @@ def host_summaries(now: datetime, after: str | None, limit: int) -> list[HostSum
         fn.MIN(_when(crawled, Page.next_fetch)).python_value(Page.next_fetch.python_value),
         fn.MIN(_when(seed, Page.url)),
     )
+    query = query.where(Page.kind == PageKind.PAGE)  # a host embeds come from is no site
     if after is not None:
         query = query.where(Page.host > after)
     rows = query.group_by(Page.host).order_by(Page.host).limit(limit).tuples()
@@ -61,7 +62,7 @@ def host_summaries(now: datetime, after: str | None, limit: int) -> list[HostSum
 
 
 def count_hosts() -> int:
-    return Page.select(Page.host).distinct().count()
+    return Page.select(Page.host).where(Page.kind == PageKind.PAGE).distinct().count()
 
 
 def host_seeds(host: str, limit: int = 50) -> list[str]:
@@ -79,7 +80,11 @@ def hosts_with_pages(hosts: Sequence[str]) -> set[str]:
     """Those of ``hosts`` that have at least one page."""
     found: set[str] = set()
     for chunk in chunks(list(hosts)):
-        query = Page.select(Page.host).where(Page.host.in_(chunk)).distinct()
+        query = (
+            Page.select(Page.host)
+            .where(Page.host.in_(chunk) & (Page.kind == PageKind.PAGE))
+            .distinct()
+        )
         found.update(host for (host,) in query.tuples().iterator())
     return found
 
@@ -88,12 +93,19 @@ def hosts_under(domain: str) -> list[str]:
     """Hosts with pages that are ``domain`` or end in ``.domain`` (a scope entry's hosts)."""
     escaped = domain.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     below = NodeList((Page.host, SQL("LIKE"), f"%.{escaped}", SQL("ESCAPE '\\'")))
-    query = Page.select(Page.host).where((Page.host == domain) | below).distinct()
+    query = (
+        Page.select(Page.host)
+        .where(((Page.host == domain) | below) & (Page.kind == PageKind.PAGE))
+        .distinct()
+    )
     return sorted(host for (host,) in query.tuples().iterator())
 
 
 def host_page_count(hosts: Sequence[str]) -> int:
-    return sum(Page.select().where(Page.host.in_(chunk)).count() for chunk in chunks(list(hosts)))
+    pages = Page.kind == PageKind.PAGE
+    return sum(
+        Page.select().where(Page.host.in_(chunk) & pages).count() for chunk in chunks(list(hosts))
+    )
 
 
 def make_hosts_due(hosts: Sequence[str], now: datetime) -> int:
@@ -105,6 +117,7 @@ def make_hosts_due(hosts: Sequence[str], now: datetime) -> int:
             Page.update(next_fetch=now)
             .where(
                 Page.host.in_(chunk),
+                Page.kind == PageKind.PAGE,
                 Page.next_fetch > now,
                 Page.status != PageStatus.FILTERED,
             )

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from peewee import fn
+from recrawl.core.store.embeds import promote_linked
 from recrawl.core.store.filtered import NEVER
 from recrawl.core.store.models import DB, DiscoveredVia, Page, PageStatus, Source
 from recrawl.core.store.pages import NewPage, insert_pages
@@ -66,6 +67,9 @@ class SourceReading:
     dates: list[tuple[str, datetime]] = field(default_factory=list)
     #: Sitemaps a sitemap index lists.
     children: list[NewSource] = field(default_factory=list)
+    #: The ids of known rows the chain accepted: those that were embeds become pages
+    #: (DESIGN.md §14: as an embed a page links to).
+    listed: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +181,8 @@ def record_reading(reading: SourceReading, now: datetime) -> int:
     """Apply one reading in one transaction; returns how many new pages it added."""
     with DB.atomic():
         added = insert_pages(reading.new_pages, now) if reading.new_pages else 0
+        if reading.listed:
+            promote_linked(reading.listed, now)
         record_rejected(reading.rejected, now)
         if reading.children:
             insert_sources(reading.children, now)

@@ -6,6 +6,7 @@ peewee write the statement once and the driver run it for every row (executemany
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -36,6 +37,16 @@ CHUNK = 500  # stays well under SQLite's bound-variable limit
 def is_server_store() -> bool:
     """Whether the open store is on a database server (PostgreSQL), not a file."""
     return isinstance(DB.obj, PostgresqlDatabase)
+
+
+def writing() -> contextlib.AbstractContextManager[object]:
+    """A transaction that writes after it reads. On SQLite it takes the write lock as it
+    begins: a deferred one that reads first, then finds another connection (a worker's
+    heartbeat) committed meanwhile, cannot upgrade its snapshot and fails at once
+    ("database is locked"), without waiting out the busy timeout."""
+    if is_server_store():
+        return DB.atomic()
+    return DB.atomic("IMMEDIATE")
 
 
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:

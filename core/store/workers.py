@@ -23,7 +23,16 @@ from datetime import datetime, timedelta
 from peewee import SQL, Expression, IntegrityError, Node, Select, SelectBase, fn
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import LeaseLost, WorkerNameTaken
-from recrawl.core.store.models import DB, HostLease, Page, PageStatus, Segment, Source, Worker
+from recrawl.core.store.models import (
+    DB,
+    HostLease,
+    Page,
+    PageKind,
+    PageStatus,
+    Segment,
+    Source,
+    Worker,
+)
 from recrawl.core.store.sql import chunks, is_server_store
 
 #: Ended or dead workers are listed this long after their last heartbeat.
@@ -133,7 +142,9 @@ def end_worker(name: str, fetched: int) -> None:
 def _due_hosts(due_at: datetime, sources: bool) -> SelectBase:
     """The hosts with pages (or, with ``sources``, sitemaps and feeds) due at ``due_at``."""
     pages = Page.select(Page.host).where(
-        (Page.next_fetch <= due_at) & (Page.status != PageStatus.FILTERED)
+        (Page.kind == PageKind.PAGE)
+        & (Page.next_fetch <= due_at)
+        & (Page.status != PageStatus.FILTERED)
     )
     if not sources:
         return pages.distinct()
@@ -204,7 +215,12 @@ def check_leases(name: str, page_ids: Sequence[int]) -> None:
         held = held.for_update()
     held_hosts: set[str] = {host for (host,) in held.tuples().iterator()}
     for chunk in chunks(list(page_ids)):
-        hosts = Page.select(Page.host).where(Page.id.in_(list(chunk))).distinct()
+        # an embed is fetched by the worker whose page embeds it, wherever it is hosted
+        hosts = (
+            Page.select(Page.host)
+            .where(Page.id.in_(list(chunk)) & (Page.kind == PageKind.PAGE))
+            .distinct()
+        )
         lost = {str(host) for (host,) in hosts.tuples().iterator()} - held_hosts
         if lost:
             raise LeaseLost(f"worker {name} no longer holds {min(lost)}: its batch is not recorded")

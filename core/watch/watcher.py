@@ -355,6 +355,7 @@ class Watcher:
                         changed_pages=event.changed_pages,
                         errors=event.errors,
                         next_due_at=store.earliest_next_fetch(),
+                        embeds_fetched=event.embeds_fetched,
                     )
                 )
         self.events.flush()

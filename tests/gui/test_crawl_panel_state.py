@@ -106,7 +106,7 @@ def test_after_stop_the_bar_shows_what_the_round_fetched(qtbot, window, server):
     assert panel.progress.text() == f"{done} of 40 done"
     assert panel.round_label.text().startswith("Crawl stopped:")
     totals = panel.view.totals.text()
-    assert f"{finished.args[0].fetched:,} fetched" in totals and "Elapsed 0:" in totals
+    assert f"{finished.args[0].fetched:,} pages fetched" in totals and "Elapsed 0:" in totals
     qtbot.waitUntil(lambda: "due now" in panel.view.outlook.text())
     assert panel.view.outlook.text().startswith(f"{40 - done:,} pages are due now")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from datetime import datetime
 
 import pytest
@@ -151,7 +152,7 @@ def test_the_log_tail_keeps_the_last_lines_only_of_events_that_make_lines():
     tail.extend([RoundFinished(1, "seg", 5, 1, 2)])
     assert tail.take() == [
         "denied  http://a/2: denied",
-        "round 1 done: 5 fetched, 1 errors, 2 new URLs (segment seg)",
+        "round 1 done: 5 pages fetched, 1 error, 2 new URLs (segment seg)",
     ]
 
 
@@ -177,3 +178,59 @@ def test_the_plot_ranges_grow_in_steps_not_with_every_redraw(qtbot):
         ranges.append((round(x_top, 6), round(y_top, 6)))
     # x: 60 s, 80, 100, 150, 200; y: the rate's first steps up to ~45/s and a bit above
     assert len(set(ranges)) <= 10
+
+
+def test_embeds_are_counted_and_logged_apart_from_the_pages(qtbot):
+    """What pages embed never inflates the pages' counts, rate or round (DESIGN.md §14)."""
+    progress = CrawlProgress(window_s=5.0)
+    progress.start(0.0)
+    embeds = {"embeds_fetched": 38, "embed_errors": 2}
+    progress.snapshot(1.0, replace(snap(2, round_done=2, queued=2), **embeds))
+    assert (progress.fetched, progress.errors, progress.embeds_fetched) == (2, 0, 38)
+    assert progress.embed_errors == 2 and progress.rate() == pytest.approx(2.0)
+    assert (progress.round.done, progress.round.queued) == (2, 2)
+    progress.round_finished(RoundFinished(1, "s", 2, 0, 3, embeds_fetched=38, embed_errors=2))
+    assert (progress.round.done, progress.round.queued) == (2, 2)
+    view = CrawlProgressView()
+    qtbot.addWidget(view)
+    view.draw(progress, 1.0)
+    # the rate is the pages': 2 in the last second, not 40
+    assert view.totals.text() == (
+        "Elapsed 0:01 · 2 pages fetched · 0 errors · 38 embeds fetched (2 failed) · "
+        "0 new URLs · 2.0 pages/s now"
+    )
+    # a watch's crawls add up, embeds too; the crawl's own summary replaces the snapshot's
+    progress.crawl_finished(CrawlSummary(1, 2, 3, 0, 1.0, 2.0, embeds_fetched=40, embed_errors=2))
+    progress.snapshot(2.0, replace(snap(1), embeds_fetched=5))
+    assert (progress.fetched, progress.embeds_fetched) == (3, 45)
+    progress.finished(CrawlSummary(1, 2, 3, 0, 1.0, 2.0, embeds_fetched=40))
+    assert (progress.fetched, progress.embeds_fetched, progress.embed_errors) == (2, 40, 0)
+
+    tail = LogTail(10)
+    tail.extend(
+        [
+            PageFetched("http://cdn/a.js", "retry", 500, "unknown", 4, 1.0, "HTTP 500", "embed"),
+            PageFetched(
+                "http://cdn/b.pdf",
+                "robots_denied",
+                None,
+                "unknown",
+                0,
+                0.0,
+                "denied by robots.txt",
+                "embed",
+            ),
+            PageFetched("http://cdn/c.png", "fetched", 200, "unknown", 9, 1.0, None, "embed"),
+            LinkRejected("http://cdn/v.mp4", "http://a/", 0, "embed: no-video", 1),
+            LinkRejected("http://a/logo.gif", "http://a/", 0, "no-binaries", 5),
+            RoundFinished(1, "seg", 1, 0, 1, embeds_fetched=38, embed_errors=1),
+        ]
+    )
+    assert tail.take() == [
+        "embed error  http://cdn/a.js: HTTP 500",
+        "embed denied  http://cdn/b.pdf: denied by robots.txt",
+        "embed rejected  http://cdn/v.mp4 (embed rule no-video, line 1; embedded by http://a/)",
+        "rejected  http://a/logo.gif (filter no-binaries, line 5; linked from http://a/)",
+        "round 1 done: 1 page fetched, 0 errors, 38 embeds fetched (1 failed), 1 new URL "
+        "(segment seg)",
+    ]

@@ -19,7 +19,14 @@ from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.project import Project
 from recrawl.core.store.models import DB, FetchEvent, Page
-from recrawl.gui.pages_model import BLOCK, HEADERS, HISTORY_COLUMNS, RAW_ROLE, PagesModel
+from recrawl.gui.pages_model import (
+    BLOCK,
+    HEADERS,
+    HISTORY_COLUMNS,
+    HISTORY_FIELDS,
+    RAW_ROLE,
+    PagesModel,
+)
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.plots import CHANGED
 
@@ -187,17 +194,20 @@ def test_a_selected_page_shows_its_trajectory_history_and_bounds(
     )
     cli = json.loads(out.stdout)
     model = detail.history
-    assert set(cli[0]) <= set(HISTORY_COLUMNS)  # every field the command gives, error too
+    # every field the command gives, error and embeds too: the columns, then what the
+    # embeds column and the missing list read
+    assert set(cli[0]) <= set(HISTORY_FIELDS)
+
+    def raw(row: int, key: str):
+        if key in HISTORY_COLUMNS:
+            return model.index(row, HISTORY_COLUMNS.index(key)).data(RAW_ROLE)
+        value = model.row(row)[HISTORY_FIELDS.index(key)]
+        if key == "embeds_missing":  # (url, reason) pairs, as the command's objects
+            return [{"url": u, "reason": r} for u, r in value] if value is not None else None
+        return value
+
     shown = [
-        {
-            key: (to_iso(v) if key == "fetched_at" else v)
-            for key, v in zip(
-                HISTORY_COLUMNS,
-                [model.index(r, c).data(RAW_ROLE) for c in range(len(HISTORY_COLUMNS))],
-                strict=True,
-            )
-            if key in cli[0]
-        }
+        {key: (to_iso(raw(r, key)) if key == "fetched_at" else raw(r, key)) for key in cli[0]}
         for r in range(model.rowCount())
     ]
     assert shown == cli
@@ -294,16 +304,16 @@ def big_store(folder: Path, pages: int) -> Project:
     project = Project.init(folder)
     rows = [
         (f"http://site{i % 1000}.example/{i}", f"site{i % 1000}.example", "fetched",
-         T0 + timedelta(seconds=i), T0, 86400.0 + i % 977, 0, 1.0, 0.0, 0, "{}")
+         T0 + timedelta(seconds=i), T0, 86400.0 + i % 977, 0, 1.0, 0.0, 0, "{}", "page")
         for i in range(pages)
     ]  # fmt: skip
     columns = (
         "url, host, status, first_seen, next_fetch, fetch_interval, retries, score, cash, "
-        "depth, metadata"
+        "depth, metadata, kind"
     )
     with DB.atomic():
         DB.obj.cursor().executemany(
-            f"INSERT INTO page ({columns}) VALUES ({', '.join('?' * 11)})", rows
+            f"INSERT INTO page ({columns}) VALUES ({', '.join('?' * 12)})", rows
         )
     return project
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from recrawl.core.engine import PageFetched, RoundFinished
+from recrawl.core.engine import PageFetched, RoundFinished, WatchRound
 from recrawl.gui.formatting import local_time
 from recrawl.gui.watch_text import (
     Mode,
@@ -15,14 +15,16 @@ from recrawl.gui.watch_text import (
     news_message,
     sleeping_text,
     tray_tooltip,
+    watch_round_text,
+    watch_summary_text,
     watched_text,
 )
 
 NOW = datetime(2026, 11, 30, 12, 0, 0)
 
 
-def fetched(url: str, change: str, error: str | None = None) -> PageFetched:
-    return PageFetched(url, "fetched", 200, change, 100, 1.0, error)
+def fetched(url: str, change: str, error: str | None = None, kind: str = "page") -> PageFetched:
+    return PageFetched(url, "fetched", 200, change, 100, 1.0, error, kind)
 
 
 def finished(new: int, changed: int) -> RoundFinished:
@@ -61,6 +63,8 @@ def test_one_message_per_round_with_the_counts_and_the_sites():
             fetched("https://other.net/x", "unknown"),
             fetched("https://third.net/y", "changed"),
             fetched("https://broken.net/z", "unknown", error="timeout"),
+            # what pages embed is never news: a CDN's images name no site
+            *(fetched(f"https://cdn.example/{i}.png", "unknown", kind="embed") for i in range(9)),
             finished(12, 2),
         ]
     )
@@ -79,3 +83,18 @@ def test_message_wording():
     one = RoundNews(0, 1)
     one.hosts["a.org"] += 1
     assert news_message(one) == "1 changed page on a.org"
+
+
+def test_a_watch_says_what_it_fetched_of_pages_and_embeds_apart():
+    from recrawl.core.watch.watcher import WatchSummary
+
+    round_ = WatchRound(NOW, 2, 1, 0, 0, None, embeds_fetched=38)
+    assert watch_round_text(round_) == (
+        "watch round: 2 pages fetched, 38 embeds fetched, 1 new pages, 0 changed, 0 errors"
+    )
+    summary = WatchSummary(3, 5, 2, 1, 0, 3600.0, True)
+    assert watch_summary_text(summary, 40, 2) == (
+        "Watching stopped after 60 min: 3 round(s), 5 pages fetched, 40 embeds fetched "
+        "(2 failed), 2 new, 1 changed, 0 errors"
+    )
+    assert "embeds" not in watch_summary_text(summary)  # none fetched: not said

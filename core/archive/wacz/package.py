@@ -295,7 +295,7 @@ class _Page:
 def _pages(choice: Choice) -> list[_Page]:
     """The chosen captures of HTML pages that answered 2xx (a revisit: its response's)."""
     pages = []
-    for capture in choice.chosen:
+    for capture in choice.pages:
         shown = choice.targets.get(capture) if capture.revisit else capture
         if shown is None:
             continue

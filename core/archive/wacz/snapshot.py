@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import io
 import json
@@ -11,7 +12,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
@@ -296,16 +297,28 @@ class Choice:
     copied: set[Capture]
     #: A chosen revisit's response (None: not in the project).
     targets: dict[Capture, Capture | None]
+    #: The chosen captures that are pages' (not what pages embed): pages.jsonl's.
+    pages: list[Capture] = field(default_factory=list)
+
+
+#: Embeds of embeds an export takes along with a page (as deep as a crawl fetches them).
+EMBED_HOPS = 2
 
 
 def choose(sources: list[Source], options: ExportOptions) -> Choice:
+    """The captures the options ask for, with what each chosen page embeds (DESIGN.md
+    §14): of each of its embeds, the capture nearest in time to the page's, wherever it
+    is hosted and whenever it was fetched (an embed not due is not fetched again)."""
     everything = [c for source in sources for c in source.captures]
     of_site = _site_filter(options.site) if options.site else None
     since = capture_stamp(options.since) if options.since else None
+    embeds = store.embeds_among({c.url for c in everything})
     chosen = [
         c
         for c in everything
-        if (of_site is None or of_site(c.url)) and (since is None or c.stamp >= since)
+        if c.url not in embeds
+        and (of_site is None or of_site(c.url))
+        and (since is None or c.stamp >= since)
     ]
     order = {id(source): n for n, source in enumerate(sources)}
 
@@ -319,6 +332,8 @@ def choose(sources: list[Source], options: ExportOptions) -> Choice:
             if held is None or when(capture) > when(held):
                 latest[capture.url] = capture
         chosen = list(latest.values())
+    pages = sorted(chosen, key=lambda c: (c.url, when(c)))
+    chosen = pages + _embedded(pages, everything, when)
     chosen.sort(key=lambda c: (c.url, when(c)))
     responses: dict[str, list[Capture]] = {}
     for capture in everything:
@@ -328,7 +343,46 @@ def choose(sources: list[Source], options: ExportOptions) -> Choice:
         found.sort(key=when)
     targets = {c: _target(c, responses) for c in chosen if c.revisit}
     copied = set(chosen) | {t for t in targets.values() if t is not None}
-    return Choice(chosen, copied, targets)
+    return Choice(chosen, copied, targets, pages)
+
+
+def _embedded(
+    pages: list[Capture],
+    everything: list[Capture],
+    when: Callable[[Capture], tuple[str, int, int]],
+) -> list[Capture]:
+    """Of each embed of each page capture, its capture nearest in time (the earlier of
+    two as near), each once and none of ``pages``. What a page embeds may be a page too
+    (a frame's document is a link as well; on a host in scope it is crawled as a page):
+    it comes along all the same, wherever it is hosted and whatever the options chose."""
+    # each capture's embeds as they were then (a page that moved to a new stylesheet
+    # gets the old one with its older captures), and of those, their embeds then
+    taken_at = {id(c): datetime.strptime(c.stamp, "%Y%m%d%H%M%S") for c in pages}
+    trees = store.embed_trees([(c.url, taken_at[id(c)]) for c in pages], EMBED_HOPS)
+    wanted = {url for tree in trees.values() for url in tree}
+    by_url: dict[str, tuple[list[float], list[Capture]]] = {}
+    for capture in sorted((c for c in everything if c.url in wanted), key=when):
+        instants, captures = by_url.setdefault(capture.url, ([], []))
+        instants.append(_seconds(capture.stamp))
+        captures.append(capture)
+    taken: dict[int, Capture] = {}
+    for page in pages:
+        instant = _seconds(page.stamp)
+        for url in trees.get((page.url, taken_at[id(page)]), ()):
+            found = by_url.get(url)
+            if found is None:
+                continue
+            instants, captures = found
+            at = bisect.bisect_left(instants, instant)
+            near = [i for i in (at - 1, at) if 0 <= i < len(captures)]
+            best = min(near, key=lambda i: (abs(instants[i] - instant), i))
+            taken[id(captures[best])] = captures[best]
+    chosen = {id(c) for c in pages}  # a frame's document of the same site, say
+    return [capture for key, capture in taken.items() if key not in chosen]
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=UTC).timestamp()
 
 
 def _target(revisit: Capture, responses: dict[str, list[Capture]]) -> Capture | None:

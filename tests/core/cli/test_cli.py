@@ -18,6 +18,8 @@ from tests.stores import store_kind  # noqa: F401  # the CLI's contract on both 
 CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
 #: Beside DESIGN §8's keys: the crawl's news (§10).
 CRAWL_KEYS |= {"new_pages", "changed_pages"}
+#: ... and what pages embed, counted apart (§14).
+CRAWL_KEYS |= {"embeds_fetched", "embed_errors"}
 URL_KEYS = {
     "url",
     "status",
@@ -31,6 +33,7 @@ URL_KEYS = {
     "discovered_via",
     "discovered_from",
     "published_at",
+    "kind",
 }
 
 
@@ -100,7 +103,12 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site, db_args):
         "interval_after",
         "segment",
         "error",
+        "embeds",
+        "embeds_missing",
+        "embeds_missing_count",
     }
+    # a page embedding nothing: complete, with nothing missing
+    assert (event["embeds"], event["embeds_missing"], event["embeds_missing_count"]) == (0, [], 0)
     assert (
         event["http_status"] == 200
         and event["error"] is None

@@ -19,7 +19,10 @@ from tests.consistency import check_project
 from tests.interrupted import GatedSite, recrawl, urls
 from tests.watching import PATIENCE, context_switches, cpu_seconds, run, watched_project, watching
 
-ROUND_KEYS = ["started_at", "fetched", "new_pages", "changed_pages", "errors", "next_due_at"]
+ROUND_KEYS = [
+    "started_at", "fetched", "new_pages", "changed_pages", "errors", "next_due_at",
+    "embeds_fetched",
+]  # fmt: skip
 
 
 def show(capsys: pytest.CaptureFixture[str], project: Path, url: str) -> bytes:

@@ -9,7 +9,15 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from recrawl.core.content.markup_bounds import find_cut, reach
+from recrawl.core.content import markup_bounds
+from recrawl.core.content.markup_bounds import (
+    MAX_HEIGHT,
+    elements_bound,
+    find_cut,
+    reach,
+    skeleton,
+    within,
+)
 from selectolax.lexbor import LexborHTMLParser
 
 #: Lexbor's tree has html and body above what the page says, and a void element or
@@ -133,3 +141,168 @@ def test_the_parser_stays_within_a_small_factor_of_the_model(parts, times):
     depth, elements = lexbor_reach(page)
     assert depth <= 2 * model.depth + SLACK, (model, depth)
     assert elements <= 3 * model.elements + SLACK, (model, elements)
+
+
+# -- the shortcut: a page shown within the bounds by its skeleton ------------------------
+
+#: Names the random pages are made of: every kind the shortcut treats apart (quiet and
+#: formatting elements, links, elements that end others, table parts, forms, voids,
+#: text elements, comments), in lower and upper case.
+NESTED = words(
+    "span code em b i font small a nobr div p li ul dl dt dd h1 h2 pre section table tbody "
+    "tr td th caption form button select option ruby rt svg SPAN B DIV"
+)
+LEAVES = [
+    "x",
+    " ",
+    "<br>",
+    "<hr>",
+    "<img src=x>",
+    "<!--c-->",
+    "<!-- <b> -->",
+    "<!x>",
+    "<script>if (a<b) {x = '</div>'}</script>",
+    "<title><b></title>",
+    "<xmp><p></xmp>",
+    "<b id=1>",
+    "</b>",
+    "</div>",
+    "</p>",
+    "<p>",
+    "<li>",
+    "<td>",
+    "<a href=x>",
+    "</a>",
+    '<span title="-->">',
+    "<plaintext>",
+    "<style>b{}</style>",
+    "<b<i>",
+    "<i<!--",  # (the model reads no comment there: the tag's name runs on)
+    "-->",
+    "<u<script>",
+    "</script>",
+]
+
+
+def _tree(children: list[str], name: str, closed: bool) -> str:
+    return f"<{name}>" + "".join(children) + (f"</{name}>" if closed else "")
+
+
+#: Markup mostly nested properly (every element ended, most of the time), with noise.
+NESTED_MARKUP = st.recursive(
+    st.sampled_from(LEAVES),
+    lambda inner: st.builds(
+        _tree,
+        st.lists(inner, max_size=4),
+        st.sampled_from(NESTED),
+        st.sampled_from([True, True, True, False]),  # ended, mostly
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(NESTED_MARKUP, min_size=1, max_size=4), st.integers(1, 30))
+def test_the_skeleton_bounds_what_the_model_makes_of_the_page(parts, times):
+    page = "".join(parts) * times
+    bones = skeleton(page)
+    if bones is None:
+        return
+    model = reach(page)
+    assert model.depth <= reach(bones.text).depth + bones.height, (model, bones)
+    assert model.elements <= elements_bound(page), model
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(NESTED_MARKUP, min_size=1, max_size=4),
+    st.integers(1, 30),
+    st.integers(1, 40),
+    st.integers(1, 400),
+)
+def test_a_page_shown_within_is_one_the_model_does_not_cut(parts, times, depth, elements):
+    page = "".join(parts) * times
+    if within(page, depth, elements):
+        assert markup_bounds._scan(page, depth, elements)[0] is None
+
+
+def sphinx_like(sections: int) -> str:
+    """A documentation page as Sphinx writes one: well nested, link and code heavy."""
+    code = "".join(f'<span class="n">x{i}</span><span class="o">=</span>' for i in range(20))
+    section = (
+        '<section id="s"><h2>Title<a class="headerlink" href="#s">¶</a></h2>'
+        '<p>See <a class="reference internal" href="#f"><code class="xref py"><span '
+        'class="pre">f()</span></code></a> and <em>this</em>, <strong>that</strong>.</p>'
+        '<dl class="py function"><dt class="sig" id="f"><span class="sig-name">f</span>'
+        '<em class="sig-param">x</em></dt><dd><p>Does it.<br>Really.</p>'
+        f'<div class="highlight"><pre><span></span>{code}</pre></div>'
+        "<ul><li><p>one</p></li><li><p>two</p><ul><li>nested</li></ul></li></ul></dd></dl>"
+        "<table><tr><td>a</td><td><b>b</b></td></tr></table><hr></section>"
+    )
+    return (
+        "<!DOCTYPE html><html><head><meta charset=utf-8><title>Doc</title>"
+        "<script>var a = 1 < 2;</script><!-- build --></head><body><div class=body>"
+        + section * sections
+        + '<form action="search"><input name=q></form></div></body></html>'
+    )
+
+
+def test_an_ordinary_page_is_shown_within_without_the_model_reading_it_all():
+    page = sphinx_like(300)
+    bones = skeleton(page)
+    assert bones is not None
+    assert len(bones.text) < len(page) / 10  # the model reads a tenth of it, or less
+    assert within(page, 512, 200_000)
+    assert find_cut(page, 512, 200_000) is None
+
+
+@pytest.mark.parametrize(
+    ("page", "cut"),
+    [
+        # formatting elements popped by another element's end: remade, so no shortcut
+        ("".join(f"<div><b id={i}></div>" for i in range(3000)) + "<p>x</p>" * 3000, True),
+        ("<b><div></b>" * 3000, True),
+        ("<table><td>" * 3000, True),  # its skeleton is all of it, and nests too deep
+        ("<div>" * 5000 + "</div>" * 5000, True),  # nested properly, deeper than the rounds
+        # within the bounds, but the model must read them to know
+        ("<p><b><div>x</div></b></p>" * 3000, False),  # a block in a <b> ends the <p>
+        ("<a href=1><b><a href=2>x</a></b></a>" * 3000, False),  # a link in a link
+    ],
+    ids=["remade", "misnested", "cells", "deep", "block-in-b", "link-in-link"],
+)
+def test_a_page_that_may_pass_a_bound_is_left_to_the_model(page, cut):
+    assert not within(page, 512, 200_000)
+    assert (find_cut(page, 512, 200_000) is not None) == cut
+
+
+def test_what_the_shortcut_does_not_read_is_left_to_the_model():
+    assert skeleton("<b<i>x</i></b>" * 100) is None  # a tag name runs into a "<"
+    # the model ends a script at "</ſcript" (ſ matches s case-insensitively)
+    assert skeleton("<script>x</\u017fcript><b>y</b>") is None
+    assert skeleton("<p>ı and ſ in text</p>") is not None  # elsewhere they are text
+    assert skeleton("<div>" * (MAX_HEIGHT + 1) + "</div>" * (MAX_HEIGHT + 1)) is None
+    assert skeleton("<B>x</B>") is None  # a formatting element in upper case stays
+
+
+def test_the_shortcut_s_kinds_are_what_the_model_says_they_are():
+    m = markup_bounds
+    quiet = set(m._QUIET_NAMES.split())
+    # quiet: their tags start and end themselves, nothing else
+    for kind in (m._ENDS_P, m._IMPLIED, m._TOP_IMPLIED, m._TABLE_ONLY, m._MARKERS):
+        assert not quiet & set(kind)
+    assert not quiet & (m._VOID | m._RAW_TEXT | m._TABLE_CONTEXTS | {"a", "nobr"})
+    assert not set(m._QUIET_OTHER.split()) & m._FORMATTING
+    # blocks end an open <p> and push themselves, nothing else
+    blocks = set(f"{m._BLOCKS} {m._LISTS} {m._HEADINGS_NAMES} dl p form".split())
+    assert blocks <= m._ENDS_P
+    assert not blocks & (m._TABLE_ONLY | m._FORMATTING | m._VOID | m._RAW_TEXT | m._MARKERS)
+    assert not (blocks - set(m._HEADINGS_NAMES.split())) & (set(m._IMPLIED) | set(m._TOP_IMPLIED))
+    # items end an open item unless a list (or other special element) is in between
+    for item in ("li", "dt", "dd"):
+        kinds, stops = m._IMPLIED[item]
+        assert stops == m._ITEM_STOPS and item in kinds
+    assert set(m._LISTS.split()) | {"dl"} <= m._ITEM_STOPS
+    # a cell stops every search for an element to end
+    cells = {"td", "th", "caption"}
+    assert cells <= m._SCOPE and cells <= m._ITEM_STOPS and cells <= m._IMPLIED["table"][1]
+    assert "hr" not in m._QUIET_VOID.split() and "xmp" not in m._TEXT_ELEMENTS.split()

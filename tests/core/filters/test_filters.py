@@ -208,3 +208,51 @@ def test_crawl_records_each_rejection_with_filter_and_line(project, server):
     assert why[server.url("/p?sid=9")][0] == "clean-up"
     assert why["http://o.example/"] == ("scope", None)
     assert {p.url for p in Page.select()} == {server.url("/"), server.url("/ok")}
+
+
+EMBED_CHAIN = """
+[[filter]]
+kind = "suffix"
+name = "no-binaries"
+rules = '''
++IP
+.png
+'''
+
+[[embed]]
+kind = "domain-deny"
+name = "no-trackers"
+rules = '''
+tracker.example
+'''
+"""
+
+
+def test_embed_rules_are_a_chain_of_their_own_kept_with_the_chain():
+    c = parse_chain(EMBED_CHAIN)
+    image, tracked = "http://a.org/logo.png", "http://tracker.example/pixel.gif"
+    # the pages' filters reject the image; the embed rules accept it, and reject the tracker
+    assert verdict(c, image) == ("reject", False, 0, 2)
+    assert verdict(c.embed_rules, image) == ("accept", False, None, None)
+    assert verdict(c.embed_rules, tracked) == ("reject", False, 0, 1)
+    assert c.embed_rules.check(tracked).filter_name == "no-trackers"
+    # written back with its embed rules, read again the same
+    again = parse_chain(c.to_toml())
+    assert "[[embed]]" in c.to_toml()
+    assert [f.name for f in again.filters] == ["no-binaries"]
+    assert [f.name for f in again.embed_rules.filters] == ["no-trackers"]
+    # no embed rules: every embed accepted
+    assert (
+        parse_chain('[[filter]]\nkind = "prefix"\nrules = "http://a.org/"\n')
+        .embed_rules.check(tracked)
+        .accepted
+    )
+
+
+def test_a_bad_embed_rule_is_refused_naming_the_rule_and_line():
+    bad = (
+        EMBED_CHAIN
+        + "\n[[embed]]\nkind = \"regex\"\nname = \"broken\"\nrules = '''\n+ok\n-(\n'''\n"
+    )
+    with pytest.raises(ChainError, match=r"embed rule 1 \(broken\), line 2"):
+        parse_chain(bad)

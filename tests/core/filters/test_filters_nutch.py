@@ -288,3 +288,13 @@ def test_lint_reads_host_blocks_as_scopes():
     )
     got = sorted((w.line, w.message.split(" (")[0].split(":")[0]) for w in lint(chain))
     assert got == [(11, "never decides"), (13, "duplicate pattern"), (15, "duplicate pattern")]
+
+
+def test_an_import_keeps_the_projects_embed_rules(tmp_path):
+    (tmp_path / "prefix-urlfilter.txt").write_text("http://a.org/\n")
+    embeds = parse_chain(
+        "[[embed]]\nkind = \"domain-deny\"\nname = \"no-ads\"\nrules = '''\nads.example\n'''\n"
+    ).embed_rules.filters
+    chain = parse_chain(import_nutch(tmp_path, embeds=embeds))
+    assert [f.kind for f in chain.filters] == ["prefix"]
+    assert [f.name for f in chain.embed_rules.filters] == ["no-ads"]

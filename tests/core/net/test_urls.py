@@ -56,3 +56,70 @@ def test_cached_join_equals_urljoin(base, href):
     from recrawl.core.net.urls import _join
 
     assert _join(base, href) == urljoin(base, href)
+
+
+def outcome(call):
+    """What a canonicalization gives: the URL, or the error's message and reason."""
+    try:
+        return call()
+    except InvalidUrl as exc:
+        return ("error", str(exc), exc.reason)
+
+
+BASES = [
+    "http://h.com/docs/library/os.html",
+    "http://h.com/",
+    "https://h.com:8443/a/b/?q=1",
+    "http://h.com/a/b.html#here",
+]
+#: Links as pages write them, fragments included (and what no URL should be).
+HREFS = st.one_of(
+    st.text(alphabet="ab./?#;:=%@[]~ &", max_size=16),
+    st.builds(
+        "{}#{}".format,
+        st.sampled_from(
+            [
+                "",
+                "os.html",
+                "../x.html",
+                "?a=1",
+                "//o.com/p",
+                "http://h.com:80/x",
+                "http://a b/",
+                "http://[::1/",
+                "http://x:99999/",
+                "mailto:a",
+                "http://",
+                "ftp://x/",
+                "/%zz/",
+            ]
+        ),
+        st.text(alphabet="ab#?/ %:ü", max_size=8),
+    ),
+)
+
+
+@settings(max_examples=2000)
+@given(st.sampled_from([*BASES, None]), HREFS)
+def test_cutting_the_fragment_first_changes_no_canonical_url_nor_error(base, href):
+    from recrawl.core.net.urls import _canonical_absolute, _joined
+
+    text = href.strip()
+    # the path that reads the whole URL, as canonical() did before it cut the fragment
+    whole = (
+        outcome(lambda: _canonical_absolute(_joined(text, base, href)))
+        if text
+        else ("error", "empty URL", "empty URL")
+    )
+    assert outcome(lambda: canonical(href, base)) == whole
+
+
+def test_the_links_to_a_page_s_anchors_share_its_cache_entry():
+    from recrawl.core.net import urls
+
+    urls._canonical_absolute.cache_clear()
+    base = "http://h.com/docs/library/os.html"
+    for anchor in range(100):
+        assert canonical(f"os.html#f{anchor}", base) == base
+        assert canonical(f"#f{anchor}", base) == base
+    assert urls._canonical_absolute.cache_info().currsize == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -27,16 +28,29 @@ def test_new_store_is_wal_with_foreign_keys(project, store_kind):
             FetchEvent.create(page=12345, fetched_at=utcnow())
 
 
+def _counts(path) -> dict[str, int]:
+    with sqlite3.connect(path) as db:
+        return {
+            table: db.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+            for table in ("page", "fetch_event", "link")
+        }
+
+
 @pytest.mark.parametrize("version", [1])
 def test_stored_database_of_each_schema_version_opens_and_migrates(tmp_path, version):
     folder = tmp_path / "old"
     folder.mkdir()
     shutil.copy(DATA / f"schema-{version}.sqlite", folder / "recrawl.sqlite")
+    before = _counts(folder / "recrawl.sqlite")
     project = Project.open(folder)
     try:
         assert current_version(DB.obj) == SCHEMA_VERSION
         assert Page.select().count() > 0  # data written by that version survives
         assert all(p.first_seen is not None for p in Page.select())
+        # every row: a migration that copies the page table must not cascade its drop
+        # onto the fetch history and links (it did, from schema 1, until schema 12)
+        assert before["fetch_event"] > 0 and before["link"] > 0
+        assert _counts(folder / "recrawl.sqlite") == before
         # version 1's seed hosts became the chain's scope: same pages in scope as before
         from recrawl.core.policy.choices import project_chain
 
