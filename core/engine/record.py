@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from recrawl.core import store
 from recrawl.core.clock import Clock
@@ -161,10 +162,7 @@ class FetchRecorder:
         now = result.started_at
         change = Change.UNKNOWN
         capture: Capture | None = None
-        note = result.decode_error
-        if result.truncated:
-            size = len(result.response.body) if result.response is not None else 0
-            note = f"body cut ({result.truncated}) at {size} bytes"
+        note = _fetch_note(result)
         refs: store.Refs | None = None  # None: keep what the row holds
         if outcome is Outcome.OK:
             if analysis is None:
@@ -198,9 +196,32 @@ class FetchRecorder:
             found = Found(False, f"HTTP {result.status}")
         else:
             found = Found(False, failure_reason(result.status, result.error))
+        update = self._update(page, result, outcome, now, batch, captures, change, capture, note)
+        if refs is not None:
+            _keep_refs(page, update, store.pack_refs(refs) or b"")
+        batch.page_updates.append((page.id, update.fields))
+        batch.embed_fetches.add(page.id)
+        batch.events.append(update.event)
+        self._fetched(page, result, update, change, PageKind.EMBED)
+        return found
+
+    def _update(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        now: datetime,
+        batch: store.CommitBatch,
+        captures: CaptureWriter,
+        change: Change,
+        capture: Capture | None,
+        note: str | None,
+        **more: Any,
+    ) -> PageUpdate:
+        """The fetch's update of its row (and the capture counted in the batch)."""
         if capture is not None:
             batch.records += 1
-        update = update_page(
+        return update_page(
             page,
             outcome,
             result,
@@ -211,25 +232,19 @@ class FetchRecorder:
             segment=captures.segment,
             max_retries=self.settings.max_retries,
             note=note,
+            **more,
         )
-        if refs is not None:
-            _keep_refs(page, update, store.pack_refs(refs) or b"")
-        batch.page_updates.append((page.id, update.fields))
-        batch.embed_fetches.add(page.id)
-        batch.events.append(update.event)
+
+    def _fetched(
+        self, page: Page, result: FetchResult, update: PageUpdate, change: Change, kind: str
+    ) -> None:
+        size = len(result.response.body) if result.response is not None else 0
+        status, error = update.status, update.event["error"]
         self.events.emit(
             PageFetched(
-                page.url,
-                update.status,
-                result.status,
-                change.value,
-                len(result.response.body) if result.response is not None else 0,
-                result.elapsed_ms,
-                update.event["error"],
-                PageKind.EMBED,
+                page.url, status, result.status, change.value, size, result.elapsed_ms, error, kind
             )
         )
-        return found
 
     def _record(
         self,
@@ -246,10 +261,7 @@ class FetchRecorder:
         change = Change.UNKNOWN
         capture: Capture | None = None
         signature = None
-        size = len(result.response.body) if result.response is not None else 0
-        note = result.decode_error
-        if result.truncated:
-            note = f"body cut ({result.truncated}) at {size} bytes"
+        note = _fetch_note(result)
         targets: list[str] = []
         title = None
         #: The outlinks to keep for the next fetch's count (``discovery``), and the count.
@@ -287,22 +299,10 @@ class FetchRecorder:
             # the 2xx payload this capture replaces, signed now (round._sign_replaced):
             # the page's next 2xx is compared with it
             signature = (analysis.earlier_signature, self.signature.kind)
-        if capture is not None:
-            batch.records += 1
-        update = update_page(
-            page,
-            outcome,
-            result,
-            now,
-            self.schedule,
-            change=change,
-            capture=capture,
-            signature=signature,
-            segment=captures.segment,
-            max_retries=self.settings.max_retries,
-            note=note,
-            new_links=new_links,
-        )
+        update = self._update(
+            page, result, outcome, now, batch, captures, change, capture, note,
+            signature=signature, new_links=new_links,
+        )  # fmt: skip
         if outlinks is not None:
             update.fields["outlinks"] = outlinks
         if asked_wait is not None and update.status == PageStatus.RETRY:
@@ -325,17 +325,7 @@ class FetchRecorder:
         if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
             update.fields.update(self.scoring.on_fetched(page, targets, batch))
         self._add(page, update, change, now, batch)
-        self.events.emit(
-            PageFetched(
-                page.url,
-                update.status,
-                result.status,
-                change.value,
-                size,
-                result.elapsed_ms,
-                update.event["error"],
-            )
-        )
+        self._fetched(page, result, update, change, PageKind.PAGE)
 
     def _change(
         self, page: Page, analysis: Analysis, capture: Capture
@@ -375,3 +365,11 @@ def _keep_refs(page: Page, update: PageUpdate, packed: bytes) -> None:
     before = bytes(page.embed_refs) if page.embed_refs is not None else None
     if packed != before:
         update.event["embed_refs"] = packed
+
+
+def _fetch_note(result: FetchResult) -> str | None:
+    """What the fetch record says of the body: cut at the cap, or not decoded."""
+    if result.truncated:
+        size = len(result.response.body) if result.response is not None else 0
+        return f"body cut ({result.truncated}) at {size} bytes"
+    return result.decode_error

@@ -15,6 +15,7 @@ from recrawl.core.store.models import FetchEvent, Page, PageKind
 
 from tests import httpserver
 from tests.crawling import T0, clock_at, crawl, settings
+from tests.embedcrawls import capture_of, quick
 from tests.httpserver import Reply
 from tests.warcs import records_for
 
@@ -27,17 +28,6 @@ def server() -> Iterator[httpserver.TestServer]:
     served.html("/robots.txt", "User-agent: *\nAllow: /\n")
     yield served
     served.stop()
-
-
-def quick(**parse: object):
-    base = settings(read_timeout=1.0, total_timeout=3.0)
-    base = replace(base, sources=replace(base.sources, enabled=False))
-    return replace(base, parse=replace(base.parse, **parse))
-
-
-def capture_of(url: str) -> FetchEvent:
-    page = Page.get(Page.url == url)
-    return FetchEvent.select().where(FetchEvent.page == page).order_by(FetchEvent.id).first()
 
 
 def test_an_embed_that_redirects_without_end_does_not_keep_the_round_running(project, server):

@@ -9,14 +9,14 @@ rest is missing.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 import pytest
 from recrawl.core.engine import inject
-from recrawl.core.store.models import FetchEvent, Page, PageKind
+from recrawl.core.store.models import Page, PageKind
 
 from tests import httpserver
-from tests.crawling import T0, clock_at, crawl, settings
+from tests.crawling import T0, clock_at, crawl
+from tests.embedcrawls import capture_of, missing, quick
 from tests.hostile import HostileServer
 from tests.httpserver import Reply
 from tests.warcs import records_for
@@ -32,21 +32,6 @@ def server() -> Iterator[httpserver.TestServer]:
     served.html("/robots.txt", "User-agent: *\nAllow: /\n")
     yield served
     served.stop()
-
-
-def quick(**parse: object):
-    base = settings(read_timeout=1.0, total_timeout=3.0)
-    base = replace(base, sources=replace(base.sources, enabled=False))
-    return replace(base, parse=replace(base.parse, **parse))
-
-
-def capture_of(url: str) -> FetchEvent:
-    page = Page.get(Page.url == url)
-    return FetchEvent.select().where(FetchEvent.page == page).order_by(FetchEvent.id).first()
-
-
-def missing(event: FetchEvent) -> dict[str, str]:
-    return dict(map(tuple, event.embeds_missing or []))
 
 
 def page_with(server: httpserver.TestServer, head: str = "", body: str = "") -> str:
