@@ -16,7 +16,7 @@ from peewee import fn
 from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
-from recrawl.core.store.pages import NewPage, insert_pages, page_ids
+from recrawl.core.store.pages import NewPage, insert_pages, page_ids_and_embeds
 from recrawl.core.store.rejected import record_rejected
 from recrawl.core.store.sources import NewSource, insert_sources
 from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages, writing
@@ -91,11 +91,12 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
         insert_rows(News, ["page", "host", "at", "kind"], batch.news)
         # a slice at a time: a page of 100,000 links makes no 100,000 rows at once
         for links in chunks(list(dict.fromkeys(batch.links)), 5000):
-            ids = page_ids(target for _, target in links)
+            ids, embeds = page_ids_and_embeds(target for _, target in links)
             rows = [[source, ids[target], now] for source, target in links if target in ids]
             insert_rows(Link, ["source", "target", "first_seen"], rows, ignore=True)
             # a page links to it and the chain accepts it: an embed becomes a page (§14)
-            promote_linked(list(ids.values()), now)
+            if embeds:
+                promote_linked(embeds, now)
         if batch.completeness:
             record_completeness(batch.completeness)
         _apply_scores(batch)

@@ -79,7 +79,12 @@ def make_due(urls: Sequence[str], now: datetime) -> None:
 
 
 def page_ids(urls: Iterable[str]) -> dict[str, int]:
-    """The ids of the known pages among ``urls``.
+    """The ids of the known pages among ``urls``."""
+    return page_ids_and_embeds(urls)[0]
+
+
+def page_ids_and_embeds(urls: Iterable[str]) -> tuple[dict[str, int], list[int]]:
+    """The ids of the known pages (and embeds) among ``urls``, and which are embeds'.
 
     The statement is written here, not by peewee: a crawl asks this for every link it
     commits, and peewee spent more building 500-value IN lists than the database did
@@ -87,12 +92,17 @@ def page_ids(urls: Iterable[str]) -> dict[str, int]:
     """
     wanted = list(dict.fromkeys(urls))
     found: dict[str, int] = {}
+    embeds: list[int] = []
     table, url, page_id = Page._meta.table_name, Page.url.column_name, Page.id.column_name
+    kind = Page.kind.column_name
     for chunk in chunks(wanted):
         marks = ", ".join([DB.param] * len(chunk))
-        sql = f'SELECT "{url}", "{page_id}" FROM "{table}" WHERE "{url}" IN ({marks})'
-        found.update(DB.execute_sql(sql, list(chunk)).fetchall())
-    return found
+        sql = f'SELECT "{url}", "{page_id}", "{kind}" FROM "{table}" WHERE "{url}" IN ({marks})'
+        for found_url, found_id, found_kind in DB.execute_sql(sql, list(chunk)).fetchall():
+            found[found_url] = found_id
+            if found_kind == PageKind.EMBED:
+                embeds.append(found_id)
+    return found, embeds
 
 
 def page_titles(urls: Iterable[str]) -> dict[str, str]:
