@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.clock import utcnow
+from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy import sites
 from recrawl.core.policy.sites import Removal, Site
 from recrawl.gui import watch_link
@@ -222,8 +223,8 @@ class SitesPanel(Panel):
             return
         host, now = site.host, utcnow()
         self.context.jobs.submit(
-            lambda: sites.refetch_site(host, now),
-            lambda moved: self._refetched(host, moved),
+            lambda: refetching.refetch(now, hosts=[host]),  # as `recrawl refetch --site`
+            lambda done: self._refetched(host, done.made_due),
             self._say,
         )
 
