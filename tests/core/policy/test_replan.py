@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 from recrawl.core import store
 from recrawl.core.policy import choices
 from recrawl.core.policy.replan import Replanned
+from recrawl.core.policy.schedule import Change, ScheduleInput
+from recrawl.core.policy.schedules import make_schedule, schedule_names
 from recrawl.core.store.models import Page, PageStatus
 
 from tests.crawling import DAY, T0
@@ -98,3 +102,25 @@ def test_the_schedule_and_its_replanning_are_one_transaction(known, monkeypatch)
     assert store.get_setting("schedule") == before
     assert row("http://a.example/fetched").fetch_interval == TWELVE
     assert row("http://a.example/fetched").next_fetch == T0 + 12 * DAY
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(
+    name=st.sampled_from(schedule_names()),
+    interval=st.floats(min_value=1, max_value=400 * 86400.0),
+    change=st.sampled_from(list(Change)),
+    bounds=st.tuples(st.floats(60, 2 * 86400.0), st.floats(3 * 86400.0, 200 * 86400.0)),
+)
+def test_what_a_fetch_decides_lies_in_the_range_replanning_keeps(name, interval, change, bounds):
+    """A page re-planned into a schedule's range is where its next fetch would put it:
+    re-planning a page just fetched by that schedule moves nothing."""
+    low, high = bounds
+    schedule = make_schedule(
+        name, min=low, max=high, hosts={"slow.example": {"max": 300 * 86400.0}}
+    )
+    for host in ("a.example", "slow.example"):
+        first, last = schedule.interval_range(host)
+        decided = schedule.after_fetch(
+            ScheduleInput(host=host, interval=interval, fetched_at=T0), change
+        ).interval
+        assert first - 1e-6 <= decided <= last + 1e-6
