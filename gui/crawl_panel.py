@@ -100,6 +100,7 @@ class CrawlPanel(Panel):
         self.holder: WatcherHolder | None = None
         context.watch.sig_holder.connect(self._holder_changed)
         context.watch.sig_store_changed.connect(self._refresh_outlook)
+        context.changes.sig_settings.connect(self._load_settings)
         self.banner.stop_button.clicked.connect(self.stop_external_watcher)
         crawl = context.crawl
         crawl.sig_events.connect(self._on_events)
