@@ -33,6 +33,7 @@ from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
+from recrawl.gui.elided_label import ElidedLabel
 from recrawl.gui.export_dialog import WaczExport
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
@@ -120,7 +121,7 @@ class MainWindow(QMainWindow):
 
         self.crawl_state = QLabel(CRAWL_STATES["idle"])
         self.crawl_state.setObjectName("crawl-state")
-        self.project_label = QLabel()
+        self.project_label = ElidedLabel()  # a long path gives way in a narrow window
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().addPermanentWidget(self.crawl_state)
 
