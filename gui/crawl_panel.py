@@ -212,6 +212,7 @@ class CrawlPanel(Panel):
         splitter.addWidget(left)
         splitter.addWidget(self.view)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([300, 700])  # the plot and the log keep room in a narrow window
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addWidget(splitter)

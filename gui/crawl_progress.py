@@ -231,9 +231,18 @@ LOG_KINDS = {
 LOG_KIND_TITLES = {
     "errors": "Errors",
     "warnings": "Warnings",
-    "rejected": "Rejected links",
-    "denied": "Denied by robots.txt",
+    "rejected": "Rejected",
+    "denied": "Robots.txt",
     "progress": "Rounds",
+}
+
+
+LOG_KIND_TIPS = {
+    "errors": "fetches that failed",
+    "warnings": "what the crawl warns of (a trap, a long Retry-After, a source cut)",
+    "rejected": "links the filter chain turned away",
+    "denied": "pages and embeds robots.txt does not allow",
+    "progress": "rounds' counts, crawls' summaries, messages",
 }
 
 

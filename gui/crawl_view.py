@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.gui.crawl_progress import (
+    LOG_KIND_TIPS,
     LOG_KIND_TITLES,
     RATE_WINDOW_S,
     CrawlProgress,
@@ -111,7 +112,7 @@ class CrawlProgressView(QWidget):
             button.setText(title)
             button.setCheckable(True)
             button.setChecked(True)
-            button.setToolTip(f"Show the log's lines of this kind ({title.lower()})")
+            button.setToolTip(f"Show the log's lines of this kind: {LOG_KIND_TIPS[kind]}")
             button.toggled.connect(self._filter_log)
             self.kind_buttons[kind] = button
             log_bar.addWidget(button)

@@ -64,8 +64,8 @@ class FlowLayout(QLayout):
 
     def sizeHint(self) -> QSize:
         """All items on one line: what the row would like."""
-        widths = [item.sizeHint().width() for item in self._shown()]
-        height = max((item.sizeHint().height() for item in self._shown()), default=0)
+        widths = [_hint(item).width() for item in self._shown()]
+        height = max((_hint(item).height() for item in self._shown()), default=0)
         width = sum(widths) + self._gap * max(0, len(widths) - 1)
         return QSize(width, height).grownBy(self.contentsMargins())
 
@@ -91,7 +91,7 @@ class FlowLayout(QLayout):
                 continue
             if item.isEmpty():
                 continue
-            item_width = item.sizeHint().width()
+            item_width = _hint(item).width()
             if used and used + self._gap + item_width > width:
                 lines.append([])
                 used = 0
@@ -109,9 +109,9 @@ class FlowLayout(QLayout):
                 continue
             if number:
                 y += self._gap
-            height = max(item.sizeHint().height() for item in items)
+            height = max(_hint(item).height() for item in items)
             if move:
-                widths = [item.sizeHint().width() for item in items]
+                widths = [_hint(item).width() for item in items]
                 spare = area.width() - sum(widths) - self._gap * (len(items) - 1)
                 stretches = len(line) - len(items)
                 x = area.x()
@@ -119,10 +119,22 @@ class FlowLayout(QLayout):
                     if item.spacerItem() is not None:
                         x += max(0, spare) // stretches if stretches else 0
                         continue
-                    hint = item.sizeHint()
+                    hint = _hint(item)
                     size = QSize(min(hint.width(), area.width()), hint.height())
                     top = y + (height - hint.height()) // 2
                     item.setGeometry(QRect(QPoint(x, top), size))
                     x += hint.width() + self._gap
             y += height
         return y - rect.y() + self.contentsMargins().bottom()
+
+
+def _hint(item: QLayoutItem) -> QSize:
+    """The size an item asks for. A widget's own: a label whose policy lets a
+    QHBoxLayout squeeze it to nothing (a count that gives way first) would be given no
+    room at all here, where it can go onto a line of its own instead."""
+    widget = item.widget()
+    return (
+        widget.sizeHint().expandedTo(widget.minimumSize())
+        if widget is not None
+        else item.sizeHint()
+    )

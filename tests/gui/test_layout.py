@@ -82,6 +82,9 @@ def test_the_window_works_at_800_by_600(qtbot, window, server):
         assert window.minimumSizeHint().width() <= 800, panel.key
         assert panel.width() <= 800 and panel.isVisible()
         assert not overlapping(panel), (panel.key, overlapping(panel))
+        count = getattr(panel, "count_label", None)
+        if count is not None and count.text():  # what gave way in a row now has a line
+            assert count.width() >= count.sizeHint().width(), panel.key
     # narrower still, as narrow as it goes: still nothing drawn over anything
     narrowest = window.minimumSizeHint().width()
     assert narrowest <= 720
