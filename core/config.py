@@ -168,8 +168,8 @@ class TrapSettings:
     )
     allowed_patterns: tuple[str, ...] = documented(
         (),
-        "Trap patterns you allowed, as reported (http://example.org/cal/{n}-{n}-{n}): "
-        "their chains are followed to the end (the depth limit still holds).",
+        "Trap patterns you allowed, as the crawl reported them: their chains are followed "
+        "to the end (the depth limit still holds).",
     )
 
 
