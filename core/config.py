@@ -7,7 +7,7 @@ flags and preferences with :func:`dataclasses.replace`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from recrawl.core.errors import InvalidArgument
@@ -15,23 +15,42 @@ from recrawl.core.errors import InvalidArgument
 from recrawl import __version__
 
 DEFAULT_CONTACT_URL = "https://github.com/recrawl/recrawl"
+#: The key of a field's metadata that holds its help (:func:`documented`).
+HELP = "help"
+
+
+def documented(default: Any, help_text: str) -> Any:
+    """A field's default with its help for people: the sentences ``recrawl settings
+    --help`` and the app's Settings show (every setting of :data:`STORABLE` has one)."""
+    return field(default=default, metadata={HELP: help_text})
 
 
 @dataclass(frozen=True, kw_only=True)
 class FetchSettings:
-    #: Sent on every request; names Recrawl and how to reach its operator.
-    user_agent: str = f"Recrawl/{__version__} (+{DEFAULT_CONTACT_URL})"
+    user_agent: str = documented(
+        f"Recrawl/{__version__} (+{DEFAULT_CONTACT_URL})",
+        "Sent on every request: the crawler's name first (robots.txt is matched by it), "
+        "then how to reach its operator.",
+    )
     #: Seconds to open a TCP/TLS connection.
     connect_timeout: float = 10.0
-    #: Seconds without a byte from the server before the fetch fails (``--timeout``).
-    read_timeout: float = 30.0
-    #: Seconds for a whole fetch, however slowly the bytes trickle in (a server that
-    #: drips one byte a second never trips the read timeout). None: it follows the read
-    #: timeout, :data:`TOTAL_TIMEOUT_FACTOR` times it, at most :data:`MAX_TOTAL_TIMEOUT`
-    #: (``--timeout 5`` gives 50 s; the default read timeout gives 120 s).
-    total_timeout: float | None = None
+    read_timeout: float = documented(
+        30.0, "How long the server may send nothing before the fetch fails (crawl --timeout)."
+    )
+    #: None: it follows the read timeout, :data:`TOTAL_TIMEOUT_FACTOR` times it, at
+    #: most :data:`MAX_TOTAL_TIMEOUT`.
+    total_timeout: float | None = documented(
+        None,
+        "How long a whole fetch may take, however slowly the bytes trickle in (a server "
+        "that drips one byte a second never trips the read timeout). Not set: ten read "
+        "timeouts, at most 2 minutes.",
+    )
     #: Cap on the body as received *and* on its decompressed size (gzip bombs).
-    max_body_bytes: int = 10 * 1024 * 1024
+    max_body_bytes: int = documented(
+        10 * 1024 * 1024,
+        "A response's body, at most, as received and unpacked (a gzip bomb stops "
+        "here): a larger one is cut, said in its fetch record.",
+    )
     #: Content codings we accept; the body is archived as received, still encoded.
     accept_encoding: str = "gzip, deflate"
 
@@ -51,16 +70,12 @@ MAX_TOTAL_TIMEOUT = 120.0
 
 @dataclass(frozen=True, kw_only=True)
 class PolitenessSettings:
-    #: Parallel requests over all hosts.
-    concurrency: int = 16
-    #: Parallel connections to one host.
-    per_host: int = 1
-    #: Seconds between two requests to one host (before jitter).
-    delay: float = 1.0
+    concurrency: int = documented(16, "Parallel requests over all hosts.")
+    per_host: int = documented(1, "Parallel connections to one host.")
+    delay: float = documented(1.0, "Time between two requests to one host (jittered by ±50 %).")
     #: The delay is drawn uniformly from [delay·(1−jitter), delay·(1+jitter)].
     jitter: float = 0.5
-    #: Obey robots.txt (RFC 9309).
-    obey_robots: bool = True
+    obey_robots: bool = documented(True, "Obey robots.txt (RFC 9309).")
     #: Seconds a host's robots.txt is trusted before it is fetched again.
     robots_ttl: float = 24 * 3600.0
     #: ``Crawl-delay`` is honoured up to this many seconds.
@@ -69,9 +84,11 @@ class PolitenessSettings:
     backoff: float = 5.0
     #: ``Retry-After`` longer than this gives up on the URL for this round.
     max_retry_after: float = 300.0
-    #: The longest wait a ``Retry-After`` (or back-off) can impose on a host: a server
-    #: asking for years is cut to this, with a warning in the crawl's log.
-    retry_after_cap: float = 7 * 86400.0
+    retry_after_cap: float = documented(
+        7 * 86400.0,
+        "The longest wait a Retry-After (or back-off) can impose on a host: a server "
+        "asking for years is cut to this, with a warning in the crawl's log.",
+    )
     #: How often one URL is retried within a round after a 429/503.
     inround_retries: int = 2
 
@@ -96,10 +113,13 @@ class ParseSettings:
     #: Whether the analysis also hashes the page's outlinks, so the crawl can count the
     #: new ones (set by the crawl when its schedule learns from them: ``discovery``).
     hash_links: bool = False
-    #: What one page (or stylesheet) embeds, at most: its distinct images, styles,
-    #: scripts, fonts... (DESIGN.md §14). A page of 100,000 images keeps the first ones;
-    #: its capture's completeness counts the rest as missing, past this bound.
-    max_embeds: int = 1_000
+    #: (DESIGN.md §14)
+    max_embeds: int = documented(
+        1_000,
+        "What one page (or stylesheet) embeds, at most: its distinct images, styles, "
+        "scripts, fonts… A page of 100,000 images keeps the first ones; its capture's "
+        "completeness counts the rest as missing.",
+    )
     #: A stylesheet is read for what it embeds up to this many characters (its capture
     #: is whole whatever its size), and so is a page's CSS in all (its style blocks and
     #: attributes); the fetch record says where it was cut. tinycss2 reads 1 to 1.5 MB of
@@ -114,11 +134,15 @@ class EmbedSettings:
     robots.txt and each host's politeness. The chain's embed rules decide which; an embed
     is fetched again once its own interval has passed (revisit records when unchanged)."""
 
-    #: Fetch what pages embed at all (off: the pages alone).
-    enabled: bool = True
-    #: Embeds of embeds followed this deep: a page's stylesheet is one hop, the font that
-    #: stylesheet names two (Heritrix's transclusion hops); what lies deeper is missing.
-    max_hops: int = 2
+    enabled: bool = documented(
+        True, "Fetch what pages embed: stylesheets, scripts, images, fonts (off: the pages alone)."
+    )
+    #: Heritrix's transclusion hops.
+    max_hops: int = documented(
+        2,
+        "Embeds of embeds followed this deep: a page's stylesheet is one hop, the font "
+        "that stylesheet names two; what lies deeper is missing.",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,19 +153,24 @@ class TrapSettings:
     not crawled?" has an answer; a due page held back by the per-host cap waits for the
     next round, said in the crawl's log. A large number lifts a limit."""
 
-    #: Links followed from a seed, at most (a seed is depth 0; a redirect is a link).
     #: Heritrix stops at 20 hops; sites watched whole run deeper.
-    max_depth: int = 50
-    #: Pages of one host taken into one round; the rest wait for the next round.
-    max_pages_per_host_round: int = 5_000
-    #: A chain of pages whose URLs differ only by a growing number or date, each linking
-    #: the next (``/cal/2027-01-05`` → ``/cal/2027-01-06``), ends after this many: the
-    #: next link is held back and reported as a possible trap with its pattern
-    #: (``http://example.org/cal/{n}-{n}-{n}``).
-    max_sequence: int = 30
-    #: Patterns the user allowed (as reported): their chains are followed to the end
-    #: (``max_depth`` still holds).
-    allowed_patterns: tuple[str, ...] = ()
+    max_depth: int = documented(
+        50, "Links followed from a seed, at most (a seed is depth 0; a redirect is a link)."
+    )
+    max_pages_per_host_round: int = documented(
+        5_000, "Pages of one host taken into one round; the rest wait for the next round."
+    )
+    max_sequence: int = documented(
+        30,
+        "A chain of pages whose URLs differ only by a growing number or date, each "
+        "linking the next (/cal/2027-01-05 → /cal/2027-01-06), ends after this many: the "
+        "next link is held back and reported as a possible trap with its pattern.",
+    )
+    allowed_patterns: tuple[str, ...] = documented(
+        (),
+        "Trap patterns you allowed, as the crawl reported them: their chains are followed "
+        "to the end (the depth limit still holds).",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,13 +181,19 @@ class WatchSettings:
     (one segment), not one round each; a change of seeds, chain or settings wakes it at
     once whatever the gap."""
 
-    #: Seconds from one round's start to the next one's, at least (pages wait that long
-    #: at most past their due time).
-    round_gap: float = 300.0
-    #: After a round in which no host answered (offline), the first wait before trying
-    #: again; each offline round doubles it, up to ``offline_max_wait``.
-    offline_wait: float = 60.0
-    offline_max_wait: float = 1800.0
+    round_gap: float = documented(
+        300.0,
+        "Time from one watch round's start to the next one's, at least (pages wait that "
+        "long at most past their due time).",
+    )
+    offline_wait: float = documented(
+        60.0,
+        "After a round in which no host answered (offline), the first wait before trying "
+        "again; each offline round doubles it.",
+    )
+    offline_max_wait: float = documented(
+        1800.0, "The longest wait between two tries while offline."
+    )
     #: The longest single sleep: the wall clock is read after each, so a machine woken
     #: from suspend re-checks what is due within this (a sleep's own timer stops while
     #: suspended). One look a minute costs no measurable CPU.
@@ -171,18 +206,30 @@ class SourceSettings:
     with the politeness and robots rules of their host. What they list goes through the
     chain like a link. A source past a bound is read up to it, said in one log line."""
 
-    #: Read sitemaps and feeds at all (the pages they list are found; a page's own feeds
-    #: are noted whether or not).
-    enabled: bool = True
-    #: Try ``/sitemap.xml`` of every host with pages (robots.txt ``Sitemap:`` lines are
-    #: read either way).
-    default_sitemaps: bool = True
+    enabled: bool = documented(
+        True,
+        "Read sitemaps and feeds, and find the pages they list (a page's own feeds are "
+        "noted whether or not).",
+    )
+    default_sitemaps: bool = documented(
+        True,
+        "Try /sitemap.xml of every host with pages (robots.txt Sitemap: lines are read "
+        "either way).",
+    )
     #: Seconds between two readings of a new source; a reading that finds new pages
     #: halves it, one that finds none (or a 304) makes it half as long again, within
     #: [min_interval, max_interval]. A failed reading doubles it.
     initial_interval: float = 6 * 3600.0
-    min_interval: float = 3600.0
-    max_interval: float = 7 * 86400.0
+    min_interval: float = documented(
+        3600.0,
+        "The shortest time between two readings of a source (one that finds new pages "
+        "is read twice as often, down to this).",
+    )
+    max_interval: float = documented(
+        7 * 86400.0,
+        "The longest time between two readings of a source (one that finds nothing new "
+        "is read less often, up to this).",
+    )
     #: A source's size, at most (sitemaps.org's limit is 50 MB uncompressed); gzip
     #: sitemaps are unpacked up to it too.
     max_bytes: int = 50 * 1024 * 1024
@@ -190,10 +237,14 @@ class SourceSettings:
     max_entries: int = 50_000
     #: Sitemap indexes within indexes, at most (the protocol allows none).
     max_index_depth: int = 2
-    #: Sitemaps of one host (a news site's index may list thousands), and feeds of one
-    #: host (a blog advertises a comments feed on every post): the first found are kept.
+    #: Sitemaps of one host (a news site's index may list thousands): the first found
+    #: are kept.
     max_sitemaps_per_host: int = 1_000
-    max_feeds_per_host: int = 20
+    max_feeds_per_host: int = documented(
+        20,
+        "Feeds of one host read, at most (a blog advertises a comments feed on every "
+        "post): the first found are kept.",
+    )
     #: Sources read before one round, at most; the rest wait for the next round.
     max_reads_per_round: int = 2_000
 
@@ -204,11 +255,14 @@ class WorkerSettings:
     or watch on PostgreSQL. Each leases the hosts it fetches; a lease runs out
     ``lease_seconds`` after its last renewal, timed by the database's clock."""
 
-    #: Seconds a host's lease lasts. A worker's heartbeat renews its leases every third
-    #: of it; a worker killed (or cut off from the database) loses its hosts to the
-    #: others this long after its last renewal, at most. A worker whose renewals fail
-    #: starts no fetch of those hosts once two thirds of it passed since the last one.
-    lease_seconds: float = 60.0
+    #: A worker whose renewals fail starts no fetch of those hosts once two thirds of
+    #: it passed since the last one.
+    lease_seconds: float = documented(
+        60.0,
+        "How long a worker's lease on a host lasts (a shared PostgreSQL store): its "
+        "heartbeat renews it every third of this; a worker killed loses its hosts to "
+        "the others this long after its last renewal, at most.",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,9 +271,12 @@ class DatabaseSettings:
     a crawl that loses its server (restarted, the network to it cut) waits for it, its
     batches kept, and tries again with growing pauses."""
 
-    #: How long to keep trying before the crawl ends with one line (``StoreLost``);
-    #: nothing committed is lost, and the pages not committed stay due.
-    give_up_after: float = 300.0
+    #: (``StoreLost``)
+    give_up_after: float = documented(
+        300.0,
+        "How long a crawl that lost its database server keeps trying before it ends; "
+        "nothing committed is lost, and the pages not committed stay due.",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -269,6 +326,7 @@ STORABLE: dict[str, type] = {
     "fetch.read_timeout": float,
     "fetch.total_timeout": float,
     "fetch.user_agent": str,
+    "fetch.max_body_bytes": int,
     "traps.max_depth": int,
     "traps.max_pages_per_host_round": int,
     "traps.max_sequence": int,
@@ -337,6 +395,11 @@ DURATION_SETTINGS = frozenset(
 )
 
 
+#: The settings above that are numbers of bytes: people type and read them as sizes
+#: (``10M``, ``512k``; powers of 1024), JSON keeps bytes.
+SIZE_SETTINGS = frozenset({"fetch.max_body_bytes", "sources.max_bytes"})
+
+
 def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> CrawlSettings:
     """``settings`` with the dotted names of ``overrides`` replaced (``STORABLE``'s names).
 
@@ -363,3 +426,13 @@ def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> 
         group: replace(getattr(settings, group), **values) for group, values in grouped.items()
     }
     return replace(settings, **parts, **top)
+
+
+def setting_help(name: str) -> str:
+    """The help of the setting with the dotted ``name`` (empty if it has none)."""
+    group, _, field_name = name.rpartition(".")
+    owner = type(getattr(CrawlSettings(), group)) if group else CrawlSettings
+    for item in fields(owner):
+        if item.name == field_name:
+            return str(item.metadata.get(HELP, ""))
+    raise InvalidArgument(f"no crawl setting {name!r}")

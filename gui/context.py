@@ -22,6 +22,8 @@ class Changes(QObject):
     sig_pages = Signal()
     sig_segments = Signal()
     sig_policy = Signal()  # schedule, signature or filter chain
+    #: The project's crawl settings were saved (File → Settings…).
+    sig_settings = Signal()
     #: A watch round ended: there may be news (the What's new panel, the tray).
     sig_news = Signal()
     #: A message for the status bar.

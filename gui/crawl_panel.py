@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -52,6 +51,7 @@ from recrawl.gui.context import AppContext
 from recrawl.gui.crawl_jobs import CrawlOutlook, crawl_summary_text
 from recrawl.gui.crawl_progress import CrawlProgress, LogTail
 from recrawl.gui.crawl_view import LOG_LINES, CrawlProgressView
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.notify_box import NotifyBox
 from recrawl.gui.panel import Panel
 from recrawl.gui.seeds_box import SeedsBox
@@ -100,6 +100,7 @@ class CrawlPanel(Panel):
         self.holder: WatcherHolder | None = None
         context.watch.sig_holder.connect(self._holder_changed)
         context.watch.sig_store_changed.connect(self._refresh_outlook)
+        context.changes.sig_settings.connect(self._load_settings)
         self.banner.stop_button.clicked.connect(self.stop_external_watcher)
         crawl = context.crawl
         crawl.sig_events.connect(self._on_events)
@@ -180,7 +181,7 @@ class CrawlPanel(Panel):
         self.pause_button.clicked.connect(self.context.crawl.pause)
         self.resume_button.clicked.connect(self.context.crawl.resume)
         self.stop_button.clicked.connect(self.context.crawl.stop)
-        controls = QHBoxLayout()
+        controls = FlowLayout()  # wraps in a narrow window
         for button in (
             self.start_button,
             self.watch_button,
@@ -211,6 +212,7 @@ class CrawlPanel(Panel):
         splitter.addWidget(left)
         splitter.addWidget(self.view)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([300, 700])  # the plot and the log keep room in a narrow window
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addWidget(splitter)

@@ -14,7 +14,7 @@ from its first minute.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 from recrawl.core.engine import (
@@ -213,6 +213,64 @@ class LogTail:
 
 
 _LINE_EVENTS = (LinkRejected, LogMessage, RoundFinished)
+
+#: What the log's lines are, by the words a line starts with before two spaces (as
+#: :func:`log_line` writes them): the log can show some kinds only. A line without such
+#: a start (a round's counts, a crawl's summary) is progress.
+LOG_KINDS = {
+    "error": "errors",
+    "embed error": "errors",
+    "warning": "warnings",
+    "rejected": "rejected",
+    "embed rejected": "rejected",
+    "denied": "denied",
+    "embed denied": "denied",
+    "info": "progress",
+}
+#: The kinds as the log's filter offers them, in its order.
+LOG_KIND_TITLES = {
+    "errors": "Errors",
+    "warnings": "Warnings",
+    "rejected": "Rejected",
+    "denied": "Robots.txt",
+    "progress": "Rounds",
+}
+
+
+LOG_KIND_TIPS = {
+    "errors": "fetches that failed",
+    "warnings": "what the crawl warns of (a trap, a long Retry-After, a source cut)",
+    "rejected": "links the filter chain turned away",
+    "denied": "pages and embeds robots.txt does not allow",
+    "progress": "rounds' counts, crawls' summaries, messages",
+}
+
+
+def log_kind(line: str) -> str:
+    """The kind of a log line (:data:`LOG_KINDS`)."""
+    start, sep, _ = line.partition("  ")
+    return LOG_KINDS.get(start, "progress") if sep else "progress"
+
+
+class LogLines:
+    """The log's last lines with their kinds, to show all or some kinds of them."""
+
+    def __init__(self, limit: int) -> None:
+        self._lines: deque[tuple[str, str]] = deque(maxlen=limit)
+        #: Lines of each kind since the log was last cleared (not only those kept).
+        self.counts: dict[str, int] = dict.fromkeys(LOG_KIND_TITLES, 0)
+
+    def extend(self, lines: Iterable[str]) -> list[tuple[str, str]]:
+        """Keep ``lines``; returns them with their kinds."""
+        added = [(log_kind(line), line) for line in lines]
+        self._lines.extend(added)
+        for kind, _ in added:
+            self.counts[kind] += 1
+        return added
+
+    def shown(self, kinds: Container[str]) -> list[str]:
+        """The lines kept of the ``kinds``, oldest first."""
+        return [line for kind, line in self._lines if kind in kinds]
 
 
 def log_line(item: Event | str) -> str | None:

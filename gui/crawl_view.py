@@ -9,15 +9,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
-from recrawl.gui.crawl_progress import RATE_WINDOW_S, CrawlProgress
+from recrawl.gui.crawl_progress import (
+    LOG_KIND_TIPS,
+    LOG_KIND_TITLES,
+    RATE_WINDOW_S,
+    CrawlProgress,
+    LogLines,
+)
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.formatting import embeds_done, stopwatch
 from recrawl.gui.plots import UNCHANGED, from_zero, plot_widget
 
@@ -65,6 +74,7 @@ class CrawlProgressView(QWidget):
         self.progress.setValue(0)
         self.progress.setTextVisible(False)  # until a round says how much there is
         self.totals = QLabel("")
+        self.totals.setWordWrap(True)  # a line of counts must not hold the window wide
         self.totals.setObjectName("crawl-totals")
         self.outlook = QLabel("")
         self.outlook.setWordWrap(True)
@@ -92,6 +102,20 @@ class CrawlProgressView(QWidget):
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_LINES)
         self.log.setPlaceholderText("Errors and rejected links appear here.")
+        #: The log's lines with their kinds; the log shows the kinds whose button is on.
+        self.log_lines = LogLines(LOG_LINES)
+        self.kind_buttons: dict[str, QToolButton] = {}
+        log_bar = FlowLayout()
+        log_bar.addWidget(QLabel("Log:"))
+        for kind, title in LOG_KIND_TITLES.items():
+            button = QToolButton()
+            button.setText(title)
+            button.setCheckable(True)
+            button.setChecked(True)
+            button.setToolTip(f"Show the log's lines of this kind: {LOG_KIND_TIPS[kind]}")
+            button.toggled.connect(self._filter_log)
+            self.kind_buttons[kind] = button
+            log_bar.addWidget(button)
 
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -100,7 +124,7 @@ class CrawlProgressView(QWidget):
         column.addWidget(self.totals)
         column.addWidget(self.outlook)
         column.addWidget(self.plot, 1)
-        column.addWidget(QLabel("Log"))
+        column.addLayout(log_bar)
         column.addWidget(self.log, 1)
         self.clear()
 
@@ -168,5 +192,25 @@ class CrawlProgressView(QWidget):
     def append_log(self, lines: Sequence[str]) -> None:
         # only what the log keeps: 100,000 lines appended to be trimmed to LOG_LINES held
         # the GUI thread for seconds (a page of 100,000 links robots.txt denies)
-        if lines:
-            self.log.appendPlainText("\n".join(lines[-LOG_LINES:]))
+        if not lines:
+            return
+        kinds = self.shown_kinds()
+        added = self.log_lines.extend(lines[-LOG_LINES:])
+        shown = [line for kind, line in added if kind in kinds]
+        if shown:
+            self.log.appendPlainText("\n".join(shown))
+        self._count_kinds()
+
+    def shown_kinds(self) -> set[str]:
+        """The kinds of line the log shows (its buttons that are on)."""
+        return {kind for kind, button in self.kind_buttons.items() if button.isChecked()}
+
+    def _filter_log(self) -> None:
+        self.log.setPlainText("\n".join(self.log_lines.shown(self.shown_kinds())))
+        self.log.moveCursor(QTextCursor.MoveOperation.End)  # the newest lines, as appended
+
+    def _count_kinds(self) -> None:
+        for kind, button in self.kind_buttons.items():
+            count = self.log_lines.counts[kind]
+            title = LOG_KIND_TITLES[kind]
+            button.setText(f"{title} ({count:,})" if count else title)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from recrawl.core.filters.kinds import KINDS
 from recrawl.gui.filter_draft import ChainDraft, FilterDraft, Validation, new_filter
 from recrawl.gui.filter_models import ChainModel, RulesModel
+from recrawl.gui.flow_layout import FlowLayout
 
 KIND_HINTS = {
     "prefix": "One URL prefix per line (SHORTCIRCUIT: marks one). The longest matching "
@@ -95,7 +96,7 @@ class ChainEditor(QSplitter):
         self.chain_view.setDefaultDropAction(Qt.DropAction.MoveAction)
         self.chain_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.chain_view.selectionModel().currentRowChanged.connect(self._filter_selected)
-        buttons = QHBoxLayout()
+        buttons = FlowLayout()  # wraps in a narrow window
         self.add_filter_button = QToolButton()
         self.add_filter_button.setText("Add filter")
         self.add_filter_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)

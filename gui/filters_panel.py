@@ -23,7 +23,6 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -44,6 +43,7 @@ from recrawl.gui.filter_lint import LintList
 from recrawl.gui.filter_models import ChainModel, RulesModel
 from recrawl.gui.filter_preview import PreviewTab
 from recrawl.gui.filter_why import WhyNotCrawled
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.panel import Panel
 
 PREVIEW_DELAY_MS = 500  # a preview runs once typing pauses, not at every key
@@ -105,8 +105,8 @@ class FiltersPanel(Panel):
 
     # -- layout --------------------------------------------------------------------------
 
-    def _build_header(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_header(self) -> FlowLayout:
+        row = FlowLayout()  # wraps in a narrow window
         self.status = QLabel("Loading the chain…")
         self.status.setObjectName("chain-status")
         self.status.setWordWrap(True)

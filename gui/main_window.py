@@ -33,6 +33,7 @@ from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
+from recrawl.gui.elided_label import ElidedLabel
 from recrawl.gui.export_dialog import WaczExport
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
@@ -45,6 +46,7 @@ from recrawl.gui.replay import ReplayService
 from recrawl.gui.resources import icon
 from recrawl.gui.schedule_panel import SchedulePanel
 from recrawl.gui.segments_panel import SegmentsPanel
+from recrawl.gui.settings_dialog import SettingsDialog
 from recrawl.gui.sites_panel import SitesPanel
 from recrawl.gui.tray import TrayController
 from recrawl.gui.watch_menu import WatchMenu, ask_keep_watching
@@ -97,6 +99,8 @@ class MainWindow(QMainWindow):
         self.context: AppContext | None = None
         #: File → Export WACZ… on the open project (rebuilt with it).
         self.wacz_export: WaczExport | None = None
+        #: File → Settings…, while it is open (or was last).
+        self.settings: SettingsDialog | None = None
         self.panels: dict[str, Panel] = {}
         #: Asks for a database password when a project's server wants one (a dialog).
         self.ask_password: AskPassword = password_dialog(self)
@@ -117,7 +121,7 @@ class MainWindow(QMainWindow):
 
         self.crawl_state = QLabel(CRAWL_STATES["idle"])
         self.crawl_state.setObjectName("crawl-state")
-        self.project_label = QLabel()
+        self.project_label = ElidedLabel()  # a long path gives way in a narrow window
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().addPermanentWidget(self.crawl_state)
 
@@ -140,6 +144,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = menu.addMenu("Open &Recent")
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export WACZ…", self.export_wacz_dialog)
+        self.settings_action = self._action(menu, "&Settings…", self.settings_dialog, "Ctrl+,")
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -281,6 +286,17 @@ class MainWindow(QMainWindow):
         """File → Export WACZ…: what to export, then the export with its progress."""
         if self.wacz_export is not None:
             self.wacz_export.ask()
+
+    def settings_dialog(self) -> None:
+        """File → Settings…: the crawl settings the project keeps (window-modal)."""
+        if self.context is None:
+            return
+        if self.settings is not None:
+            self.settings.deleteLater()  # the one opened before, closed
+        dialog = SettingsDialog(self.context, self)
+        dialog.sig_saved.connect(self.context.changes.sig_settings)
+        self.settings = dialog
+        dialog.open()
 
     def _may_leave_project(self) -> bool:
         context = self.context

@@ -16,7 +16,6 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.store.models import NewsKind
 from recrawl.gui.context import AppContext
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.news_model import NewsModel
 from recrawl.gui.news_nodes import DayNode, SiteNode
 from recrawl.gui.panel import Panel
@@ -86,7 +86,7 @@ class NewsPanel(Panel):
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setShortcut("F5")
         self.refresh_button.setToolTip("Query the store again (F5)")
-        bar = QHBoxLayout()
+        bar = FlowLayout()  # wraps in a narrow window
         bar.addWidget(self.kind)
         bar.addWidget(self.site)
         bar.addSpacing(12)

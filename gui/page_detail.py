@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -37,6 +36,7 @@ from recrawl.core.store import NEVER
 from recrawl.core.store.models import PageKind
 from recrawl.gui import formatting
 from recrawl.gui.diff_view import DiffDialog
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.page_jobs import Content, PageDetail
 from recrawl.gui.pages_model import (
     EMBEDS_COLUMN,
@@ -47,7 +47,7 @@ from recrawl.gui.pages_model import (
     MissingModel,
     missing_count,
 )
-from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, from_zero, plot_widget
+from recrawl.gui.plots import BOUND, CHANGED, UNCHANGED, from_zero, plot_column, plot_widget
 from recrawl.gui.tables import compact_rows
 
 HOUR = 3600.0
@@ -122,7 +122,7 @@ class PageDetailView(QWidget):
         self.compare_button.clicked.connect(self.compare_selected)
         self.open_button.clicked.connect(lambda: self._emit(self.sig_open))
         self.capture_button.clicked.connect(self.open_selected_capture)
-        actions = QHBoxLayout()
+        actions = FlowLayout()  # the buttons wrap in a narrow window
         for button in (
             self.refetch_button,
             self.fix_button,
@@ -166,10 +166,11 @@ class PageDetailView(QWidget):
         )
         header = self.history_view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        # errors can be long: elided, whole in the tool tip
-        header.setSectionResizeMode(ERROR_COLUMN, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(ERROR_COLUMN, 190)
+        # errors can be long: the column takes the room the others leave, elided (whole
+        # in the tool tip), so the history never scrolls sideways where it has room
+        header.setSectionResizeMode(ERROR_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self.history_view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.history_view.setWordWrap(False)
         compact_rows(self.history_view)
 
         # what the chosen capture is missing of its embeds, and why (DESIGN.md §14)
@@ -198,17 +199,13 @@ class PageDetailView(QWidget):
         history_layout.addWidget(self.embeds_label)
         history_layout.addWidget(self.missing_view, 1)
 
-        plot_box = QWidget()
-        plot_layout = QVBoxLayout(plot_box)
-        plot_layout.setContentsMargins(0, 0, 0, 0)
-        plot_layout.addWidget(self.plot, 1)
-        plot_layout.addWidget(self.bounds_label)
+        plot_box = plot_column(self.plot, self.bounds_label)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(plot_box)
         split.addWidget(history_box)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([520, 480])  # room for the history's columns from the start
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([500, 500])  # room for the history's columns from the start
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -277,8 +277,8 @@ HISTORY_HEADERS = (
     "Error",
     "Change",
     "Embeds",
-    "Interval before",
-    "Interval after",
+    "Interval",  # short: the history fits beside the plot (the tips say more)
+    "New interval",
     "Segment",
 )
 #: A history row: the columns, then what the Embeds column and the missing list read.
@@ -291,6 +291,8 @@ MISSING_COUNT = HISTORY_FIELDS.index("embeds_missing_count")
 MISSING = HISTORY_FIELDS.index("embeds_missing")
 HISTORY_TIPS = {
     "error": "Why the fetch failed or was cut",
+    "interval_before": "The revisit interval the page had before this fetch",
+    "interval_after": "The interval this fetch set: the time until the next one",
     "embeds": (
         "What the capture got of what the page embeds (styles, scripts, images, fonts…): "
         "archived/all. Empty: not known (not a page capture, made before Recrawl archived "

@@ -39,6 +39,7 @@ from recrawl.core.policy import refetch as refetching
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 from recrawl.gui import diff_jobs, page_jobs
 from recrawl.gui.context import AppContext
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.page_detail import PageDetailView
 from recrawl.gui.page_jobs import Content, PageDetail
 from recrawl.gui.pages_model import PagesModel
@@ -130,7 +131,7 @@ class PagesPanel(Panel):
         bar.addWidget(self.search, 1)
         bar.addWidget(self.refresh_button)
         bar.addWidget(self.export_button)
-        filters = QHBoxLayout()
+        filters = FlowLayout()  # wraps in a narrow window
         filters.addWidget(self.kinds)
         filters.addWidget(self.status)
         filters.addWidget(self.via)

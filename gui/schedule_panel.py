@@ -42,7 +42,7 @@ from recrawl.core.policy.simulate_discovery import ScheduleFigures, schedule_fig
 from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
-from recrawl.gui.plots import BOUND, plot_widget
+from recrawl.gui.plots import BOUND, plot_column, plot_widget
 from recrawl.gui.resign_view import ResignView
 from recrawl.gui.schedule_form import ParameterForm
 
@@ -214,12 +214,8 @@ class SchedulePanel(Panel):
             "recrawl simulate --corpus 200 --days D --schedules NAME and "
             "recrawl simulate --discovery 200 --days D --schedules NAME"
         )
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.addLayout(controls)
-        right_layout.addWidget(self.plot, 1)
-        right_layout.addWidget(self.figures_label)
-        right_layout.addWidget(caption)
+        right = plot_column(self.plot, controls, self.figures_label, caption)
+        self.caption = caption
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(scroll)

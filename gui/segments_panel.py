@@ -14,7 +14,6 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
@@ -30,6 +29,7 @@ from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionSummary
 from recrawl.core.clock import utcnow
 from recrawl.gui.context import AppContext
+from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.formatting import size
 from recrawl.gui.panel import Panel
 from recrawl.gui.segments_model import LIVENESS, ROW_ROLE, SegmentsModel
@@ -116,7 +116,7 @@ class SegmentsPanel(Panel):
         self.status = QLabel()
         self.status.setWordWrap(True)
 
-        buttons = QHBoxLayout()
+        buttons = FlowLayout()  # wraps in a narrow window
         buttons.addWidget(self.compact_selected)
         buttons.addSpacing(16)
         buttons.addWidget(self.compact_below)

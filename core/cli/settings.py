@@ -3,9 +3,11 @@
 The command line and the app start every crawl from them (``crawl``'s flags override
 them for that crawl only). Every setting :data:`recrawl.core.config.STORABLE` names is
 listed, so one added there shows up here with no change. Values are typed as on the
-command line: durations (``0.5s``, ``30s``, ``2m``; a plain number is seconds), whole
-numbers, ``true``/``false``, text, lists of text apart by spaces (``none``: empty); JSON
-keeps seconds.
+command line: durations (``0.5s``, ``30s``, ``2m``; a plain number is seconds), sizes
+(``10M``, ``512k``; a plain number is bytes), whole numbers, ``true``/``false``, text,
+lists of text apart by spaces (``none``: empty); JSON keeps seconds and bytes. Each
+setting's help is its field's in :mod:`recrawl.core.config`; the app's Settings dialog
+is made from the same :func:`setting_fields`.
 """
 
 from __future__ import annotations
@@ -13,15 +15,24 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
+from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds, size
 from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import duration_text
-from recrawl.core.config import DURATION_SETTINGS, STORABLE, CrawlSettings
+from recrawl.core.config import (
+    DURATION_SETTINGS,
+    SIZE_SETTINGS,
+    STORABLE,
+    CrawlSettings,
+    setting_help,
+)
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import crawl_settings
 from recrawl.core.project import Project
@@ -36,11 +47,63 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     "fetch.read_timeout": positive_seconds,
     "fetch.total_timeout": positive_seconds,
     "workers.lease_seconds": positive_seconds,  # a lease of 0 s would never hold a host
+    "fetch.max_body_bytes": size,  # 10M, 512k or bytes
 }
 _TRUE = ("true", "yes", "on", "1")
 #: How an empty list prints (and reads back).
 NO_ITEMS = "none"
 _FALSE = ("false", "no", "off", "0")
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """One setting a project keeps, as people see it: ``recrawl settings`` and the app's
+    Settings dialog are made from these (:func:`setting_fields`)."""
+
+    name: str
+    #: ``duration`` (seconds), ``size`` (bytes), ``whole`` (int), ``number`` (float),
+    #: ``bool``, ``text`` or ``list`` (of text).
+    kind: str
+    default: object
+    help: str
+
+    @property
+    def group(self) -> str:
+        """The part of the settings it belongs to (``politeness``), empty for none."""
+        return self.name.rpartition(".")[0]
+
+
+_KINDS = {bool: "bool", int: "whole", float: "number", str: "text", tuple: "list"}
+
+
+def setting_fields() -> tuple[SettingField, ...]:
+    """Every setting a project may keep, in :data:`STORABLE`'s order, with its kind,
+    default and help."""
+    defaults = CrawlSettings()
+    return tuple(
+        SettingField(
+            name,
+            _kind(name, kind),
+            setting_value(defaults, name),
+            setting_help(name),
+        )
+        for name, kind in STORABLE.items()
+    )
+
+
+def _kind(name: str, kind: type) -> str:
+    if name in DURATION_SETTINGS:
+        return "duration"
+    return "size" if name in SIZE_SETTINGS else _KINDS[kind]
+
+
+def keep_settings(project_dir: Path, changes: Mapping[str, object | None]) -> dict[str, object]:
+    """Keep ``changes`` (values as :func:`parse_setting` gives them; None: the default
+    again) and tell a watcher of the project; returns all kept. ``recrawl settings
+    --set`` and the app's Settings dialog save through this."""
+    kept = crawl_settings.save(changes)
+    wake_watcher(project_dir)  # a watcher crawls with them from its next round
+    return kept
 
 
 def setting_value(settings: CrawlSettings, name: str) -> Any:
@@ -122,6 +185,8 @@ def setting_text(name: str, value: object) -> str:
         return "true" if value else "false"
     if name in DURATION_SETTINGS and isinstance(value, int | float):
         return duration_text(float(value))
+    if name in SIZE_SETTINGS and isinstance(value, int):
+        return size_text(value)
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, tuple):
@@ -129,8 +194,19 @@ def setting_text(name: str, value: object) -> str:
     return str(value)
 
 
+_SIZE_UNITS = (("G", 1 << 30), ("M", 1 << 20), ("k", 1 << 10))
+
+
+def size_text(count: int) -> str:
+    """A size as it is typed: the shortest exact ``10M``, ``512k`` or ``1000`` (bytes),
+    which the command line's sizes read back."""
+    for unit, bytes_ in _SIZE_UNITS:
+        if count >= bytes_ and count % bytes_ == 0:
+            return f"{count // bytes_}{unit}"
+    return str(count)
+
+
 def _settings_arguments(p: argparse.ArgumentParser) -> None:
-    defaults = CrawlSettings()
     p.description = (
         "Show or change the crawl settings the project keeps: `recrawl crawl` and the\n"
         "app start from them, and crawl's flags override them for one crawl."
@@ -138,8 +214,9 @@ def _settings_arguments(p: argparse.ArgumentParser) -> None:
     width = max(map(len, STORABLE))
     p.formatter_class = argparse.RawDescriptionHelpFormatter  # the list below, as laid out
     p.epilog = "settings, with their defaults:\n" + "\n".join(
-        f"  {name:<{width}}  {setting_text(name, setting_value(defaults, name))}"
-        for name in STORABLE
+        f"  {item.name:<{width}}  {setting_text(item.name, item.default)}\n"
+        + textwrap.fill(item.help, 78, initial_indent=" " * 6, subsequent_indent=" " * 6)
+        for item in setting_fields()
     )
     p.add_argument("dir", help=DIR_HELP)
     p.add_argument(
@@ -147,7 +224,7 @@ def _settings_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="keep this value (durations like 0.5s or 30s, numbers, true/false)",
+        help="keep this value (durations like 0.5s or 30s, sizes like 10M, numbers, true/false)",
     )
     p.add_argument(
         "--unset",
@@ -177,11 +254,7 @@ def run_settings(project: Project, args: argparse.Namespace) -> int:
         if name not in STORABLE:
             raise _unknown(name)
         changes[name] = None
-    if changes:
-        kept = crawl_settings.save(changes)
-        wake_watcher(project.path)  # a watcher crawls with them from its next round
-    else:
-        kept = crawl_settings.stored()
+    kept = keep_settings(project.path, changes) if changes else crawl_settings.stored()
     rows = _rows(kept)
     if args.json:
         print(json.dumps(rows, indent=1))

@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from recrawl.core.cli.settings import parse_setting, setting_text, setting_value
+from recrawl.core.cli.settings import parse_setting, setting_fields, setting_text, setting_value
 from recrawl.core.config import DURATION_SETTINGS, STORABLE, CrawlSettings
 
 from recrawl.main import main
@@ -183,3 +183,31 @@ def test_trap_limits_are_settings_and_allowed_patterns_a_list(tmp_path, capsys):
     assert line.endswith("kept (default none)")
     rows = settings_json(capsys, d, "--set", "traps.allowed_patterns=none")
     assert rows["traps.allowed_patterns"]["value"] == []
+
+
+def test_the_body_limit_is_kept_as_a_size(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    rows = settings_json(capsys, d, "--set", "fetch.max_body_bytes=512k")
+    assert rows["fetch.max_body_bytes"]["value"] == 512 * 1024  # JSON keeps bytes
+    assert rows["fetch.max_body_bytes"]["default"] == 10 * 1024 * 1024
+    capsys.readouterr()
+    assert main(["settings", str(d)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "max_body" in x)
+    assert line.split() == ["fetch.max_body_bytes", "512k", "kept", "(default", "10M)"]
+    assert main(["settings", str(d), "--set", "fetch.max_body_bytes=0"]) == 1
+    assert "fetch.max_body_bytes: must be at least 1 byte" in capsys.readouterr().err
+
+
+def test_every_setting_has_its_help_in_the_help_text(capsys):
+    fields = setting_fields()
+    assert [item.name for item in fields] == list(STORABLE)
+    with pytest.raises(SystemExit):
+        main(["settings", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for item in fields:
+        assert item.help.endswith("."), item.name  # a sentence for people, not missing
+        assert " ".join(item.help.split()) in text, item.name
+    kinds = {item.name: item.kind for item in fields}
+    assert kinds["politeness.delay"] == "duration" and kinds["fetch.max_body_bytes"] == "size"
+    assert kinds["traps.allowed_patterns"] == "list" and kinds["embeds.enabled"] == "bool"

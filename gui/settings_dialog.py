@@ -1,0 +1,330 @@
+"""File → Settings…: the crawl settings the project keeps, the ones ``recrawl settings``
+shows and ``recrawl crawl`` and the app start from.
+
+The dialog is made from the core's list of settings
+(:func:`recrawl.core.cli.settings.setting_fields`): each gets an editor for its kind, its
+default and help beneath, and its text is checked by the command line's own parser
+(:func:`~recrawl.core.cli.settings.parse_setting`), one line for each bad value. Save
+keeps the changed ones through the same core call as ``recrawl settings --set`` on the
+store thread (``context.jobs``), and a watcher takes them from its next round; Cancel
+writes nothing. A setting changed back to its default is forgotten (``--unset``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QScrollArea,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+from recrawl.core.cli.settings import (
+    SettingField,
+    keep_settings,
+    parse_setting,
+    setting_fields,
+    setting_text,
+    setting_value,
+)
+from recrawl.core.config import CrawlSettings
+from recrawl.core.errors import RecrawlError
+from recrawl.core.policy import crawl_settings
+from recrawl.gui.context import AppContext
+
+#: What each kind's empty editor suggests.
+PLACEHOLDERS = {
+    "duration": "like 30s, 5m, 6h or 1d",
+    "size": "like 10M, 512k or a number of bytes",
+    "number": "a number",
+    "text": "",
+}
+#: A whole number's editor goes this far (a large number lifts a limit).
+MAX_WHOLE = 2**31 - 1
+
+
+def load_values() -> dict[str, object]:
+    """The project's settings by name, as crawls use them (store thread)."""
+    current = crawl_settings.project_crawl_settings(CrawlSettings())
+    return {item.name: setting_value(current, item.name) for item in setting_fields()}
+
+
+def field_label(item: SettingField) -> str:
+    """``max_pages_per_host_round`` → ``Max pages per host round``."""
+    words = item.name.rpartition(".")[2].replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
+class SettingEditor(QWidget):
+    """One setting's editor (fitting its kind), its help and default, and its error."""
+
+    sig_edited = Signal()
+
+    def __init__(self, item: SettingField, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.item = item
+        self.input = self._make_input()
+        self.input.setToolTip(item.name)
+        reset = QToolButton()
+        reset.setText("Default")
+        reset.setToolTip(f"Back to the default: {self._typed(item.default) or 'not set'}")
+        reset.clicked.connect(lambda: self.show_value(item.default))
+        self.reset_button = reset
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.input, 1)
+        row.addWidget(reset)
+        default = self._typed(item.default) or "not set"
+        self.help = QLabel(f"{item.help} Default: {default}.")
+        self.help.setWordWrap(True)
+        self.help.setObjectName("setting-help")
+        self.help.setStyleSheet("color: palette(placeholder-text);")
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setObjectName("setting-error")
+        self.error.setStyleSheet("color: #c62828;")
+        self.error.hide()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 6)
+        column.setSpacing(2)
+        column.addLayout(row)
+        column.addWidget(self.help)
+        column.addWidget(self.error)
+
+    def _make_input(self) -> QWidget:
+        kind = self.item.kind
+        if kind == "bool":
+            box = QCheckBox()
+            box.toggled.connect(self.sig_edited)
+            return box
+        if kind == "whole":
+            spin = QSpinBox()
+            spin.setRange(0, MAX_WHOLE)
+            spin.setGroupSeparatorShown(True)
+            spin.valueChanged.connect(self.sig_edited)
+            return spin
+        if kind == "list":
+            lines = QPlainTextEdit()
+            lines.setPlaceholderText("one a line")
+            lines.setFixedHeight(lines.fontMetrics().lineSpacing() * 4 + 12)
+            lines.textChanged.connect(self.sig_edited)
+            return lines
+        line = QLineEdit()
+        line.setPlaceholderText(
+            "not set" if self.item.default is None else PLACEHOLDERS.get(kind, "")
+        )
+        line.textChanged.connect(self.sig_edited)
+        return line
+
+    def _typed(self, value: object) -> str:
+        """``value`` as this editor shows it (empty: not set)."""
+        return "" if value is None else setting_text(self.item.name, value)
+
+    def show_value(self, value: object) -> None:
+        widget = self.input
+        if isinstance(widget, QCheckBox):
+            widget.setChecked(bool(value))
+        elif isinstance(widget, QSpinBox):
+            widget.setValue(value if isinstance(value, int) else 0)
+        elif isinstance(widget, QPlainTextEdit):
+            items = value if isinstance(value, tuple) else ()
+            widget.setPlainText("\n".join(str(item) for item in items))
+        elif isinstance(widget, QLineEdit):
+            widget.setText(self._typed(value))
+
+    def text(self) -> str:
+        """What the editor holds, as ``recrawl settings --set NAME=TEXT`` takes it."""
+        widget = self.input
+        if isinstance(widget, QCheckBox):
+            return "true" if widget.isChecked() else "false"
+        if isinstance(widget, QSpinBox):
+            return str(widget.value())
+        if isinstance(widget, QPlainTextEdit):
+            return " ".join(widget.toPlainText().split())  # list items, apart by spaces
+        assert isinstance(widget, QLineEdit)
+        return widget.text()
+
+    def value(self) -> object:
+        """The value, checked as the command line checks it (RecrawlError if bad)."""
+        text = self.text()
+        if not text.strip() and self.item.default is None:
+            return None  # empty: not set, the default
+        return parse_setting(self.item.name, text)
+
+    def show_error(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.setVisible(bool(message))
+
+
+class SettingsDialog(QDialog):
+    """The project's crawl settings; saves the changed ones, then accepts."""
+
+    #: Settings were saved (the Crawl panel shows them again).
+    sig_saved = Signal()
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setWindowTitle("Settings")
+        self.setObjectName("settings-dialog")
+        intro = QLabel(
+            "Kept in the project: <code>recrawl settings</code> shows the same, and every "
+            "crawl and watch starts from them (a watcher from its next round)."
+        )
+        intro.setWordWrap(True)
+        self.editors: dict[str, SettingEditor] = {}
+        body = QWidget()
+        column = QVBoxLayout(body)
+        groups: dict[str, QFormLayout] = {}
+        for item in setting_fields():
+            form = groups.get(item.group)
+            if form is None:
+                box = QGroupBox(item.group.capitalize() or "Crawl")
+                form = QFormLayout(box)
+                form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+                form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+                groups[item.group] = form
+                column.addWidget(box)
+            editor = SettingEditor(item)
+            editor.sig_edited.connect(lambda e=editor: self._check(e))
+            self.editors[item.name] = editor
+            label = QLabel(field_label(item))
+            label.setToolTip(item.name)
+            label.setBuddy(editor.input)
+            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            form.addRow(label, editor)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        self.scroll_area = scroll
+        #: One line for each bad value, or what the save said.
+        self.problems = QLabel()
+        self.problems.setObjectName("settings-problems")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #c62828;")
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problems.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.buttons)
+        self.resize(620, 640)
+        #: The values as read (None until they arrive).
+        self.loaded: dict[str, object] | None = None
+        self._saving = False
+        body.setEnabled(False)
+        self._body = body
+        self.save_button.setEnabled(False)
+        context.jobs.submit(load_values, self._loaded, self._load_failed)
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _loaded(self, values: dict[str, object]) -> None:
+        for name, editor in self.editors.items():
+            editor.blockSignals(True)
+            editor.show_value(values[name])
+            editor.blockSignals(False)
+        self.loaded = values
+        self._body.setEnabled(True)
+        self.save_button.setEnabled(True)
+
+    def _load_failed(self, message: str) -> None:
+        self._say([f"The project's settings could not be read: {message}"])
+
+    # -- checking --------------------------------------------------------------------
+
+    def _check(self, editor: SettingEditor) -> str:
+        """Check one editor's value; its error line ('' if good)."""
+        try:
+            editor.value()
+        except RecrawlError as exc:
+            message = str(exc)
+        else:
+            message = ""
+        editor.show_error(message)
+        if self.problems.isVisible():
+            self._say(self.errors())  # keep the summary current once it shows
+        return message
+
+    def errors(self) -> list[str]:
+        """One line for each bad value, in the dialog's order."""
+        return [line for editor in self.editors.values() if (line := self._line(editor))]
+
+    @staticmethod
+    def _line(editor: SettingEditor) -> str:
+        try:
+            editor.value()
+        except RecrawlError as exc:
+            return str(exc)
+        return ""
+
+    def changes(self) -> dict[str, object | None]:
+        """What differs from the values read: a value, or None for the default again."""
+        loaded = self.loaded or {}
+        changes: dict[str, object | None] = {}
+        for name, editor in self.editors.items():
+            value = editor.value()
+            if name in loaded and value != loaded[name]:
+                changes[name] = None if value == editor.item.default else value
+        return changes
+
+    def _say(self, lines: list[str]) -> None:
+        self.problems.setText("\n".join(lines))
+        self.problems.setVisible(bool(lines))
+
+    # -- saving ----------------------------------------------------------------------
+
+    def save(self) -> None:
+        if self.loaded is None or self._saving:
+            return
+        lines = [line for editor in self.editors.values() if (line := self._check(editor))]
+        self._say(lines)
+        if lines:
+            return
+        changes = self.changes()
+        if not changes:
+            self.accept()
+            return
+        self._saving = True
+        self.save_button.setEnabled(False)
+        project_dir = self.context.project.path
+        job: Callable[[], object] = lambda: keep_settings(project_dir, changes)  # noqa: E731
+        self.context.jobs.submit(job, lambda _: self._saved(len(changes)), self._save_failed)
+
+    def _saved(self, count: int) -> None:
+        self._saving = False
+        self.context.changes.sig_status.emit(
+            "Settings saved: 1 change" if count == 1 else f"Settings saved: {count} changes"
+        )
+        self.sig_saved.emit()
+        self.accept()
+
+    def _save_failed(self, message: str) -> None:
+        self._saving = False
+        self.save_button.setEnabled(True)
+        self._say([f"Nothing was saved: {message}"])
+
+    def reject(self) -> None:
+        if not self._saving:  # a save under way ends in accept
+            super().reject()
