@@ -125,9 +125,10 @@ class EmbedSettings:
 class TrapSettings:
     """Limits on crawler traps: sites that make up pages without end (a calendar whose
     every day links the next, session ids, endless paths). A link held back by one is
-    kept as a rejected link named ``trap:depth`` or ``trap:sequence``, so "why was this
-    not crawled?" has an answer; a due page held back by the per-host cap waits for the
-    next round, said in the crawl's log. A large number lifts a limit."""
+    kept as a rejected link named for the limit (``possible trap PATTERN
+    (traps.max_lattice 100)``), so "why was this not crawled?" has an answer; a due page
+    held back by the per-host cap waits for the next round, said in the crawl's log. A
+    large number lifts a limit."""
 
     #: Links followed from a seed, at most (a seed is depth 0; a redirect is a link).
     #: Heritrix stops at 20 hops; sites watched whole run deeper.
@@ -139,6 +140,13 @@ class TrapSettings:
     #: next link is held back and reported as a possible trap with its pattern
     #: (``http://example.org/cal/{n}-{n}-{n}``).
     max_sequence: int = 30
+    #: Links of one pattern differing only in two numbers or more that fill a grid (a
+    #: calendar linking the next and previous day, month and year: ``/cal/{n}/{n}/{n}``):
+    #: past this many, with eight or more for each value of their most varied number (a
+    #: list of articles has an identifier) and pages of the pattern linking each other by
+    #: steps of one number in two places or more (a thread's pages step by one), the
+    #: pattern is reported as a possible trap, its dates named, and held back.
+    max_lattice: int = 100
     #: Patterns the user allowed (as reported): their chains are followed to the end
     #: (``max_depth`` still holds).
     allowed_patterns: tuple[str, ...] = ()
@@ -272,6 +280,7 @@ STORABLE: dict[str, type] = {
     "traps.max_depth": int,
     "traps.max_pages_per_host_round": int,
     "traps.max_sequence": int,
+    "traps.max_lattice": int,
     "traps.allowed_patterns": tuple,
     "watch.round_gap": float,
     "watch.offline_wait": float,

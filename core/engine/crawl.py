@@ -185,7 +185,10 @@ class Crawler:
             with quick_handoffs():
                 asyncio.run(self._crawl())
             store.end_crawl_run(run, self.clock.now(), _run_counts(self.stats, self.controls))
-        summary = self.stats.summary(stopped=self.controls.stopped)
+        summary = replace(
+            self.stats.summary(stopped=self.controls.stopped),
+            possible_traps=self.traps.possible_traps(),
+        )
         self.events.emit(CrawlFinished(summary))
         self.events.flush()
         return summary
