@@ -138,8 +138,9 @@ class TrapSettings:
     #: A chain of pages whose URLs differ only by a growing number or date, each linking
     #: the next (``/cal/2027-01-05`` → ``/cal/2027-01-06``), ends after this many: the
     #: next link is held back and reported as a possible trap with its pattern
-    #: (``http://example.org/cal/{n}-{n}-{n}``).
-    max_sequence: int = 30
+    #: (``http://example.org/cal/{n}-{n}-{n}``). A blog's pages, each linking the next
+    #: (``/page/40``), are a chain as long: not cut.
+    max_sequence: int = 40
     #: Links of one pattern differing only in two numbers or more that fill a grid (a
     #: calendar linking the next and previous day, month and year: ``/cal/{n}/{n}/{n}``):
     #: past this many, with eight or more for each value of their most varied number (a

@@ -11,7 +11,8 @@ linking page's sequence. A page's place in its sequence is kept in its metadata
 (``sequence``), so a chain is followed across rounds and crawls.
 
 A sequence is reported in the crawl's log as a possible trap, with its pattern, when it
-reaches :data:`NOTICE_AT` pages (once a crawl), and again when it reaches the limit and its
+is halfway to the limit (once a crawl; a site's pages of a list in a row are no alarm),
+and again when it reaches the limit and its
 next link is held back; the crawl ends with a line per pattern held back. A held-back link
 is a rejected link whose filter names the trap, so "why was this not crawled?" answers. A
 pattern the user allows (``traps.allowed_patterns``, as reported) is followed to the end
@@ -36,7 +37,8 @@ from recrawl.core.engine.events import EventQueue, LogMessage, PossibleTrap
 from recrawl.core.engine.lattices import Lattice, LatticeFinder, numbered
 from recrawl.core.store.models import Page
 
-#: A sequence this long is reported as a possible trap (once a crawl), followed or not.
+#: A sequence this long, at least, and halfway to ``traps.max_sequence``, is reported as
+#: a possible trap (once a crawl), followed or not.
 NOTICE_AT = 3
 #: The metadata key of a page's place in its sequence (absent: 0, not in one).
 SEQUENCE_KEY = "sequence"
@@ -181,7 +183,7 @@ class TrapGuard:
                 )
             self._count_held(target.text, "traps.max_sequence")
             return self.sequence_reason(target.text, limit)
-        if place >= NOTICE_AT and target.text not in self._noticed:
+        if place >= max(NOTICE_AT, limit // 2) and target.text not in self._noticed:
             self._noticed.add(target.text)
             self.events.emit(
                 LogMessage(
