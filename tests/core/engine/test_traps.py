@@ -335,6 +335,9 @@ def test_any_grid_of_numbers_is_a_lattice():
         TrapSettings(), f"{SITE}/map/500/500", grid_links(1000, 1000)
     )
     assert len(admitted) < 150
+    assert {reason for _, reason in held} == {
+        f"possible trap {SITE}/map/{{n}}/{{n}} (traps.max_lattice 100)"
+    }
     assert any(text.startswith(f"possible trap: {SITE}/map/{{n}}/{{n}}: ") for text in warnings)
 
 
