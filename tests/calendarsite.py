@@ -199,8 +199,9 @@ class NewsSite(_Site):
             return None
         shown = articles[(page - 1) * self.PER_PAGE : page * self.PER_PAGE]
         links = [(self.article(i), "story") for i in shown]
-        links += [(self.section_page(name, p), str(p)) for p in (1, page - 1, page + 1, pages)]
-        return _page(f"{name}, page {page}", [(h, t) for h, t in links if "page=0" not in h])
+        numbers = (p for p in (1, page - 1, page + 1, pages) if 1 <= p <= pages)
+        links += [(self.section_page(name, p), str(p)) for p in numbers]
+        return _page(f"{name}, page {page}", links)
 
     def day_answer(self, i: int) -> bytes:
         day = self.days[i]

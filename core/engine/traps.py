@@ -22,19 +22,21 @@ A calendar whose every day links the next and previous day, month and year makes
 such chain: its pages are reached by every mix of steps. Its URLs make a *lattice*
 (:mod:`.lattices`): past ``traps.max_lattice`` links of its pattern it is reported as a
 possible trap, its dates named (``http://example.org/cal/{year}/{month}/{day}``), and
-every further link of the pattern is held back this crawl, unless the user allows it
-(as reported, or with ``{n}`` for each number).
+every further link of the pattern is held back, this crawl and the next ones (the
+held-back links, kept as rejected links, name it), unless the user allows it (as
+reported, or with ``{n}`` for each number).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from recrawl.core.config import TrapSettings
 from recrawl.core.engine.events import EventQueue, LogMessage, PossibleTrap
-from recrawl.core.engine.lattices import Lattice, LatticeFinder, numbered
+from recrawl.core.engine.lattices import LatticeFinder, numbered
 from recrawl.core.store.models import Page
 
 #: A sequence this long, at least, and halfway to ``traps.max_sequence``, is reported as
@@ -44,6 +46,9 @@ NOTICE_AT = 3
 SEQUENCE_KEY = "sequence"
 
 _NUMBER = re.compile(r"\d+")
+#: What every trap's held-back links are named, first (their rejected links' filter).
+REASON_PREFIX = "possible trap "
+_LATTICE_REASON = re.compile(r"possible trap (\S+) \(traps\.max_lattice [\d,]+\)")
 
 
 @dataclass(frozen=True)
@@ -100,8 +105,23 @@ class TrapGuard:
         self.held_too_deep = 0
         self._source: tuple[str, Pattern] | None = None
         self._lattices = LatticeFinder(settings.max_lattice)
-        #: The lattices found this crawl, by pattern (numbers as ``{n}``).
-        self._lattice_of: dict[str, Lattice] = {}
+        #: The lattices held back, as reported, by pattern (numbers as ``{n}``).
+        self._lattice_of: dict[str, str] = {}
+        #: Of them, the ones an earlier crawl found (said when first met this crawl).
+        self._found_before: set[str] = set()
+
+    def held_before(self, reasons: Iterable[str]) -> None:
+        """The reasons earlier crawls held links back for (rejected links' filters): the
+        lattices among them stay held back unless now allowed."""
+        for reason in reasons:
+            match = _LATTICE_REASON.fullmatch(reason)
+            if match is None:
+                continue
+            pattern = match.group(1)
+            key = numbered(pattern)
+            if key not in self._allowed:
+                self._lattice_of[key] = pattern
+                self._found_before.add(key)
 
     def _pattern_of_source(self, url: str) -> Pattern:
         """The linking page's pattern, made once for all its links."""
@@ -114,11 +134,11 @@ class TrapGuard:
 
     @staticmethod
     def sequence_reason(pattern: str, limit: int) -> str:
-        return f"possible trap {pattern} (traps.max_sequence {limit:,})"
+        return f"{REASON_PREFIX}{pattern} (traps.max_sequence {limit:,})"
 
     @staticmethod
     def lattice_reason(pattern: str, limit: int) -> str:
-        return f"possible trap {pattern} (traps.max_lattice {limit:,})"
+        return f"{REASON_PREFIX}{pattern} (traps.max_lattice {limit:,})"
 
     def admit(self, page: Page, url: str) -> Admitted | str:
         """The link from ``page`` to ``url`` within the limits, or the reason it is held
@@ -139,7 +159,19 @@ class TrapGuard:
         target = pattern_of(url)
         allowed = target.text in self._allowed
         if not allowed and target.text in self._lattice_of:
-            return self._hold_lattice(self._lattice_of[target.text])
+            pattern = self._lattice_of[target.text]
+            if target.text in self._found_before:
+                self._found_before.discard(target.text)
+                self.events.emit(
+                    LogMessage(
+                        "warning",
+                        f"possible trap: {pattern}: a grid of links, as a calendar makes, "
+                        f"found by an earlier crawl; {url} and further links of the pattern "
+                        "held back (traps.max_lattice; to follow them, add the pattern to "
+                        "traps.allowed_patterns)",
+                    )
+                )
+            return self._hold_lattice(pattern)
         source = self._pattern_of_source(page.url)
         place = 0
         if target.grows_from(source):
@@ -152,7 +184,7 @@ class TrapGuard:
             linked_from = source.numbers if source.text == target.text else None
             lattice = self._lattices.add(target.text, target.numbers, linked_from)
             if lattice is not None:
-                self._lattice_of[target.text] = lattice
+                self._lattice_of[target.text] = lattice.pattern
                 self.events.emit(
                     LogMessage(
                         "warning",
@@ -164,7 +196,7 @@ class TrapGuard:
                         "traps.allowed_patterns)",
                     )
                 )
-                return self._hold_lattice(lattice)
+                return self._hold_lattice(lattice.pattern)
         return Admitted(depth, place)
 
     def _sequence_step(self, target: Pattern, url: str, place: int) -> str | None:
@@ -195,9 +227,9 @@ class TrapGuard:
             )
         return None
 
-    def _hold_lattice(self, lattice: Lattice) -> str:
-        self._count_held(lattice.pattern, "traps.max_lattice")
-        return self.lattice_reason(lattice.pattern, self.settings.max_lattice)
+    def _hold_lattice(self, pattern: str) -> str:
+        self._count_held(pattern, "traps.max_lattice")
+        return self.lattice_reason(pattern, self.settings.max_lattice)
 
     def _count_held(self, pattern: str, limit: str) -> None:
         self.held[pattern] = self.held.get(pattern, 0) + 1
