@@ -412,3 +412,26 @@ def test_real_sites_of_dated_and_numbered_urls_are_no_lattice(name, seed, links_
     assert len(admitted) == total
     assert held == []
     assert not any("traps.max_lattice" in text for text in warnings)
+
+
+def test_a_lattice_an_earlier_crawl_found_is_held_back_from_its_first_link():
+    reported = f"{SITE}/cal/{{year}}/{{month}}/{{day}}"
+    earlier = [
+        f"possible trap {reported} (traps.max_lattice 100)",
+        f"possible trap {SITE}/p?page={{n}} (traps.max_sequence 40)",  # a sequence: by place
+        "deeper than traps.max_depth (50 links from a seed)",
+    ]
+    day = calendar_path(date(2027, 1, 1))
+    for allowed, held in [((), True), ((reported,), False)]:
+        events = Events()
+        found = discoverer(events, TrapSettings(allowed_patterns=allowed))
+        found.traps.held_before(earlier)
+        batch = store.CommitBatch(segment="s")
+        found.from_html(Page(id=1, url=f"{SITE}/", host="a.example", depth=0), links_to(day), batch)
+        found.events.flush()
+        assert bool(batch.rejected) is held
+        if held:
+            assert batch.rejected == [(day, earlier[0], None)]
+            (warning,) = [log.text for log in events.logs("warning")]
+            assert warning.startswith(f"possible trap: {reported}: ")
+            assert "earlier crawl" in warning and "traps.allowed_patterns" in warning
