@@ -32,6 +32,8 @@ ADDED_WORDS = "#9be9a8"
 REMOVED_BACKGROUND = "#ffebe9"
 REMOVED_WORDS = "#ffaba8"
 FOLDED = "#6e7781"
+#: The scheme of a fold's link (``fold:12``: the run of unchanged rows from row 12).
+FOLD_SCHEME = "fold"
 
 
 @dataclass(frozen=True)
@@ -80,18 +82,29 @@ def laid_out(result: PageDiff) -> DiffPage:
     )
 
 
-def side_by_side(rows: tuple[Row, ...]) -> str:
-    """An HTML table with the old text left and the new right, unchanged runs folded."""
+@dataclass(frozen=True)
+class Fold:
+    """A run of unchanged rows folded into one line: ``rows[start:start + count]``."""
+
+    start: int
+    count: int
+    #: Shown (the line offers to hide them again) or hidden (it offers to show them).
+    open: bool = False
+
+
+def side_by_side(rows: tuple[Row, ...], unfolded: frozenset[int] = frozenset()) -> str:
+    """An HTML table with the old text left and the new right, unchanged runs folded;
+    a run whose start is in ``unfolded`` is shown. A fold's line links to ``fold:START``
+    (the view shows or hides that run when it is clicked)."""
     cells: list[str] = []
     shown = 0
-    for kept in _folded(rows):
+    for kept in _folded(rows, unfolded):
         if shown == MAX_ROWS:
             cells.append(_note_row(f"… {len(rows) - shown:,} more rows not shown"))
             break
         shown += 1
-        if isinstance(kept, int):
-            word = "paragraph" if kept == 1 else "paragraphs"
-            cells.append(_note_row(f"⋯ {kept:,} unchanged {word} ⋯"))
+        if isinstance(kept, Fold):
+            cells.append(_fold_row(kept))
             continue
         cells.append(_row(kept))
     return (
@@ -101,35 +114,53 @@ def side_by_side(rows: tuple[Row, ...]) -> str:
     )
 
 
-def _folded(rows: tuple[Row, ...]) -> list[Row | int]:
-    """The rows with each run of more than 2 × CONTEXT equal rows cut to its ends and
-    the count of those left out."""
-    out: list[Row | int] = []
-    run: list[Row] = []
+def fold_link(start: int) -> str:
+    """The link of the fold that starts at row ``start``."""
+    return f"{FOLD_SCHEME}:{start}"
+
+
+def _folded(rows: tuple[Row, ...], unfolded: frozenset[int]) -> list[Row | Fold]:
+    """The rows with each run of more than 2 × CONTEXT equal rows cut to its ends and a
+    fold for those between (followed by them when the fold is open)."""
+    if all(row.kind == "equal" for row in rows):
+        return list(rows)  # nothing changed: show it all
+    out: list[Row | Fold] = []
+    run: list[int] = []  # the run's row indexes
 
     def flush(first: bool, last: bool) -> None:
         head = 0 if first else CONTEXT
         tail = 0 if last else CONTEXT
         if len(run) > head + tail + 1:
-            out.extend(run[:head])
-            out.append(len(run) - head - tail)
-            out.extend(run[len(run) - tail :])
+            out.extend(rows[i] for i in run[:head])
+            hidden = run[head : len(run) - tail]
+            fold = Fold(hidden[0], len(hidden), hidden[0] in unfolded)
+            out.append(fold)
+            if fold.open:
+                out.extend(rows[i] for i in hidden)
+            out.extend(rows[i] for i in run[len(run) - tail :])
         else:
-            out.extend(run)
+            out.extend(rows[i] for i in run)
         run.clear()
 
     first = True
-    for row in rows:
+    for index, row in enumerate(rows):
         if row.kind == "equal":
-            run.append(row)
+            run.append(index)
             continue
         flush(first, False)
         first = False
         out.append(row)
     flush(first, True)
-    if len(out) == 1 and isinstance(out[0], int):  # nothing changed: show it all
-        return list(rows)
     return out
+
+
+def _fold_row(fold: Fold) -> str:
+    word = "paragraph" if fold.count == 1 else "paragraphs"
+    if fold.open:
+        text = f"▴ hide these {fold.count:,} unchanged {word} ▴"
+    else:
+        text = f"⋯ {fold.count:,} unchanged {word} (click to show) ⋯"
+    return _note_row(f'<a href="{fold_link(fold.start)}" style="color: {FOLDED}">{text}</a>')
 
 
 def _row(row: Row) -> str:

@@ -5,12 +5,13 @@ thread. The old capture's text is on the left and the new one's on the right, a
 paragraph a row; added text is green, removed red, and inside a changed paragraph the
 words that changed are marked. Both sides are the two columns of one table, so their
 rows stay aligned however they wrap and scroll together, under a header naming each
-capture's date in local time.
+capture's date in local time. A run of unchanged paragraphs is folded into one line;
+clicking it shows them (and clicking again folds them back).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -24,9 +25,11 @@ from recrawl.gui import formatting
 from recrawl.gui.diff_jobs import (
     ADDED_BACKGROUND,
     ADDED_WORDS,
+    FOLD_SCHEME,
     REMOVED_BACKGROUND,
     REMOVED_WORDS,
     DiffPage,
+    side_by_side,
 )
 
 
@@ -48,14 +51,19 @@ class DiffView(QWidget):
             (self.new_header, ADDED_BACKGROUND),
         ):
             header.setStyleSheet(f"background-color: {background}; color: #1f2328; padding: 4px")
+        #: The folds of unchanged paragraphs shown (by their first row).
+        self.unfolded: set[int] = set()
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
         self.text.setPlaceholderText("Comparing…")
+        self.text.anchorClicked.connect(self._link_clicked)
         self.legend = QLabel(
             f'<span style="background-color: {REMOVED_WORDS}">removed</span> '
             f'<span style="background-color: {ADDED_WORDS}">added</span> '
-            "— the words that changed inside a changed paragraph are marked darker"
+            "— the words that changed inside a changed paragraph are marked darker; "
+            "click a “⋯ unchanged paragraphs” line to show them"
         )
+        self.legend.setWordWrap(True)
         headers = QGridLayout()
         headers.setHorizontalSpacing(0)
         headers.addWidget(self.old_header, 0, 0)
@@ -92,7 +100,23 @@ class DiffView(QWidget):
         self.new_header.setText(f"After: captured {_local(page)[1]} (local time)")
         self.notes.setText("; ".join(page.notes))
         self.notes.setVisible(bool(page.notes))
+        self.unfolded.clear()
         self.text.setHtml(page.html)
+
+    def toggle_fold(self, start: int) -> None:
+        """Show the unchanged paragraphs folded at row ``start``, or fold them again."""
+        if self.page is None:
+            return
+        self.unfolded ^= {start}
+        # laid out again with that run open or closed; the reader stays where they were
+        bar = self.text.verticalScrollBar()
+        at = bar.value()
+        self.text.setHtml(side_by_side(self.page.rows, frozenset(self.unfolded)))
+        bar.setValue(at)
+
+    def _link_clicked(self, url: QUrl) -> None:
+        if url.scheme() == FOLD_SCHEME and url.path().isdigit():
+            self.toggle_fold(int(url.path()))
 
 
 def _local(page: DiffPage) -> tuple[str, str]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from recrawl.core.filters import Chain, ChainError, Filter, parse_chain
 from recrawl.core.filters.chain import build_filter
-from recrawl.core.filters.kinds import KINDS, line_errors, rule_lines
-from recrawl.core.filters.lint import LintWarning, lint
+from recrawl.core.filters.kinds import KINDS, MARK, RuleError, line_errors, rule_lines
+from recrawl.core.filters.lint import LintWarning, lint, matches_every_url
 from recrawl.core.policy.embed_why import embed_rule_line
 from recrawl.core.store import embed_rule_name
 
@@ -36,14 +36,52 @@ class FilterDraft:
         self.rules_text = "\n".join(lines)
 
     def add_line(self, text: str) -> int:
-        """Append a rule after the last non-blank line; returns its line number."""
+        """Add a rule after the last non-blank line, or before a catch-all rule that ends
+        the filter (and the comments just above it): after ``+.`` a rule never decides.
+        Returns its line number."""
         lines = self.lines()
-        last = max((n for n, t in enumerate(lines, 1) if t.strip()), default=0)
-        lines.insert(last, text)
+        at = self.catch_all_line()
+        if at is None or matches_every_url(self.kind, _pattern(text)):
+            at = max((n for n, t in enumerate(lines, 1) if t.strip()), default=0) + 1
+        else:
+            while at > 1 and lines[at - 2].strip().startswith("#"):
+                at -= 1  # the catch-all's own comment ("# everything else goes on") stays
+        lines.insert(at - 1, text)
         if lines[-1] != "":
             lines.append("")  # keep the text ending in a newline, as TOML files do
         self.rules_text = "\n".join(lines)
-        return last + 1
+        return at
+
+    def catch_all_line(self) -> int | None:
+        """The line of the regex (automaton) rule that ends the filter and matches every
+        URL, ``+.`` or ``-.*`` (None: the last rule is no such rule, or a line is bad)."""
+        if self.kind not in ("regex", "automaton"):
+            return None
+        try:
+            rules = KINDS[self.kind].parse(self.rules_text).rules
+        except RuleError:
+            return None
+        if not rules or rules[-1].host is not None:
+            return None
+        last = rules[-1]
+        return last.line if matches_every_url(self.kind, last.text) else None
+
+    def move_shown(self, row: int, to: int) -> bool:
+        """Move shown line ``row`` (of :meth:`shown_lines`) to position ``to`` among them.
+
+        The shown lines' texts are reordered in place: blank lines stay where they are,
+        so every line keeps its number but the moved ones.
+        """
+        shown = self.shown_lines()
+        if row == to or not (0 <= row < len(shown) and 0 <= to < len(shown)):
+            return False
+        texts = [text for _, text in shown]
+        texts.insert(to, texts.pop(row))
+        lines = self.lines()
+        for (number, _), text in zip(shown, texts, strict=True):
+            lines[number - 1] = text
+        self.rules_text = "\n".join(lines)
+        return True
 
     def remove_line(self, line: int) -> None:
         lines = self.lines()
@@ -142,6 +180,12 @@ def new_filter(kind: str, taken: list[str]) -> FilterDraft:
     while name in taken:
         name, number = f"{kind}-{number}", number + 1
     return FilterDraft(kind, name, True, "")
+
+
+def _pattern(line: str) -> str:
+    """A regex rule line's pattern (its sign and SHORTCIRCUIT: mark left out)."""
+    body = line.strip()[1:]
+    return body[len(MARK) :].strip() if body.startswith(MARK) else body
 
 
 def rule_count(flt: FilterDraft) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -47,6 +48,11 @@ KIND_HINTS = {
 }
 
 
+#: Move the selected filter or rule (in the list or table that has the focus).
+_UP = QKeySequence(Qt.Modifier.ALT | Qt.Key.Key_Up)
+_DOWN = QKeySequence(Qt.Modifier.ALT | Qt.Key.Key_Down)
+
+
 class ChainEditor(QSplitter):
     """The chain's filters (left) and the selected filter's name and rules (right)."""
 
@@ -78,7 +84,9 @@ class ChainEditor(QSplitter):
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
-        label = QLabel("Filters, run top to bottom. Drag to reorder; untick to disable.")
+        label = QLabel(
+            "Filters, run top to bottom. Drag to reorder (or Up/Down, Alt+↑/↓); untick to disable."
+        )
         label.setWordWrap(True)
         self.chain_view = QListView()
         self.chain_view.setObjectName("chain-view")
@@ -98,8 +106,12 @@ class ChainEditor(QSplitter):
         self.remove_filter_button = QPushButton("Remove")
         self.up_button = QPushButton("Up")
         self.down_button = QPushButton("Down")
-        self.up_button.setToolTip("Run this filter earlier")
-        self.down_button.setToolTip("Run this filter later")
+        self.up_button.setToolTip(f"Run this filter earlier ({_UP.toString()})")
+        self.down_button.setToolTip(f"Run this filter later ({_DOWN.toString()})")
+        for key, delta in ((_UP, -1), (_DOWN, +1)):
+            shortcut = QShortcut(key, self.chain_view)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda delta=delta: self.move_filter(delta))
         self.remove_filter_button.clicked.connect(self.remove_filter)
         self.up_button.clicked.connect(lambda: self.move_filter(-1))
         self.down_button.clicked.connect(lambda: self.move_filter(+1))
@@ -133,6 +145,11 @@ class ChainEditor(QSplitter):
         self.rules_view.verticalHeader().hide()
         self.rules_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.rules_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # regex rules run in order: a rule is dragged to its place (or moved by Up/Down)
+        self.rules_view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.rules_view.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.rules_view.setDragDropOverwriteMode(False)
+        self.rules_view.setDropIndicatorShown(True)
         header = self.rules_view.horizontalHeader()
         header.setSectionResizeMode(RulesModel.LINE, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(RulesModel.SHORT, QHeaderView.ResizeMode.ResizeToContents)
@@ -147,9 +164,21 @@ class ChainEditor(QSplitter):
         self.add_rule_button.clicked.connect(self._add_rule)
         self.remove_rule_button = QPushButton("Remove rule")
         self.remove_rule_button.clicked.connect(self._remove_rule)
+        self.rule_up_button = QPushButton("Up")
+        self.rule_down_button = QPushButton("Down")
+        self.rule_up_button.setToolTip(f"Move this rule up ({_UP.toString()})")
+        self.rule_down_button.setToolTip(f"Move this rule down ({_DOWN.toString()})")
+        self.rule_up_button.clicked.connect(lambda: self.move_rule(-1))
+        self.rule_down_button.clicked.connect(lambda: self.move_rule(+1))
+        for key, delta in ((_UP, -1), (_DOWN, +1)):
+            shortcut = QShortcut(key, self.rules_view)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda delta=delta: self.move_rule(delta))
         adder.addWidget(self.new_rule, 1)
         adder.addWidget(self.add_rule_button)
         adder.addWidget(self.remove_rule_button)
+        adder.addWidget(self.rule_up_button)
+        adder.addWidget(self.rule_down_button)
         layout.addLayout(head)
         layout.addWidget(self.hint)
         layout.addWidget(self.rules_view, 1)
@@ -192,6 +221,8 @@ class ChainEditor(QSplitter):
             self.new_rule,
             self.add_rule_button,
             self.remove_rule_button,
+            self.rule_up_button,
+            self.rule_down_button,
             self.remove_filter_button,
             self.up_button,
             self.down_button,
@@ -272,7 +303,18 @@ class ChainEditor(QSplitter):
             return
         row = self.rules_model.add_rule(text)
         self.new_rule.clear()
+        self.rules_view.selectRow(row)
         self.rules_view.scrollTo(self.rules_model.index(row, RulesModel.RULE))
+
+    def move_rule(self, delta: int) -> None:
+        """Move the selected rule up (-1) or down (+1); it stays selected."""
+        index = self.rules_view.currentIndex()
+        if not index.isValid():
+            return
+        row = index.row()
+        if self.rules_model.move(row, row + delta):
+            self.rules_view.setCurrentIndex(self.rules_model.index(row + delta, index.column()))
+            self.rules_view.selectRow(row + delta)
 
     def _remove_rule(self) -> None:
         index = self.rules_view.currentIndex()

@@ -23,6 +23,7 @@ ERROR = QColor("#c62828")
 WARNING = QColor("#9a6700")
 COMMENT = QColor("#6a737d")
 _ROW_MIME = "application/x-recrawl-filter-row"
+_RULE_MIME = "application/x-recrawl-rule-row"
 
 
 class ChainModel(TableModel[FilterDraft]):
@@ -236,9 +237,16 @@ class RulesModel(TableModel[tuple[int, str]]):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid() or self.flt is None:
+        if self.flt is None:
             return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if not index.isValid():
+            return Qt.ItemFlag.ItemIsDropEnabled  # a drop between rows, or past the last
+        flags = (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsDragEnabled
+            | Qt.ItemFlag.ItemIsDropEnabled
+        )
         if index.column() == self.RULE:
             flags |= Qt.ItemFlag.ItemIsEditable
         if index.column() == self.SHORT and can_shortcircuit(
@@ -267,12 +275,63 @@ class RulesModel(TableModel[tuple[int, str]]):
         return True
 
     def add_rule(self, text: str) -> int:
-        """Append a rule to the filter; returns its row."""
+        """Add a rule to the filter (at its end, or before its trailing catch-all);
+        returns its row."""
         assert self.flt is not None
-        self.flt.add_line(text)
+        line = self.flt.add_line(text)
         self.set_filter(self.flt)
         self.sig_edited.emit()
-        return len(self._rows) - 1
+        row = self.row_of(line)
+        return row if row is not None else len(self._rows) - 1
+
+    # -- reordering: buttons, and drag and drop (internal moves only) ----------------------
+
+    def move(self, row: int, to: int) -> bool:
+        """Move rule row ``row`` so that it ends up at row ``to`` (regex rules run in order)."""
+        if self.flt is None or not self.flt.move_shown(row, to):
+            return False
+        # Qt counts the destination before the move: one past ``to`` when moving down
+        self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), to + 1 if to > row else to)
+        self._rows = self.flt.shown_lines()
+        self.endMoveRows()
+        # the rows between took the moved one's place: their line numbers changed
+        first, last = min(row, to), max(row, to)
+        self.dataChanged.emit(self.index(first, 0), self.index(last, self.PROBLEM))
+        self.sig_edited.emit()
+        return True
+
+    def moveRows(self, source: Index, row: int, count: int, destination: Index, child: int) -> bool:
+        if source.isValid() or destination.isValid() or count != 1:
+            return False
+        return self.move(row, child - 1 if child > row else child)
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [_RULE_MIME]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
+        mime = QMimeData()
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        mime.setData(_RULE_MIME, QByteArray(str(rows[0] if rows else -1).encode()))
+        return mime
+
+    def dropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        if action != Qt.DropAction.MoveAction or not data.hasFormat(_RULE_MIME):
+            return False
+        source = int(bytes(data.data(_RULE_MIME).data()).decode() or -1)
+        if not 0 <= source < len(self._rows):
+            return False
+        if row < 0:  # dropped on a rule: it takes that rule's place (past the end: last)
+            to = parent.row() if parent.isValid() else len(self._rows) - 1
+        else:  # dropped between two rules: it goes between them
+            to = row - 1 if row > source else row
+        self.move(source, min(to, len(self._rows) - 1))
+        # the move is done: returning False keeps the view from removing the source row
+        return False
 
     def remove_rule(self, row: int) -> None:
         assert self.flt is not None

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.clock import utcnow
+from recrawl.core.policy import refetch as refetching
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 from recrawl.gui import diff_jobs, page_jobs
 from recrawl.gui.context import AppContext
@@ -320,8 +321,10 @@ class PagesPanel(Panel):
         else:
             message = f"{url} is due: the next crawl round fetches it"
         self.context.jobs.submit(
-            lambda: store.make_due([url], now),
-            lambda _: self._acted(url, message),
+            lambda: refetching.refetch(now, urls=[url]),  # as `recrawl refetch DIR URL`
+            lambda done: self._acted(
+                url, message if done.due else f"{url} is not made due: the filter chain rejects it"
+            ),
             self.context.changes.sig_status.emit,
         )
 

@@ -105,6 +105,8 @@ class SchedulePanel(Panel):
         self._simulating = False
         self._waiting: tuple[int, tuple[str, dict[str, Any], float]] | None = None
         self._saving = False
+        #: Known pages the last save re-planned (their next fetch moved).
+        self._replanned = 0
         #: The trajectories drawn: label -> rows of ``simulate_page``.
         self.trajectories: dict[str, list[dict[str, Any]]] = {}
         #: Freshness and discovery delay of the schedule drawn (None: not yet).
@@ -449,11 +451,11 @@ class SchedulePanel(Panel):
         self._saving = True
         self.apply_button.setEnabled(False)
 
-        def save() -> tuple[str, dict[str, Any], str]:
-            choices.replace_schedule(name, assignments)
-            return _load()
+        def save() -> tuple[int, tuple[str, dict[str, Any], str]]:
+            return choices.replace_schedule(name, assignments).replanned.moved, _load()
 
-        def saved(result: tuple[str, dict[str, Any], str]) -> None:
+        def saved(answer: tuple[int, tuple[str, dict[str, Any], str]]) -> None:
+            self._replanned, result = answer  # said by _applied
             if switch:
                 self.resign.start(signature)  # _resigned() ends the apply
             else:
@@ -467,8 +469,15 @@ class SchedulePanel(Panel):
     def _applied(self, result: tuple[str, dict[str, Any], str]) -> None:
         self._saving = False
         self._loaded(result)
+        moved = self._replanned
+        replanned = (
+            f"; re-planned {moved:,} known page{'' if moved == 1 else 's'} (next fetch moved "
+            "within the new bounds)"
+            if moved
+            else ""
+        )
         self.context.changes.sig_status.emit(
-            f"Saved the {result[0]} schedule with {result[2]} signatures"
+            f"Saved the {result[0]} schedule with {result[2]} signatures{replanned}"
         )
         self.context.changes.sig_policy.emit()
         watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due times moved

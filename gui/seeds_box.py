@@ -65,6 +65,12 @@ class SeedsBox(QGroupBox):
             # describe() says "no rule matched" where no line decided, never "line None"
             why = "; ".join(f"{url}: {v.describe()}" for url, v in result.rejected[:3])
             text += f", {len(result.rejected)} turned away by the filter chain ({why})"
+        if result.known:  # left as they are: Refetch is what makes them due now
+            known = len(result.known)
+            text += (
+                f", {known:,} already known (not changed; the Sites panel's Refetch makes "
+                f"{'it' if known == 1 else 'them'} due now)"
+            )
         self.seed_status.setText(text + ". The Sites panel lists what the project watches.")
         if result.added:
             self.seeds.clear()

@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.clock import utcnow
+from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy import sites
+from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.sites import Removal, Site
 from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
@@ -222,18 +224,23 @@ class SitesPanel(Panel):
             return
         host, now = site.host, utcnow()
         self.context.jobs.submit(
-            lambda: sites.refetch_site(host, now),
-            lambda moved: self._refetched(host, moved),
+            lambda: refetching.refetch(now, hosts=[host]),  # as `recrawl refetch --site`
+            lambda done: self._refetched(host, done),
             self._say,
         )
 
-    def _refetched(self, host: str, moved: int) -> None:
+    def _refetched(self, host: str, done: Refetched) -> None:
         crawl = self.context.crawl
         when = "this crawl's next round" if crawl.busy else "the next crawl"
         if crawl.watching or self.context.watch.holder is not None:
             when = "the watch"
-        pages = "1 more page is" if moved == 1 else f"{moved:,} more pages are"
-        self._say(f"{host}: {pages} due now; {when} fetches them.")
+        moved, already = done.made_due, done.already_due
+        if moved or not already:
+            pages = "1 more page is" if moved == 1 else f"{moved:,} more pages are"
+            self._say(f"{host}: {pages} due now; {when} fetches them.")
+        else:
+            pages = "its page was" if already == 1 else f"its {already:,} pages were"
+            self._say(f"{host}: {pages} due already; {when} fetches them.")
         self.context.changes.sig_pages.emit()
         watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due now
 

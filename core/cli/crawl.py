@@ -9,12 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
-from recrawl.core.cli.crawl_report import CrawlReport
+from recrawl.core.cli.crawl_report import CrawlReport, due_outlook, outlook_line
 from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP, plural, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
-from recrawl.core.clock import Clock, parse_iso, utcnow
+from recrawl.core.clock import Clock, parse_iso, to_iso, utcnow
 from recrawl.core.config import CrawlSettings
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.crawl_settings import project_crawl_settings
@@ -88,7 +88,13 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
             print(f"injected {added} new of {plural(len(set(given)), kind)}")
     if urls:
         result = inject(urls, now)
-        print(f"injected {result.added} new of {len(result.urls)} URLs")
+        print(f"injected {result.added} new of {plural(len(result.urls), 'URL')}")
+        if result.known:
+            known = len(result.known)
+            print(
+                f"{plural(known, 'URL')} already known (not changed; "
+                f"`recrawl refetch {args.dir} URL...` makes {'it' if known == 1 else 'them'} due now)"
+            )
         for url, verdict in result.rejected:
             warn(f"{url} not added: {verdict.describe()}")
     wake_watcher(project.path)  # new seeds and sources are due now (written: it reads them)
@@ -108,7 +114,9 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the summary as JSON: rounds, fetched, new_urls, errors, elapsed_s, "
         "pages_per_s, segments, new_pages, changed_pages, embeds_fetched, embed_errors, "
-        "possible_traps",
+        "possible_traps (patterns held back as possible traps), "
+        "next_due_at (when the next page is due: a time past when pages are still due, "
+        "null when none ever will be)",
     )
 
 
@@ -156,10 +164,13 @@ def run_crawl(project: Project, args: argparse.Namespace) -> int:
     report = None if args.json else CrawlReport()
     crawler = Crawler(project, settings, observer=report, clock=clock)
     summary = run_interruptible(crawler, "stopping after the fetches in flight")
+    now = clock.now()
+    outlook = due_outlook(now)
     if report is None:
-        print(json.dumps(summary.to_json()))
+        print(json.dumps({**summary.to_json(), "next_due_at": to_iso(outlook.next_due_at)}))
     else:
         print("\n".join(report.summary_lines(summary)))
+        print(outlook_line(outlook, now, summary.fetched, args.dir))
     return 0
 
 

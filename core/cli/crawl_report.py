@@ -10,8 +10,12 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
+from recrawl.core import store
 from recrawl.core.cli.output import plural
+from recrawl.core.clock import human_duration
 from recrawl.core.engine import CrawlSummary, Event, LogMessage, PageFetched, RoundFinished
 from recrawl.core.store.models import PageStatus
 
@@ -104,3 +108,30 @@ class CrawlReport:
             if count > len(failures):
                 lines.append(f"  and {count - len(failures)} more")
         return lines
+
+
+@dataclass(frozen=True)
+class DueOutlook:
+    """What is due after a crawl: how many pages now, and the earliest next fetch."""
+
+    due: int
+    #: The earliest next fetch of a page still crawled (past when some are due; None:
+    #: no page will ever be due).
+    next_due_at: datetime | None
+
+
+def due_outlook(now: datetime) -> DueOutlook:
+    return DueOutlook(store.count_due(now), store.earliest_next_fetch())
+
+
+def outlook_line(outlook: DueOutlook, now: datetime, fetched: int, folder: str) -> str:
+    """``nothing is due; the next page is due in 6.0 d; `recrawl refetch DIR --all`
+    fetches now``: after a crawl, what crawling again would do."""
+    if outlook.due:  # a limit, or Ctrl-C, ended the crawl
+        return f"{plural(outlook.due, 'page')} still due: `recrawl crawl` again goes on"
+    if outlook.next_due_at is None:
+        return "nothing is due, and no page will be: `recrawl inject` adds seeds"
+    wait = f"the next page is due in {human_duration((outlook.next_due_at - now).total_seconds())}"
+    if fetched:
+        return f"nothing more is due; {wait}"
+    return f"nothing is due; {wait}; `recrawl refetch {folder} --all` fetches now"

@@ -21,8 +21,10 @@ from recrawl.core.project import Project
 def _diff_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "What changed in a page's text between two captures: its main text (navigation, "
-        "footers and ads left out; all visible text when no main text is found), or a "
-        "text file's lines, one paragraph per line. By default the page's latest change: "
+        "footers and ads left out; all visible text when no main text is found) a "
+        "paragraph per block of the page (paragraph, list item, heading, table cell, code "
+        "block; permalink marks such as Sphinx's ¶ left out), or a text file's lines. By "
+        "default the page's latest change: "
         "the latest fetch that found it changed and the capture before it (without one: "
         "the last two captures whose payloads differ)."
     )

@@ -37,6 +37,7 @@ LISTED: dict[str, Listed] = {
     "init": Listed("crawl", "create a project folder"),
     "inject": Listed("crawl", "add seed URLs"),
     "crawl": Listed("crawl", "crawl what is due"),
+    "refetch": Listed("refetch", "make pages due now: the next crawl fetches them"),
     "watch": Listed("watch", "crawl pages as they come due, sleeping in between"),
     "worker": Listed("workers", "run one crawl worker beside others (a shared project)"),
     "workers": Listed("workers", "list the crawl workers: live, and lately ended"),

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from recrawl.core.cli.arguments import duration, positive_int
-from recrawl.core.cli.output import DIR_HELP, print_rows
+from recrawl.core.cli.output import DIR_HELP, plural, print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import duration_text
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
+from recrawl.core.policy.replan import Replanned
 from recrawl.core.policy.schedules import make_schedule, schedule_names
 from recrawl.core.policy.schedules.parameters import DURATION_PARAMETERS
 from recrawl.core.policy.scoring import SCORINGS
@@ -44,9 +46,11 @@ def _schedule_arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_schedule(project: Project, args: argparse.Namespace) -> int:
+    replanned = None
     if args.set or args.param:
-        schedule = choices.set_schedule(args.set, args.param)
-        wake_watcher(project.path)
+        saved = choices.set_schedule(args.set, args.param)
+        schedule, replanned = saved.schedule, saved.replanned
+        wake_watcher(project.path)  # next fetches moved
     else:
         schedule = choices.project_schedule()
     description = choices.describe_schedule(schedule)
@@ -54,7 +58,23 @@ def run_schedule(project: Project, args: argparse.Namespace) -> int:
         print(json.dumps(description))
     else:
         print(_describe_line(description))
+    if replanned is not None:  # beside the JSON, not in it: stdout stays the schedule
+        print(replanned_line(replanned), file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def replanned_line(replanned: Replanned) -> str:
+    """``re-planned 527 pages (next fetch moved within the new bounds)``."""
+    if not replanned.moved and not replanned.intervals:
+        return "no page to re-plan: every known page's interval is within the bounds"
+    line = f"re-planned {plural(replanned.moved, 'page')} (next fetch moved within the new bounds)"
+    if replanned.intervals:
+        one = replanned.intervals == 1
+        line += (
+            f"; {plural(replanned.intervals, 'more page')} got an interval within them and "
+            f"kept {'its' if one else 'their'} turn (due now, never fetched, or retrying)"
+        )
+    return line
 
 
 def _describe_line(description: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from recrawl.core import store
@@ -23,6 +23,8 @@ class InjectResult:
     added: int
     urls: list[str]  # canonical, in the order given
     rejected: list[tuple[str, Verdict]]  # seeds the chain turned away, and why
+    #: Seeds the project knew already: left as they are (refetch makes them due now).
+    known: list[str] = field(default_factory=list)
 
 
 def inject(urls: Sequence[str], now: datetime) -> InjectResult:
@@ -51,13 +53,14 @@ def inject(urls: Sequence[str], now: datetime) -> InjectResult:
             )
             for u in accepted
         ]
+        known = store.page_ids(accepted)
         added = store.add_pages(pages, now)
         # a seed the project knows as an embed is a page from now on (DESIGN.md §14)
         store.promote_linked(list(store.page_ids(accepted).values()), now)
-        # re-injecting a known page makes it due now: the user asked for it
-        store.make_due(accepted, now)
+        # a known page keeps its schedule: adding a seed is not asking for a fetch
+        # (`recrawl refetch` and the app's Refetch are)
         store.record_rejected([(u, v.filter_name or "", v.line) for u, v in rejected], now)
-    return InjectResult(added, canon, rejected)
+    return InjectResult(added, canon, rejected, [u for u in accepted if u in known])
 
 
 def inject_sources(urls: Sequence[str], kind: str, now: datetime) -> InjectResult:

@@ -1,7 +1,11 @@
 """Lint for filter chains: rules that load but cannot do what their author meant.
 
 Every warning is sound (the rule really is unreachable, duplicated, useless or slow);
-lint does not try to find every such rule.
+lint does not try to find every such rule. One warning is about reach rather than a
+fault: a short-circuit rule before the chain's scope filter (:mod:`.scope`) ends the
+chain before the scope is asked, so it is warned about unless its text confines it to
+hosts the scope accepts (a prefix or an anchored pattern naming such a host, a host
+block or a domain entry of one).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass
 from recrawl.core.filters.chain import Chain, Filter
 from recrawl.core.filters.compiled import prefix_head
 from recrawl.core.filters.kinds import Rule, SuffixFilter
+from recrawl.core.filters.scope import SCOPE_FILTER
 
 #: Regex (found anywhere) patterns that match every URL: a rule after one never decides.
 _ALWAYS_FOUND = frozenset({"", ".", ".*", ".+", "^", "$", "^.", "^.*", "^.+", ".*$", "(?s).*"})
@@ -43,6 +48,14 @@ class LintWarning:
         return f"{where}: {self.message}"
 
 
+def matches_every_url(kind: str, pattern: str) -> bool:
+    """Whether a regex or automaton pattern surely matches every URL (``.``, ``.*``...):
+    a rule after it (for the same hosts) never decides."""
+    if kind == "automaton":
+        return pattern in _ALWAYS_WHOLE
+    return kind == "regex" and pattern in _ALWAYS_FOUND
+
+
 def lint(chain: Chain) -> list[LintWarning]:
     warnings: list[LintWarning] = []
     first_shortcircuit: tuple[int, str] | None = None
@@ -64,8 +77,67 @@ def lint(chain: Chain) -> list[LintWarning]:
                 )
         if first_shortcircuit is None and any(r.shortcircuit for r in flt.rules):
             first_shortcircuit = (index, flt.name)
+    warnings += _scope_bypasses(chain)
     warnings.sort(key=lambda w: (w.filter, w.line if w.line is not None else 0))
     return warnings
+
+
+def _scope_bypasses(chain: Chain) -> list[LintWarning]:
+    """Short-circuit rules before the scope filter that may accept a host it rejects."""
+    at = next(
+        (i for i, f in enumerate(chain.filters) if f.name == SCOPE_FILTER and f.kind == "domain"),
+        None,
+    )
+    if at is None or not chain.filters[at].enabled or not chain.filters[at].rules:
+        return []  # no scope to bypass (an empty scope accepts every URL)
+    scope = [rule.text for rule in chain.filters[at].rules]
+    out: list[LintWarning] = []
+    for index, flt in enumerate(chain.filters[:at]):
+        if not flt.enabled:
+            continue
+        for rule in flt.rules:
+            if not rule.shortcircuit:
+                continue
+            host = _confined_host(flt.kind, rule)
+            if host is not None and any(_within(host, entry) for entry in scope):
+                continue
+            out.append(
+                LintWarning(
+                    index,
+                    flt.name,
+                    rule.line,
+                    f"short-circuit rule '{rule.text}' accepts URLs before the scope filter: "
+                    f"the chain's scope can be bypassed (what it matches skips filter {at} "
+                    f"({SCOPE_FILTER}), off-site URLs too; name a scope host in it, or move "
+                    "it after the scope filter)",
+                )
+            )
+    return out
+
+
+def _confined_host(kind: str, rule: Rule) -> str | None:
+    """The host (with its subdomains) every URL the rule matches is on (None: unknown)."""
+    if rule.host is not None:  # a > HOST block: URLs whose host or domain name is HOST
+        return rule.host.lower()
+    if kind == "domain":
+        return rule.text
+    if kind == "prefix":
+        head = prefix_head(rule.text)
+        if head is None:
+            return None
+        authority = head[head.index("://") + 3 : -1]
+        if "@" in authority or "[" in authority or not authority:
+            return None
+        return (authority.rpartition(":")[0] if ":" in authority else authority).lower()
+    if kind in ("regex", "automaton"):
+        host = _pattern_host(kind, rule.text)
+        return host.lower() if host is not None else None
+    return None
+
+
+def _within(host: str, entry: str) -> bool:
+    """Whether a scope entry covers ``host`` and every subdomain of it."""
+    return host == entry or host.endswith("." + entry)
 
 
 def _reject_lines(flt: Filter) -> list[int]:
@@ -88,7 +160,6 @@ def _lint_filter(index: int, flt: Filter) -> list[LintWarning]:
     # or for the URLs of its own host block (None: no block, every URL)
     first_line: dict[tuple[str | None, str], int] = {}
     catch_all: dict[str | None, int] = {}  # regex/automaton: the first rule matching every URL
-    always = _ALWAYS_WHOLE if flt.kind == "automaton" else _ALWAYS_FOUND
     for rule in flt.rules:
         scopes = (None,) if rule.host is None else (None, rule.host)
         earlier = min(
@@ -104,7 +175,7 @@ def _lint_filter(index: int, flt: Filter) -> list[LintWarning]:
                 )
             elif earlier is not None:
                 warn(rule.line, f"duplicate pattern (line {earlier} has it and decides first)")
-            if rule.text in always:
+            if matches_every_url(flt.kind, rule.text):
                 catch_all.setdefault(rule.host, rule.line)
             if rule.pattern is not None and rule.pattern.slow:
                 warn(
@@ -149,7 +220,19 @@ def _upper_case_host(kind: str, rule: Rule) -> str | None:
         if "@" in authority or "[" in authority or host == host.lower():
             return None
         return host
-    if kind not in ("regex", "automaton") or _IGNORE_CASE.search(text) or _top_level_bar(text):
+    if kind not in ("regex", "automaton") or _IGNORE_CASE.search(text):
+        return None
+    found = _pattern_host(kind, text)
+    return found if found is not None and found != found.lower() else None
+
+
+def _pattern_host(kind: str, text: str) -> str | None:
+    """The literal host a regex or automaton pattern's every match is on (None: unknown).
+
+    Only a pattern whose start surely reaches the host (see ``_SCHEME_START``), with no
+    top-level ``|``, and whose literal host text ends the authority.
+    """
+    if _top_level_bar(text):
         return None
     if kind == "regex" and not text.startswith("^"):
         return None  # unanchored: "://" may be found in a query
@@ -163,8 +246,7 @@ def _upper_case_host(kind: str, rule: Rule) -> str | None:
     rest = text[literal.end() :]
     if not (rest.startswith(("/", "\\/")) or rest == "$" or (rest == "" and kind == "automaton")):
         return None
-    host = literal.group().replace("\\.", ".")
-    return host if host != host.lower() else None
+    return literal.group().replace("\\.", ".")
 
 
 def _top_level_bar(text: str) -> bool:
@@ -213,4 +295,4 @@ def _lint_blocks(index: int, flt: Filter) -> list[LintWarning]:
     return out
 
 
-__all__ = ["LintWarning", "lint"]
+__all__ = ["LintWarning", "lint", "matches_every_url"]

@@ -17,6 +17,7 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
 from recrawl.core.policy.filter_reach import PENDING, THROUGH, Progress, Reach, plan_reach
+from recrawl.core.policy.replan import Replanned, replan
 from recrawl.core.policy.schedule import FetchSchedule
 from recrawl.core.policy.schedules import DEFAULT_SCHEDULE, SCHEDULES, make_schedule
 from recrawl.core.policy.schedules.discovery import DiscoverySchedule
@@ -53,8 +54,19 @@ def project_schedule() -> FetchSchedule:
     return make_schedule(name, **params)
 
 
-def set_schedule(name: str | None, assignments: list[str]) -> FetchSchedule:
-    """Choose a schedule (``name``) and/or change its parameters (``K=V``, ``min@host=V``)."""
+@dataclass(frozen=True)
+class SavedSchedule:
+    """A schedule chosen or tuned, and how the known pages were re-planned for it."""
+
+    schedule: FetchSchedule
+    replanned: Replanned
+
+
+def set_schedule(
+    name: str | None, assignments: list[str], now: datetime | None = None
+) -> SavedSchedule:
+    """Choose a schedule (``name``) and/or change its parameters (``K=V``, ``min@host=V``);
+    the known pages are re-planned within its bounds in the same transaction."""
     current, params = schedule_spec()
     if name is not None and name != current:
         params = {}
@@ -65,8 +77,16 @@ def set_schedule(name: str | None, assignments: list[str]) -> FetchSchedule:
         params.setdefault("hosts", {}).setdefault(host, {}).update(bounds)
     params.update(new)
     schedule = make_schedule(name, **params)  # validates before anything is saved
-    store.set_setting("schedule", {"name": name, "params": params})
-    return schedule
+    return _save_schedule(name, params, schedule, now)
+
+
+def _save_schedule(
+    name: str, params: dict[str, Any], schedule: FetchSchedule, now: datetime | None
+) -> SavedSchedule:
+    with store.transaction():
+        store.set_setting("schedule", {"name": name, "params": params})  # the write lock first
+        replanned = replan(schedule, now or utcnow())
+    return SavedSchedule(schedule, replanned)
 
 
 def check_schedule(name: str, assignments: list[str]) -> FetchSchedule:
@@ -86,16 +106,18 @@ def check_schedule(name: str, assignments: list[str]) -> FetchSchedule:
     return schedule
 
 
-def replace_schedule(name: str, assignments: list[str]) -> FetchSchedule:
+def replace_schedule(
+    name: str, assignments: list[str], now: datetime | None = None
+) -> SavedSchedule:
     """Set the schedule to exactly ``assignments`` (defaults for the rest).
 
     Unlike :func:`set_schedule`, nothing of the stored parameters is kept: a form that
     shows the whole parameter set saves it whole, so a host bound removed there is gone.
+    The known pages are re-planned as :func:`set_schedule` does.
     """
     schedule = check_schedule(name, assignments)
     params = parse_params(name, _base_of(assignments, None), assignments)
-    store.set_setting("schedule", {"name": name, "params": params})
-    return schedule
+    return _save_schedule(name, params, schedule, now)
 
 
 def parse_params(name: str, base: str | None, assignments: list[str]) -> dict[str, Any]:

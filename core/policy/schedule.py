@@ -142,6 +142,13 @@ class FetchSchedule(Protocol):
         """The interval bounds that apply to ``host`` (for plots and checks)."""
         ...
 
+    def interval_range(self, host: str) -> tuple[float, float]:
+        """The intervals a page of ``host`` can have (``max`` infinite when unbounded): its
+        bounds, or one value for a schedule that ignores the last interval (``fixed``).
+        A changed schedule re-plans the pages whose interval lies outside
+        (:mod:`recrawl.core.policy.replan`)."""
+        ...
+
     def prepare(self, corpus: Corpus) -> None:
         """Learn project-wide figures before a round (no-op for most schedules)."""
         ...

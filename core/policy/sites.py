@@ -155,19 +155,5 @@ def remove_site(host: str, now: datetime | None = None) -> Removal:
     return removal
 
 
-def refetch_site(host: str, now: datetime) -> int:
-    """Make every page of ``host`` due now, but those the chain filters; how many moved.
-
-    InvalidArgument for a host out of scope: its links would be turned away, and its
-    pages are kept, not crawled. Adding one of its seeds brings it back first (and its
-    filtered pages the chain then accepts, due now).
-    """
-    if covering_entry(scope_entries(project_chain()), host) is None:
-        raise InvalidArgument(
-            f"{host} is not in the crawl's scope: add one of its URLs as a seed to watch it"
-        )
-    return store.make_hosts_due([host], now)
-
-
 def _scope_filter(chain: Chain) -> Filter | None:
     return next((f for f in chain.filters if f.name == SCOPE_FILTER and f.kind == "domain"), None)

@@ -53,6 +53,15 @@ from recrawl.core.store.connection import (
     retried,
     transaction,
 )
+from recrawl.core.store.due import (
+    DueCounts,
+    PlannedPage,
+    crawled_hosts,
+    intervals_outside,
+    make_due,
+    make_hosts_due,
+    plan_pages,
+)
 from recrawl.core.store.embeds import (
     MISSING_KEPT,
     Completeness,
@@ -117,7 +126,6 @@ from recrawl.core.store.pages import (
     due_pages,
     history,
     list_pages,
-    make_due,
     page_by_url,
     page_count,
     page_ids,
@@ -166,7 +174,6 @@ from recrawl.core.store.sites import (
     host_summaries,
     hosts_under,
     hosts_with_pages,
-    make_hosts_due,
 )
 from recrawl.core.store.sources import (
     DueSource,
@@ -214,6 +221,7 @@ __all__ = [
     "Completeness",
     "CrawlRunInfo",
     "DiscoveredVia",
+    "DueCounts",
     "DuePage",
     "DueSource",
     "EmbedState",
@@ -228,6 +236,7 @@ __all__ = [
     "NewsItem",
     "PageKind",
     "PageQuery",
+    "PlannedPage",
     "Pointer",
     "Refs",
     "RunCounts",
@@ -257,6 +266,7 @@ __all__ = [
     "count_known_pages",
     "count_listing",
     "count_news",
+    "crawled_hosts",
     "create_segment",
     "database_now",
     "day_bounds",
@@ -284,6 +294,7 @@ __all__ = [
     "host_summaries",
     "hosts_under",
     "hosts_with_pages",
+    "intervals_outside",
     "is_server_store",
     "is_unseen",
     "iter_listing",
@@ -321,6 +332,7 @@ __all__ = [
     "page_titles",
     "page_urls",
     "pages_by_id",
+    "plan_pages",
     "pointers_into",
     "postgres_client",
     "promote_linked",

@@ -70,14 +70,6 @@ _NEW_PAGE_COLUMNS = (
 )  # fmt: skip
 
 
-def make_due(urls: Sequence[str], now: datetime) -> None:
-    """The pages of ``urls`` due now, but filtered ones (only a chain brings them back)."""
-    for chunk in chunks(urls):
-        Page.update(next_fetch=now).where(
-            Page.url.in_(chunk), Page.next_fetch > now, Page.status != PageStatus.FILTERED
-        ).execute()
-
-
 def page_ids(urls: Iterable[str]) -> dict[str, int]:
     """The ids of the known pages among ``urls``."""
     return page_ids_and_embeds(urls)[0]

@@ -106,21 +106,3 @@ def host_page_count(hosts: Sequence[str]) -> int:
     return sum(
         Page.select().where(Page.host.in_(chunk) & pages).count() for chunk in chunks(list(hosts))
     )
-
-
-def make_hosts_due(hosts: Sequence[str], now: datetime) -> int:
-    """Every page of ``hosts`` due now, but the filtered ones (the chain rejects them:
-    a chain that accepts them brings them back); how many moved."""
-    moved = 0
-    for chunk in chunks(list(hosts)):
-        moved += (
-            Page.update(next_fetch=now)
-            .where(
-                Page.host.in_(chunk),
-                Page.kind == PageKind.PAGE,
-                Page.next_fetch > now,
-                Page.status != PageStatus.FILTERED,
-            )
-            .execute()
-        )
-    return moved

@@ -9,6 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from recrawl.core import store
+from recrawl.core.clock import utcnow
 from recrawl.core.engine import PageFetched
 from recrawl.core.policy import choices
 from recrawl.core.store.models import Page
@@ -61,6 +62,15 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
     qtbot.waitUntil(lambda: pages.model.rowCount() == 5, timeout=10_000)
     shown = {pages.model.index(r, 0).data() for r in range(5)}
     assert shown == {server.url(f"/p{i}") for i in range(5)}
+    # the same seed again: known, left as it is (not due), and said so (issue 25 item 1)
+    panel.seeds.setPlainText(server.url("/p0"))
+    with qtbot.waitSignal(window.context.changes.sig_pages, timeout=10_000):
+        panel.add_seeds.click()
+    assert (
+        "1 already known (not changed; the Sites panel's Refetch makes it due now)"
+        in panel.seed_status.text()
+    )
+    assert store.count_due(utcnow()) == 0
 
 
 def test_a_bad_seed_is_reported_and_nothing_added(qtbot, window):

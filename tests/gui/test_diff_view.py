@@ -11,7 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QTextBrowser
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
@@ -22,6 +24,8 @@ from recrawl.gui.pages_panel import PagesPanel
 
 from tests.crawling import DAY, clock_at, crawl
 from tests.gui.helpers import open_window, select_page
+from tests.httpserver import Reply
+from tests.realdocs import python_docs
 
 WRONG = (
     "The summit of the mountain is 2,435 m above the sea, which makes it the highest "
@@ -191,4 +195,87 @@ def test_the_history_context_menu_compares_too(qtbot, crawled, prefs, server):
     dialog = detail.diff_dialog
     qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
     assert dialog.view.summary.text() == "1 paragraph added, 1 changed"
+    window.close()
+
+
+# -- a real documentation page: its paragraphs whole, unchanged runs folded ---------------
+
+ABS = b"Return the absolute value of a number."
+ABS_REAL = b"Return the absolute value of a real number."
+
+
+@pytest.fixture
+def docs_crawled(project, server):
+    """Debian's Python documentation page of the built-in functions, crawled twice: the
+    second time with one word added to abs()'s paragraph (which spans three lines of
+    its markup)."""
+    page = (python_docs() / "library" / "functions.html").read_bytes()
+    assert page.count(ABS) == 1
+    url = server.url("/functions.html")
+    # the page alone (not the rest of the documentation its links lead to)
+    choices.set_chain(f"[[filter]]\nkind = 'prefix'\nname = 'page'\nrules = '''\n{url}\n'''\n")
+    choices.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
+    server.routes["/functions.html"] = Reply(200, page, {"Content-Type": "text/html"})
+    inject([url], utcnow())
+    crawl(project, clock=clock_at())
+    changed = page.replace(ABS, ABS_REAL)
+    server.routes["/functions.html"] = Reply(200, changed, {"Content-Type": "text/html"})
+    crawl(project, clock=clock_at(25 * DAY))
+    return url
+
+
+def click_link(qtbot, browser: QTextBrowser, text: str) -> str:
+    """Click the link that shows ``text`` in ``browser``, as a reader does; its href."""
+    found = browser.document().find(text)
+    assert not found.isNull(), f"no {text!r} in the view"
+    cursor = QTextCursor(browser.document())
+    cursor.setPosition(found.selectionStart() + 2)
+    browser.setTextCursor(cursor)
+    browser.ensureCursorVisible()
+    at = browser.cursorRect(cursor).center() + QPoint(2, 0)
+    href = browser.anchorAt(at)
+    assert href, f"{text!r} is no link"
+    with qtbot.waitSignal(browser.anchorClicked):
+        qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    return href
+
+
+def test_a_real_doc_pages_diff_shows_whole_paragraphs_and_unfolds_unchanged_ones(
+    qtbot, project, docs_crawled, prefs, tmp_path
+):
+    window = open_window(qtbot, project, prefs)
+    window.show_page_diff(docs_crawled)
+    dialog = window.panels["pages"].detail.diff_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=60_000)
+    view = dialog.view
+    assert view.summary.text() == "1 paragraph changed"
+    (changed,) = [row for row in view.page.rows if row.kind == "changed"]
+    # the whole paragraph, its three lines of markup one line of text
+    assert changed.new is not None and changed.new.startswith(ABS_REAL.decode())
+    assert changed.new.endswith("If the argument is a complex number, its magnitude is returned.")
+    assert changed.old == changed.new.replace(" real", "")
+    rows = view.page.rows
+    assert not any("¶" in (row.new or "") + (row.old or "") for row in rows)
+    shots = Path(os.environ.get("RECRAWL_SCREENSHOTS", tmp_path))
+    assert dialog.grab().save(str(shots / "diff-docs-folded.png"))
+
+    # the unchanged paragraphs after the change: folded into one line, shown on a click
+    after = [i for i, row in enumerate(rows) if row.kind == "equal" and i > rows.index(changed)]
+    hidden = after[3:]  # three paragraphs of context stay
+    hidden_text = rows[hidden[5]].new
+    assert hidden_text is not None and hidden_text not in view.text.toPlainText()
+    count = f"{len(hidden):,} unchanged paragraphs"
+    folds = view.text.toPlainText().count("(click to show)")
+    href = click_link(qtbot, view.text, f"{count} (click to show)")
+    assert href == f"fold:{hidden[0]}"
+    assert hidden_text in view.text.toPlainText()
+    assert f"hide these {count}" in view.text.toPlainText()
+    assert view.text.toPlainText().count("(click to show)") == folds - 1
+    assert dialog.grab().save(str(shots / "diff-docs-unfolded.png"))
+
+    # and folded again
+    click_link(qtbot, view.text, f"hide these {count}")
+    assert hidden_text not in view.text.toPlainText()
+    assert view.text.toPlainText().count("(click to show)") == folds
     window.close()

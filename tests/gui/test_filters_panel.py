@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit
 from recrawl.core import store
 from recrawl.core.clock import utcnow
@@ -405,3 +405,142 @@ def test_apply_filters_known_pages_with_progress_and_why_answers(qtbot, project,
     assert messages[-1].endswith("; 2 known pages back (due now)")
     assert list(store.list_pages(PageStatus.FILTERED)) == []
     assert {row["status"] for row in store.list_pages()} == {PageStatus.UNFETCHED}
+
+
+# a regex filter whose rules' order decides: line 1 accepts example.org, line 2 rejects
+# its private pages (never reached while line 1 comes first)
+ORDERED = """
+[[filter]]
+kind = "regex"
+name = "ordered"
+rules = '''
++^https://example\\.org/
+
+-/private/
+# everything else goes on
++.
+'''
+"""
+
+
+def rule_texts(panel: FiltersPanel) -> list[str]:
+    return [text for _, text in panel.rules_model._rows]
+
+
+def test_rules_move_by_buttons_shortcuts_and_drag(qtbot, project, open_panel, qtmodeltester):
+    choices.set_chain(ORDERED)
+    panel = open_panel()
+    url = "https://example.org/private/a"
+    panel.checker.set_urls(url)
+    assert verdict(panel, url) == ("accept", False, None, None)
+    editor = panel.editor
+    editor.select_filter(0)
+    view = editor.rules_view
+
+    # Up: "-/private/" (row 1, line 3) now runs first, on line 1; the blank line 2 stays
+    view.selectRow(1)
+    qtbot.mouseClick(editor.rule_up_button, Qt.MouseButton.LeftButton)
+    assert panel.draft.filters[0].rules_text == (
+        "-/private/\n\n+^https://example\\.org/\n# everything else goes on\n+.\n"
+    )
+    assert [r.row() for r in view.selectionModel().selectedRows()] == [0]  # it follows
+    assert panel.rules_model.index(0, RulesModel.LINE).data() == 1
+    assert verdict(panel, url) == ("reject", False, 0, 1)
+
+    # Alt+Down in the table: back below
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert rule_texts(panel)[:2] == ["+^https://example\\.org/", "-/private/"]
+    assert [r.row() for r in view.selectionModel().selectedRows()] == [1]
+    assert verdict(panel, url) == ("accept", False, None, None)
+
+    # drag "+." (row 3) onto the first rule, as the table's internal move does: the view
+    # asks the model for the dragged row's data and drops it on the row under the mouse
+    model = panel.rules_model
+    assert view.dragDropMode() == QAbstractItemView.DragDropMode.InternalMove
+    assert model.flags(model.index(3, RulesModel.RULE)) & Qt.ItemFlag.ItemIsDragEnabled
+    mime = model.mimeData([model.index(3, c) for c in range(4)])
+    assert model.canDropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, model.index(0, 2))
+    model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, -1, model.index(0, 2))
+    assert rule_texts(panel) == [
+        "+.",
+        "+^https://example\\.org/",
+        "-/private/",
+        "# everything else goes on",
+    ]
+    assert verdict(panel, url) == ("accept", False, None, None)
+    assert any("matches every URL first" in w.message for w in panel.validation.warnings)
+    # and between rows: "-/private/" dropped above the first row
+    mime = model.mimeData([model.index(2, RulesModel.RULE)])
+    model.dropMimeData(mime, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
+    assert rule_texts(panel)[:2] == ["-/private/", "+."]
+    assert verdict(panel, url) == ("reject", False, 0, 1)
+    assert panel.apply_button.isEnabled()
+    qtmodeltester.check(model)
+
+
+def test_a_new_rule_goes_before_a_trailing_catch_all(qtbot, project, open_panel):
+    panel = open_panel()  # the default chain: clean-up ends "# everything else goes on", "+."
+    editor = panel.editor
+    editor.select_filter(1)
+    flt = panel.draft.filters[1]
+    catch_all = flt.lines().index("+.") + 1
+    url = "https://example.org/private/a"
+    panel.checker.set_urls(url)
+    assert verdict(panel, url) == ("accept", False, None, None)
+
+    qtbot.keyClicks(editor.new_rule, "-/private/")
+    qtbot.keyClick(editor.new_rule, Qt.Key.Key_Return)
+    lines = flt.lines()
+    assert lines[catch_all - 2 : catch_all + 1] == ["-/private/", "# everything else goes on", "+."]
+    (selected,) = editor.rules_view.selectionModel().selectedRows()
+    assert panel.rules_model.row(selected.row()) == (catch_all - 1, "-/private/")
+    assert verdict(panel, url) == ("reject", False, 1, catch_all - 1)
+    assert not any("never decides" in w.message for w in panel.validation.warnings)
+
+    # a filter without a trailing catch-all gets it at its end, as before
+    editor.select_filter(2)
+    qtbot.keyClicks(editor.new_rule, "example.org")
+    qtbot.keyClick(editor.new_rule, Qt.Key.Key_Return)
+    assert panel.draft.filters[2].rules_text.strip() == "example.org"
+
+
+BYPASS = """
+[[filter]]
+kind = "regex"
+name = "documents"
+rules = '''
++SHORTCIRCUIT:\\.pdf$
++.
+'''
+
+[[filter]]
+kind = "domain"
+name = "scope"
+rules = '''
+example.org
+'''
+"""
+
+
+def test_the_lint_tab_warns_of_a_short_circuit_that_bypasses_the_scope(qtbot, project, open_panel):
+    choices.set_chain(BYPASS)
+    panel = open_panel()
+    off_site = "https://elsewhere.net/report.pdf"
+    panel.checker.set_urls(off_site)
+    assert verdict(panel, off_site) == ("accept", True, 0, 1)  # the scope never asked
+    assert panel.tabs.tabText(2) == "Lint (1)"
+    text = panel.lint.item(0).text()
+    assert text.startswith(
+        "filter 0 (documents), line 1: short-circuit rule '\\.pdf$' accepts URLs before "
+        "the scope filter: the chain's scope can be bypassed"
+    )
+    panel.editor.select_filter(0)
+    problem = panel.rules_model.index(0, RulesModel.PROBLEM).data()
+    assert "the chain's scope can be bypassed" in problem
+
+    # the filter moved after the scope: the scope rejects off-site PDFs, lint is quiet
+    qtbot.mouseClick(panel.editor.down_button, Qt.MouseButton.LeftButton)
+    assert [f.name for f in panel.draft.filters] == ["scope", "documents"]
+    assert verdict(panel, off_site) == ("reject", False, 0, None)
+    assert panel.lint.count() == 1 and panel.lint.item(0).text().startswith("No warnings")

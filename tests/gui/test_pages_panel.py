@@ -17,6 +17,7 @@ from recrawl.core import store
 from recrawl.core.clock import to_iso, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
+from recrawl.core.policy import refetch as refetching
 from recrawl.core.project import Project
 from recrawl.core.store.models import DB, FetchEvent, Page
 from recrawl.gui.pages_model import (
@@ -223,8 +224,14 @@ def test_actions_refetch_fix_interval_show_content_open(qtbot, crawled, prefs, s
     select(qtbot, panel, static)
     assert Page.get(Page.url == static).next_fetch > utcnow()  # crawled "in 2027"
 
+    calls = []
+    real = refetching.refetch
+    monkeypatch.setattr(  # the button calls what `recrawl refetch DIR URL` calls
+        refetching, "refetch", lambda now, **target: calls.append(target) or real(now, **target)
+    )
     qtbot.mouseClick(panel.detail.refetch_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: Page.get(Page.url == static).next_fetch <= utcnow())
+    assert calls == [{"urls": [static]}]
 
     qtbot.mouseClick(panel.detail.fix_button, Qt.MouseButton.LeftButton)
     dialog = panel.detail.fix_dialog

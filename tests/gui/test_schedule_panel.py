@@ -232,3 +232,25 @@ def test_discovery_is_chosen_with_its_base_and_shows_its_discovery_delay(
     assert described["name"] == "discovery"
     assert described["budget"] == 4.0
     assert described["base"]["name"] == "change-rate"
+
+
+def test_apply_replans_the_known_pages_and_says_how_many(qtbot, crawled, window):
+    """Issue 25 item 2: a schedule saved in the app reaches the pages known, as
+    `recrawl schedule --param` does (the same core call)."""
+    from recrawl.core.store.models import Page
+
+    assert {p.fetch_interval for p in Page.select()} == {1.2 * 10 * DAY + 1800}
+    panel = open_panel(qtbot, window)
+    type_into(qtbot, panel.form.field("max").edit, "1d")
+    wait_drawn(qtbot, panel, lambda: panel.apply_button.isEnabled())
+    messages: list[str] = []
+    window.context.changes.sig_status.connect(messages.append)
+    with qtbot.waitSignal(window.context.changes.sig_policy):
+        qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    assert messages[-1] == (
+        "Saved the aronsson schedule with main-text signatures; re-planned 3 known pages "
+        "(next fetch moved within the new bounds)"
+    )
+    for page in Page.select():
+        assert page.fetch_interval == DAY
+        assert abs((page.next_fetch - page.last_fetched).total_seconds() - DAY) < 0.001

@@ -9,6 +9,7 @@ from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
+from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy.sites import ANY_HOST, scope_entries
 from recrawl.core.store.models import Page, PageStatus
 from recrawl.gui.sites_model import BLOCK, SITE_ROLE
@@ -84,6 +85,40 @@ def test_refetch_makes_the_sites_pages_due_now(qtbot, watched, prefs, server):
         "127.0.0.1: 3 more pages are due now; the next crawl fetches them."
     )
     qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[4] == "3")
+    window.close()
+
+
+def test_refetch_goes_through_the_core_call_refetch_uses(qtbot, watched, prefs, monkeypatch):
+    """The button and `recrawl refetch --site` share one core call (issue 25 item 1)."""
+    calls = []
+    real = refetching.refetch
+
+    def spy(now, **target):
+        calls.append(target)
+        done = real(now, **target)
+        calls.append(done)
+        return done
+
+    monkeypatch.setattr(refetching, "refetch", spy)
+    window = open_window(qtbot, watched, prefs)
+    panel = open_sites(qtbot, window)
+    choose(qtbot, panel, "127.0.0.1")
+    with qtbot.waitSignal(window.context.changes.sig_pages):
+        qtbot.mouseClick(panel.refetch_button, Qt.MouseButton.LeftButton)
+    assert calls[0] == {"hosts": ["127.0.0.1"]}
+    assert calls[1].made_due == 3
+    assert panel.message.text().startswith("127.0.0.1: 3 more pages are due now")
+    # again: nothing more to make due, and the panel says so with the count
+    qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[4] == "3")
+    choose(qtbot, panel, "127.0.0.1")
+    qtbot.waitUntil(panel.refetch_button.isEnabled)
+    qtbot.mouseClick(panel.refetch_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(calls) == 4)
+    assert calls[3].made_due == 0 and calls[3].already_due == 3
+    qtbot.waitUntil(lambda: "due already" in panel.message.text())
+    assert panel.message.text() == (
+        "127.0.0.1: its 3 pages were due already; the next crawl fetches them."
+    )
     window.close()
 
 

@@ -20,6 +20,10 @@ class FixedSchedule(BaseSchedule):
     initial: float = 30 * DAY
     name = "fixed"
 
+    def interval_range(self, host: str) -> tuple[float, float]:
+        every = self._clamp(self.initial, host)  # what the next fetch sets, whatever it was
+        return every, every
+
     def step(
         self, interval: np.ndarray, change: np.ndarray, fetched: np.ndarray, modified: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:

@@ -84,6 +84,10 @@ class BaseSchedule:
                 high = limits.get("max", self.max)
         return (low if low is not None else 0.0), high
 
+    def interval_range(self, host: str) -> tuple[float, float]:
+        low, high = self.bounds(host)
+        return max(low, 1.0), (high if high is not None else math.inf)
+
     def _clamp(self, interval: float, host: str) -> float:
         low, high = self.bounds(host)
         if high is not None:

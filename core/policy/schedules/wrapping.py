@@ -26,6 +26,9 @@ class FromBase:
     def bounds(self, host: str) -> tuple[float, float | None]:
         return self.base.bounds(host)
 
+    def interval_range(self, host: str) -> tuple[float, float]:
+        return self.base.interval_range(host)
+
     def initial_interval(self) -> float:
         return self.base.initial_interval()
 

@@ -22,6 +22,8 @@ CRAWL_KEYS |= {"new_pages", "changed_pages"}
 CRAWL_KEYS |= {"embeds_fetched", "embed_errors"}
 #: ... and the patterns held back as possible traps (issue 25).
 CRAWL_KEYS |= {"possible_traps"}
+#: ... and when the next page is due (§15, issue 25).
+CRAWL_KEYS |= {"next_due_at"}
 URL_KEYS = {
     "url",
     "status",

@@ -9,6 +9,8 @@ paragraph. The same diffs must come out after a compaction moved the old capture
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from recrawl.core.clock import parse_iso, to_iso
 
 from recrawl.main import main
 from tests.httpserver import Reply
+from tests.sphinxlike import sentence, sphinx_page
 
 DIFF_KEYS = {"url", "from", "to", "added", "removed", "unified"}
 ROUNDS = ("2027-01-01T00:00:00Z", "2027-04-01T00:00:00Z", "2027-08-01T00:00:00Z",
@@ -177,3 +180,47 @@ def test_the_default_diff_of_a_page_gone_and_back_leaves_its_error_page_out(
     # the text before it went (round 1), not the 404's error page (round 2)
     assert latest["from"][:10] == ROUNDS[0][:10] and latest["to"][:10] == ROUNDS[2][:10]
     assert latest["added"] == [ADDED] and latest["removed"] == []
+
+
+def test_the_diff_of_a_sphinx_page_is_of_its_paragraphs_whole(tmp_path, capsys, server):
+    """A Sphinx-like page whose paragraphs span several lines of markup, one word of one
+    changed: the real command shows that paragraph whole, its context too, no "¶"."""
+    d = tmp_path / "p"
+    url = server.url("/")
+    paragraphs = [sentence(n) for n in range(24)]
+    assert run(capsys, "init", d)[0] == 0
+    assert run(capsys, "inject", d, url)[0] == 0
+    server.html("/", sphinx_page(paragraphs))
+    crawl_round(capsys, d, ROUNDS[0])
+    edited = [*paragraphs]
+    edited[9] = edited[9].replace(" the ", " a ", 1)
+    server.html("/", sphinx_page(edited))
+    crawl_round(capsys, d, ROUNDS[1])
+    done = subprocess.run(
+        [Path(sys.executable).with_name("recrawl"), "diff", d, url, "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+
+    def shown(paragraph: str) -> str:  # the third word is inline code: "word()"
+        words = paragraph.split(" ")
+        return " ".join([*words[:2], words[2] + "()", *words[3:]])
+
+    assert doc["removed"] == [shown(paragraphs[9])] and doc["added"] == [shown(edited[9])]
+    unified = doc["unified"].splitlines()
+    assert unified[3:] == [
+        # context: whole paragraphs too, a heading without its permalink mark
+        " Return the capture() of url number 1 with its date and its digest, or None when "
+        "the page has none yet.",
+        " Section 2",
+        " " + shown(paragraphs[8]),
+        "-" + shown(paragraphs[9]),
+        "+" + shown(edited[9]),
+        " " + shown(paragraphs[10]),
+        " " + shown(paragraphs[11]),
+        " capture2(url)",  # a definition's name, without its permalink mark
+    ]
+    assert "¶" not in doc["unified"]

@@ -371,6 +371,35 @@ def test_lint_is_shown_by_set_and_once_per_chain_change(capsys, proj, tmp_path):
     assert run(capsys, "filter", "preview", proj, edited)[2] == ""
 
 
+def test_set_warns_of_a_short_circuit_before_the_scope(tmp_path):
+    """The real command: the chain is set, and stderr names the rule that bypasses it."""
+    recrawl = Path(sys.executable).with_name("recrawl")
+    folder = tmp_path / "proj"
+    subprocess.run([recrawl, "init", folder], check=True, capture_output=True)
+    chain = tmp_path / "bypass.toml"
+    chain.write_text(
+        CHAIN.replace("SHORTCIRCUIT:https://example.com/keep/", "SHORTCIRCUIT:https://")
+        .replace("enabled = false\n", "")
+        .replace("other.org", "example.com")
+    )
+    done = subprocess.run(
+        [recrawl, "filter", "set", folder, chain], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout == "chain set: 3 filters\n"
+    assert (
+        "recrawl: warning: filter 0 (seeds), line 1: short-circuit rule 'https://' accepts "
+        "URLs before the scope filter: the chain's scope can be bypassed"
+    ) in done.stderr
+    # a short-circuit confined to a host the scope accepts is no bypass
+    chain.write_text(
+        chain.read_text().replace("SHORTCIRCUIT:https://", "SHORTCIRCUIT:https://example.com/k/")
+    )
+    done = subprocess.run(
+        [recrawl, "filter", "set", folder, chain], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "bypassed" not in done.stderr
+
+
 def test_import_and_export(capsys, proj, tmp_path):
     code, out, err = run(
         capsys, "filter", "import", proj, CONF, "--order", "suffix,regex,prefix,automaton"

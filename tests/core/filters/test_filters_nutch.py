@@ -298,3 +298,91 @@ def test_an_import_keeps_the_projects_embed_rules(tmp_path):
     chain = parse_chain(import_nutch(tmp_path, embeds=embeds))
     assert [f.kind for f in chain.filters] == ["prefix"]
     assert [f.name for f in chain.embed_rules.filters] == ["no-ads"]
+
+
+SCOPE_BYPASS = """
+[[filter]]
+kind = "regex"
+name = "early"
+rules = '''
++SHORTCIRCUIT:\\.pdf$
++SHORTCIRCUIT:^https://docs\\.example\\.org/
++SHORTCIRCUIT:^https://example\\.org\\.evil\\.com/
+> example.org
++SHORTCIRCUIT:/keep/
+<
++SHORTCIRCUIT:^https?://(www\\.)?example\\.org/
++.
+'''
+
+[[filter]]
+kind = "prefix"
+name = "seeds"
+rules = '''
+SHORTCIRCUIT:https://example.org:8080/a
+SHORTCIRCUIT:https://other.net/
+SHORTCIRCUIT:https://example.org
+https://
+'''
+
+[[filter]]
+kind = "domain"
+name = "allow"
+rules = '''
+SHORTCIRCUIT:cdn.example.org
+SHORTCIRCUIT:org
+example.net
+'''
+
+[[filter]]
+kind = "domain"
+name = "scope"
+rules = '''
+example.org
+'''
+
+[[filter]]
+kind = "regex"
+name = "late"
+rules = '''
++SHORTCIRCUIT:.
+'''
+"""
+
+
+def test_lint_warns_of_a_short_circuit_that_bypasses_the_scope():
+    chain = parse_chain(SCOPE_BYPASS)
+    bypass = {(w.filter, w.line): str(w) for w in lint(chain) if "bypassed" in w.message}
+    # off-site reach: an unanchored pattern, a look-alike host, a pattern lint cannot
+    # read, another host, a prefix whose host may go on (example.org.evil.com), a suffix
+    assert sorted(bypass) == [(0, 1), (0, 3), (0, 7), (1, 2), (1, 3), (2, 2)]
+    assert bypass[(0, 1)] == (
+        "filter 0 (early), line 1: short-circuit rule '\\.pdf$' accepts URLs before the "
+        "scope filter: the chain's scope can be bypassed (what it matches skips filter 3 "
+        "(scope), off-site URLs too; name a scope host in it, or move it after the scope "
+        "filter)"
+    )
+    # what they let in really is off-site, and the scope would have rejected it
+    off_site = "https://elsewhere.net/a.pdf"
+    assert chain.check(off_site).shortcircuit and chain.check(off_site).filter == 0
+    assert chain.filters[3].decide(off_site).outcome == "reject"
+
+    # the scope disabled, emptied (accepts every URL) or missing: nothing to bypass
+    for changed in (
+        SCOPE_BYPASS.replace('name = "scope"\n', 'name = "scope"\nenabled = false\n'),
+        SCOPE_BYPASS.replace("'''\nexample.org\n'''", "'''\n'''"),
+        SCOPE_BYPASS.replace('name = "scope"', 'name = "site"'),
+    ):
+        assert not [w for w in lint(parse_chain(changed)) if "bypassed" in w.message]
+    # the early filters disabled: their rules never run
+    disabled = SCOPE_BYPASS.replace('name = "early"\n', 'name = "early"\nenabled = false\n')
+    assert {w.filter for w in lint(parse_chain(disabled)) if "bypassed" in w.message} == {1, 2}
+
+
+def test_the_default_chain_does_not_warn_of_a_scope_bypass():
+    from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
+    from recrawl.core.resources import resource_text
+
+    chain = parse_chain(resource_text(DEFAULT_CHAIN_FILE))
+    assert widen_scope(chain, ["example.org"])
+    assert lint(parse_chain(chain.to_toml())) == []

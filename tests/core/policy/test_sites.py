@@ -9,11 +9,11 @@ from recrawl.core import store
 from recrawl.core.engine import inject
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
+from recrawl.core.policy.refetch import refetch
 from recrawl.core.policy.sites import (
     ANY_HOST,
     covering_entry,
     plan_removal,
-    refetch_site,
     remove_site,
     scope_entries,
     sites_block,
@@ -108,7 +108,7 @@ def test_removing_a_site_takes_it_out_of_scope_and_keeps_its_pages(watched):
     assert a.scope is None and a.summary.filtered == 2 and a.summary.next_fetch is None
     # refetching a site out of scope is refused: it says how to bring it back
     with pytest.raises(InvalidArgument, match="seed"):
-        refetch_site("a.example", T0)
+        refetch(T0, hosts=["a.example"])
     # a seed of it again: back in scope, and its kept pages with it, due now
     inject(["http://a.example/"], T0)
     assert summary("a.example").scope == "a.example"
@@ -117,7 +117,7 @@ def test_removing_a_site_takes_it_out_of_scope_and_keeps_its_pages(watched):
     assert {p.next_fetch for p in back} == {T0}
     assert summary("a.example").summary.due == 2
     assert summary("news.a.example").summary.due == 1
-    assert refetch_site("a.example", T0) == 0  # nothing left to make due
+    assert refetch(T0, hosts=["a.example"]).made_due == 0  # nothing left to make due
 
 
 def test_the_last_site_in_scope_is_not_removed_by_a_click(watched):
