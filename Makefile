@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(PY) bench/schedule_bench.py
 	$(PY) bench/discovery_bench.py
 	$(PY) bench/filter_bench.py
+	$(PY) bench/traps_bench.py
 	$(PY) bench/compact_bench.py
 	$(PY) bench/export_bench.py
 	$(PY) bench/fidelity_bench.py

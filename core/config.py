@@ -149,9 +149,10 @@ class EmbedSettings:
 class TrapSettings:
     """Limits on crawler traps: sites that make up pages without end (a calendar whose
     every day links the next, session ids, endless paths). A link held back by one is
-    kept as a rejected link named ``trap:depth`` or ``trap:sequence``, so "why was this
-    not crawled?" has an answer; a due page held back by the per-host cap waits for the
-    next round, said in the crawl's log. A large number lifts a limit."""
+    kept as a rejected link named for the limit (``possible trap PATTERN
+    (traps.max_lattice 100)``), so "why was this not crawled?" has an answer; a due page
+    held back by the per-host cap waits for the next round, said in the crawl's log. A
+    large number lifts a limit."""
 
     #: Heritrix stops at 20 hops; sites watched whole run deeper.
     max_depth: int = documented(
@@ -160,16 +161,27 @@ class TrapSettings:
     max_pages_per_host_round: int = documented(
         5_000, "Pages of one host taken into one round; the rest wait for the next round."
     )
+    # A blog's pages, each linking the next (/page/40), are a chain as long: not cut.
     max_sequence: int = documented(
-        30,
+        40,
         "A chain of pages whose URLs differ only by a growing number or date, each "
         "linking the next (/cal/2027-01-05 → /cal/2027-01-06), ends after this many: the "
         "next link is held back and reported as a possible trap with its pattern.",
     )
+    # A list of articles has an identifier (its most varied number has few links a
+    # value); a thread's pages step by one number only: neither is a lattice.
+    max_lattice: int = documented(
+        100,
+        "Links of one pattern differing only in two numbers or more that fill a grid (a "
+        "calendar linking the next and previous day, month and year: /cal/{n}/{n}/{n}): "
+        "past this many, with eight or more for each value of their most varied number "
+        "and pages of the pattern linking each other by one-number steps in two places "
+        "or more, the pattern is reported as a possible trap and held back.",
+    )
     allowed_patterns: tuple[str, ...] = documented(
         (),
-        "Trap patterns you allowed, as the crawl reported them: their chains are followed "
-        "to the end (the depth limit still holds).",
+        "Trap patterns you allowed, as the crawl reported them (or with {n} for each "
+        "number): their links are followed (the depth limit still holds).",
     )
 
 
@@ -330,6 +342,7 @@ STORABLE: dict[str, type] = {
     "traps.max_depth": int,
     "traps.max_pages_per_host_round": int,
     "traps.max_sequence": int,
+    "traps.max_lattice": int,
     "traps.allowed_patterns": tuple,
     "watch.round_gap": float,
     "watch.offline_wait": float,

@@ -43,7 +43,7 @@ from recrawl.core.engine.round import CrawlParts, Round
 from recrawl.core.engine.source_reader import SourceReader
 from recrawl.core.engine.sources import SourceFinder
 from recrawl.core.engine.stats import CrawlStats
-from recrawl.core.engine.traps import TrapGuard
+from recrawl.core.engine.traps import REASON_PREFIX, TrapGuard
 from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.compiled import compile_chain
@@ -180,12 +180,17 @@ class Crawler:
                 self.events.emit(
                     LogMessage("info", f"finished applying the filter chain: {finished.describe()}")
                 )
+            # a lattice an earlier crawl found stays held back (its rejected links say so)
+            self.traps.held_before(store.rejected_filters(REASON_PREFIX))
             self.stats.started()
             run = store.begin_crawl_run(self.clock.now())  # a run never ended was killed
             with quick_handoffs():
                 asyncio.run(self._crawl())
             store.end_crawl_run(run, self.clock.now(), _run_counts(self.stats, self.controls))
-        summary = self.stats.summary(stopped=self.controls.stopped)
+        summary = replace(
+            self.stats.summary(stopped=self.controls.stopped),
+            possible_traps=self.traps.possible_traps(),
+        )
         self.events.emit(CrawlFinished(summary))
         self.events.flush()
         return summary

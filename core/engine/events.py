@@ -107,6 +107,17 @@ class StatsSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class PossibleTrap:
+    """A pattern a crawl held back as a possible trap (``crawl --json``'s
+    ``possible_traps``): ``kind`` is the limit, ``sequence`` or ``lattice``;
+    ``held``, how many links of it were held back."""
+
+    pattern: str
+    kind: str
+    held: int
+
+
+@dataclass(frozen=True, slots=True)
 class CrawlSummary:
     """A crawl's totals (module docstring, "Counts"); :meth:`to_json` is DESIGN.md §8's."""
 
@@ -124,6 +135,8 @@ class CrawlSummary:
     #: What pages embed, counted apart (DESIGN.md §14), as in :class:`RoundFinished`.
     embeds_fetched: int = 0
     embed_errors: int = 0
+    #: Patterns held back as possible traps (to follow one: ``traps.allowed_patterns``).
+    possible_traps: list[PossibleTrap] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -11,29 +11,44 @@ linking page's sequence. A page's place in its sequence is kept in its metadata
 (``sequence``), so a chain is followed across rounds and crawls.
 
 A sequence is reported in the crawl's log as a possible trap, with its pattern, when it
-reaches :data:`NOTICE_AT` pages (once a crawl), and again when it reaches the limit and its
+is halfway to the limit (once a crawl; a site's pages of a list in a row are no alarm),
+and again when it reaches the limit and its
 next link is held back; the crawl ends with a line per pattern held back. A held-back link
 is a rejected link whose filter names the trap, so "why was this not crawled?" answers. A
 pattern the user allows (``traps.allowed_patterns``, as reported) is followed to the end
 (its depth still counts).
+
+A calendar whose every day links the next and previous day, month and year makes no
+such chain: its pages are reached by every mix of steps. Its URLs make a *lattice*
+(:mod:`.lattices`): past ``traps.max_lattice`` links of its pattern it is reported as a
+possible trap, its dates named (``http://example.org/cal/{year}/{month}/{day}``), and
+every further link of the pattern is held back, this crawl and the next ones (the
+held-back links, kept as rejected links, name it), unless the user allows it (as
+reported, or with ``{n}`` for each number).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from recrawl.core.config import TrapSettings
-from recrawl.core.engine.events import EventQueue, LogMessage
+from recrawl.core.engine.events import EventQueue, LogMessage, PossibleTrap
+from recrawl.core.engine.lattices import LatticeFinder, numbered
 from recrawl.core.store.models import Page
 
-#: A sequence this long is reported as a possible trap (once a crawl), followed or not.
+#: A sequence this long, at least, and halfway to ``traps.max_sequence``, is reported as
+#: a possible trap (once a crawl), followed or not.
 NOTICE_AT = 3
 #: The metadata key of a page's place in its sequence (absent: 0, not in one).
 SEQUENCE_KEY = "sequence"
 
 _NUMBER = re.compile(r"\d+")
+#: What every trap's held-back links are named, first (their rejected links' filter).
+REASON_PREFIX = "possible trap "
+_LATTICE_REASON = re.compile(r"possible trap (\S+) \(traps\.max_lattice [\d,]+\)")
 
 
 @dataclass(frozen=True)
@@ -81,12 +96,32 @@ class TrapGuard:
     def __init__(self, settings: TrapSettings, events: EventQueue) -> None:
         self.settings = settings
         self.events = events
-        self._allowed = frozenset(settings.allowed_patterns)
+        self._allowed = frozenset(numbered(pattern) for pattern in settings.allowed_patterns)
         self._noticed: set[str] = set()
-        #: Links held back by a pattern (sequences) or by depth, this crawl.
+        #: Links held back by a pattern (sequences, lattices) or by depth, this crawl:
+        #: by the pattern as reported, with the limit that held them.
         self.held: dict[str, int] = {}
+        self._held_by: dict[str, str] = {}
         self.held_too_deep = 0
         self._source: tuple[str, Pattern] | None = None
+        self._lattices = LatticeFinder(settings.max_lattice)
+        #: The lattices held back, as reported, by pattern (numbers as ``{n}``).
+        self._lattice_of: dict[str, str] = {}
+        #: Of them, the ones an earlier crawl found (said when first met this crawl).
+        self._found_before: set[str] = set()
+
+    def held_before(self, reasons: Iterable[str]) -> None:
+        """The reasons earlier crawls held links back for (rejected links' filters): the
+        lattices among them stay held back unless now allowed."""
+        for reason in reasons:
+            match = _LATTICE_REASON.fullmatch(reason)
+            if match is None:
+                continue
+            pattern = match.group(1)
+            key = numbered(pattern)
+            if key not in self._allowed:
+                self._lattice_of[key] = pattern
+                self._found_before.add(key)
 
     def _pattern_of_source(self, url: str) -> Pattern:
         """The linking page's pattern, made once for all its links."""
@@ -99,7 +134,11 @@ class TrapGuard:
 
     @staticmethod
     def sequence_reason(pattern: str, limit: int) -> str:
-        return f"possible trap {pattern} (traps.max_sequence {limit:,})"
+        return f"{REASON_PREFIX}{pattern} (traps.max_sequence {limit:,})"
+
+    @staticmethod
+    def lattice_reason(pattern: str, limit: int) -> str:
+        return f"{REASON_PREFIX}{pattern} (traps.max_lattice {limit:,})"
 
     def admit(self, page: Page, url: str) -> Admitted | str:
         """The link from ``page`` to ``url`` within the limits, or the reason it is held
@@ -118,12 +157,51 @@ class TrapGuard:
             self.held_too_deep += 1
             return self.depth_reason()
         target = pattern_of(url)
-        if not target.grows_from(self._pattern_of_source(page.url)):
-            return Admitted(depth, 0)
-        place = int((page.metadata or {}).get(SEQUENCE_KEY, 0)) + 1
-        if target.text in self._allowed:
-            return Admitted(depth, place)
-        limit = settings.max_sequence
+        allowed = target.text in self._allowed
+        if not allowed and target.text in self._lattice_of:
+            pattern = self._lattice_of[target.text]
+            if target.text in self._found_before:
+                self._found_before.discard(target.text)
+                self.events.emit(
+                    LogMessage(
+                        "warning",
+                        f"possible trap: {pattern}: a grid of links, as a calendar makes, "
+                        f"found by an earlier crawl; {url} and further links of the pattern "
+                        "held back (traps.max_lattice; to follow them, add the pattern to "
+                        "traps.allowed_patterns)",
+                    )
+                )
+            return self._hold_lattice(pattern)
+        source = self._pattern_of_source(page.url)
+        place = 0
+        if target.grows_from(source):
+            place = int((page.metadata or {}).get(SEQUENCE_KEY, 0)) + 1
+            if not allowed:
+                held = self._sequence_step(target, url, place)
+                if held is not None:
+                    return held
+        if not allowed:
+            linked_from = source.numbers if source.text == target.text else None
+            lattice = self._lattices.add(target.text, target.numbers, linked_from)
+            if lattice is not None:
+                self._lattice_of[target.text] = lattice.pattern
+                self.events.emit(
+                    LogMessage(
+                        "warning",
+                        f"possible trap: {lattice.pattern}: {lattice.urls:,} links of one "
+                        f"pattern that differ only in their numbers ({lattice.fields.describe()}"
+                        "), a grid of them as a calendar makes; "
+                        f"{url} and further links of the pattern held back "
+                        "(traps.max_lattice; to follow them, add the pattern to "
+                        "traps.allowed_patterns)",
+                    )
+                )
+                return self._hold_lattice(lattice.pattern)
+        return Admitted(depth, place)
+
+    def _sequence_step(self, target: Pattern, url: str, place: int) -> str | None:
+        """The next step of a sequence at ``place``: the reason it is held back, if it is."""
+        limit = self.settings.max_sequence
         if place > limit:
             if target.text not in self.held:
                 self.events.emit(
@@ -135,9 +213,9 @@ class TrapGuard:
                         "traps.allowed_patterns)",
                     )
                 )
-            self.held[target.text] = self.held.get(target.text, 0) + 1
+            self._count_held(target.text, "traps.max_sequence")
             return self.sequence_reason(target.text, limit)
-        if place >= NOTICE_AT and target.text not in self._noticed:
+        if place >= max(NOTICE_AT, limit // 2) and target.text not in self._noticed:
             self._noticed.add(target.text)
             self.events.emit(
                 LogMessage(
@@ -147,7 +225,22 @@ class TrapGuard:
                     "(traps.max_sequence) unless the pattern is in traps.allowed_patterns",
                 )
             )
-        return Admitted(depth, place)
+        return None
+
+    def _hold_lattice(self, pattern: str) -> str:
+        self._count_held(pattern, "traps.max_lattice")
+        return self.lattice_reason(pattern, self.settings.max_lattice)
+
+    def _count_held(self, pattern: str, limit: str) -> None:
+        self.held[pattern] = self.held.get(pattern, 0) + 1
+        self._held_by[pattern] = limit
+
+    def possible_traps(self) -> list[PossibleTrap]:
+        """The patterns held back this crawl, for its summary."""
+        return [
+            PossibleTrap(pattern, self._held_by[pattern].removeprefix("traps.max_"), count)
+            for pattern, count in self.held.items()
+        ]
 
     def summary(self) -> list[LogMessage]:
         """The crawl's closing lines: each pattern held back, and the links too deep."""
@@ -155,7 +248,7 @@ class TrapGuard:
             LogMessage(
                 "warning",
                 f"possible trap {pattern}: {count:,} link{'s' * (count != 1)} held back "
-                "this crawl (traps.max_sequence)",
+                f"this crawl ({self._held_by[pattern]})",
             )
             for pattern, count in self.held.items()
         ]

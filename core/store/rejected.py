@@ -64,5 +64,16 @@ def rejected_matching(text: str, limit: int) -> tuple[int, list[RejectedLink]]:
     return total, rows
 
 
+def rejected_filters(prefix: str) -> list[str]:
+    """The distinct filter names of rejected links that begin with ``prefix`` (the trap
+    limits name theirs ``possible trap …``: a pattern held back stays held back)."""
+    query = (
+        RejectedLink.select(RejectedLink.filter)
+        .where(RejectedLink.filter.startswith(prefix))
+        .distinct()
+    )
+    return [row.filter for row in query]
+
+
 def rejected_link(url: str) -> RejectedLink | None:
     return RejectedLink.get_or_none(RejectedLink.url == url)

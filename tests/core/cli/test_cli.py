@@ -20,6 +20,8 @@ CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per
 CRAWL_KEYS |= {"new_pages", "changed_pages"}
 #: ... and what pages embed, counted apart (§14).
 CRAWL_KEYS |= {"embeds_fetched", "embed_errors"}
+#: ... and the patterns held back as possible traps (issue 25).
+CRAWL_KEYS |= {"possible_traps"}
 #: ... and when the next page is due (§15, issue 25).
 CRAWL_KEYS |= {"next_due_at"}
 URL_KEYS = {

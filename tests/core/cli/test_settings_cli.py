@@ -171,8 +171,8 @@ def test_trap_limits_are_settings_and_allowed_patterns_a_list(tmp_path, capsys):
     assert rows["traps.max_depth"]["value"] == 20
     assert rows["traps.max_sequence"] == {
         "name": "traps.max_sequence",
-        "value": 30,
-        "default": 30,
+        "value": 40,
+        "default": 40,
         "is_default": True,
     }
     assert rows["traps.allowed_patterns"]["value"] == [pattern, "http://example.org/p?page={n}"]

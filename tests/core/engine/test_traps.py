@@ -3,6 +3,8 @@ cap on one host's pages in a round; each held-back link recorded with its reason
 
 from __future__ import annotations
 
+import re
+from calendar import monthrange
 from dataclasses import replace
 from datetime import date, timedelta
 
@@ -62,7 +64,7 @@ def test_a_sequence_grows_by_its_numbers(before, after, grows):
 # -- the guard, through link discovery -------------------------------------------------
 
 
-def discoverer(events: Events, traps: TrapSettings) -> LinkDiscoverer:
+def discoverer(events: Events, traps: TrapSettings, seen_limit: int = 1000) -> LinkDiscoverer:
     queue = EventQueue(events)
     return LinkDiscoverer(
         compile_chain(ACCEPT_ALL),
@@ -70,7 +72,7 @@ def discoverer(events: Events, traps: TrapSettings) -> LinkDiscoverer:
         Clock(),
         queue,
         TrapGuard(traps, queue),
-        seen_limit=1000,
+        seen_limit=seen_limit,
         follow_nofollow=False,
     )
 
@@ -222,3 +224,214 @@ def test_one_hosts_pages_past_the_round_cap_wait_for_the_next_round(project, ser
     (note, *_) = [log.text for log in events.logs("info") if "max_pages_per_host_round" in log.text]
     assert note.startswith("at most 2 pages of a host a round")
     assert "127.0.0.1 (3)" in note
+
+
+# -- lattices (issue 25) ---------------------------------------------------------------
+
+
+def add_months(day: date, months: int) -> date:
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    return date(year, month, min(day.day, monthrange(year, month)[1]))
+
+
+def explore(traps: TrapSettings, seed: str, links_of, pages: int = 3000):
+    """A breadth-first crawl of a made-up site through the guard: ``links_of(url)`` is
+    each page's links. Returns the URLs admitted (in order), the links held back (url,
+    reason) and the crawl's warnings."""
+    events = Events()
+    found = discoverer(events, traps, seen_limit=100_000)
+    found.remember(seed)
+    queue = [Page(id=1, url=seed, host="a.example", depth=0)]
+    admitted, held = [seed], []
+    while queue and len(admitted) < pages:
+        page = queue.pop(0)
+        batch = store.CommitBatch(segment="s")
+        found.from_html(page, links_to(*links_of(page.url)), batch)
+        for new in batch.new_pages:
+            admitted.append(new.url)
+            queue.append(
+                Page(
+                    id=len(admitted),
+                    url=new.url,
+                    host="a.example",
+                    depth=new.depth,
+                    metadata=new.metadata,
+                )
+            )
+        held += [(url, reason) for url, reason, _ in batch.rejected]
+    found.events.flush()
+    return admitted, held, [log.text for log in events.logs("warning")]
+
+
+def calendar_links(form):
+    def links(url: str) -> list[str]:
+        numbers = [int(n) for n in re.findall(r"\d+", url.removeprefix(SITE))]
+        today = (
+            date(*numbers) if form is calendar_path else date(numbers[0], numbers[1], numbers[2])
+        )
+        steps = (-12, -1, 1, 12)
+        days = [today - timedelta(days=1), today + timedelta(days=1)]
+        return [form(day) for day in [*days, *(add_months(today, k) for k in steps)]]
+
+    return links
+
+
+def calendar_path(day: date) -> str:
+    return f"{SITE}/cal/{day.year}/{day.month:02}/{day.day:02}"
+
+
+def calendar_query(day: date) -> str:
+    return f"{SITE}/cal?y={day.year}&m={day.month}&d={day.day}"
+
+
+@pytest.mark.parametrize(
+    ("form", "reported"),
+    [
+        (calendar_path, f"{SITE}/cal/{{year}}/{{month}}/{{day}}"),
+        (calendar_query, f"{SITE}/cal?y={{year}}&m={{month}}&d={{day}}"),
+    ],
+)
+def test_a_calendar_linking_days_months_and_years_is_a_lattice_held_back(form, reported):
+    seed = form(date(2027, 1, 1))
+    admitted, held, warnings = explore(TrapSettings(), seed, calendar_links(form))
+
+    # the calendar is cut after about traps.max_lattice (100) of its URLs, not at the
+    # depth limit (issue 25: 13,068 pages)
+    assert 100 <= len(admitted) <= 110
+    assert held and len(held) < 1000  # what the pages admitted link to
+    reason = f"possible trap {reported} (traps.max_lattice 100)"
+    assert {r for _, r in held} == {reason}
+    (alarm,) = [text for text in warnings if "traps.max_lattice" in text]
+    assert alarm.startswith(f"possible trap: {reported}: 100 links of one pattern")
+    assert "years" in alarm and "months" in alarm and "days" in alarm
+    assert "traps.allowed_patterns" in alarm
+
+
+@pytest.mark.parametrize("allowed", ["{year}/{month}/{day}", "{n}/{n}/{n}"])
+def test_an_allowed_lattice_is_followed_as_reported_or_with_n(allowed):
+    traps = TrapSettings(allowed_patterns=(f"{SITE}/cal/{allowed}",))
+    admitted, held, warnings = explore(
+        traps, calendar_path(date(2027, 1, 1)), calendar_links(calendar_path), pages=500
+    )
+    assert len(admitted) >= 500
+    assert held == []
+    assert not any("traps.max_lattice" in text for text in warnings)
+
+
+def grid_links(width: int, height: int):
+    """/map/X/Y tiles linking their four neighbours, ``width`` × ``height`` of them."""
+
+    def links(url: str) -> list[str]:
+        x, y = map(int, url.rsplit("/", 2)[1:])
+        near = [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+        return [f"{SITE}/map/{a}/{b}" for a, b in near if 0 <= a < width and 0 <= b < height]
+
+    return links
+
+
+def test_any_grid_of_numbers_is_a_lattice():
+    admitted, held, warnings = explore(
+        TrapSettings(), f"{SITE}/map/500/500", grid_links(1000, 1000)
+    )
+    assert len(admitted) < 150
+    assert {reason for _, reason in held} == {
+        f"possible trap {SITE}/map/{{n}}/{{n}} (traps.max_lattice 100)"
+    }
+    assert any(text.startswith(f"possible trap: {SITE}/map/{{n}}/{{n}}: ") for text in warnings)
+
+
+def archive_links(days: int):
+    """A news archive: a page a day, linking the day before and after, and its stories."""
+    first = date(2025, 1, 1)
+
+    def links(url: str) -> list[str]:
+        if url == f"{SITE}/":
+            return [f"{SITE}/{first + timedelta(days=days - 1):%Y/%m/%d}/"]
+        numbers = list(map(int, re.findall(r"\d+", url.removeprefix(SITE))))
+        day = date(*numbers[:3])
+        if len(numbers) > 3:
+            return []  # a story
+        near = [day - timedelta(days=1), day + timedelta(days=1)]
+        out = [f"{SITE}/{d:%Y/%m/%d}/" for d in near if first <= d < first + timedelta(days=days)]
+        # stories by number, some with a slug
+        index = (day - first).days
+        out += [f"{SITE}/{day:%Y/%m/%d}/{10_000 + index * 3 + k}.html" for k in range(3)]
+        out.append(f"{SITE}/{day:%Y/%m/%d}/story-{'abcdefghij'[index % 10]}{index // 10}-x")
+        return out
+
+    return links
+
+
+def album_links(albums: int, photos: int):
+    def links(url: str) -> list[str]:
+        path = url.removeprefix(SITE)
+        if path == "/":
+            return [f"{SITE}/album/{a}" for a in range(1, albums + 1)]
+        numbers = list(map(int, re.findall(r"\d+", path)))
+        if len(numbers) == 1:  # an album's page lists its photos
+            return [f"{SITE}/album/{numbers[0]}/photo/{p}" for p in range(1, photos + 1)]
+        album, photo = numbers
+        near = [p for p in (photo - 1, photo + 1) if 1 <= p <= photos]
+        return [f"{SITE}/album/{album}/photo/{p}" for p in near]
+
+    return links
+
+
+def listing_links(pages: int, sorts: int):
+    def links(url: str) -> list[str]:
+        page, sort = map(int, re.findall(r"\d+", url.removeprefix(SITE)))
+        return [
+            f"{SITE}/page/{p}?sort={s}"
+            for p, s in [
+                (page + 1, sort),
+                (page - 1, sort),
+                *((page, t) for t in range(1, sorts + 1)),
+            ]
+            if 1 <= p <= pages
+        ]
+
+    return links
+
+
+@pytest.mark.parametrize(
+    ("name", "seed", "links_of", "total"),
+    [
+        # 400 days of news: each day's page links the day before and after (one number
+        # steps, or two at a month's turn), and stories numbered or with slugs
+        ("archive", f"{SITE}/", archive_links(400), 1 + 400 * 5),
+        # 40 albums of 12 photos (each photo links the one before and after)
+        ("album", f"{SITE}/", album_links(40, 12), 1 + 40 + 40 * 12),
+        # a blog's 40 pages in 4 orders (a small grid, but one: fine below the bound)
+        ("listing", f"{SITE}/page/1?sort=1", listing_links(40, 4), 160),
+    ],
+)
+def test_real_sites_of_dated_and_numbered_urls_are_no_lattice(name, seed, links_of, total):
+    traps = TrapSettings(max_depth=10_000)  # the archive is 400 days deep
+    admitted, held, warnings = explore(traps, seed, links_of)
+    assert len(admitted) == total
+    assert held == []
+    assert not any("traps.max_lattice" in text for text in warnings)
+
+
+def test_a_lattice_an_earlier_crawl_found_is_held_back_from_its_first_link():
+    reported = f"{SITE}/cal/{{year}}/{{month}}/{{day}}"
+    earlier = [
+        f"possible trap {reported} (traps.max_lattice 100)",
+        f"possible trap {SITE}/p?page={{n}} (traps.max_sequence 40)",  # a sequence: by place
+        "deeper than traps.max_depth (50 links from a seed)",
+    ]
+    day = calendar_path(date(2027, 1, 1))
+    for allowed, held in [((), True), ((reported,), False)]:
+        events = Events()
+        found = discoverer(events, TrapSettings(allowed_patterns=allowed))
+        found.traps.held_before(earlier)
+        batch = store.CommitBatch(segment="s")
+        found.from_html(Page(id=1, url=f"{SITE}/", host="a.example", depth=0), links_to(day), batch)
+        found.events.flush()
+        assert bool(batch.rejected) is held
+        if held:
+            assert batch.rejected == [(day, earlier[0], None)]
+            (warning,) = [log.text for log in events.logs("warning")]
+            assert warning.startswith(f"possible trap: {reported}: ")
+            assert "earlier crawl" in warning and "traps.allowed_patterns" in warning
