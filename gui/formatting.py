@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from recrawl.core.clock import human_duration
+from recrawl.core.clock import human_duration, parse_duration
 
 
 def local_time(value: datetime | None, seconds: bool = False) -> str:
@@ -16,6 +16,34 @@ def local_time(value: datetime | None, seconds: bool = False) -> str:
         return ""
     local = value.replace(tzinfo=UTC).astimezone()
     return local.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+#: What a segment column's header says of it.
+SEGMENT_TIP = (
+    "When the crawl round that wrote the segment started, in local time; the segment's "
+    "name (its folder under segments/) is that time in UTC"
+)
+
+
+def segment_time(name: str) -> str:
+    """A segment's name (its round's start in UTC, ``20261202010147``; a worker's round
+    adds its tag, ``20261202010147-w1``) as that time reads here: ``2026-12-02 02:01:47``
+    (``2026-12-02 02:01:47 w1``). A name of another form reads as it is."""
+    stamp, _, tag = name.partition("-")
+    try:
+        instant = datetime.strptime(stamp, "%Y%m%d%H%M%S")
+    except ValueError:
+        return name
+    return local_time(instant, seconds=True) + (f" {tag}" if tag else "")
+
+
+def segment_tip(name: str) -> str:
+    """``Segment 20261202010147 (named by its round's start in UTC: 2026-12-02 02:01:47
+    local time)``."""
+    shown = segment_time(name)
+    if shown == name:
+        return f"Segment {name}"
+    return f"Segment {name} (named by its round's start in UTC: {shown} local time)"
 
 
 def is_date_only(value: datetime) -> bool:
@@ -106,6 +134,16 @@ def age(value: datetime | None, now: datetime) -> str:
     if value is None:
         return ""
     return human_duration(max(0.0, (now - value).total_seconds()))
+
+
+def typed_duration(text: str, filled: float | None) -> float:
+    """Seconds in a duration field that was filled with ``filled`` (as
+    :func:`human_duration` shows it): while its text still reads so, the value it was
+    filled with (``6.0 d`` stands for 6.03 d: OK changes nothing), else what the text
+    says (``6.0 d``, ``90 min``, ``12h``...; InvalidArgument when it says none)."""
+    if filled is not None and text.strip() == human_duration(filled):
+        return filled
+    return parse_duration(text)
 
 
 def stopwatch(seconds: float) -> str:

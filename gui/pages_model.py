@@ -45,6 +45,7 @@ HEADERS = {
 }
 TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at", "published_at"}
 COLUMN_TIPS = {
+    "segment": formatting.SEGMENT_TIP,
     "discovered_via": (
         "How the page was first found: seed, link, sitemap, feed or redirect "
         "(embed: what a page embeds)"
@@ -81,6 +82,8 @@ def _text(column: str, value: Any) -> str:
         return human_duration(value)
     if column == "score":
         return f"{value:.3g}"
+    if column == "segment":
+        return formatting.segment_time(value)
     return str(value)
 
 
@@ -244,6 +247,8 @@ class PagesModel(TableModel[tuple[Any, ...]]):
                 return formatting.local_time(value, seconds=True) + " (local time)"
             if name == "url":
                 return value
+            if name == "segment" and value is not None:
+                return formatting.segment_tip(value)
         if role == RAW_ROLE:
             return value
         return None
@@ -290,6 +295,8 @@ EMBEDS_COLUMN = HISTORY_COLUMNS.index("embeds")
 MISSING_COUNT = HISTORY_FIELDS.index("embeds_missing_count")
 MISSING = HISTORY_FIELDS.index("embeds_missing")
 HISTORY_TIPS = {
+    "fetched_at": "Local time",
+    "segment": formatting.SEGMENT_TIP,
     "error": "Why the fetch failed or was cut",
     "embeds": (
         "What the capture got of what the page embeds (styles, scripts, images, fonts…): "
@@ -321,6 +328,8 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
             return self._embeds(row, role)
         if role == Qt.ItemDataRole.ToolTipRole and name == "error":
             return value
+        if role == Qt.ItemDataRole.ToolTipRole and name == "segment" and value is not None:
+            return formatting.segment_tip(value)
         if role == Qt.ItemDataRole.ForegroundRole and name == "error":
             return ERROR_BRUSH
         if role == Qt.ItemDataRole.DisplayRole:
@@ -330,6 +339,8 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
                 return formatting.local_time(value, seconds=True)
             if name.startswith("interval"):
                 return human_duration(value)
+            if name == "segment":
+                return formatting.segment_time(value)
             return str(value)
         return None
 

@@ -61,7 +61,9 @@ class LivenessBar(QStyledItemDelegate):
         low = seg["liveness"] < 0.5
         painter.fillRect(filled, QColor("#e0a458" if low else "#5b9a68"))
         painter.setPen(QColor("#222"))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, f"{seg['liveness'] * 100:.0f} %")
+        # the model's text: rounded down, never a full bar's "100 %" for a partial segment
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()
 
 
@@ -82,7 +84,7 @@ class SegmentsPanel(Panel):
         # widths from sample texts, not ResizeToContents: that measures every row on each
         # reload, and a project has thousands of segments
         metrics = self.table.fontMetrics()
-        samples = ("20261130071323", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
+        samples = ("2026-11-30 07:13:23", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
         for column, sample in enumerate(samples):
             if column != LIVENESS:
                 width = max(
