@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from recrawl.core.clock import human_duration, parse_duration
+from recrawl.core.words import plural
 
 
 def local_time(value: datetime | None, seconds: bool = False) -> str:
@@ -44,6 +45,25 @@ def segment_tip(name: str) -> str:
     if shown == name:
         return f"Segment {name}"
     return f"Segment {name} (named by its round's start in UTC: {shown} local time)"
+
+
+#: A page's status as people read it (the store, the CSV and ``--json`` keep the names).
+STATUS_WORDS = {
+    "unfetched": "not fetched yet",
+    "fetched": "fetched",
+    "notmodified": "not modified",
+    "gone": "gone",
+    "redirect_temp": "redirected (temporary)",
+    "redirect_perm": "redirected (permanent)",
+    "retry": "to be retried",
+    "robots_denied": "robots.txt denied",
+    "filtered": "filtered out",
+}
+
+
+def status_word(status: str) -> str:
+    """``not modified`` for ``notmodified``; a status this does not know, as it is."""
+    return STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 def is_date_only(value: datetime) -> bool:
@@ -168,5 +188,5 @@ def embeds_done(fetched: int, failed: int) -> str:
     ``38 embeds fetched``, ``36 embeds fetched (2 failed)``; empty when it tried none."""
     if not (fetched or failed):
         return ""
-    text = f"{fetched:,} embed{'s' * (fetched != 1)} fetched"
+    text = f"{plural(fetched, 'embed')} fetched"
     return f"{text} ({failed:,} failed)" if failed else text

@@ -258,7 +258,7 @@ class PageDetailView(QWidget):
             by = detail.discovered_from
             kind = f"embed (first embedded by {_escape(by)}): " if by else "embed: "
         self.summary.setText(
-            f"{kind}{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
+            f"{kind}{formatting.status_word(detail.status)}, interval {human_duration(detail.fetch_interval)}{pinned}, "
             f"next fetch {_next_fetch(detail)}, "
             + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
         )

@@ -84,6 +84,8 @@ def _text(column: str, value: Any) -> str:
         return f"{value:.3g}"
     if column == "segment":
         return formatting.segment_time(value)
+    if column == "status":
+        return formatting.status_word(value)
     return str(value)
 
 

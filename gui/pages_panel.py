@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
-from recrawl.gui import diff_jobs, page_jobs
+from recrawl.gui import diff_jobs, formatting, page_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.page_detail import PageDetailView
 from recrawl.gui.page_jobs import Content, PageDetail
@@ -105,7 +105,7 @@ class PagesPanel(Panel):
         self.status = QComboBox()
         self.status.addItem("Any status", None)
         for status in PageStatus.ALL:
-            self.status.addItem(status, status)
+            self.status.addItem(formatting.status_word(status), status)
         self.via = QComboBox()
         self.via.setToolTip("How the pages were first found")
         for label, via in FOUND_VIA:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionSummary
 from recrawl.core.clock import utcnow
+from recrawl.core.words import plural
 from recrawl.gui.context import AppContext
 from recrawl.gui.formatting import size
 from recrawl.gui.panel import Panel
@@ -165,8 +166,8 @@ class SegmentsPanel(Panel):
             live = sum(r["live_records"] for r in rows)
             low = sum(1 for r in rows if r["liveness"] < self.threshold.value() / 100)
             self.summary.setText(
-                f"{len(rows):,} segments, {size(sum(r['bytes'] for r in rows))}; "
-                f"{live:,} of {records:,} records live; {low} below "
+                f"{plural(len(rows), 'segment')}, {size(sum(r['bytes'] for r in rows))}; "
+                f"{live:,} of {plural(records, 'record')} live; {low:,} below "
                 f"{self.threshold.value()} %"
             )
         else:
@@ -224,7 +225,7 @@ class SegmentsPanel(Panel):
         if not summary.compacted:
             text = "Nothing to compact: no segment is below the threshold."
         else:
-            kept = f"{summary.records_kept:,} records kept in {summary.new_segment or '-'}"
+            kept = f"{plural(summary.records_kept, 'record')} kept in {summary.new_segment or '-'}"
             moved = (
                 f"{summary.records_moved_to_history:,} moved to history"
                 if summary.records_moved_to_history
@@ -233,7 +234,7 @@ class SegmentsPanel(Panel):
             dropped = f"{summary.records_dropped:,} dropped" if summary.records_dropped else ""
             parts = ", ".join(p for p in (kept, moved, dropped) if p)
             text = (
-                f"Compacted {len(summary.compacted)} segment(s): {parts}; "
+                f"Compacted {plural(len(summary.compacted), 'segment')}: {parts}; "
                 f"{size(summary.bytes_before)} became {size(summary.bytes_after)}."
             )
         self.status.setText(text)

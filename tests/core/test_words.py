@@ -3,6 +3,11 @@ to complete or to empty (issue 25)."""
 
 from __future__ import annotations
 
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -33,3 +38,25 @@ def test_percent_is_100_only_for_all_and_0_only_for_none(whole, data):
     text = percent(part, whole)
     assert (text == "100 %") == (part == whole)
     assert (text == "0 %") == (part == 0)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+#: "round(s)", "seed(s)": a plural left to the reader; "http(s)" is a scheme, not one.
+HEDGED_PLURAL = re.compile(r"[A-Za-z]\(s\)")
+
+
+def _strings(path: Path) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+
+
+def test_no_string_in_the_app_or_the_command_line_hedges_a_plural_with_s_in_brackets():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for folder in ("gui", "core/cli")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, text in _strings(path)
+        if HEDGED_PLURAL.search(text.replace("http(s)", "http"))
+    ]
+    assert not found, "say it with plural() (core/words.py):\n" + "\n".join(found)
