@@ -55,13 +55,13 @@ def parse_duration(text: str) -> float:
 def human_duration(seconds: float | None) -> str:
     """For people: ``45 s``, ``12 min``, ``3.5 h``, ``2.1 d`` (empty for None), each unit
     until the next is reached (``2 min``, not ``117 s``); under ten seconds to a tenth
-    (``0.4 s``). The app and the command line write every duration so;
+    (``0.4 s``, ``1 s``). The app and the command line write every duration so;
     :func:`parse_duration` reads it back."""
     if seconds is None:
         return ""
     # the bounds are where the rounded text would reach the next unit (59.6 s: "1 min")
     if seconds < 9.95:
-        return f"{seconds:.1f} s"
+        return f"{seconds:.1f}".removesuffix(".0") + " s"
     if seconds < 59.5:
         return f"{seconds:.0f} s"
     if seconds < 59.5 * 60:
