@@ -84,7 +84,9 @@ def test_segments_read_in_local_time_and_a_partial_one_never_reads_full(qtbot, w
     ]
     tip = model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
     assert "20261202010147" in tip and "UTC" in tip and "local time" in tip
-    assert "local time" in model.headerData(0, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "local time" in model.headerData(
+        0, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    )
     # 459 of 461 is not all of them; 1 of 2,000 is not none of them
     assert [row[4] for row in text] == ["99 %", "100 %", "<1 %", "0 %"]
     assert panel.summary.text().startswith("4 segments, ")
