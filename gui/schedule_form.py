@@ -85,8 +85,9 @@ class DurationField(QWidget):
             self.meaning.setText("?")
             self.edit.setStyleSheet(INVALID_STYLE)
         else:
-            shown = "no bound" if seconds is None else human_duration(seconds)
-            # what the text means, when it is not already written so
+            # what the text means, when it is not already written so (empty: the
+            # placeholder says "no bound")
+            shown = self.edit.text().strip() if seconds is None else human_duration(seconds)
             self.meaning.setText("" if shown == self.edit.text().strip() else f"= {shown}")
             self.edit.setStyleSheet("")
         self.sig_edited.emit()

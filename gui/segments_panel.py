@@ -85,7 +85,7 @@ class SegmentsPanel(Panel):
         # widths from sample texts, not ResizeToContents: that measures every row on each
         # reload, and a project has thousands of segments
         metrics = self.table.fontMetrics()
-        samples = ("2026-11-30 07:13:23", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
+        samples = ("2026-11-30 07:13:23 w1", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
         for column, sample in enumerate(samples):
             if column != LIVENESS:
                 width = max(
