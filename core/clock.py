@@ -39,27 +39,34 @@ def parse_iso(text: str) -> datetime:
     return value
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
-_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|[mhdw])?\s*$")
+_UNIT_SECONDS = {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def parse_duration(text: str) -> float:
-    """``30d``, ``12h``, ``1800s``, ``90`` (seconds) → seconds."""
+    """``30d``, ``12h``, ``1800s``, ``90`` (seconds) → seconds; what
+    :func:`human_duration` writes reads back too (``6.0 d``, ``90 min``, ``45 s``)."""
     match = _DURATION.match(text)
     if not match:
-        raise InvalidArgument(f"not a duration (like 30d, 12h, 1800s): {text!r}")
+        raise InvalidArgument(f"not a duration (like 30d, 12h, 90min, 1800s): {text!r}")
     return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
 def human_duration(seconds: float | None) -> str:
-    """For people: ``45 s``, ``12 min``, ``3.5 h``, ``2.1 d`` (empty for None)."""
+    """For people: ``45 s``, ``12 min``, ``3.5 h``, ``2.1 d`` (empty for None), each unit
+    until the next is reached (``2 min``, not ``117 s``); under ten seconds to a tenth
+    (``0.4 s``, ``1 s``). The app and the command line write every duration so;
+    :func:`parse_duration` reads it back."""
     if seconds is None:
         return ""
-    if seconds < 120:
+    # the bounds are where the rounded text would reach the next unit (59.6 s: "1 min")
+    if seconds < 9.95:
+        return f"{seconds:.1f}".removesuffix(".0") + " s"
+    if seconds < 59.5:
         return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
+    if seconds < 59.5 * 60:
         return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
+    if seconds < 23.95 * 3600:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:.1f} d"
 

@@ -17,6 +17,7 @@ from recrawl.core.clock import human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import CrawlSummary
 from recrawl.core.policy import crawl_settings
+from recrawl.core.words import plural
 from recrawl.gui.formatting import embeds_done, local_time
 
 
@@ -83,14 +84,16 @@ def last_run_text(outlook: CrawlOutlook, watched: bool = False) -> str:
             return f"A crawl started {started} is running in another process (pid {run.pid})."
         return (
             f"The last crawl, started {started}, was interrupted: it was closed or killed "
-            f"before it ended, after {run.fetched:,} pages fetched and {run.errors:,} errors. "
+            f"before it ended, after {plural(run.fetched, 'page')} fetched and "
+            f"{plural(run.errors, 'error')}. "
             "What it fetched is kept; the pages it did not reach are still due."
         )
     word = "was stopped" if run.stopped else "finished"
     took = human_duration((run.ended_at - run.started_at).total_seconds())
     return (
-        f"The last crawl, started {started}, {word} after {took}: {run.rounds} round(s), "
-        f"{run.fetched:,} pages fetched, {run.errors:,} errors, {run.new_urls:,} new URLs."
+        f"The last crawl, started {started}, {word} after {took}: {plural(run.rounds, 'round')}, "
+        f"{plural(run.fetched, 'page')} fetched, {plural(run.errors, 'error')}, "
+        f"{plural(run.new_urls, 'new URL')}."
     )
 
 
@@ -109,12 +112,12 @@ def due_text(outlook: CrawlOutlook, now: datetime, watched: bool = False) -> str
 
 
 def crawl_summary_text(summary: CrawlSummary) -> str:
-    """``Crawl finished: 2 pages in 1 round(s), 38 embeds fetched, 3 new URLs, …``."""
+    """``Crawl finished: 2 pages in 1 round, 38 embeds fetched, 3 new URLs, …``."""
     word = "stopped" if summary.stopped else "finished"
     return (
-        f"Crawl {word}: {summary.fetched:,} pages in {summary.rounds} round(s)"
+        f"Crawl {word}: {plural(summary.fetched, 'page')} in {plural(summary.rounds, 'round')}"
         f"{_and_embeds(summary)}, "
-        f"{summary.new_urls:,} new URLs, {summary.errors:,} errors, "
+        f"{plural(summary.new_urls, 'new URL')}, {plural(summary.errors, 'error')}, "
         f"{summary.pages_per_s:.1f} pages/s"
     )
 

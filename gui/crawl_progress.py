@@ -29,6 +29,7 @@ from recrawl.core.engine import (
 )
 from recrawl.core.store import embed_rule_name
 from recrawl.core.store.models import PageKind, PageStatus
+from recrawl.core.words import plural
 from recrawl.gui.formatting import embeds_done
 
 #: The current rate is the pages fetched over this many seconds.
@@ -300,15 +301,11 @@ def log_line(item: Event | str) -> str | None:
     if isinstance(item, RoundFinished):
         news = ""
         if item.new_pages or item.changed_pages:  # what the What's new panel lists
-            news = f", news: {_count(item.new_pages, 'new page')}, {item.changed_pages} changed"
+            news = f", news: {plural(item.new_pages, 'new page')}, {item.changed_pages} changed"
         embeds = embeds_done(item.embeds_fetched, item.embed_errors)
         return (
-            f"round {item.round} done: {_count(item.fetched, 'page')} fetched, "
-            f"{_count(item.errors, 'error')}, {f'{embeds}, ' if embeds else ''}"
-            f"{_count(item.new_urls, 'new URL')}{news} (segment {item.segment})"
+            f"round {item.round} done: {plural(item.fetched, 'page')} fetched, "
+            f"{plural(item.errors, 'error')}, {f'{embeds}, ' if embeds else ''}"
+            f"{plural(item.new_urls, 'new URL')}{news} (segment {item.segment})"
         )
     return None
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'s' * (count != 1)}"

@@ -356,8 +356,8 @@ class RejectedModel(TableModel[RejectedRow]):
         Column("URL"),
         Column("Filter"),
         Column("Line"),
-        Column("Times"),
-        Column("First seen"),
+        Column("Times", tip="How many times crawls met the link and turned it away"),
+        Column("Rejected since", tip="When a crawl first turned the link away (local time)"),
     )
     BATCH = 500
 

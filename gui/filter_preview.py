@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
+from recrawl.core.words import plural
 
 
 class PreviewTab(QWidget):
@@ -64,7 +65,7 @@ class PreviewTab(QWidget):
             )
         else:
             self.label.setText(
-                f"Over the {result['known']:,} URLs the project knows: "
+                f"Over the {plural(result['known'], 'URL')} the project knows: "
                 f"{result['newly_rejected']:,} newly rejected, "
                 f"{result['newly_accepted']:,} newly accepted. {pages_text(result)}"
             )

@@ -35,8 +35,9 @@ from recrawl.core.policy.embed_why import KnownEmbed, embed_verdict, known_embed
 from recrawl.core.policy.filter_reach import FilteredReason, filtered_reason
 from recrawl.core.store import embed_rule_name
 from recrawl.core.store.models import PageStatus
+from recrawl.core.words import plural
 from recrawl.gui.filter_models import RejectedModel, RejectedRow
-from recrawl.gui.formatting import local_time
+from recrawl.gui.formatting import local_time, status_word
 from recrawl.gui.jobs import StoreJobs
 
 #: Rejected links listed at once; the search narrows a larger record in SQL.
@@ -217,10 +218,7 @@ class WhyNotCrawled(QWidget):
         """What the record says: the filter (or embed rule) and line, and that line;
         ``archived``: of a URL the store keeps as an embed."""
         line = f"line {found.line}" if found.line is not None else "no rule matched"
-        met = (
-            f"(first met {local_time(found.first_seen)}, {found.count} "
-            f"time{'s' * (found.count != 1)})"
-        )
+        met = f"(rejected since {local_time(found.first_seen)}, {plural(found.count, 'time')})"
         rule = embed_rule_name(found.filter)
         if rule is not None and archived:
             text = (
@@ -262,7 +260,7 @@ def embed_text(embed: KnownEmbed) -> str:
     by = f", first embedded by {escape(embed.embedded_by)}" if embed.embedded_by else ""
     head = "Archived as an embed" if embed.archived else "Known as an embed, not archived"
     return (
-        f"<b>{head}</b> ({embed.status}, {escape(fetched)}{by}): what a page needs to be "
+        f"<b>{head}</b> ({status_word(embed.status)}, {escape(fetched)}{by}): what a page needs to be "
         "seen (a style, script, image, font…), fetched with the pages that embed it and "
         "decided by the chain's embed rules; the filters decide pages only."
     )

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from recrawl.core.clock import human_duration
+from recrawl.core.clock import human_duration, parse_duration
+from recrawl.core.words import plural
 
 
 def local_time(value: datetime | None, seconds: bool = False) -> str:
@@ -16,6 +17,53 @@ def local_time(value: datetime | None, seconds: bool = False) -> str:
         return ""
     local = value.replace(tzinfo=UTC).astimezone()
     return local.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+#: What a segment column's header says of it.
+SEGMENT_TIP = (
+    "When the crawl round that wrote the segment started, in local time; the segment's "
+    "name (its folder under segments/) is that time in UTC"
+)
+
+
+def segment_time(name: str) -> str:
+    """A segment's name (its round's start in UTC, ``20261202010147``; a worker's round
+    adds its tag, ``20261202010147-w1``) as that time reads here: ``2026-12-02 02:01:47``
+    (``2026-12-02 02:01:47 w1``). A name of another form reads as it is."""
+    stamp, _, tag = name.partition("-")
+    try:
+        instant = datetime.strptime(stamp, "%Y%m%d%H%M%S")
+    except ValueError:
+        return name
+    return local_time(instant, seconds=True) + (f" {tag}" if tag else "")
+
+
+def segment_tip(name: str) -> str:
+    """``Segment 20261202010147 (named by its round's start in UTC: 2026-12-02 02:01:47
+    local time)``."""
+    shown = segment_time(name)
+    if shown == name:
+        return f"Segment {name}"
+    return f"Segment {name} (named by its round's start in UTC: {shown} local time)"
+
+
+#: A page's status as people read it (the store, the CSV and ``--json`` keep the names).
+STATUS_WORDS = {
+    "unfetched": "not fetched yet",
+    "fetched": "fetched",
+    "notmodified": "not modified",
+    "gone": "gone",
+    "redirect_temp": "redirected (temporary)",
+    "redirect_perm": "redirected (permanent)",
+    "retry": "to be retried",
+    "robots_denied": "robots.txt denied",
+    "filtered": "filtered out",
+}
+
+
+def status_word(status: str) -> str:
+    """``not modified`` for ``notmodified``; a status this does not know, as it is."""
+    return STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 def is_date_only(value: datetime) -> bool:
@@ -108,6 +156,16 @@ def age(value: datetime | None, now: datetime) -> str:
     return human_duration(max(0.0, (now - value).total_seconds()))
 
 
+def typed_duration(text: str, filled: float | None) -> float:
+    """Seconds in a duration field that was filled with ``filled`` (as
+    :func:`human_duration` shows it): while its text still reads so, the value it was
+    filled with (``6.0 d`` stands for 6.03 d: OK changes nothing), else what the text
+    says (``6.0 d``, ``90 min``, ``12h``...; InvalidArgument when it says none)."""
+    if filled is not None and text.strip() == human_duration(filled):
+        return filled
+    return parse_duration(text)
+
+
 def stopwatch(seconds: float) -> str:
     """Elapsed time as a stopwatch reads it: ``0:42``, ``12:05``, ``3:02:05``."""
     whole = int(max(0.0, seconds))
@@ -130,5 +188,5 @@ def embeds_done(fetched: int, failed: int) -> str:
     ``38 embeds fetched``, ``36 embeds fetched (2 failed)``; empty when it tried none."""
     if not (fetched or failed):
         return ""
-    text = f"{fetched:,} embed{'s' * (fetched != 1)} fetched"
+    text = f"{plural(fetched, 'embed')} fetched"
     return f"{text} ({failed:,} failed)" if failed else text

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.clock import duration_text, human_duration, parse_duration
+from recrawl.core.clock import human_duration
 from recrawl.core.errors import RecrawlError
 from recrawl.core.store import NEVER
 from recrawl.core.store.models import PageKind
@@ -255,7 +255,7 @@ class PageDetailView(QWidget):
             by = detail.discovered_from
             kind = f"embed (first embedded by {_escape(by)}): " if by else "embed: "
         self.summary.setText(
-            f"{kind}{detail.status}, interval {human_duration(detail.fetch_interval)}{pinned}, "
+            f"{kind}{formatting.status_word(detail.status)}, interval {human_duration(detail.fetch_interval)}{pinned}, "
             f"next fetch {_next_fetch(detail)}, "
             + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
         )
@@ -498,7 +498,7 @@ def _escape(text: str) -> str:
 
 
 class FixIntervalDialog(QDialog):
-    """Ask for a duration (``7d``, ``12h``, ``90m``, ``3600s``) to pin a page's interval."""
+    """Ask for a duration (``7 d``, ``12 h``, ``90 min``, ``3600s``) to pin a page's interval."""
 
     #: The chosen interval in seconds, or None to let the schedule decide again.
     sig_chosen = Signal(object)
@@ -508,8 +508,10 @@ class FixIntervalDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Fix interval")
-        self.edit = QLineEdit(duration_text(current))
-        self.edit.setPlaceholderText("e.g. 7d, 12h, 90m")
+        self.current = current
+        # filled as the page's interval reads beside it (6.0 d), not as the CLI takes it
+        self.edit = QLineEdit(human_duration(current))
+        self.edit.setPlaceholderText("e.g. 7 d, 12 h, 90 min")
         self.error = QLabel("")
         self.error.setStyleSheet(f"color: {CHANGED}")
         intro = QLabel(
@@ -537,7 +539,7 @@ class FixIntervalDialog(QDialog):
 
     def _accept(self) -> None:
         try:
-            seconds = parse_duration(self.edit.text().strip())
+            seconds = formatting.typed_duration(self.edit.text(), self.current)
         except RecrawlError as exc:
             self.error.setText(str(exc))
             return

@@ -22,6 +22,7 @@ from recrawl.core.errors import NotFound
 from recrawl.core.net.decoding import PayloadDecoder
 from recrawl.core.policy import choices
 from recrawl.core.store.models import PageKind
+from recrawl.gui.formatting import local_time
 
 #: Show at most this much of a payload in the content dialog.
 CONTENT_CAP = 2 << 20
@@ -103,9 +104,13 @@ def _capture(project_dir: Path, url: str, fetched_at: datetime | None) -> Captur
     if fetched_at is not None:
         capture = capture_of_fetch(captures, fetched_at)
     if capture is None:
-        when = f"at {to_iso(fetched_at)} " if fetched_at is not None else ""
+        when = f"at {_local(fetched_at)} " if fetched_at is not None else ""
         raise NotFound(f"the fetch of {url} {when}archived no capture")
     return capture
+
+
+def _local(instant: datetime) -> str:
+    return f"{local_time(instant, seconds=True)} (local time)"
 
 
 def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None) -> Content:
@@ -142,7 +147,7 @@ def replay_stamp(project_dir: Path, url: str, fetched_at: datetime | None = None
     capture = _capture(project_dir, url, fetched_at)
     if capture.path.name.endswith(OPEN_SUFFIX):  # not indexed before its round ends
         raise NotFound(
-            f"the capture of {url} at {to_iso(capture.date)} is in the round being "
+            f"the capture of {url} at {_local(capture.date)} is in the round being "
             "crawled: it opens in the browser once that round ends"
         )
     return capture_stamp(capture.date)

@@ -45,6 +45,7 @@ HEADERS = {
 }
 TIME_COLUMNS = {"first_seen", "last_fetched", "next_fetch", "content_changed_at", "published_at"}
 COLUMN_TIPS = {
+    "segment": formatting.SEGMENT_TIP,
     "discovered_via": (
         "How the page was first found: seed, link, sitemap, feed or redirect "
         "(embed: what a page embeds)"
@@ -81,6 +82,10 @@ def _text(column: str, value: Any) -> str:
         return human_duration(value)
     if column == "score":
         return f"{value:.3g}"
+    if column == "segment":
+        return formatting.segment_time(value)
+    if column == "status":
+        return formatting.status_word(value)
     return str(value)
 
 
@@ -244,6 +249,8 @@ class PagesModel(TableModel[tuple[Any, ...]]):
                 return formatting.local_time(value, seconds=True) + " (local time)"
             if name == "url":
                 return value
+            if name == "segment" and value is not None:
+                return formatting.segment_tip(value)
         if role == RAW_ROLE:
             return value
         return None
@@ -290,6 +297,8 @@ EMBEDS_COLUMN = HISTORY_COLUMNS.index("embeds")
 MISSING_COUNT = HISTORY_FIELDS.index("embeds_missing_count")
 MISSING = HISTORY_FIELDS.index("embeds_missing")
 HISTORY_TIPS = {
+    "fetched_at": "Local time",
+    "segment": formatting.SEGMENT_TIP,
     "error": "Why the fetch failed or was cut",
     "interval_before": "The revisit interval the page had before this fetch",
     "interval_after": "The interval this fetch set: the time until the next one",
@@ -323,6 +332,8 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
             return self._embeds(row, role)
         if role == Qt.ItemDataRole.ToolTipRole and name == "error":
             return value
+        if role == Qt.ItemDataRole.ToolTipRole and name == "segment" and value is not None:
+            return formatting.segment_tip(value)
         if role == Qt.ItemDataRole.ForegroundRole and name == "error":
             return ERROR_BRUSH
         if role == Qt.ItemDataRole.DisplayRole:
@@ -332,6 +343,8 @@ class HistoryModel(TableModel[tuple[Any, ...]]):
                 return formatting.local_time(value, seconds=True)
             if name.startswith("interval"):
                 return human_duration(value)
+            if name == "segment":
+                return formatting.segment_time(value)
             return str(value)
         return None
 

@@ -37,7 +37,7 @@ from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.policy import refetch as refetching
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
-from recrawl.gui import diff_jobs, page_jobs
+from recrawl.gui import diff_jobs, formatting, page_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.page_detail import PageDetailView
@@ -107,7 +107,7 @@ class PagesPanel(Panel):
         self.status = QComboBox()
         self.status.addItem("Any status", None)
         for status in PageStatus.ALL:
-            self.status.addItem(status, status)
+            self.status.addItem(formatting.status_word(status), status)
         self.via = QComboBox()
         self.via.setToolTip("How the pages were first found")
         for label, via in FOUND_VIA:

@@ -12,13 +12,16 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 from recrawl.core.engine.resign import ResignProgress
 from recrawl.core.project import Project
+from recrawl.core.words import plural
 from recrawl.gui.workers import ResignJob
 
 
 def progress_text(state: ResignProgress) -> str:
     """``Recomputing main-text signatures: 1,200 of 10,000 pages``, or what it did."""
     if not state.finished and not state.stopped:
-        return f"Recomputing {state.kind} signatures: {state.done:,} of {state.total:,} pages"
+        return (
+            f"Recomputing {state.kind} signatures: {state.done:,} of {plural(state.total, 'page')}"
+        )
     text = state.summary("apply it again")
     return f"{text[0].upper()}{text[1:]}."
 

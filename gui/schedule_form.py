@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.clock import duration_text, human_duration, parse_duration
+from recrawl.core.clock import duration_text, human_duration
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.schedules.parameters import Parameter
+from recrawl.gui.formatting import typed_duration
 
 INVALID_STYLE = "border: 1px solid #d1495b;"
 
@@ -44,9 +45,11 @@ class DurationField(QWidget):
     def __init__(self, parameter: Parameter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.parameter = parameter
+        #: The value the field was filled with (typed_duration keeps it while unedited).
+        self.filled: float | None = None
         self.edit = QLineEdit()
-        self.edit.setPlaceholderText("no bound" if parameter.optional else "e.g. 30d, 12h, 30m")
-        self.edit.setToolTip(f"{parameter.help}\nUnits: s, m (minutes), h, d, w.")
+        self.edit.setPlaceholderText("no bound" if parameter.optional else "e.g. 30 d, 12 h")
+        self.edit.setToolTip(f"{parameter.help}\nUnits: s, min (or m), h, d, w.")
         self.edit.setMaximumWidth(110)
         self.meaning = QLabel()
         self.meaning.setMinimumWidth(70)
@@ -57,7 +60,8 @@ class DurationField(QWidget):
         self.edit.textChanged.connect(self._changed)
 
     def set_value(self, value: Any) -> None:
-        self.edit.setText(duration_text(value))
+        self.filled = None if value is None else float(value)
+        self.edit.setText(human_duration(self.filled))
         self._changed()
 
     def value(self) -> float | None:
@@ -67,10 +71,12 @@ class DurationField(QWidget):
             if self.parameter.optional:
                 return None
             raise InvalidArgument(f"{self.parameter.key} needs a duration (like 30d, 12h)")
-        return parse_duration(text)
+        return typed_duration(text, self.filled)
 
     def text(self) -> str:
-        return self.edit.text().strip() or "none"
+        """The value as ``--param`` takes it (``30d``): exact, with no space."""
+        seconds = self.value()
+        return "none" if seconds is None else duration_text(seconds)
 
     def _changed(self) -> None:
         try:
@@ -79,7 +85,10 @@ class DurationField(QWidget):
             self.meaning.setText("?")
             self.edit.setStyleSheet(INVALID_STYLE)
         else:
-            self.meaning.setText("no bound" if seconds is None else f"= {human_duration(seconds)}")
+            # what the text means, when it is not already written so (empty: the
+            # placeholder says "no bound")
+            shown = self.edit.text().strip() if seconds is None else human_duration(seconds)
+            self.meaning.setText("" if shown == self.edit.text().strip() else f"= {shown}")
             self.edit.setStyleSheet("")
         self.sig_edited.emit()
 

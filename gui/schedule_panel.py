@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.core import store
+from recrawl.core.clock import human_duration
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
 from recrawl.core.policy.schedule import DAY
@@ -78,9 +79,7 @@ def figures_text(figures: ScheduleFigures) -> str:
 
 
 def _hours(hours: float) -> str:
-    if not math.isfinite(hours):
-        return "never"
-    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.1f} h"
+    return human_duration(hours * 3600) if math.isfinite(hours) else "never"
 
 
 def _load() -> tuple[str, dict[str, Any], str]:

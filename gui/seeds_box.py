@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import InjectResult, inject
+from recrawl.core.words import plural
 from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 
@@ -60,7 +61,7 @@ class SeedsBox(QGroupBox):
 
     def _seeded(self, result: InjectResult) -> None:
         self.add_seeds.setEnabled(True)
-        text = f"{result.added} new seed(s) added"
+        text = f"{plural(result.added, 'new seed')} added"
         if result.rejected:
             # describe() says "no rule matched" where no line decided, never "line None"
             why = "; ".join(f"{url}: {v.describe()}" for url, v in result.rejected[:3])

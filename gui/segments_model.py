@@ -11,7 +11,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from recrawl.core.clock import utcnow
-from recrawl.gui.formatting import age, local_time, size
+from recrawl.core.words import percent
+from recrawl.gui.formatting import SEGMENT_TIP, age, segment_time, segment_tip, size
 from recrawl.gui.table_model import Column, TableModel
 
 #: The row's summary dict, for delegates and tests.
@@ -22,7 +23,7 @@ class SegmentsModel(TableModel[dict[str, Any]]):
     """Rows are the summary dicts of ``store.segment_summaries``."""
 
     COLUMNS = (
-        Column("Segment"),
+        Column("Segment", tip=SEGMENT_TIP),
         Column("Age"),
         Column("Records", numeric=True),
         Column("Live", numeric=True),
@@ -43,16 +44,16 @@ class SegmentsModel(TableModel[dict[str, Any]]):
             return seg
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                seg["name"],
+                segment_time(seg["name"]),
                 age(seg["created_at"], self._now),
                 f"{seg['records']:,}",
                 f"{seg['live_records']:,}",
-                f"{seg['liveness'] * 100:.0f} %",
+                percent(seg["live_records"], seg["records"]),
                 size(seg["bytes"]),
             )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 0:
-                return f"written {local_time(seg['created_at'])} (local time)"
+                return segment_tip(seg["name"])
             if column == LIVENESS:
                 return (
                     f"{seg['live_records']:,} of {seg['records']:,} records are a page's latest "

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.archive.compaction import CompactionSummary
 from recrawl.core.clock import utcnow
+from recrawl.core.words import plural
 from recrawl.gui.context import AppContext
 from recrawl.gui.flow_layout import FlowLayout
 from recrawl.gui.formatting import size
@@ -61,7 +62,9 @@ class LivenessBar(QStyledItemDelegate):
         low = seg["liveness"] < 0.5
         painter.fillRect(filled, QColor("#e0a458" if low else "#5b9a68"))
         painter.setPen(QColor("#222"))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, f"{seg['liveness'] * 100:.0f} %")
+        # the model's text: rounded down, never a full bar's "100 %" for a partial segment
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()
 
 
@@ -82,7 +85,7 @@ class SegmentsPanel(Panel):
         # widths from sample texts, not ResizeToContents: that measures every row on each
         # reload, and a project has thousands of segments
         metrics = self.table.fontMetrics()
-        samples = ("20261130071323", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
+        samples = ("2026-11-30 07:13:23 w1", "181.9 d", "1,000,000", "1,000,000", "", "999.9 MB")
         for column, sample in enumerate(samples):
             if column != LIVENESS:
                 width = max(
@@ -163,8 +166,8 @@ class SegmentsPanel(Panel):
             live = sum(r["live_records"] for r in rows)
             low = sum(1 for r in rows if r["liveness"] < self.threshold.value() / 100)
             self.summary.setText(
-                f"{len(rows):,} segments, {size(sum(r['bytes'] for r in rows))}; "
-                f"{live:,} of {records:,} records live; {low} below "
+                f"{plural(len(rows), 'segment')}, {size(sum(r['bytes'] for r in rows))}; "
+                f"{live:,} of {plural(records, 'record')} live; {low:,} below "
                 f"{self.threshold.value()} %"
             )
         else:
@@ -222,7 +225,7 @@ class SegmentsPanel(Panel):
         if not summary.compacted:
             text = "Nothing to compact: no segment is below the threshold."
         else:
-            kept = f"{summary.records_kept:,} records kept in {summary.new_segment or '-'}"
+            kept = f"{plural(summary.records_kept, 'record')} kept in {summary.new_segment or '-'}"
             moved = (
                 f"{summary.records_moved_to_history:,} moved to history"
                 if summary.records_moved_to_history
@@ -231,7 +234,7 @@ class SegmentsPanel(Panel):
             dropped = f"{summary.records_dropped:,} dropped" if summary.records_dropped else ""
             parts = ", ".join(p for p in (kept, moved, dropped) if p)
             text = (
-                f"Compacted {len(summary.compacted)} segment(s): {parts}; "
+                f"Compacted {plural(len(summary.compacted), 'segment')}: {parts}; "
                 f"{size(summary.bytes_before)} became {size(summary.bytes_after)}."
             )
         self.status.setText(text)

@@ -109,6 +109,7 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
     from recrawl.core import store
     from recrawl.core.archive.warc import iter_records
     from recrawl.core.project import Project
+    from recrawl.core.words import plural
     from recrawl.gui.crawl_panel import CrawlPanel
     from recrawl.gui.main_window import MainWindow
     from recrawl.gui.preferences import Preferences
@@ -170,7 +171,8 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
             "" if painted_after is None else f"; first paint {painted_after:.2f} s after launch"
         )
         return (
-            f"Recrawl {__version__}, {pages} pages crawled, {len(warcs)} WARC segment(s)" + painted
+            f"Recrawl {__version__}, {pages} pages crawled, {plural(len(warcs), 'WARC segment')}"
+            + painted
         )
     finally:
         site.stop()

@@ -29,6 +29,7 @@ from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy import sites
 from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.sites import Removal, Site
+from recrawl.core.words import plural
 from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
@@ -155,7 +156,7 @@ class SitesPanel(Panel):
 
     def _counted(self, counts: tuple[int, int]) -> None:
         hosts, pages = counts
-        self.summary.setText(f"{hosts:,} hosts with pages, {pages:,} pages in all")
+        self.summary.setText(f"{plural(hosts, 'host')} with pages, {plural(pages, 'page')} in all")
 
     def _loaded_first(self, rows: int) -> None:
         self.stack.setCurrentWidget(self.listing if rows else self.hint)

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from recrawl.core.clock import human_duration
 from recrawl.core.engine import Event, PageFetched, RoundFinished, WatchRound
 from recrawl.core.store.models import PageKind
+from recrawl.core.words import plural
 from recrawl.gui.formatting import embeds_done, local_time
 
 if TYPE_CHECKING:  # the watcher (its engine) loads when the app watches
@@ -73,9 +74,9 @@ def watch_round_text(event: WatchRound) -> str:
     """The log's line for a watch round."""
     due = f"; next page due {local_time(event.next_due_at)}" if event.next_due_at else ""
     return (
-        f"watch round: {event.fetched:,} pages fetched{_and_embeds(event.embeds_fetched)}, "
-        f"{event.new_pages:,} new pages, {event.changed_pages:,} changed, "
-        f"{event.errors:,} errors{due}"
+        f"watch round: {plural(event.fetched, 'page')} fetched"
+        f"{_and_embeds(event.embeds_fetched)}, {plural(event.new_pages, 'new page')}, "
+        f"{event.changed_pages:,} changed, {plural(event.errors, 'error')}{due}"
     )
 
 
@@ -84,9 +85,10 @@ def watch_summary_text(summary: WatchSummary, embeds: int = 0, embed_errors: int
     word = "stopped" if summary.stopped else "ended"
     took = human_duration(summary.elapsed_s)
     return (
-        f"Watching {word} after {took}: {summary.rounds} round(s), {summary.fetched:,} pages "
-        f"fetched{_and_embeds(embeds, embed_errors)}, {summary.new_pages:,} new, "
-        f"{summary.changed_pages:,} changed, {summary.errors:,} errors"
+        f"Watching {word} after {took}: {plural(summary.rounds, 'round')}, "
+        f"{plural(summary.fetched, 'page')} fetched{_and_embeds(embeds, embed_errors)}, "
+        f"{summary.new_pages:,} new, {summary.changed_pages:,} changed, "
+        f"{plural(summary.errors, 'error')}"
     )
 
 

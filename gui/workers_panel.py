@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.store import WorkerInfo
+from recrawl.core.words import plural
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.tables import compact_rows
@@ -140,8 +141,10 @@ def summary(workers: list[WorkerInfo]) -> str:
     if live:
         hosts = sum(w.leased_hosts for w in live)
         rate = sum(w.pages_per_s for w in live)
-        noun = "worker" if len(live) == 1 else "workers"
-        parts.append(f"{len(live)} live {noun}: {hosts:,} hosts leased, {rate:,.1f} pages/s")
+        parts.append(
+            f"{plural(len(live), 'live worker')}: {plural(hosts, 'host')} leased, "
+            f"{rate:,.1f} pages/s"
+        )
     else:
         parts.append("No live worker")
     for state in ("dead", "ended"):

@@ -16,6 +16,7 @@ from recrawl.core.archive.compaction import recover_compactions
 from recrawl.core.archive.index_keys import needs_rekey, rekey_indexes
 from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.errors import StoreBusy
+from recrawl.core.words import plural
 
 
 def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list[str]:
@@ -39,7 +40,7 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
     unfinished = store.unfinished_captures_due(recovered, now) if recovered else 0
     if unfinished:
         messages.append(
-            f"{unfinished:,} page{'s' if unfinished != 1 else ''} of the interrupted crawl "
+            f"{plural(unfinished, 'page')} of the interrupted crawl "
             "made due again: their embeds were not all fetched"
         )
     if needs_rekey():

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recrawl.core import store
-from recrawl.core.cli.output import plural
 from recrawl.core.clock import human_duration
 from recrawl.core.engine import CrawlSummary, Event, LogMessage, PageFetched, RoundFinished
 from recrawl.core.store.models import PageStatus
+from recrawl.core.words import plural
 
 #: Failed fetches the summary names; the rest are counted.
 NAMED_FAILURES = 5
@@ -90,7 +90,7 @@ class CrawlReport:
         line = (
             f"{plural(summary.rounds, 'round')}, {summary.fetched} fetched, "
             f"{plural(summary.new_urls, 'new URL')}, {plural(summary.errors, 'error')} "
-            f"in {summary.elapsed_s:.1f} s ({summary.pages_per_s:.1f} pages/s)"
+            f"in {human_duration(summary.elapsed_s)} ({summary.pages_per_s:.1f} pages/s)"
         )
         if summary.embeds_fetched or summary.embed_errors:
             line += f"; {plural(summary.embeds_fetched, 'embed')} fetched"

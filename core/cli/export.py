@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TextIO
 
 from recrawl.core.cli.interrupts import StopSignals
-from recrawl.core.cli.output import DIR_HELP, human_size, plural
+from recrawl.core.cli.output import DIR_HELP, human_size
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import human_duration, parse_iso
 from recrawl.core.project import Project
+from recrawl.core.words import plural
 
 #: The keys of ``recrawl export --json``, as its help lists them.
 JSON_KEYS = (
@@ -158,13 +159,9 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         f"exported {plural(summary.chosen, 'capture')}{added}, "
         f"{plural(summary.pages, 'page')}, from {plural(summary.warcs, 'WARC')}: "
         f"{human_size(summary.bytes)} in {summary.path} "
-        f"({_seconds(summary.elapsed_s)})"
+        f"({human_duration(summary.elapsed_s)})"
     )
     return 0
-
-
-def _seconds(elapsed: float) -> str:
-    return f"{elapsed:.1f} s" if elapsed < 60 else human_duration(elapsed)
 
 
 COMMANDS = {"export": Command(_arguments, run_export)}

@@ -18,11 +18,6 @@ def warn(message: str) -> None:
     print(f"recrawl: warning: {message}", file=sys.stderr)
 
 
-def plural(count: int, word: str) -> str:
-    """``1 round``, ``2 rounds``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def human_size(count: int) -> str:
     """``10 MiB``, ``1.5 KiB``, ``300 bytes``: for people (JSON keeps bytes)."""
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
 from recrawl.core.cli.arguments import duration, positive_int
-from recrawl.core.cli.output import DIR_HELP, plural, print_rows
+from recrawl.core.cli.output import DIR_HELP, print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
-from recrawl.core.clock import duration_text
+from recrawl.core.clock import duration_text, human_duration
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
 from recrawl.core.policy.replan import Replanned
@@ -21,6 +22,7 @@ from recrawl.core.policy.scoring import SCORINGS
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import wake_watcher
+from recrawl.core.words import plural
 
 
 def _schedule_arguments(p: argparse.ArgumentParser) -> None:
@@ -303,7 +305,7 @@ def _simulate_corpus(args: argparse.Namespace) -> int:
         lambda row: (
             f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
             f"  freshness {row['freshness']:.3f} (optimum {row['optimum']['freshness']:.3f})"
-            f"  staleness {row['mean_staleness_hours']:.1f} h"
+            f"  staleness {human_duration(row['mean_staleness_hours'] * 3600)}"
         ),
     )
     return 0
@@ -329,11 +331,15 @@ def _simulate_discovery(args: argparse.Namespace) -> int:
         args.json,
         lambda row: (
             f"{row['schedule']:<16} {row['fetches_per_page_per_day']:8.3f} fetches/page/day"
-            f"  discovery delay {row['mean_discovery_delay_hours']:.2f} h"
-            f" (optimum {row['optimal_delay_hours']:.2f} h)"
+            f"  discovery delay {_hours(row['mean_discovery_delay_hours'])}"
+            f" (optimum {_hours(row['optimal_delay_hours'])})"
         ),
     )
     return 0
+
+
+def _hours(hours: float) -> str:
+    return human_duration(hours * 3600) if math.isfinite(hours) else "never"
 
 
 def _corpus_params(names: list[str], assignments: list[str]) -> dict[str, dict[str, Any]]:

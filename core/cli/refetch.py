@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from recrawl.core.cli.output import DIR_HELP, plural, url_lines, warn
+from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import utcnow
@@ -15,6 +15,7 @@ from recrawl.core.policy.refetch import Refetched, refetch
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
 from recrawl.core.watch.wake import wake_watcher
+from recrawl.core.words import plural
 
 #: Unknown URLs named one by one; the rest are counted.
 NAMED_UNKNOWN = 5

@@ -27,6 +27,7 @@ from typing import Any
 
 from recrawl.core.archive.replay import COLLECTION, INDEX_FOLDERS, warc_paths
 from recrawl.core.cli.interrupts import STOP_SIGNALS, signal_name
+from recrawl.core.cli.replay_banner import local_banner
 from recrawl.core.errors import ReplayError
 
 #: The index source type the collection's config names (registered with pywb below).
@@ -47,9 +48,9 @@ def serve(
 
     # pywb talks on stdout as it sets up (and on later lookups): stdout carries only the
     # line ``ready`` prints, which whoever started us reads
-    empty = tempfile.TemporaryDirectory(prefix="recrawl-replay-")  # gone when we end
+    own = tempfile.TemporaryDirectory(prefix="recrawl-replay-")  # gone when we end
     with contextlib.redirect_stdout(sys.stderr):
-        app = _app(project_dir, empty.name)
+        app = _app(project_dir, Path(own.name))
     server = WSGIServer(("127.0.0.1", port), app, log=None)
     try:
         server.start()
@@ -104,8 +105,10 @@ def _without_proxy_mode() -> None:
     sys.modules["wsgiprox.wsgiprox"] = stand_in
 
 
-def _app(project_dir: Path, collections_root: str) -> Any:
+def _app(project_dir: Path, own: Path) -> Any:
+    """pywb's app over the project; ``own``: an empty folder of the server's own."""
     _without_proxy_mode()
+    import pywb
     from pywb import DEFAULT_CONFIG
     from pywb.apps.frontendapp import FrontEndApp
     from pywb.warcserver.index.aggregator import DirectoryIndexSource, SimpleAggregator
@@ -151,12 +154,21 @@ def _app(project_dir: Path, collections_root: str) -> Any:
         return [str(p) for p in warc_paths(project_dir, filename, index) if p.is_file()]
 
     register_source(ProjectIndex)
+    collections_root, static_dir = own / "collections", own / "static"
+    collections_root.mkdir()
+    static_dir.mkdir()
+    if not local_banner(Path(pywb.__file__).parent / "static", static_dir):
+        print(
+            "recrawl: warning: this pywb's banner is not one Recrawl knows: "
+            "its capture times are UTC, though not labelled so",
+            file=sys.stderr,
+        )
     os.environ.pop("PYWB_CONFIG_FILE", None)  # a config of the user's other pywb
     config = {
         # an empty folder of collections: only ours is served, and pywb puts the
         # collection's name in the addresses it rewrites links to only when it has one
         # (without, every link, image and style of a replayed page missed the archive)
-        "collections_root": collections_root,
+        "collections_root": str(collections_root),
         "enable_auto_colls": False,
         "collections": {
             COLLECTION: {
@@ -167,6 +179,8 @@ def _app(project_dir: Path, collections_root: str) -> Any:
         # pywb's framed replay (its default): its banner (the capture's date, the other
         # captures) above the page, which is at ``<TIMESTAMP>mp_/<URL>``
         "framed_replay": True,
+        # served before pywb's own static files: the banner in local time (replay_banner.py)
+        "static_dir": str(static_dir),
     }
     app = FrontEndApp(config_file=DEFAULT_CONFIG, custom_config=config)
     # its access log lists the front end's own requests: noise on the terminal

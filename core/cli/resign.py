@@ -12,6 +12,7 @@ from recrawl.core.cli.interrupts import StopSignals
 from recrawl.core.engine.resign import ResignProgress, switch_signature
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import wake_watcher
+from recrawl.core.words import plural
 
 #: Seconds between progress lines when stderr is no terminal (a log file).
 LOG_EVERY = 10.0
@@ -37,7 +38,7 @@ class ProgressLine:
         self.last = now
         percent = 100 * state.done // state.total
         line = (
-            f"recomputing {state.kind} signatures: {state.done:,} of {state.total:,} pages "
+            f"recomputing {state.kind} signatures: {state.done:,} of {plural(state.total, 'page')} "
             f"({percent} %)"
         )
         self.out.write(f"\r{line}\033[K" if self.live else f"recrawl: {line}\n")

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from recrawl.core import store
 from recrawl.core.cli.arguments import fraction
 from recrawl.core.cli.interrupts import StopSignals
-from recrawl.core.cli.output import DIR_HELP, human_size, plural, print_rows
+from recrawl.core.cli.output import DIR_HELP, human_size, print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import to_iso
 from recrawl.core.project import Project
+from recrawl.core.words import percent, plural
 
 if TYPE_CHECKING:
     from recrawl.core.archive.compaction import CompactionSummary
@@ -49,7 +50,7 @@ def run_segments(project: Project, args: argparse.Namespace) -> int:
         args.json,
         lambda row: (
             f"{row['name']}  {row['records']:>7} records  {row['live_records']:>7} live  "
-            f"{row['liveness'] * 100:5.1f}%  {row['bytes']:>12} bytes"
+            f"{percent(row['live_records'], row['records']):>5}  {row['bytes']:>12} bytes"
         ),
     )
     return 0

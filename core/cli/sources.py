@@ -14,6 +14,7 @@ from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import human_duration, to_iso
 from recrawl.core.project import Project
+from recrawl.core.words import plural
 
 #: The keys of one ``recrawl sources --json`` item, in order (a contract: keys are added,
 #: never renamed).
@@ -72,7 +73,7 @@ def _line(row: dict[str, Any]) -> str:
     status = f" (HTTP {row['http_status']})" if row["http_status"] else ""
     text = (
         f"{row['kind']:<7} {row['url']}  {read}{status}: {row['entries']} listed, "
-        f"{row['pages']} pages found; next {row['next_fetch']} "
+        f"{plural(row['pages'], 'page')} found; next {row['next_fetch']} "
         f"(every {human_duration(row['fetch_interval'])})"
     )
     if row["error"]:

@@ -32,7 +32,7 @@ from pathlib import Path
 from recrawl.core import store
 from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
-from recrawl.core.clock import Clock
+from recrawl.core.clock import Clock, human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import (
     Analysis,
@@ -400,7 +400,8 @@ class Round:
                 if tries <= politeness.inround_retries and wait <= politeness.max_retry_after:
                     parts.events.emit(
                         LogMessage(
-                            "info", f"{page.url}: HTTP {result.status}, retrying in {wait:.0f} s"
+                            "info",
+                            f"{page.url}: HTTP {result.status}, retrying in {human_duration(wait)}",
                         )
                     )
                     self._put_back(queue, page, last=True)
@@ -580,7 +581,7 @@ class Round:
         """The host asked for a long pause: its other pages wait for a later round."""
         resume_at = self.parts.clock.now() + timedelta(seconds=wait)
         queue = self.queues[slot.host]
-        self.closed[slot.host] = f"not fetched: {slot.host} asked to wait {wait:.0f} s"
+        self.closed[slot.host] = f"not fetched: {slot.host} asked to wait {human_duration(wait)}"
         for ref in queue.embeds:  # due still: fetched with a page after the break
             self.embed_jobs.discard(ref.id)
             self.loaded.pop(ref.id, None)
@@ -593,7 +594,7 @@ class Round:
             self.parts.events.emit(
                 LogMessage(
                     "warning",
-                    f"{slot.host} asked to wait {wait:.0f} s; "
+                    f"{slot.host} asked to wait {human_duration(wait)}; "
                     f"{len(queue)} of its pages are put off until then",
                 )
             )

@@ -32,6 +32,7 @@ from recrawl.core.filters import Chain
 from recrawl.core.filters.compiled import CompiledChain, compile_chain
 from recrawl.core.store.filtered import KnownPage
 from recrawl.core.store.models import PageStatus
+from recrawl.core.words import plural
 
 #: Pages read and judged at a time; progress is reported after each block.
 BLOCK = 20_000
@@ -76,7 +77,7 @@ class Reach:
 
 
 def _pages(count: int) -> str:
-    return f"{count:,} known page{'s' * (count != 1)}"
+    return plural(count, "known page")
 
 
 @dataclass

@@ -31,6 +31,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import psycopg
 from peewee import PostgresqlDatabase
+from recrawl.core.clock import human_duration
 from recrawl.core.config import DatabaseSettings
 from recrawl.core.errors import RecrawlError, StoreError, StoreLost
 
@@ -59,10 +60,6 @@ def _why(exc: BaseException) -> str:
     return (lines[0] if lines else type(error).__name__).removeprefix("connection failed: ")
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
-
-
 class _Lost(StoreError):
     """The server was lost during a transaction (one line for whoever ran it;
     :meth:`Reconnecting.run_transaction` runs its own again)."""
@@ -87,14 +84,14 @@ class _Outage:
             if self.since is not None:
                 return None
             self.since = time.monotonic()
-        return f"lost the database: {why}; retrying for up to {_duration(give_up_after)}"
+        return f"lost the database: {why}; retrying for up to {human_duration(give_up_after)}"
 
     def found(self) -> str | None:
         with self._lock:
             since, self.since = self.since, None
         if since is None:
             return None
-        return f"the database is back after {time.monotonic() - since:.1f} s; carrying on"
+        return f"the database is back after {human_duration(time.monotonic() - since)}; carrying on"
 
 
 class _PeeweeState(Protocol):
@@ -280,7 +277,7 @@ class Reconnecting(PostgresqlDatabase):
             self._outage.found()  # the next loss is reported again
             raise StoreLost(
                 f"lost the database and could not reach it again in "
-                f"{_duration(self.give_up_after)}: {why} "
+                f"{human_duration(self.give_up_after)}: {why} "
                 "(database.give_up_after)"
             )
         time.sleep(min(thread.backoff, left))

@@ -20,6 +20,7 @@ from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageKind
+from recrawl.core.words import plural
 from recrawl.gui.filters_panel import EMBEDS_TAB, FiltersPanel
 from recrawl.gui.pages_model import EMBEDS_COLUMN, INCOMPLETE_BRUSH, PagesModel
 from recrawl.gui.pages_panel import PagesPanel
@@ -157,7 +158,7 @@ def test_the_crawl_panel_counts_pages_and_embeds_apart(qtbot, window, site):
     qtbot.waitUntil(lambda: not window.context.crawl.busy)
     embeds = f"{summary.embeds_fetched} embeds fetched (1 failed)"
     assert panel.round_label.text().startswith(
-        f"Crawl finished: 2 pages in {summary.rounds} round(s), {embeds}, "
+        f"Crawl finished: 2 pages in {plural(summary.rounds, 'round')}, {embeds}, "
     )
     assert f"· 2 pages fetched · 0 errors · {embeds} · " in panel.view.totals.text()
     # the bar counts the round's pages, never its embeds
@@ -215,7 +216,7 @@ def test_why_not_crawled_answers_for_embeds(qtbot, project, prefs, site):
 
     # a video the embed rules turn away: the rule, its line, and what it reads
     answer = explain(qtbot, panel, cdn("/clip.mp4"))
-    assert answer.startswith("<b>Rejected by embed rule “no-video”, line 1</b> (first met ")
+    assert answer.startswith("<b>Rejected by embed rule “no-video”, line 1</b> (rejected since ")
     assert "so it is not archived" in answer
     assert "That line reads: <code>-\\.(mp4|webm)$</code>" in answer
     assert "as an embed, rejected by embed rule 0 (no-video), line 1: -\\.(mp4|webm)$." in answer

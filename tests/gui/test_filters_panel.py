@@ -383,7 +383,7 @@ def test_apply_filters_known_pages_with_progress_and_why_answers(qtbot, project,
     pages = window.panels["pages"]
     qtbot.waitUntil(lambda: pages.model.row_of(old[0]) is not None)
     row = pages.model.row_of(old[0])
-    assert pages.model.index(row, PagesModel.columns.index("status")).data() == "filtered"
+    assert pages.model.index(row, PagesModel.columns.index("status")).data() == "filtered out"
     assert pages.model.index(row, PagesModel.columns.index("next_fetch")).data() == "never"
     window.show_panel("filters")
 

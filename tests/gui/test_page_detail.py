@@ -103,7 +103,7 @@ def test_a_page_out_of_the_crawl_is_never_fetched_and_says_so(qtbot, project, pr
     row = panel.model.row_of("http://gone.example/")
     column = PagesModel.columns.index("next_fetch")
     assert panel.model.index(row, column).data() == "never"
-    assert panel.model.index(row, PagesModel.columns.index("status")).data() == "filtered"
+    assert panel.model.index(row, PagesModel.columns.index("status")).data() == "filtered out"
     detail = select(qtbot, panel, "http://gone.example/")
     assert "next fetch never (filtered: the chain rejects it" in detail.summary.text()
     window.close()

@@ -41,7 +41,7 @@ def test_shows_the_projects_schedule_and_four_trajectories(qtbot, window):
     panel = open_panel(qtbot, window)
     assert panel.schedule_combo.currentText() == "aronsson"
     assert panel.signature_combo.currentText() == "main-text"
-    assert panel.form.field("initial").edit.text() == "10d"
+    assert panel.form.field("initial").edit.text() == "10.0 d"
     assert panel.form.value_of("increase") == 0.2
     assert not panel.apply_button.isEnabled()  # nothing to save yet
     assert set(panel.trajectories) == {label for label, _ in REFERENCE_PAGES}
@@ -92,16 +92,16 @@ def test_another_schedule_shows_its_parameters_and_saves(qtbot, window, project,
     panel = open_panel(qtbot, window)
     panel.schedule_combo.setCurrentText("nutch-adaptive")
     assert "inc_rate" in panel.form.fields and "increase" not in panel.form.fields
-    assert panel.form.field("min").edit.text() == "1m"  # Nutch's 60 s
+    assert panel.form.field("min").edit.text() == "1 min"  # Nutch's 60 s
     assert panel.form.value_of("sync_delta") is True
     panel.schedule_combo.setCurrentText("change-rate")
     assert panel.form.value_of("target") == 0.8
     assert panel.form.field("policy").currentText() == "optimal"
     panel.schedule_combo.setCurrentText("score-tiers")
-    assert panel.form.field("top10").edit.text() == "7d"
+    assert panel.form.field("top10").edit.text() == "7.0 d"
     panel.form.field("base").setCurrentText("fixed")
     qtbot.waitUntil(lambda: "increase" not in panel.form.fields)
-    assert panel.form.field("initial").edit.text() == "30d"
+    assert panel.form.field("initial").edit.text() == "30.0 d"
     wait_drawn(
         qtbot, panel, lambda: panel.trajectories["changes hourly"][-1]["interval_after_days"] == 30
     )
@@ -110,6 +110,26 @@ def test_another_schedule_shows_its_parameters_and_saves(qtbot, window, project,
     described = cli_json(capsys, "schedule", str(project.path), "--json")
     assert described["name"] == "score-tiers"
     assert described["base"]["name"] == "fixed"
+
+
+def test_durations_read_as_elsewhere_and_what_they_show_is_what_they_take(qtbot, window):
+    """A duration field shows its value as the app writes durations (issue 25): typed
+    back so, or as the command line takes it, it reads; left alone, it keeps its exact
+    value though the text rounds it."""
+    panel = open_panel(qtbot, window)
+    field = panel.form.field("initial")
+    field.set_value(8685 * 60)  # 6.03 d
+    assert field.edit.text() == "6.0 d" and field.meaning.text() == ""
+    assert field.value() == 8685 * 60 and field.text() == "8685m"  # --param's own text
+    for typed, seconds, meaning in (
+        ("90 min", 5400, "= 1.5 h"), ("6d", 6 * DAY, "= 6.0 d"), ("8.0 h", 8 * 3600, ""),
+        ("6.0 d", 8685 * 60, ""),  # what it showed, typed back: the value it showed
+        ("12h", 12 * 3600, "= 12.0 h"),
+    ):  # fmt: skip
+        type_into(qtbot, field.edit, typed)
+        assert field.value() == seconds and field.meaning.text() == meaning
+    assert "initial=12h" in panel.form.assignments()
+    wait_drawn(qtbot, panel, lambda: True)
 
 
 def test_an_invalid_value_blocks_apply_with_the_reason(qtbot, window):
@@ -155,7 +175,7 @@ def test_revert_and_reload_from_the_store(qtbot, window):
     type_into(qtbot, panel.form.field("constant").edit, "1h")
     assert panel.revert_button.isEnabled()
     qtbot.mouseClick(panel.revert_button, Qt.MouseButton.LeftButton)
-    assert panel.form.field("constant").edit.text() == "30m"
+    assert panel.form.field("constant").edit.text() == "30 min"
     assert not panel.dirty()
     wait_drawn(qtbot, panel, lambda: True)
 

@@ -63,7 +63,7 @@ def test_compact_all_below_updates_liveness(qtbot, qtmodeltester, window, projec
     after = liveness(panel)
     assert list(after.values()) == [1.0, 1.0]
     assert summary.new_segment in after
-    assert "Compacted 3 segment(s)" in panel.status.text()
+    assert "Compacted 3 segments" in panel.status.text()
     assert {s.name for s in Segment.select()} == set(after)
     qtbot.waitUntil(lambda: panel.compact_below.isEnabled(), timeout=10_000)
 

@@ -90,11 +90,11 @@ def test_a_watch_says_what_it_fetched_of_pages_and_embeds_apart():
 
     round_ = WatchRound(NOW, 2, 1, 0, 0, None, embeds_fetched=38)
     assert watch_round_text(round_) == (
-        "watch round: 2 pages fetched, 38 embeds fetched, 1 new pages, 0 changed, 0 errors"
+        "watch round: 2 pages fetched, 38 embeds fetched, 1 new page, 0 changed, 0 errors"
     )
     summary = WatchSummary(3, 5, 2, 1, 0, 3600.0, True)
     assert watch_summary_text(summary, 40, 2) == (
-        "Watching stopped after 60 min: 3 round(s), 5 pages fetched, 40 embeds fetched "
+        "Watching stopped after 1.0 h: 3 rounds, 5 pages fetched, 40 embeds fetched "
         "(2 failed), 2 new, 1 changed, 0 errors"
     )
     assert "embeds" not in watch_summary_text(summary)  # none fetched: not said
