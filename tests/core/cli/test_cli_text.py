@@ -54,7 +54,7 @@ def test_the_crawl_summary_names_failed_urls_and_why(tmp_path, capsys, server, c
     named = out[2:-2]
     assert len(named) == 5 and out[-2] == "  and 2 more"
     # the retries are due in a day (the schedule's retry interval)
-    assert out[-1] == "nothing more is due; the next page is due in 24.0 h"
+    assert out[-1] == "nothing more is due; the next page is due in 1.0 d"
     reasons = dict(line.strip().split(": ", 1) for line in named)
     for url, reason in reasons.items():
         if url.startswith(down):
