@@ -65,7 +65,10 @@ class SeedsBox(QGroupBox):
             # describe() says "no rule matched" where no line decided, never "line None"
             why = "; ".join(f"{url}: {v.describe()}" for url, v in result.rejected[:3])
             text += f", {len(result.rejected)} turned away by the filter chain ({why})"
-        self.seed_status.setText(text + ". The Sites panel lists what the project watches.")
+        text += ". The Sites panel lists what the project watches."
+        # what a URL typed without a scheme was taken as, as the command line says it
+        notes = "".join(f"{note[:1].upper()}{note[1:]}. " for note in result.notes())
+        self.seed_status.setText(notes + text)
         if result.added:
             self.seeds.clear()
         self.context.changes.sig_pages.emit()
