@@ -19,7 +19,7 @@ class DesktopApp:
     """:class:`recrawl.core.cli.App`: the PySide6 app, checked for before Qt loads."""
 
     def open(self, project_dir: str | None, *, watch: bool = False, hidden: bool = False) -> int:
-        if (problem := _missing_libraries()) is not None:
+        if (problem := _missing_libraries() or _no_display()) is not None:
             print(f"recrawl: error: {problem}", file=sys.stderr)
             return 1
         from recrawl.gui.app import run_app
@@ -40,6 +40,14 @@ def _missing_libraries() -> str | None:
     from recrawl.gui.system_libraries import check
 
     return check()
+
+
+def _no_display() -> str | None:
+    # after the libraries' check: it connects with libxcb (or libwayland-client) as Qt
+    # would, and without a display Qt aborts the process instead of saying so
+    from recrawl.gui.display import problem
+
+    return problem()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
