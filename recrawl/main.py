@@ -7,7 +7,6 @@ when the app is started (the other commands start quickly and run without Qt).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -52,8 +51,12 @@ def _no_display() -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # A frozen bundle (PyInstaller) starts itself again for a crawl's analysis processes
-    # (recrawl.core.engine.pool): in one of those, this runs the worker and exits.
-    multiprocessing.freeze_support()
+    # (recrawl.core.engine.pool): in one of those, this runs the worker and exits (at
+    # once and silently if the crawl died as it started: quiet_spawn).
+    if getattr(sys, "frozen", False):
+        from recrawl.core.engine.quiet_spawn import freeze_support
+
+        freeze_support()
     return cli_main(argv, app=DesktopApp())
 
 
