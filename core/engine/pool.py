@@ -261,7 +261,9 @@ def _serve(
     while True:
         try:
             number, url, content_type, body, asked = pickle.loads(tasks.recv_bytes())
-        except EOFError:
+        except (EOFError, OSError):
+            # the crawl closed its end, or died (killed, maybe in the middle of a page's
+            # message: "got end of file during message"): no page will come, nor a reader
             return
         try:
             message = _answer(
