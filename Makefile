@@ -1,4 +1,5 @@
-# `make run` and `make test` work on a fresh machine: they create .venv and install what is needed.
+# `make run` and `make test` work on a fresh machine: they create .venv and install what is needed
+# (`make run` the system libraries Qt needs too).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -14,7 +15,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
+# On Linux, first the system libraries Qt needs, where some are missing: with apt-get or
+# dnf, as root or through sudo (packaging/system_packages.py; elsewhere the app names them)
 run: $(STAMP)
+	@$(PYTHON) packaging/system_packages.py --install
 	$(VENV)/bin/recrawl
 
 # the tests on every core (pytest-xdist; at most four workers: more gain little and each

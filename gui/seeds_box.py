@@ -72,7 +72,10 @@ class SeedsBox(QGroupBox):
                 f", {known:,} already known (not changed; the Sites panel's Refetch makes "
                 f"{'it' if known == 1 else 'them'} due now)"
             )
-        self.seed_status.setText(text + ". The Sites panel lists what the project watches.")
+        text += ". The Sites panel lists what the project watches."
+        # what a URL typed without a scheme was taken as, as the command line says it
+        notes = "".join(f"{note[:1].upper()}{note[1:]}. " for note in result.notes())
+        self.seed_status.setText(notes + text)
         if result.added:
             self.seeds.clear()
         self.context.changes.sig_pages.emit()

@@ -7,7 +7,6 @@ when the app is started (the other commands start quickly and run without Qt).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -19,7 +18,7 @@ class DesktopApp:
     """:class:`recrawl.core.cli.App`: the PySide6 app, checked for before Qt loads."""
 
     def open(self, project_dir: str | None, *, watch: bool = False, hidden: bool = False) -> int:
-        if (problem := _missing_libraries()) is not None:
+        if (problem := _missing_libraries() or _no_display()) is not None:
             print(f"recrawl: error: {problem}", file=sys.stderr)
             return 1
         from recrawl.gui.app import run_app
@@ -42,10 +41,22 @@ def _missing_libraries() -> str | None:
     return check()
 
 
+def _no_display() -> str | None:
+    # after the libraries' check: it connects with libxcb (or libwayland-client) as Qt
+    # would, and without a display Qt aborts the process instead of saying so
+    from recrawl.gui.display import problem
+
+    return problem()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # A frozen bundle (PyInstaller) starts itself again for a crawl's analysis processes
-    # (recrawl.core.engine.pool): in one of those, this runs the worker and exits.
-    multiprocessing.freeze_support()
+    # (recrawl.core.engine.pool): in one of those, this runs the worker and exits (at
+    # once and silently if the crawl died as it started: quiet_spawn).
+    if getattr(sys, "frozen", False):
+        from recrawl.core.engine.quiet_spawn import freeze_support
+
+        freeze_support()
     return cli_main(argv, app=DesktopApp())
 
 

@@ -56,7 +56,12 @@ def _inject_arguments(p: argparse.ArgumentParser) -> None:
         "Add seed URLs: due at once, and their hosts in scope (the chain's scope filter)."
     )
     p.add_argument("dir", help=DIR_HELP)
-    p.add_argument("urls", nargs="*", metavar="URL", help="http(s) URLs to add")
+    p.add_argument(
+        "urls",
+        nargs="*",
+        metavar="URL",
+        help="http(s) URLs to add (one without a scheme, example.org/news, is taken as https://)",
+    )
     p.add_argument("--file", type=Path, help="a file with one URL per line (# starts a comment)")
     p.add_argument(
         "--feed",
@@ -85,10 +90,14 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
     now = utcnow()
     for kind, given in (("feed", args.feed), ("sitemap", args.sitemap)):
         if given:
-            added = inject_sources(given, kind, now).added
-            print(f"injected {added} new of {plural(len(set(given)), kind)}")
+            sources = inject_sources(given, kind, now)
+            for note in sources.notes():
+                print(note)
+            print(f"injected {sources.added} new of {plural(len(set(given)), kind)}")
     if urls:
         result = inject(urls, now)
+        for note in result.notes():
+            print(note)
         print(f"injected {result.added} new of {plural(len(result.urls), 'URL')}")
         if result.known:
             known = len(result.known)

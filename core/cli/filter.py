@@ -17,7 +17,13 @@ from recrawl.core.cli.parser import Command, Parser
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.lint import lint
-from recrawl.core.filters.nutch import export_nutch, import_nutch, parse_order
+from recrawl.core.filters.nutch import (
+    DEFAULT_ORDER,
+    export_nutch,
+    import_nutch,
+    left_out,
+    parse_order,
+)
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
 
@@ -136,7 +142,10 @@ def _filter_arguments(p: argparse.ArgumentParser) -> None:
     q.add_argument(
         "--order",
         metavar="KINDS",
-        help="the filters' order, e.g. suffix,regex,prefix,automaton (the rest follow)",
+        help="the kinds to import, in this order, e.g. suffix,regex,prefix,automaton "
+        "(files of other kinds are left out, and named; default: all, in the order "
+        + ",".join(DEFAULT_ORDER)
+        + ")",
     )
     q = fsub.add_parser("export", help="write the chain as Nutch's URL filter files")
     q.add_argument("dir", help="the project folder")
@@ -218,11 +227,15 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         return 0
     if action == "import":
         embeds = choices.project_chain().embed_rules.filters
-        text = import_nutch(args.nutch_conf_dir, parse_order(args.order), embeds)
+        order = parse_order(args.order)
+        text = import_nutch(args.nutch_conf_dir, order, embeds)
         applied = choices.apply_chain(text)
         chain = applied.chain
         names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
         print(f"imported {len(chain.filters)} filters: {names}")
+        if skipped := left_out(args.nutch_conf_dir, order):
+            files = ", ".join(f"{path.name} ({kind})" for kind, path in skipped)
+            print(f"left out, as --order does not name their kinds: {files}")
         _print_reach(applied.reach)
         wake_watcher(project.path)
         _show_lint(chain, text, always=True)

@@ -52,8 +52,8 @@ def _replay_arguments(p: argparse.ArgumentParser) -> None:
         "Serve the project's captures on 127.0.0.1 with pywb, to open in a browser as "
         f"they looked: http://127.0.0.1:PORT/{COLLECTION}/TIMESTAMP/URL is URL at its "
         "capture closest to TIMESTAMP (UTC, 14 digits yyyyMMddhhmmss or a prefix), "
-        f"…/TIMESTAMPid_/URL its bytes as archived. Captures made while it serves (a "
-        "crawl, a compaction) are served too. Needs pywb: {INSTALL_HINT}."
+        "…/TIMESTAMPid_/URL its bytes as archived. Captures made while it serves (a "
+        f"crawl, a compaction) are served too. Needs pywb: {INSTALL_HINT}."
     )
     p.add_argument("dir", help=DIR_HELP)
     p.add_argument(

@@ -21,8 +21,10 @@ not the worker's pipe.
 
 A worker ignores SIGINT (the crawl's process decides what an interrupt means) and ends
 as soon as the crawl's process is gone, however it went (a SIGKILL leaves no orphan):
-a thread of the worker waits on the parent's sentinel. A worker that dies (killed, or
-crashed by a page) fails the pages it held with an error; the next page starts another.
+a thread of the worker waits on the parent's sentinel; one whose parent died while it
+was starting ends silently too (:mod:`recrawl.core.engine.quiet_spawn`). A worker that
+dies (killed, or crashed by a page) fails the pages it held with an error; the next
+page starts another.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from pathlib import Path
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.analysis import Analysis, Asked, analyse_page
+from recrawl.core.engine.quiet_spawn import QuietSpawnProcess
 from recrawl.core.policy.signature import Signature
 
 #: Set (to a folder) in the environment of a crawl, each analysis process writes its
@@ -167,7 +170,7 @@ class AnalysisPool:
         context = multiprocessing.get_context("spawn")
         task_out, task_in = context.Pipe(duplex=False)
         answer_out, answer_in = context.Pipe(duplex=False)
-        process = context.Process(
+        process = QuietSpawnProcess(  # the context's Process, quiet if we die as it starts
             target=_serve,
             args=(task_out, answer_in, self.signature, self.bounds),
             kwargs={"peak_dir": os.environ.get(PEAK_DIR_VARIABLE)},
@@ -258,7 +261,9 @@ def _serve(
     while True:
         try:
             number, url, content_type, body, asked = pickle.loads(tasks.recv_bytes())
-        except EOFError:
+        except (EOFError, OSError):
+            # the crawl closed its end, or died (killed, maybe in the middle of a page's
+            # message: "got end of file during message"): no page will come, nor a reader
             return
         try:
             message = _answer(

@@ -56,14 +56,27 @@ def parse_order(text: str | None) -> list[str] | None:
 
 
 def _full_order(order: list[str] | None) -> list[str]:
+    """The kinds to import, in order: all of them in the default order, or those
+    ``order`` names, in its order (the others are left out: :func:`left_out`)."""
     if order is None:
         return list(DEFAULT_ORDER)
     for kind in order:
         if kind not in KINDS:
             raise InvalidArgument(f"unknown filter kind {kind!r} (known: {', '.join(KINDS)})")
-    # kinds the order leaves out still come in, after it, in the default order:
-    # a file in the folder is never dropped silently
-    return list(dict.fromkeys([*order, *DEFAULT_ORDER]))
+    return list(dict.fromkeys(order))
+
+
+def left_out(conf_dir: Path, order: list[str] | None) -> list[tuple[str, Path]]:
+    """(kind, file) of the filter files in ``conf_dir`` that an import in ``order``
+    leaves out: those of the kinds it does not name (none without an order)."""
+    if order is None or not Path(conf_dir).is_dir():
+        return []
+    return [
+        (kind, path)
+        for kind in DEFAULT_ORDER
+        if kind not in order
+        for _, path in kind_files(Path(conf_dir), kind)
+    ]
 
 
 def kind_files(conf_dir: Path, kind: str) -> list[tuple[str, Path]]:
@@ -91,7 +104,8 @@ def import_nutch(
     conf_dir: Path, order: list[str] | None = None, embeds: Sequence[Filter] = ()
 ) -> str:
     """The chain (TOML) made of the Nutch filter files present in ``conf_dir``, with the
-    embed rules ``embeds`` (Nutch has none: the project's own are kept).
+    embed rules ``embeds`` (Nutch has none: the project's own are kept). ``order``: only
+    the files of those kinds, in that order (None: every kind, in the default order).
 
     Raises InvalidArgument when there is no such folder or no filter file in it, and
     ChainError quoting the file, the line number and the line when a file does not parse.
@@ -105,7 +119,8 @@ def import_nutch(
             table = {"kind": kind, "name": name, "rules": read_text(path)}
             filters.append(build_filter(len(filters), table, where=str(path)))
     if not filters:
-        names = ", ".join(f"{n[0]}.txt" for n in FILE_NAMES.values())
+        kinds = FILE_NAMES.values() if order is None else [FILE_NAMES[k] for k in order]
+        names = ", ".join(f"{n[0]}.txt" for n in kinds)
         raise InvalidArgument(f"no Nutch URL filter file in {conf_dir} (looked for {names})")
     text = Chain(filters, embeds).to_toml()
     parse_chain(text)  # what we hand back always loads

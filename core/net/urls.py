@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
@@ -42,6 +43,48 @@ def canonical(url: str, base: str | None = None) -> str:
         except InvalidUrl:
             pass
     return _canonical_absolute(_joined(text, base, url))
+
+
+@dataclass(frozen=True)
+class SeedUrl:
+    """A URL as the user typed it (a seed, a feed) and the canonical URL taken from it."""
+
+    given: str
+    url: str
+    #: the scheme was missing and https:// was put in front, as a browser's address bar does
+    assumed_https: bool
+
+    def note(self) -> str | None:
+        """The line that says what was assumed, if anything."""
+        return f"took {self.given} as {self.url}" if self.assumed_https else None
+
+
+#: A URL's scheme (RFC 3986 §3.1) and its ":".
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+#: ... unless it is a host's port: ``localhost:8080/``, ``example.org:8443``.
+_HOST_PORT = re.compile(r"[A-Za-z0-9.-]+:\d+(?:[/?#]|$)")
+
+
+def seed_url(text: str) -> SeedUrl:
+    """The canonical URL of what a user typed as a URL to crawl; :class:`InvalidUrl`
+    in one line when it is none.
+
+    Typed without a scheme (``example.org/news``, ``localhost:8080/``, ``//host/``), it
+    is taken as https://, as a browser's address bar takes it. A URL with another scheme
+    (``mailto:``, ``ftp:``) is refused as before.
+    """
+    given = text.strip()
+    if given.startswith("//"):
+        assumed = "https:" + given
+    elif given[:1].isalnum() and not (_SCHEME.match(given) and not _HOST_PORT.match(given)):
+        assumed = "https://" + given
+    else:
+        return SeedUrl(given, canonical(given), assumed_https=False)
+    try:
+        return SeedUrl(given, canonical(assumed), assumed_https=True)
+    except InvalidUrl as exc:
+        # the user's own words, not the https:// URL they never typed
+        raise InvalidUrl(f"{exc.reason}: {given!r}", exc.reason) from None
 
 
 def _joined(text: str, base: str | None, url: str) -> str:

@@ -82,6 +82,17 @@ def test_a_bad_seed_is_reported_and_nothing_added(qtbot, window):
     assert store.page_count() == 0
 
 
+def test_a_seed_without_a_scheme_is_taken_as_https_and_said(qtbot, window):
+    panel = crawl_panel(window)
+    qtbot.keyClicks(panel.seeds, "example.org/news")
+    with qtbot.waitSignal(window.context.changes.sig_pages, timeout=10_000):
+        qtbot.mouseClick(panel.add_seeds, Qt.MouseButton.LeftButton)
+    assert panel.seed_status.text().startswith(
+        "Took example.org/news as https://example.org/news. 1 new seed"
+    )
+    assert [p.url for p in Page.select()] == ["https://example.org/news"]
+
+
 def test_pause_resume_stop_and_closing_mid_crawl(qtbot, window, server):
     server.latency = 0.05
     for i in range(60):

@@ -170,6 +170,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         (("urls", "{tmp}"), "not a Recrawl project"),
         (("inject", "{proj}", "http://exa mple.com/"), "malformed"),
         (("inject", "{proj}", "ftp://example.com/"), "not an http(s) URL"),
+        (("inject", "{proj}", "exa mple.org/news"), "malformed host: 'exa mple.org/news'"),
         (("crawl", "{proj}", "--bogus"), "unrecognized arguments: --bogus"),
         (("crawl", "{proj}", "--rounds", "zero"), "not a whole number"),
         (("crawl", "{proj}", "--now", "yesterday"), "not an ISO 8601 time"),
@@ -187,6 +188,22 @@ def test_bad_input_gets_one_clear_line(tmp_path, args, needle):
     assert len(lines) == 1, result.stderr
     assert needle in lines[0]
     assert "Traceback" not in result.stderr
+
+
+def test_a_seed_without_a_scheme_is_taken_as_https_and_said(tmp_path):
+    proj = tmp_path / "proj"
+    assert _cli("init", proj).returncode == 0
+    done = _cli("inject", proj, "example.org/news", "--feed", "example.org/feed.xml")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.splitlines() == [
+        "took example.org/feed.xml as https://example.org/feed.xml",
+        "injected 1 new of 1 feed",
+        "took example.org/news as https://example.org/news",
+        "injected 1 new of 1 URLs",
+    ]
+    (line,) = _cli("urls", proj).stdout.splitlines()
+    assert line.endswith(" https://example.org/news")
+    assert "https://example.org/feed.xml" in _cli("sources", proj).stdout
 
 
 def test_corrupt_store_is_reported_not_crashed(tmp_path):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
+import re
+from collections.abc import Iterator
+
 import pytest
 from recrawl.core.cli.parser import LISTED, build_parser, command_word
 
 from recrawl.main import main
+from tests.interrupted import recrawl
 
 
 @pytest.mark.parametrize(
@@ -70,3 +75,35 @@ def test_the_command_is_the_first_word_that_is_not_an_option():
     assert command_word(["--debug", "urls", "p", "--json"]) == "urls"
     assert command_word(["--debug"]) == "gui"
     assert command_word([]) == "gui"
+
+
+def _every_parser(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _every_parser(child, (*path, name))
+
+
+#: ``{NAME}`` left by a string that meant to be an f-string, or argparse's own ``%(…)``
+#: that a doubled ``%%`` or a formatting slip left in the text.
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}|%\(")
+
+
+def test_no_help_shows_an_unformatted_placeholder():
+    parsers = list(_every_parser(build_parser()))
+    assert {path[0] for path, _ in parsers if path} >= set(LISTED)  # every command walked
+    assert any(len(path) > 1 for path, _ in parsers)  # and sub-subcommands (filter …)
+    leftovers = {
+        " ".join(path) or "recrawl": found
+        for path, parser in parsers
+        if (found := _PLACEHOLDER.findall(parser.format_help()))
+    }
+    assert leftovers == {}
+
+
+def test_replay_help_says_how_to_install_pywb():
+    done = recrawl("replay", "--help")
+    assert "Needs pywb: pip install 'recrawl[replay]'." in " ".join(done.stdout.split())

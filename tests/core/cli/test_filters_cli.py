@@ -405,10 +405,24 @@ def test_import_and_export(capsys, proj, tmp_path):
         capsys, "filter", "import", proj, CONF, "--order", "suffix,regex,prefix,automaton"
     )
     assert code == 0, err
-    assert out.startswith("imported 6 filters: suffix-urlfilter (suffix), regex-urlfilter (regex)")
+    assert out.splitlines()[:2] == [
+        "imported 4 filters: suffix-urlfilter (suffix), regex-urlfilter (regex), "
+        "prefix-urlfilter (prefix), automaton-urlfilter (automaton)",
+        "left out, as --order does not name their kinds: "
+        "domaindenylist-urlfilter.txt.template (domain-deny), domain-urlfilter.txt (domain)",
+    ]
+    assert [f.kind for f in parse_chain(run(capsys, "filter", "get", proj)[1]).filters] == [
+        "suffix",
+        "regex",
+        "prefix",
+        "automaton",
+    ]
     assert err.count("slow and unsafe") == 1  # the template's backreference rule
     code, _, err = run(capsys, "filter", "get", proj)
     assert code == 0 and err == ""  # import showed it; nothing changed since
+    code, out, err = run(capsys, "filter", "import", proj, CONF)  # no order: every file
+    assert code == 0 and out.startswith("imported 6 filters: suffix-urlfilter (suffix), ")
+    assert "left out" not in out
     code, _, err = run(capsys, "filter", "import", proj, CONF, "--order", "suffix,nope")
     assert code == 1 and "unknown filter kind 'nope'" in err
     code, out, _ = run(capsys, "filter", "export", proj, tmp_path / "out")

@@ -10,7 +10,13 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import ChainError, parse_chain
 from recrawl.core.filters.chain import build_filter
 from recrawl.core.filters.lint import lint
-from recrawl.core.filters.nutch import DEFAULT_ORDER, export_nutch, import_nutch, parse_order
+from recrawl.core.filters.nutch import (
+    DEFAULT_ORDER,
+    export_nutch,
+    import_nutch,
+    left_out,
+    parse_order,
+)
 
 CONF = Path(__file__).resolve().parents[2] / "data" / "nutch-conf"
 
@@ -69,18 +75,21 @@ def test_newer_regex_template_loop_rule_is_accepted(tmp_path):
     assert flt.decide("http://h/x/y/").outcome == "accept"
 
 
-def test_order_puts_listed_kinds_first_and_keeps_the_rest():
-    chain = parse_chain(import_nutch(CONF, parse_order("suffix,regex,prefix,automaton")))
-    assert [f.kind for f in chain.filters] == [
-        "suffix",
-        "regex",
-        "prefix",
-        "automaton",
-        "domain-deny",
-        "domain",
+def test_order_imports_only_the_kinds_it_names_in_its_order(tmp_path):
+    order = parse_order("suffix,regex,prefix,automaton")
+    chain = parse_chain(import_nutch(CONF, order))
+    assert [f.kind for f in chain.filters] == ["suffix", "regex", "prefix", "automaton"]
+    assert [(kind, path.name) for kind, path in left_out(CONF, order)] == [
+        ("domain-deny", "domaindenylist-urlfilter.txt.template"),
+        ("domain", "domain-urlfilter.txt"),
     ]
+    assert left_out(CONF, None) == []
     with pytest.raises(InvalidArgument, match="unknown filter kind 'regexp'"):
         parse_order("suffix,regexp")
+    # an order naming only kinds the folder lacks imports nothing: the same clear error
+    only_domain = _one(tmp_path, "domain-urlfilter.txt")
+    with pytest.raises(InvalidArgument, match=r"no Nutch URL filter file .*\(looked for regex"):
+        import_nutch(only_domain, parse_order("regex"))
 
 
 def test_missing_or_empty_folder_is_a_clear_error(tmp_path):

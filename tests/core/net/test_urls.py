@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recrawl.core.errors import InvalidUrl
-from recrawl.core.net.urls import canonical, host_of, origin_of
+from recrawl.core.net.urls import canonical, host_of, origin_of, seed_url
 
 
 @pytest.mark.parametrize(
@@ -26,6 +26,46 @@ def test_canonical_forms(given, expected):
 def test_bad_urls_raise_clear_errors(bad):
     with pytest.raises(InvalidUrl):
         canonical(bad)
+
+
+@pytest.mark.parametrize(
+    ("typed", "url"),
+    [
+        ("example.org/news", "https://example.org/news"),
+        (" example.org ", "https://example.org/"),
+        ("localhost:8080/x", "https://localhost:8080/x"),
+        ("example.org:8443", "https://example.org:8443/"),
+        ("//example.org/a", "https://example.org/a"),
+        ("127.0.0.1/", "https://127.0.0.1/"),
+        ("bücher.example/", "https://xn--bcher-kva.example/"),
+    ],
+)
+def test_a_seed_without_a_scheme_is_taken_as_https(typed, url):
+    seed = seed_url(typed)
+    assert (seed.url, seed.assumed_https) == (url, True)
+    assert seed.note() == f"took {typed.strip()} as {url}"
+
+
+def test_a_seed_with_a_scheme_is_canonical_and_says_nothing():
+    seed = seed_url("HTTP://Example.org/a")
+    assert (seed.url, seed.assumed_https, seed.note()) == ("http://example.org/a", False, None)
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("exa mple.org/news", "malformed host: 'exa mple.org/news'"),
+        ("mailto:me@example.org", "not an http(s) URL: 'mailto:me@example.org'"),
+        ("ftp://example.org/", "not an http(s) URL: 'ftp://example.org/'"),
+        ("/news", "not an http(s) URL: '/news'"),
+        ("example.org:80abc", "not an http(s) URL: 'example.org:80abc'"),
+        ("", "empty URL"),
+    ],
+)
+def test_a_seed_that_is_no_url_is_refused_in_the_words_typed(typed, message):
+    with pytest.raises(InvalidUrl) as refused:
+        seed_url(typed)
+    assert str(refused.value) == message
 
 
 def test_host_and_origin():
