@@ -199,7 +199,7 @@ def test_a_seed_without_a_scheme_is_taken_as_https_and_said(tmp_path):
         "took example.org/feed.xml as https://example.org/feed.xml",
         "injected 1 new of 1 feed",
         "took example.org/news as https://example.org/news",
-        "injected 1 new of 1 URLs",
+        "injected 1 new of 1 URL",
     ]
     (line,) = _cli("urls", proj).stdout.splitlines()
     assert line.endswith(" https://example.org/news")
