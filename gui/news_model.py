@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from datetime import date
 from typing import Any
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -39,11 +40,15 @@ from recrawl.gui.table_model import Index
 #: Items asked for at a time under one site.
 BLOCK = 200
 COLUMNS = ("What's new", "Kind", "At", "Published", "URL")
+#: The page's title (its URL when it has none); day and site rows span the columns.
+TITLE_COLUMN = 0
+KIND_COLUMN = COLUMNS.index("Kind")
 #: The item's time (local), in the columns above.
 AT_COLUMN = COLUMNS.index("At")
 #: When the item's page was published and first seen (DESIGN.md §11).
 PUBLISHED_COLUMN = COLUMNS.index("Published")
-#: The URL last: it is in the first column's tooltip too, and gives way first.
+#: The URL's path last (the site row above says the host; the tooltip has it whole): it
+#: is in the first column's tooltip too, and gives way first.
 URL_COLUMN = COLUMNS.index("URL")
 #: The URL an item row stands for (None on group rows).
 URL_ROLE = Qt.ItemDataRole.UserRole
@@ -394,13 +399,13 @@ class NewsModel(QAbstractItemModel):
                 KIND_LABELS.get(item.kind, item.kind),
                 formatting.local_time(item.at, seconds=True),
                 self._published(item),
-                item.url,
+                url_path(item.url),
             )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == PUBLISHED_COLUMN:
                 return _published_tip(item)
             return item.url if column in (0, URL_COLUMN) else None
-        if role == Qt.ItemDataRole.ForegroundRole and column == 1:
+        if role == Qt.ItemDataRole.ForegroundRole and column == KIND_COLUMN:
             return KIND_COLORS.get(item.kind)
         if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.mark):
             return _bold()
@@ -425,6 +430,13 @@ class NewsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return MORE_BRUSH
         return None
+
+
+def url_path(url: str) -> str:
+    """``/library/functions.html?x=1``: what a URL names on its host."""
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    return f"{path}?{parts.query}" if parts.query else path
 
 
 def _published_tip(item: store.NewsItem) -> str | None:

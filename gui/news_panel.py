@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from recrawl.core import store
 from recrawl.core.store.models import NewsKind
 from recrawl.gui.context import AppContext
+from recrawl.gui.news_columns import NewsColumns
 from recrawl.gui.news_model import NewsModel
 from recrawl.gui.news_nodes import DayNode, SiteNode
 from recrawl.gui.panel import Panel
@@ -99,13 +100,9 @@ class NewsPanel(Panel):
         self.tree.setUniformRowHeights(True)  # a million rows lay out without measuring
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.setExpandsOnDoubleClick(True)
-        header = self.tree.header()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((330, 60, 165, 330)):  # the URL takes the rest
-            header.resizeSection(column, width)
-        header.setStretchLastSection(True)
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.columns = NewsColumns(self.tree, self.model)
 
         self.listing = QWidget()
         listing_layout = QVBoxLayout(self.listing)
