@@ -86,9 +86,10 @@ class NewsModel(QAbstractItemModel):
         self._keys = itertools.count(1)
         self._nodes: dict[int, DayNode | SiteNode] = {}
         self.days: list[DayNode] = []
-        self.mark: store.SeenMark | None = None
+        self.marks = store.SeenMarks()
         self.newest: int | None = None
         self.hosts: list[str] = []
+        #: Unseen items in all the news, listed or not (the panel's entry counts them).
         self.unseen = 0
         self.offset_minutes = local_offset_minutes()
         self.today = date.today()
@@ -129,15 +130,20 @@ class NewsModel(QAbstractItemModel):
             )
             self.days.append(day)
             self._nodes[day.key] = day
-        self.hosts, self.unseen, self.mark = answer.hosts, answer.unseen, answer.mark
+        self.hosts, self.unseen, self.marks = answer.hosts, answer.unseen, answer.marks
         self.newest = answer.newest
         self.endResetModel()
         self.sig_loaded.emit()
 
-    def set_mark(self, mark: store.SeenMark | None) -> None:
-        """Everything up to ``mark`` is seen: no row is bold any more."""
-        self.mark = mark
-        self.unseen = 0  # the rows hold items up to the mark (``newest``)
+    @property
+    def listed_unseen(self) -> int:
+        """Unseen items among those the filters list."""
+        return sum(day.unseen for day in self.days)
+
+    def set_marks(self, marks: store.SeenMarks, unseen: int) -> None:
+        """What is listed is seen (up to ``newest``): no row is bold any more; ``unseen``
+        is what is left unseen in all the news."""
+        self.marks, self.unseen = marks, unseen
         for day in self.days:
             day.unseen = 0
             for site in day.sites or ():
@@ -407,7 +413,7 @@ class NewsModel(QAbstractItemModel):
             return item.url if column in (0, URL_COLUMN) else None
         if role == Qt.ItemDataRole.ForegroundRole and column == KIND_COLUMN:
             return KIND_COLORS.get(item.kind)
-        if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.mark):
+        if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.marks):
             return _bold()
         if role == URL_ROLE:
             return item.url

@@ -89,11 +89,13 @@ from recrawl.core.store.listing import (
 )
 from recrawl.core.store.models import DiscoveredVia, PageKind, Source, SourceKind
 from recrawl.core.store.news import (
+    FilterMark,
     NewsDay,
     NewsFilter,
     NewsGroup,
     NewsItem,
     SeenMark,
+    SeenMarks,
     count_news,
     day_bounds,
     is_unseen,
@@ -105,6 +107,7 @@ from recrawl.core.store.news import (
     news_hosts,
     news_items,
     seen_mark,
+    seen_marks,
     unseen_news_count,
 )
 from recrawl.core.store.pages import (
@@ -216,6 +219,7 @@ __all__ = [
     "DuePage",
     "DueSource",
     "EmbedState",
+    "FilterMark",
     "HostSummary",
     "KnownPage",
     "Move",
@@ -231,6 +235,7 @@ __all__ = [
     "Refs",
     "RunCounts",
     "SeenMark",
+    "SeenMarks",
     "SegmentSummary",
     "Source",
     "SourceInfo",
@@ -339,6 +344,7 @@ __all__ = [
     "robots_entry",
     "save_robots",
     "seen_mark",
+    "seen_marks",
     "segment_names",
     "segment_summaries",
     "set_fixed_interval",
