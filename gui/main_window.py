@@ -36,6 +36,7 @@ from recrawl.gui.crawl_panel import CrawlPanel
 from recrawl.gui.export_dialog import WaczExport
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.new_project_dialog import NewProjectDialog
 from recrawl.gui.news_panel import NewsPanel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.context: AppContext | None = None
         #: File → Export WACZ… on the open project (rebuilt with it).
         self.wacz_export: WaczExport | None = None
+        #: File ▸ New Project's dialog while it is open (tests answer it).
+        self.new_project: NewProjectDialog | None = None
         self.panels: dict[str, Panel] = {}
         #: Asks for a database password when a project's server wants one (a dialog).
         self.ask_password: AskPassword = password_dialog(self)
@@ -268,9 +271,13 @@ class MainWindow(QMainWindow):
         return True
 
     def new_project_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for the new project")
-        if folder:
-            self.open_project_path(folder, create=True)
+        """File ▸ New Project: a folder made by name, beside the open project's."""
+        beside = self.context.project.path.parent if self.context is not None else Path.home()
+        dialog = NewProjectDialog(beside, self)
+        dialog.sig_chosen.connect(lambda path, create: self.open_project_path(path, create))
+        dialog.finished.connect(dialog.deleteLater)
+        self.new_project = dialog
+        dialog.open()
 
     def open_project_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open a Recrawl project")
