@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
+from recrawl.gui.address_note import AddressNote
 from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
 from recrawl.gui.export_dialog import WaczExport
@@ -121,6 +122,9 @@ class MainWindow(QMainWindow):
         self.crawl_state = QLabel(CRAWL_STATES["idle"])
         self.crawl_state.setObjectName("crawl-state")
         self.project_label = QLabel()
+        #: The last address handed to the browser, with Copy (a capture's replay URL).
+        self.address_note = AddressNote()
+        self.statusBar().addWidget(self.address_note, 1)
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().addPermanentWidget(self.crawl_state)
 
@@ -210,6 +214,8 @@ class MainWindow(QMainWindow):
         context.compaction.sig_idle.connect(self._compaction_idle)
         context.jobs.sig_failed.connect(self._job_failed)
         changes.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.address_note.hide()  # the old project's server stops with it
+        context.replay.sig_opened.connect(self.address_note.show_address)
         for key in list(self.panels):
             panel = self.panels.pop(key)
             self.stack.removeWidget(panel)
