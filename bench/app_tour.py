@@ -35,9 +35,7 @@ ADDED = "tutorial/harbour.html"
 
 
 def recrawl(*args: str) -> str:
-    done = subprocess.run(
-        [str(BIN / "recrawl"), *args], capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([str(BIN / "recrawl"), *args], capture_output=True, text=True, check=True)
     print(f"$ recrawl {' '.join(args)}\n{done.stdout}{done.stderr}", end="", flush=True)
     return done.stdout
 
@@ -100,7 +98,9 @@ def tour(project_dir: Path, edited: str, out: Path) -> int:
     app.setApplicationName("Recrawl")
     app.setWindowIcon(icon("app"))
     app.setStyleSheet(stylesheet())
-    prefs = Preferences(QSettings(str(project_dir.parent / "prefs.ini"), QSettings.Format.IniFormat))
+    prefs = Preferences(
+        QSettings(str(project_dir.parent / "prefs.ini"), QSettings.Format.IniFormat)
+    )
     window = MainWindow(Project.open(project_dir), prefs)
     window.resize(1280, 800)
     window.show()

@@ -26,6 +26,8 @@ import sys
 import threading
 import tomllib
 from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from recrawl.core import store
@@ -282,3 +284,72 @@ def _lock_fd(fd: int) -> None:
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+# -- a folder chosen for a new project (issue 25: New Project made a folder of someone's
+# files a project without asking; the app asks first, and `recrawl gui DIR` offers to
+# create a missing one) ------------------------------------------------------------------
+
+
+class FolderKind(StrEnum):
+    MISSING = "missing"
+    EMPTY = "empty"
+    #: A Recrawl project (its store, or a project file naming one).
+    PROJECT = "project"
+    #: Files or folders that are not a project's.
+    OTHER = "other"
+    #: A file, not a folder.
+    FILE = "file"
+
+
+@dataclass(frozen=True, slots=True)
+class FolderUse:
+    """What a folder chosen for a new project holds."""
+
+    folder: Path
+    kind: FolderKind
+    #: How many files and folders it holds (counted up to :data:`COUNT_UP_TO`).
+    entries: int = 0
+
+    def describe(self) -> str:
+        """One line for the New Project dialog: what is at that place."""
+        where = str(self.folder)
+        if self.kind == FolderKind.MISSING:
+            return f"A new folder is made: {where}"
+        if self.kind == FolderKind.EMPTY:
+            return f"An empty folder: {where}"
+        if self.kind == FolderKind.PROJECT:
+            return f"A Recrawl project already (it is opened): {where}"
+        if self.kind == FolderKind.FILE:
+            return f"A file, not a folder: {where}"
+        return f"A folder of {count_text(self.entries)} that is not a project: {where}"
+
+
+#: Counting stops here: a home folder's entries need not all be read to say "many".
+COUNT_UP_TO = 1000
+
+
+def count_text(entries: int) -> str:
+    if entries >= COUNT_UP_TO:
+        return f"{COUNT_UP_TO:,} or more files and folders"
+    return f"{entries:,} file{'s' if entries != 1 else ''} or folder{'s' if entries != 1 else ''}"
+
+
+def folder_use(path: str | os.PathLike[str]) -> FolderUse:
+    folder = Path(path).expanduser()
+    if not folder.exists():
+        return FolderUse(folder, FolderKind.MISSING)
+    if not folder.is_dir():
+        return FolderUse(folder, FolderKind.FILE)
+    if (folder / STORE_FILE).exists() or (folder / PROJECT_FILE).exists():
+        return FolderUse(folder, FolderKind.PROJECT)
+    entries = 0
+    try:
+        with os.scandir(folder) as scan:
+            for _ in scan:
+                entries += 1
+                if entries >= COUNT_UP_TO:
+                    break
+    except OSError:
+        entries = COUNT_UP_TO  # unreadable: as if full, so the user is asked
+    return FolderUse(folder, FolderKind.OTHER if entries else FolderKind.EMPTY, entries)

@@ -39,6 +39,7 @@ from recrawl.core.engine import (
     CrawlFinished,
     CrawlSummary,
     Event,
+    InjectResult,
     RoundFinished,
     RoundStarted,
     StatsSnapshot,
@@ -108,6 +109,8 @@ class CrawlPanel(Panel):
         crawl.sig_finished.connect(self._on_finished)
         crawl.sig_failed.connect(self._on_failed)
         self._state = "idle"
+        #: Start added the seeds typed and waits for them to be in.
+        self._adding_seeds = False
         #: A crawl or watch of this window runs (from Start or Watch until idle again).
         self._ran = False
         self._on_state("idle")
@@ -117,7 +120,7 @@ class CrawlPanel(Panel):
     # -- layout ----------------------------------------------------------------------
 
     def _build(self) -> None:
-        seeds_box = SeedsBox(self.context)
+        self.seeds_box = seeds_box = SeedsBox(self.context)
         seeds_box.sig_added.connect(self._refresh_outlook)
         # the parts tests read by name
         self.seeds, self.add_seeds = seeds_box.seeds, seeds_box.add_seeds
@@ -300,13 +303,41 @@ class CrawlPanel(Panel):
     # -- crawl controls --------------------------------------------------------------
 
     def start(self, watch: bool = False) -> None:
-        """Start a crawl, or (``watch``) a watch: rounds as pages come due."""
-        crawl = self.context.crawl
-        if crawl.busy or self.context.compaction.busy or self.holder is not None:
+        """Start a crawl, or (``watch``) a watch: rounds as pages come due. Seeds typed
+        and not added yet are added first: they are what the user means to crawl."""
+        if not self._can_start():
             return
         if not self.settings_loaded:
             self._watch_when_ready = watch
             return
+        if self.seeds_box.typed():
+            self._adding_seeds = True
+            self._enable_controls()
+            self.seeds_box.inject_seeds(
+                lambda result: self._seeds_added(result, watch), self._seeds_failed
+            )
+            return
+        self._start(watch)
+
+    def _can_start(self) -> bool:
+        crawl = self.context.crawl
+        busy = crawl.busy or self.context.compaction.busy or self._adding_seeds
+        return not busy and self.holder is None
+
+    def _seeds_added(self, result: InjectResult, watch: bool) -> None:
+        self._adding_seeds = False
+        self._enable_controls()
+        if result.rejected and len(result.rejected) == len(result.urls):
+            return  # the chain turned them all away: the seeds' line says why
+        if self._can_start():
+            self._start(watch)
+
+    def _seeds_failed(self, message: str) -> None:
+        self._adding_seeds = False  # the seeds' line says why (a URL that is none)
+        self._enable_controls()
+
+    def _start(self, watch: bool) -> None:
+        crawl = self.context.crawl
         self._log_buffer.clear()
         self.tracker.start(time.monotonic())
         self.view.clear()
@@ -328,7 +359,12 @@ class CrawlPanel(Panel):
 
     def _enable_controls(self) -> None:
         crawl = self.context.crawl
-        free = not crawl.busy and self.settings_loaded and self.holder is None
+        free = (
+            not crawl.busy
+            and self.settings_loaded
+            and self.holder is None
+            and not self._adding_seeds
+        )
         self.start_button.setEnabled(free)
         self.watch_button.setEnabled(free or (crawl.watching and self._state != "stopping"))
         self.watch_button.setChecked(crawl.watching and self._state != "stopping")

@@ -31,12 +31,14 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
+from recrawl.gui.address_note import AddressNote
 from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
 from recrawl.gui.elided_label import ElidedLabel
 from recrawl.gui.export_dialog import WaczExport
 from recrawl.gui.filters_panel import FiltersPanel
 from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.new_project_dialog import NewProjectDialog
 from recrawl.gui.news_panel import NewsPanel
 from recrawl.gui.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
@@ -101,6 +103,8 @@ class MainWindow(QMainWindow):
         self.wacz_export: WaczExport | None = None
         #: File → Settings…, while it is open (or was last).
         self.settings: SettingsDialog | None = None
+        #: File → New Project's dialog while it is open (tests answer it).
+        self.new_project: NewProjectDialog | None = None
         self.panels: dict[str, Panel] = {}
         #: Asks for a database password when a project's server wants one (a dialog).
         self.ask_password: AskPassword = password_dialog(self)
@@ -122,6 +126,9 @@ class MainWindow(QMainWindow):
         self.crawl_state = QLabel(CRAWL_STATES["idle"])
         self.crawl_state.setObjectName("crawl-state")
         self.project_label = ElidedLabel()  # a long path gives way in a narrow window
+        #: The last address handed to the browser, with Copy (a capture's replay URL).
+        self.address_note = AddressNote()
+        self.statusBar().addWidget(self.address_note, 1)
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().addPermanentWidget(self.crawl_state)
 
@@ -212,6 +219,8 @@ class MainWindow(QMainWindow):
         context.compaction.sig_idle.connect(self._compaction_idle)
         context.jobs.sig_failed.connect(self._job_failed)
         changes.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.address_note.hide()  # the old project's server stops with it
+        context.replay.sig_opened.connect(self.address_note.show_address)
         for key in list(self.panels):
             panel = self.panels.pop(key)
             self.stack.removeWidget(panel)
@@ -273,9 +282,13 @@ class MainWindow(QMainWindow):
         return True
 
     def new_project_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for the new project")
-        if folder:
-            self.open_project_path(folder, create=True)
+        """File → New Project: a folder made by name, beside the open project's."""
+        beside = self.context.project.path.parent if self.context is not None else Path.home()
+        dialog = NewProjectDialog(beside, self)
+        dialog.sig_chosen.connect(lambda path, create: self.open_project_path(path, create))
+        dialog.finished.connect(dialog.deleteLater)
+        self.new_project = dialog
+        dialog.open()
 
     def open_project_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open a Recrawl project")

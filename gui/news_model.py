@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from datetime import date
 from typing import Any
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -39,11 +40,15 @@ from recrawl.gui.table_model import Index
 #: Items asked for at a time under one site.
 BLOCK = 200
 COLUMNS = ("What's new", "Kind", "At", "Published", "URL")
+#: The page's title (its URL when it has none); day and site rows span the columns.
+TITLE_COLUMN = 0
+KIND_COLUMN = COLUMNS.index("Kind")
 #: The item's time (local), in the columns above.
 AT_COLUMN = COLUMNS.index("At")
 #: When the item's page was published and first seen (DESIGN.md §11).
 PUBLISHED_COLUMN = COLUMNS.index("Published")
-#: The URL last: it is in the first column's tooltip too, and gives way first.
+#: The URL's path last (the site row above says the host; the tooltip has it whole): it
+#: is in the first column's tooltip too, and gives way first.
 URL_COLUMN = COLUMNS.index("URL")
 #: The URL an item row stands for (None on group rows).
 URL_ROLE = Qt.ItemDataRole.UserRole
@@ -81,9 +86,10 @@ class NewsModel(QAbstractItemModel):
         self._keys = itertools.count(1)
         self._nodes: dict[int, DayNode | SiteNode] = {}
         self.days: list[DayNode] = []
-        self.mark: store.SeenMark | None = None
+        self.marks = store.SeenMarks()
         self.newest: int | None = None
         self.hosts: list[str] = []
+        #: Unseen items in all the news, listed or not (the panel's entry counts them).
         self.unseen = 0
         self.offset_minutes = local_offset_minutes()
         self.today = date.today()
@@ -124,15 +130,20 @@ class NewsModel(QAbstractItemModel):
             )
             self.days.append(day)
             self._nodes[day.key] = day
-        self.hosts, self.unseen, self.mark = answer.hosts, answer.unseen, answer.mark
+        self.hosts, self.unseen, self.marks = answer.hosts, answer.unseen, answer.marks
         self.newest = answer.newest
         self.endResetModel()
         self.sig_loaded.emit()
 
-    def set_mark(self, mark: store.SeenMark | None) -> None:
-        """Everything up to ``mark`` is seen: no row is bold any more."""
-        self.mark = mark
-        self.unseen = 0  # the rows hold items up to the mark (``newest``)
+    @property
+    def listed_unseen(self) -> int:
+        """Unseen items among those the filters list."""
+        return sum(day.unseen for day in self.days)
+
+    def set_marks(self, marks: store.SeenMarks, unseen: int) -> None:
+        """What is listed is seen (up to ``newest``): no row is bold any more; ``unseen``
+        is what is left unseen in all the news."""
+        self.marks, self.unseen = marks, unseen
         for day in self.days:
             day.unseen = 0
             for site in day.sites or ():
@@ -394,15 +405,15 @@ class NewsModel(QAbstractItemModel):
                 KIND_LABELS.get(item.kind, item.kind),
                 formatting.local_time(item.at, seconds=True),
                 self._published(item),
-                item.url,
+                url_path(item.url),
             )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == PUBLISHED_COLUMN:
                 return _published_tip(item)
             return item.url if column in (0, URL_COLUMN) else None
-        if role == Qt.ItemDataRole.ForegroundRole and column == 1:
+        if role == Qt.ItemDataRole.ForegroundRole and column == KIND_COLUMN:
             return KIND_COLORS.get(item.kind)
-        if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.mark):
+        if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.marks):
             return _bold()
         if role == URL_ROLE:
             return item.url
@@ -425,6 +436,13 @@ class NewsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return MORE_BRUSH
         return None
+
+
+def url_path(url: str) -> str:
+    """``/library/functions.html?x=1``: what a URL names on its host."""
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    return f"{path}?{parts.query}" if parts.query else path
 
 
 def _published_tip(item: store.NewsItem) -> str | None:

@@ -83,8 +83,9 @@ class Overview:
 
     days: list[store.NewsDay]
     hosts: list[str]
+    #: Unseen items in all the news (what the panel's entry counts), listed or not.
     unseen: int
-    mark: store.SeenMark | None
+    marks: store.SeenMarks
     #: The id of the newest item when the groups were counted ("mark all as seen" marks
     #: up to it: what is listed, not what a crawl wrote since).
     newest: int | None
@@ -97,7 +98,7 @@ def overview(where: store.NewsFilter, offset_minutes: int) -> Overview:
             store.news_days(where, offset_minutes),
             store.news_hosts(),
             store.unseen_news_count(),
-            store.seen_mark(),
+            store.seen_marks(),
             store.newest_news_id(),
         )
 

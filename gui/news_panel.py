@@ -11,6 +11,7 @@ diff (:attr:`NewsPanel.sig_open_diff`).
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
@@ -29,6 +30,7 @@ from recrawl.core import store
 from recrawl.core.store.models import NewsKind
 from recrawl.gui.context import AppContext
 from recrawl.gui.flow_layout import FlowLayout
+from recrawl.gui.news_columns import NewsColumns
 from recrawl.gui.news_model import NewsModel
 from recrawl.gui.news_nodes import DayNode, SiteNode
 from recrawl.gui.panel import Panel
@@ -82,7 +84,10 @@ class NewsPanel(Panel):
         self.count_label = QLabel("")
         self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.seen_button = QPushButton("Mark all as seen")
-        self.seen_button.setToolTip("Unseen news is bold; this makes everything listed seen")
+        self.seen_button.setToolTip(
+            "Unseen news is bold; this makes what is listed seen (of the kind and on the "
+            "site chosen beside)"
+        )
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setShortcut("F5")
         self.refresh_button.setToolTip("Query the store again (F5)")
@@ -99,13 +104,9 @@ class NewsPanel(Panel):
         self.tree.setUniformRowHeights(True)  # a million rows lay out without measuring
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.setExpandsOnDoubleClick(True)
-        header = self.tree.header()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((330, 60, 165, 330)):  # the URL takes the rest
-            header.resizeSection(column, width)
-        header.setStretchLastSection(True)
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.columns = NewsColumns(self.tree, self.model)
 
         self.listing = QWidget()
         listing_layout = QVBoxLayout(self.listing)
@@ -267,24 +268,34 @@ class NewsPanel(Panel):
     # -- seen -------------------------------------------------------------------------
 
     def mark_all_seen(self) -> None:
-        """Mark the news listed as seen (not what a crawl wrote since the listing)."""
-        newest = self.model.newest
+        """Mark the news listed as seen: of the kind and on the site the filters show,
+        and not what a crawl wrote since the listing."""
+        self.seen_button.setEnabled(False)
         self.context.jobs.submit(
-            lambda: store.mark_news_seen(newest), self._marked, self.context.changes.sig_status.emit
+            partial(mark_listed_seen, self.model.where, self.model.newest),
+            self._marked,
+            self._mark_failed,
         )
 
-    def _marked(self, mark: store.SeenMark | None) -> None:
-        self.model.set_mark(mark)
+    def _marked(self, answer: tuple[store.SeenMarks, int]) -> None:
+        marks, unseen = answer
+        self.model.set_marks(marks, unseen)
         self._show_counts()
-        self.count_unseen()  # what a crawl wrote since the listing is still unseen
+        # what a crawl wrote since the listing, and what the filters hide, is unseen
+        self._unseen_counted(unseen)
         self.context.changes.sig_news.emit()  # the tray counts them too
+
+    def _mark_failed(self, message: str) -> None:
+        self._show_counts()
+        self.context.changes.sig_status.emit(message)
 
     def _show_counts(self) -> None:
         model = self.model
         total = sum(day.total for day in model.days)
         shown = f"{total:,} item{'s' if total != 1 else ''}"
-        self.count_label.setText(f"{shown}, {model.unseen:,} unseen" if model.unseen else shown)
-        self.seen_button.setEnabled(model.unseen > 0)
+        unseen = model.listed_unseen
+        self.count_label.setText(f"{shown}, {unseen:,} unseen" if unseen else shown)
+        self.seen_button.setEnabled(unseen > 0)
 
     # -- for the window and tests -----------------------------------------------------
 
@@ -296,3 +307,11 @@ class NewsPanel(Panel):
 
     def day_node(self, day: date) -> DayNode | None:
         return next((node for node in self.model.days if node.day == day), None)
+
+
+def mark_listed_seen(where: store.NewsFilter, newest: int | None) -> tuple[store.SeenMarks, int]:
+    """Runs on the store thread: mark what ``where`` lists up to ``newest`` as seen; the
+    marks now, and how many items are left unseen."""
+    with store.transaction():
+        store.mark_news_seen(newest, kind=where.kind, host=where.host)
+        return store.seen_marks(), store.unseen_news_count()

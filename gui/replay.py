@@ -77,8 +77,9 @@ class ReplayService(QObject):
     """The project's replay server, started when first needed, for "Open capture in browser"."""
 
     sig_start = Signal(str)
-    #: A capture URL the app asked the desktop to open.
-    sig_opened = Signal(str)
+    #: A capture's replay URL the app asked the desktop to open, and whether a browser
+    #: took it (False: none could be started; the window says so, with the address).
+    sig_opened = Signal(str, bool)
     #: The server could not start (without pywb: :data:`UNAVAILABLE`).
     sig_failed = Signal(str)
 
@@ -154,7 +155,4 @@ class ReplayService(QObject):
 
     def _open(self, server: ReplayServer, stamp: str, url: str) -> None:
         address = server.url(stamp, url)
-        if QDesktopServices.openUrl(QUrl(address)):
-            self.sig_opened.emit(address)
-        else:
-            self.sig_failed.emit(f"no browser could open {address}")
+        self.sig_opened.emit(address, QDesktopServices.openUrl(QUrl(address)))

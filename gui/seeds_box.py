@@ -1,6 +1,12 @@
-"""The Crawl panel's seeds: paste URLs, add them to the project (a watcher is woken)."""
+"""The Crawl panel's seeds: paste URLs, add them to the project (a watcher is woken).
+
+Start (or Watch) adds what is typed first (issue 25: typed seeds left there crawled
+nothing): :meth:`SeedsBox.inject_seeds` then calls back with what was added.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -32,7 +38,7 @@ class SeedsBox(QGroupBox):
             "https://example.org/\nhttps://example.org/news/"
         )
         self.add_seeds = QPushButton("Add seeds")
-        self.add_seeds.clicked.connect(self.inject_seeds)
+        self.add_seeds.clicked.connect(lambda: self.inject_seeds())
         self.seed_status = QLabel()
         self.seed_status.setWordWrap(True)
         column = QVBoxLayout(self)
@@ -42,10 +48,22 @@ class SeedsBox(QGroupBox):
         row.addWidget(self.seed_status, 1)
         column.addLayout(row)
 
-    def inject_seeds(self) -> None:
-        urls = [line.strip() for line in self.seeds.toPlainText().splitlines() if line.strip()]
+    def typed(self) -> list[str]:
+        """The URLs in the box, not added yet (an added seed leaves it)."""
+        return [line.strip() for line in self.seeds.toPlainText().splitlines() if line.strip()]
+
+    def inject_seeds(
+        self,
+        then: Callable[[InjectResult], None] | None = None,
+        failed: Callable[[str], None] | None = None,
+    ) -> None:
+        """Add the typed URLs; ``then`` is called with the result once they are in,
+        ``failed`` with the message if none could be (the box's line shows it too)."""
+        urls = self.typed()
         if not urls:
             self.seed_status.setText("Type or paste at least one URL.")
+            if failed is not None:
+                failed("no URL")
             return
         self.add_seeds.setEnabled(False)
         self.seed_status.setText("Adding…")
@@ -57,7 +75,17 @@ class SeedsBox(QGroupBox):
                 watch_link.wake_watcher(folder)  # new seeds are due now
             return result
 
-        self.context.jobs.submit(add, self._seeded, self._seed_failed)
+        def added(result: InjectResult) -> None:
+            self._seeded(result)
+            if then is not None:
+                then(result)
+
+        def not_added(message: str) -> None:
+            self._seed_failed(message)
+            if failed is not None:
+                failed(message)
+
+        self.context.jobs.submit(add, added, not_added)
 
     def _seeded(self, result: InjectResult) -> None:
         self.add_seeds.setEnabled(True)

@@ -98,11 +98,13 @@ from recrawl.core.store.listing import (
 )
 from recrawl.core.store.models import DiscoveredVia, PageKind, Source, SourceKind
 from recrawl.core.store.news import (
+    FilterMark,
     NewsDay,
     NewsFilter,
     NewsGroup,
     NewsItem,
     SeenMark,
+    SeenMarks,
     count_news,
     day_bounds,
     is_unseen,
@@ -114,6 +116,7 @@ from recrawl.core.store.news import (
     news_hosts,
     news_items,
     seen_mark,
+    seen_marks,
     unseen_news_count,
 )
 from recrawl.core.store.pages import (
@@ -225,6 +228,7 @@ __all__ = [
     "DuePage",
     "DueSource",
     "EmbedState",
+    "FilterMark",
     "HostSummary",
     "KnownPage",
     "Move",
@@ -241,6 +245,7 @@ __all__ = [
     "Refs",
     "RunCounts",
     "SeenMark",
+    "SeenMarks",
     "SegmentSummary",
     "Source",
     "SourceInfo",
@@ -353,6 +358,7 @@ __all__ = [
     "robots_entry",
     "save_robots",
     "seen_mark",
+    "seen_marks",
     "segment_names",
     "segment_summaries",
     "set_fixed_interval",

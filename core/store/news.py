@@ -8,7 +8,10 @@ counted by day, site and kind (the panel's group rows), and compared with the ma
 
 The mark is the newest item seen, by id as well as time: a fetch's item can be
 committed a few seconds after a later fetch's item (commit batches; a watcher in another
-process), and a mark by time alone would count it as seen unseen.
+process), and a mark by time alone would count it as seen unseen. "Mark all as seen"
+under a kind or site filter leaves a mark of its own, for that kind and site only
+(issue 25): an item is seen when a mark covering it is at or past its id. A mark that a
+wider one passes is dropped, so there are at most a few per site.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from recrawl.core.store.sql import is_server_store
 
 #: The setting that holds "mark all as seen": {"id": newest item seen, "at": its time}.
 SEEN_SETTING = "news_seen"
+#: The marks left under a filter: [{"kind": K or null, "host": H or null, "id": N}].
+SEEN_BY_SETTING = "news_seen_by"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,32 @@ class SeenMark:
 
     id: int
     at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FilterMark:
+    """The items of ``kind`` (None: any) on ``host`` (None: any) up to ``id`` are seen."""
+
+    kind: str | None
+    host: str | None
+    id: int
+
+    def covers(self, kind: str | None, host: str | None) -> bool:
+        """This mark's filter holds every item of ``kind`` on ``host`` (None: any)."""
+        return (self.kind is None or self.kind == kind) and (self.host is None or self.host == host)
+
+
+@dataclass(frozen=True, slots=True)
+class SeenMarks:
+    """Every mark "mark all as seen" left: over all the news, and under filters."""
+
+    all: SeenMark | None = None
+    by: tuple[FilterMark, ...] = ()
+
+    def seen(self, item_id: int, kind: str, host: str) -> bool:
+        if self.all is not None and item_id <= self.all.id:
+            return True
+        return any(item_id <= m.id and m.covers(kind, host) for m in self.by)
 
 
 # -- listing ----------------------------------------------------------------------------
@@ -181,7 +212,7 @@ def news_groups(
     local offset, so a day is the user's day); :func:`day_bounds` gives a day's
     UTC range in the same terms, for the items of a group.
     """
-    seen = seen_mark()
+    seen = seen_marks()
     day = _day(offset_minutes)
     unseen = fn.SUM(Case(None, [(_unseen(seen), 1)], 0))
     select = News.select(day.alias("day"), News.host, News.kind, fn.COUNT(News.id), unseen)
@@ -200,7 +231,7 @@ def news_groups(
 def news_days(where: NewsFilter = NewsFilter(), offset_minutes: int = 0) -> list[NewsDay]:
     """Item counts by day (and kind), newest day first: the days of :func:`news_groups`
     without their sites, in two quick scans however many sites a day has."""
-    seen = seen_mark()
+    seen = seen_marks()
     day = _day(offset_minutes)
     unseen = fn.SUM(Case(None, [(_unseen(seen), 1)], 0))
     by_kind = _filtered(News.select(day.alias("day"), News.kind, fn.COUNT(News.id), unseen), where)
@@ -235,11 +266,23 @@ def day_bounds(day: date, offset_minutes: int = 0) -> tuple[datetime, datetime]:
 
 
 def seen_mark() -> SeenMark | None:
-    """Where "mark all as seen" was last pressed; None: never (everything is unseen)."""
+    """Where "mark all as seen" was last pressed over all the news; None: never."""
     value = get_setting(SEEN_SETTING)
     if not isinstance(value, dict) or "id" not in value:
         return None
     return SeenMark(int(value["id"]), datetime.fromisoformat(str(value["at"])))
+
+
+def seen_marks() -> SeenMarks:
+    """Every mark: over all the news, and those left under a kind or site filter."""
+    value = get_setting(SEEN_BY_SETTING)
+    rows = value if isinstance(value, list) else []
+    by = tuple(
+        FilterMark(row.get("kind"), row.get("host"), int(row["id"]))
+        for row in rows
+        if isinstance(row, dict) and "id" in row
+    )
+    return SeenMarks(seen_mark(), by)
 
 
 def newest_news_id() -> int | None:
@@ -248,31 +291,61 @@ def newest_news_id() -> int | None:
     return newest
 
 
-def mark_news_seen(up_to: int | None = None) -> SeenMark | None:
-    """Mark every item so far (or up to the item with id ``up_to``) as seen.
+def mark_news_seen(
+    up_to: int | None = None, kind: str | None = None, host: str | None = None
+) -> SeenMark | None:
+    """Mark every item so far (or up to the item with id ``up_to``) as seen; with
+    ``kind`` or ``host``, only the items of that kind, on that site (what the app's
+    filters list).
 
-    Returns the mark, None when there is no news yet; a mark never moves back.
+    Returns the newest item marked, None when none matches; a mark never moves back.
     """
     select = News.select(News.id, News.at).order_by(News.id.desc()).limit(1)
     if up_to is not None:
         select = select.where(News.id <= up_to)
+    select = _filtered(select, NewsFilter(kind=kind, host=host))
     newest = select.tuples().first()
-    old = seen_mark()
-    if newest is None or (old is not None and old.id >= newest[0]):
-        return old
+    if newest is None:
+        return None if kind is not None or host is not None else seen_mark()
     mark = SeenMark(newest[0], newest[1])
-    set_setting(SEEN_SETTING, {"id": mark.id, "at": mark.at.isoformat()})
+    marks = seen_marks()
+    if kind is None and host is None:
+        if marks.all is not None and marks.all.id >= mark.id:
+            return marks.all
+        set_setting(SEEN_SETTING, {"id": mark.id, "at": mark.at.isoformat()})
+        _keep_marks([m for m in marks.by if m.id > mark.id])  # those it passed go
+        return mark
+    covering = [m for m in marks.by if m.covers(kind, host)]
+    if (marks.all is not None and marks.all.id >= mark.id) or any(
+        m.id >= mark.id for m in covering
+    ):
+        return mark  # seen already
+    new = FilterMark(kind, host, mark.id)
+    kept = [m for m in marks.by if not (new.covers(m.kind, m.host) and m.id <= mark.id)]
+    _keep_marks([*kept, new])
     return mark
 
 
+def _keep_marks(by: list[FilterMark]) -> None:
+    set_setting(SEEN_BY_SETTING, [{"kind": m.kind, "host": m.host, "id": m.id} for m in by])
+
+
 def unseen_news_count() -> int:
-    """How many items arrived since "mark all as seen" (the panel's badge, the tray)."""
-    return News.select(News.id).where(_unseen(seen_mark())).count()
+    """How many items no "mark all as seen" covers (the panel's badge, the tray)."""
+    return News.select(News.id).where(_unseen(seen_marks())).count()
 
 
-def is_unseen(item: NewsItem, mark: SeenMark | None) -> bool:
-    return mark is None or item.id > mark.id
+def is_unseen(item: NewsItem, marks: SeenMarks) -> bool:
+    return not marks.seen(item.id, item.kind, item.host)
 
 
-def _unseen(mark: SeenMark | None) -> Expression:
-    return News.id > (mark.id if mark is not None else 0)
+def _unseen(marks: SeenMarks) -> Expression:
+    unseen: Expression = News.id > (marks.all.id if marks.all is not None else 0)
+    for mark in marks.by:
+        covered: Expression = News.id <= mark.id
+        if mark.kind is not None:
+            covered &= News.kind == mark.kind
+        if mark.host is not None:
+            covered &= News.host == mark.host
+        unseen &= ~covered
+    return unseen

@@ -73,7 +73,10 @@ def test_about_shows_the_package_version(qtbot, window, monkeypatch):
 def test_recrawl_gui_on_a_folder_that_is_no_project_says_so(qtbot, tmp_path, capsys):
     from recrawl.main import main
 
-    missing = tmp_path / "typo"
-    assert main(["gui", str(missing)]) == 1
-    assert f"no project at {missing}" in capsys.readouterr().err
-    assert not missing.exists()  # a typo creates nothing
+    # a folder of other files (a missing one: tests/gui/test_new_project.py)
+    other = tmp_path / "documents"
+    other.mkdir()
+    (other / "letter.txt").write_text("dear")
+    assert main(["gui", str(other)]) == 1
+    assert f"{other} is not a Recrawl project" in capsys.readouterr().err
+    assert sorted(p.name for p in other.iterdir()) == ["letter.txt"]  # nothing created

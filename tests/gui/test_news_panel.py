@@ -97,7 +97,7 @@ def test_news_grouped_by_day_and_site_with_counts(qtbot, qtmodeltester, project,
     assert model.rowCount(a_site) == 15
     kinds = [model.index(r, 1, a_site).data() for r in range(15)]
     assert kinds == ["changed"] * 3 + ["new"] * 12
-    assert model.index(0, URL_COLUMN, a_site).data() == "http://a.example/2"
+    assert model.index(0, URL_COLUMN, a_site).data(URL_ROLE) == "http://a.example/2"
     qtmodeltester.check(model)  # parents, indexes and row counts agree at every level
     window.close()
 
@@ -123,7 +123,7 @@ def test_filters_by_kind_and_site(qtbot, project, prefs):
     assert panel.site.currentData() == "b.example"  # kept when the list is filled again
     # the filter reaches the items: only b.example's, only news of that kind
     site = wait_items(qtbot, panel, DAY1, "b.example", 2)
-    assert {panel.model.index(r, URL_COLUMN, site).data() for r in range(2)} == {
+    assert {panel.model.index(r, URL_COLUMN, site).data(URL_ROLE) for r in range(2)} == {
         "http://b.example/0",
         "http://b.example/1",
     }
@@ -198,7 +198,7 @@ def test_a_big_site_day_is_read_a_block_at_a_time(qtbot, project, prefs):
     for rows in (2 * BLOCK + 1, count):
         panel.tree.scrollToBottom()
         qtbot.waitUntil(lambda rows=rows: model.rowCount(site) == rows)
-    urls = [model.index(r, URL_COLUMN, site).data() for r in range(count)]
+    urls = [model.index(r, URL_COLUMN, site).data(URL_ROLE) for r in range(count)]
     assert len(set(urls)) == count  # each once, none skipped at the block edges
     window.close()
 

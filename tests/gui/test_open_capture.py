@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import QObject, QUrl, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from recrawl.core.archive.captures import find_captures
 from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.clock import utcnow
@@ -159,3 +159,44 @@ def test_closing_the_project_while_its_server_starts_stops_the_start_at_once(
     with pytest.raises(ProcessLookupError):  # killed and reaped: no orphan
         os.kill(pid, 0)
     assert browser.opened == []
+
+
+def test_the_status_bar_shows_the_address_opened_with_copy(qtbot, crawled, prefs, server, browser):
+    window = open_window(qtbot, crawled, prefs)
+    news = server.url("/news")
+    panel = select_page(qtbot, window, news)
+    note = window.address_note
+    assert not note.isVisible()
+    panel.detail.capture_button.click()
+    qtbot.waitUntil(lambda: len(browser.opened) == 1)
+    (address,) = browser.opened
+    assert note.isVisible() and note.label.text() == f"Opened in the browser: {address}"
+    note.copy_button.click()
+    assert QGuiApplication.clipboard().text() == address
+    assert note.copy_button.text() == "Copied"
+    note.close_button.click()
+    assert not note.isVisible()
+    window.close()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support QPlatformServices::openUrl")
+def test_no_browser_says_so_with_the_address_to_copy(qtbot, crawled, prefs, server):
+    """No URL handler: the offscreen platform has no browser to start, as a desktop with
+    none set (or a launcher that fails), and Qt's openUrl says so."""
+    window = open_window(qtbot, crawled, prefs)
+    news = server.url("/news")
+    panel = select_page(qtbot, window, news)
+    note = window.address_note
+    with qtbot.waitSignal(window.context.replay.sig_opened) as opened:
+        panel.detail.capture_button.click()
+    address, took = opened.args
+    assert not took
+    assert address.startswith(f"http://127.0.0.1:{window.context.replay.server.port}/project/")
+    assert address.endswith(f"/{news}")
+    assert note.isVisible() and note.label.text() == f"Could not open a browser: {address}"
+    note.copy_button.click()
+    assert QGuiApplication.clipboard().text() == address
+    # the address works: pasted into a browser, it shows the capture
+    stamp = address.split("/project/")[1].split("/")[0]
+    assert STORIES[-1] in shown(window.context.replay.server, stamp, news).body.decode()
+    window.close()

@@ -132,7 +132,7 @@ def test_mark_all_as_seen_and_the_unseen_count(project):
     assert store.unseen_news_count() == 1
     (late,) = [g for g in store.news_groups() if g.host == "c.example"]
     assert late.unseen == 1
-    unseen = {i.url for i in store.news_items() if store.is_unseen(i, mark)}
+    unseen = {i.url for i in store.news_items() if store.is_unseen(i, store.seen_marks())}
     assert unseen == {"http://c.example/"}
     # a mark up to a given item (what the app listed); it never moves back
     newest = store.newest_news_id()
