@@ -107,7 +107,8 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="print the summary as JSON: rounds, fetched, new_urls, errors, elapsed_s, "
-        "pages_per_s, segments, new_pages, changed_pages, embeds_fetched, embed_errors",
+        "pages_per_s, segments, new_pages, changed_pages, embeds_fetched, embed_errors, "
+        "gone_pages, back_pages, baseline_pages",
     )
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from peewee import SQL, Case, Expression, ModelSelect, NodeList, fn
-from recrawl.core.store.models import DB, News, Page
+from peewee import JOIN, SQL, Case, Expression, ModelSelect, NodeList, fn
+from recrawl.core.store.models import DB, Baseline, News, NewsKind, Page
 from recrawl.core.store.settings import get_setting, set_setting
 from recrawl.core.store.sql import is_server_store
 
@@ -42,6 +42,11 @@ class NewsItem:
     #: When the page says it was published (DESIGN.md §11: its own date, else its
     #: sitemap's or feed's); None when unknown.
     published_at: datetime | None = None
+    #: A ``baseline`` item's (DESIGN.md §15; None for the other kinds): how many pages
+    #: the host's first crawl archived so far, and whether it is done (the host had
+    #: nothing left unfetched).
+    pages: int | None = None
+    complete: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +118,22 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
     # the statement run as it is, its times parsed here: peewee's conversion of each
     # value costs more than the query on 100,000 items
     sql, params = select.sql()
-    for item_id, at, kind, url, host, title, first_seen, published in DB.execute_sql(sql, params):
+    for row in DB.execute_sql(sql, params):
+        item_id, at, kind, url, host, title, first_seen, published, pages, last_page = row
+        if kind == NewsKind.BASELINE:  # the host's, not its seed page's (DESIGN.md §15)
+            yield NewsItem(
+                item_id,
+                _time(at),
+                kind,
+                url,
+                host,
+                None,
+                _time(first_seen),
+                None,
+                int(pages or 0),
+                last_page is not None,
+            )
+            continue
         yield NewsItem(
             item_id,
             _time(at),
@@ -152,7 +172,18 @@ def _items(where: NewsFilter) -> ModelSelect[News]:
         Page.title,
         Page.first_seen,
         Page.published_at,
-    ).join(Page, on=News.page == Page.id)
+        Baseline.pages,
+        Baseline.last_page,
+    )
+    select = (
+        select.join(Page, on=News.page == Page.id)
+        .switch(News)
+        .join(
+            Baseline,
+            JOIN.LEFT_OUTER,
+            on=(Baseline.host == News.host) & (News.kind == NewsKind.BASELINE),
+        )
+    )
     return _filtered(select, where).order_by(News.at.desc(), News.id.desc())
 
 
