@@ -17,7 +17,7 @@ from recrawl.core.clock import human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import CrawlSummary
 from recrawl.core.policy import crawl_settings
-from recrawl.gui.formatting import embeds_done, local_time
+from recrawl.gui.formatting import embeds_done, local_time, news_done
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,16 @@ def crawl_summary_text(summary: CrawlSummary) -> str:
         f"Crawl {word}: {summary.fetched:,} pages in {summary.rounds} round(s)"
         f"{_and_embeds(summary)}, "
         f"{summary.new_urls:,} new URLs, {summary.errors:,} errors, "
-        f"{summary.pages_per_s:.1f} pages/s"
+        f"{summary.pages_per_s:.1f} pages/s{_and_news(summary)}"
     )
+
+
+def _and_news(summary: CrawlSummary) -> str:
+    text = news_done(
+        summary.new_pages, summary.changed_pages, summary.gone_pages, summary.back_pages,
+        summary.baseline_pages,
+    )  # fmt: skip
+    return f"; {text}" if text else ""
 
 
 def _and_embeds(summary: CrawlSummary) -> str:

@@ -49,12 +49,14 @@ URL_COLUMN = COLUMNS.index("URL")
 URL_ROLE = Qt.ItemDataRole.UserRole
 
 KIND_LABELS = {
+    NewsKind.BASELINE: "baseline",
     NewsKind.NEW: "new",
     NewsKind.CHANGED: "changed",
     NewsKind.GONE: "gone",
     NewsKind.BACK: "back",
 }
 KIND_COLORS = {
+    NewsKind.BASELINE: QBrush(QColor("#6a4c93")),
     NewsKind.NEW: QBrush(QColor("#2e7d32")),
     NewsKind.CHANGED: QBrush(QColor("#1565c0")),
     NewsKind.GONE: QBrush(QColor("#b03a48")),
@@ -390,7 +392,7 @@ class NewsModel(QAbstractItemModel):
     def _item_data(self, item: store.NewsItem, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                item.title or item.url,
+                item_text(item),
                 KIND_LABELS.get(item.kind, item.kind),
                 formatting.local_time(item.at, seconds=True),
                 self._published(item),
@@ -425,6 +427,18 @@ class NewsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return MORE_BRUSH
         return None
+
+
+def item_text(item: store.NewsItem) -> str:
+    """An item row's first column: the page's title (else its URL); a baseline's what
+    its host's first crawl archived (DESIGN.md §15), while under way and once done."""
+    if item.kind != NewsKind.BASELINE:
+        return item.title or item.url
+    pages = item.pages or 0
+    archived = f"{pages:,} page{'s' * (pages != 1)} archived"
+    if item.complete:
+        return f"First crawl of {item.host}: {archived}"
+    return f"First crawl of {item.host} under way: {archived} so far"
 
 
 def _published_tip(item: store.NewsItem) -> str | None:

@@ -153,8 +153,12 @@ def complete_baselines(now: datetime) -> list[CompletedBaseline]:
         done = []
         for row_id, host, page, pages in done_rows:
             Baseline.update(completed_at=now, last_page=last).where(Baseline.id == row_id).execute()
-            News.delete().where((News.kind == NewsKind.BASELINE) & (News.host == host)).execute()
+            old = (News.kind == NewsKind.BASELINE) & (News.host == host)
             if page is not None:
-                News.insert(page=page, host=host, at=now, kind=NewsKind.BASELINE).execute()
+                # written before the old one goes: SQLite gives the newest row's id again
+                # once it is deleted, and the new id must be above any "seen" mark
+                added = News.insert(page=page, host=host, at=now, kind=NewsKind.BASELINE).execute()
+                old &= News.id != added
+            News.delete().where(old).execute()
             done.append(CompletedBaseline(host, seeds.get(page) if page else None, pages))
         return done
