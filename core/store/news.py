@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from peewee import JOIN, SQL, Case, Expression, ModelSelect, NodeList, fn
+from peewee import SQL, Case, Expression, ModelSelect, NodeList, fn
 from recrawl.core.store.models import DB, Baseline, News, NewsKind, Page
 from recrawl.core.store.settings import get_setting, set_setting
 from recrawl.core.store.sql import is_server_store
@@ -118,9 +118,12 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
     # the statement run as it is, its times parsed here: peewee's conversion of each
     # value costs more than the query on 100,000 items
     sql, params = select.sql()
+    # a baseline's figures are its host's (a row a host, read first): no join per item
+    baselines = _baselines()
     for row in DB.execute_sql(sql, params):
-        item_id, at, kind, url, host, title, first_seen, published, pages, last_page = row
+        item_id, at, kind, url, host, title, first_seen, published = row
         if kind == NewsKind.BASELINE:  # the host's, not its seed page's (DESIGN.md §15)
+            pages, complete = baselines.get(host, (0, False))
             yield NewsItem(
                 item_id,
                 _time(at),
@@ -130,8 +133,8 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
                 None,
                 _time(first_seen),
                 None,
-                int(pages or 0),
-                last_page is not None,
+                pages,
+                complete,
             )
             continue
         yield NewsItem(
@@ -144,6 +147,12 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
             _time(first_seen),
             _time(published) if published is not None else None,
         )
+
+
+def _baselines() -> dict[str, tuple[int, bool]]:
+    """(pages, complete) of every host's baseline."""
+    rows = Baseline.select(Baseline.host, Baseline.pages, Baseline.last_page).tuples()
+    return {host: (int(pages), last is not None) for host, pages, last in rows.iterator()}
 
 
 def _time(value: str | datetime) -> datetime:
@@ -172,18 +181,7 @@ def _items(where: NewsFilter) -> ModelSelect[News]:
         Page.title,
         Page.first_seen,
         Page.published_at,
-        Baseline.pages,
-        Baseline.last_page,
-    )
-    select = (
-        select.join(Page, on=News.page == Page.id)
-        .switch(News)
-        .join(
-            Baseline,
-            JOIN.LEFT_OUTER,
-            on=(Baseline.host == News.host) & (News.kind == NewsKind.BASELINE),
-        )
-    )
+    ).join(Page, on=News.page == Page.id)
     return _filtered(select, where).order_by(News.at.desc(), News.id.desc())
 
 
