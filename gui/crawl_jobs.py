@@ -18,7 +18,7 @@ from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import CrawlSummary
 from recrawl.core.policy import crawl_settings
 from recrawl.core.words import plural
-from recrawl.gui.formatting import embeds_done, local_time
+from recrawl.gui.formatting import embeds_done, local_time, news_done
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,16 @@ def crawl_summary_text(summary: CrawlSummary) -> str:
         f"Crawl {word}: {plural(summary.fetched, 'page')} in {plural(summary.rounds, 'round')}"
         f"{_and_embeds(summary)}, "
         f"{plural(summary.new_urls, 'new URL')}, {plural(summary.errors, 'error')}, "
-        f"{summary.pages_per_s:.1f} pages/s"
+        f"{summary.pages_per_s:.1f} pages/s{_and_news(summary)}"
     )
+
+
+def _and_news(summary: CrawlSummary) -> str:
+    text = news_done(
+        summary.new_pages, summary.changed_pages, summary.gone_pages, summary.back_pages,
+        summary.baseline_pages,
+    )  # fmt: skip
+    return f"; {text}" if text else ""
 
 
 def _and_embeds(summary: CrawlSummary) -> str:

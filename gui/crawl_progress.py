@@ -28,9 +28,9 @@ from recrawl.core.engine import (
     StatsSnapshot,
 )
 from recrawl.core.store import embed_rule_name
-from recrawl.core.store.models import PageKind, PageStatus
+from recrawl.core.store.models import NewsKind, PageKind, PageStatus
 from recrawl.core.words import plural
-from recrawl.gui.formatting import embeds_done
+from recrawl.gui.formatting import baseline_done_text, embeds_done, news_done
 
 #: The current rate is the pages fetched over this many seconds.
 RATE_WINDOW_S = 5.0
@@ -201,13 +201,18 @@ class LogTail:
         self._items.extend(
             event
             for event in events
-            if isinstance(event, _LINE_EVENTS) or (isinstance(event, PageFetched) and event.error)
+            if isinstance(event, _LINE_EVENTS)
+            or (isinstance(event, PageFetched) and (event.error or event.news == NewsKind.GONE))
         )
 
     def take(self) -> list[str]:
         """The lines since the last take, oldest first."""
         items, self._items = self._items, deque(maxlen=self._items.maxlen)
-        return [line for item in items if (line := log_line(item)) is not None]
+        # a round's line is followed by those of the first crawls it completed
+        return [
+            line for item in items if (text := log_line(item)) is not None
+            for line in text.split("\n")
+        ]  # fmt: skip
 
     def clear(self) -> None:
         self._items.clear()
@@ -279,6 +284,8 @@ def log_line(item: Event | str) -> str | None:
     if isinstance(item, str):
         return item
     if isinstance(item, PageFetched):
+        if item.news == NewsKind.GONE:  # the page went: with the answer that says so
+            return f"gone  {item.url}: {_gone_reason(item)}"
         if not item.error:
             return None
         # robots.txt's answer is not a failure (the crawl counts no error)
@@ -299,13 +306,24 @@ def log_line(item: Event | str) -> str | None:
     if isinstance(item, LogMessage):
         return f"{item.level}  {item.text}"
     if isinstance(item, RoundFinished):
-        news = ""
-        if item.new_pages or item.changed_pages:  # what the What's new panel lists
-            news = f", news: {plural(item.new_pages, 'new page')}, {item.changed_pages} changed"
+        news = news_done(  # what the What's new panel lists
+            item.new_pages, item.changed_pages, item.gone_pages, item.back_pages,
+            item.baseline_pages,
+        )  # fmt: skip
         embeds = embeds_done(item.embeds_fetched, item.embed_errors)
-        return (
+        line = (
             f"round {item.round} done: {plural(item.fetched, 'page')} fetched, "
             f"{plural(item.errors, 'error')}, {f'{embeds}, ' if embeds else ''}"
-            f"{plural(item.new_urls, 'new URL')}{news} (segment {item.segment})"
+            f"{plural(item.new_urls, 'new URL')}{f', {news}' if news else ''} "
+            f"(segment {item.segment})"
         )
+        done = [baseline_done_text(d.host, d.pages) for d in item.baselines_done]
+        return "\n".join([line, *done])
     return None
+
+
+def _gone_reason(item: PageFetched) -> str:
+    """``HTTP 404``, or why the last attempt failed (failures past the retries)."""
+    if item.http_status is not None and 400 <= item.http_status < 500:
+        return f"HTTP {item.http_status}"
+    return item.error or (f"HTTP {item.http_status}" if item.http_status else "no answer")

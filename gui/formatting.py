@@ -183,6 +183,30 @@ def completeness(archived: int | None, missing: int | None) -> str:
     return "none" if total == 0 else f"{archived:,}/{total:,}"
 
 
+def news_done(new: int, changed: int, gone: int = 0, back: int = 0, baseline: int = 0) -> str:
+    """What a round (or crawl) made of news (DESIGN.md §10, §15): ``news: 2 new pages, 1
+    changed, 1 gone, 1 back; first crawl: 40 pages archived``, what there is of it
+    (empty for none)."""
+    counts = [
+        (new, plural(new, "new page")),
+        (changed, f"{changed:,} changed"),
+        (gone, f"{gone:,} gone"),
+        (back, f"{back:,} back"),
+    ]
+    parts = []
+    shown = [text for count, text in counts if count]
+    if shown:
+        parts.append("news: " + ", ".join(shown))
+    if baseline:
+        parts.append(f"first crawl: {plural(baseline, 'page')} archived")
+    return "; ".join(parts)
+
+
+def baseline_done_text(host: str, pages: int) -> str:
+    """A host's first crawl is done (DESIGN.md §15): the log's line, the notification's."""
+    return f"First crawl of {host} done: {plural(pages, 'page')} archived"
+
+
 def embeds_done(fetched: int, failed: int) -> str:
     """What a crawl fetched of what pages embed (counted apart from the pages):
     ``38 embeds fetched``, ``36 embeds fetched (2 failed)``; empty when it tried none."""

@@ -24,6 +24,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from recrawl.core import store
 from recrawl.core.store.models import NewsKind
+from recrawl.core.words import plural
 from recrawl.gui import formatting
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.news_nodes import (
@@ -54,12 +55,14 @@ URL_COLUMN = COLUMNS.index("URL")
 URL_ROLE = Qt.ItemDataRole.UserRole
 
 KIND_LABELS = {
+    NewsKind.BASELINE: "baseline",
     NewsKind.NEW: "new",
     NewsKind.CHANGED: "changed",
     NewsKind.GONE: "gone",
     NewsKind.BACK: "back",
 }
 KIND_COLORS = {
+    NewsKind.BASELINE: QBrush(QColor("#6a4c93")),
     NewsKind.NEW: QBrush(QColor("#2e7d32")),
     NewsKind.CHANGED: QBrush(QColor("#1565c0")),
     NewsKind.GONE: QBrush(QColor("#b03a48")),
@@ -401,7 +404,7 @@ class NewsModel(QAbstractItemModel):
     def _item_data(self, item: store.NewsItem, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                item.title or item.url,
+                item_text(item),
                 KIND_LABELS.get(item.kind, item.kind),
                 formatting.local_time(item.at, seconds=True),
                 self._published(item),
@@ -443,6 +446,17 @@ def url_path(url: str) -> str:
     parts = urlsplit(url)
     path = parts.path or "/"
     return f"{path}?{parts.query}" if parts.query else path
+
+
+def item_text(item: store.NewsItem) -> str:
+    """An item row's first column: the page's title (else its URL); a baseline's what
+    its host's first crawl archived (DESIGN.md §15), while under way and once done."""
+    if item.kind != NewsKind.BASELINE:
+        return item.title or item.url
+    archived = f"{plural(item.pages or 0, 'page')} archived"
+    if item.complete:
+        return f"First crawl of {item.host}: {archived}"
+    return f"First crawl of {item.host} under way: {archived} so far"
 
 
 def _published_tip(item: store.NewsItem) -> str | None:

@@ -20,11 +20,17 @@ def summary(counts: dict[str, int], where: str = "") -> str:
         return f"nothing{where}"
     (kind, count), rest = parts[0], parts[1:]
     pages = "page" if count == 1 else "pages"
-    if kind in (NewsKind.NEW, NewsKind.CHANGED):
+    if kind == NewsKind.BASELINE:  # one a site: its first crawl (DESIGN.md §15)
+        head = f"{count:,} first crawl{'s' * (count != 1)}"
+    elif kind in (NewsKind.NEW, NewsKind.CHANGED):
         head = f"{count:,} {kind} {pages}"
     else:
         head = f"{count:,} {pages} {kind}"
-    return head + where + "".join(f", {n:,} {k}" for k, n in rest)
+    return head + where + "".join(f", {n:,} {_kind(k, n)}" for k, n in rest)
+
+
+def _kind(kind: str, count: int) -> str:
+    return f"first crawl{'s' * (count != 1)}" if kind == NewsKind.BASELINE else kind
 
 
 def day_title(day: date, today: date) -> str:

@@ -37,12 +37,14 @@ from recrawl.gui.panel import Panel
 
 EMPTY_HINT = (
     "<h3>No news yet</h3>"
-    "<p>Whenever a crawl fetches a page for the first time, finds it changed, finds it "
-    "gone or finds it back, it shows here, newest first, by day and site. Start a crawl "
-    "in the <b>Crawl</b> panel (Ctrl+2).</p>"
+    "<p>A site's first crawl shows here as one item, the pages it archived; from then "
+    "on, whenever a crawl finds a new page, finds one changed, gone or back, it shows "
+    "here, newest first, by day and site. Start a crawl in the <b>Crawl</b> panel "
+    "(Ctrl+2).</p>"
 )
 KIND_FILTERS = (
     ("All kinds", None),
+    ("First crawls", NewsKind.BASELINE),
     ("New pages", NewsKind.NEW),
     ("Changed", NewsKind.CHANGED),
     ("Gone", NewsKind.GONE),

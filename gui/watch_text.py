@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 
 from recrawl.core.clock import human_duration
 from recrawl.core.engine import Event, PageFetched, RoundFinished, WatchRound
-from recrawl.core.store.models import PageKind
+from recrawl.core.engine.events import BaselineDone
+from recrawl.core.store.models import NewsKind
 from recrawl.core.words import plural
-from recrawl.gui.formatting import embeds_done, local_time
+from recrawl.gui.formatting import baseline_done_text, embeds_done, local_time
 
 if TYPE_CHECKING:  # the watcher (its engine) loads when the app watches
     from recrawl.core.watch.watcher import WatchSummary
@@ -71,13 +72,18 @@ def _and_embeds(fetched: int, failed: int = 0) -> str:
 
 
 def watch_round_text(event: WatchRound) -> str:
-    """The log's line for a watch round."""
+    """The log's line for a watch round (and one for each first crawl it completed)."""
     due = f"; next page due {local_time(event.next_due_at)}" if event.next_due_at else ""
-    return (
+    first = ""
+    if event.baseline_pages:
+        first = f", {plural(event.baseline_pages, 'page')} archived by first crawls"
+    line = (
         f"watch round: {plural(event.fetched, 'page')} fetched"
         f"{_and_embeds(event.embeds_fetched)}, {plural(event.new_pages, 'new page')}, "
-        f"{event.changed_pages:,} changed, {plural(event.errors, 'error')}{due}"
+        f"{event.changed_pages:,} changed, {event.gone_pages:,} gone, "
+        f"{event.back_pages:,} back{first}, {plural(event.errors, 'error')}{due}"
     )
+    return "\n".join([line, *(baseline_done_text(d.host, d.pages) for d in event.baselines_done)])
 
 
 def watch_summary_text(summary: WatchSummary, embeds: int = 0, embed_errors: int = 0) -> str:
@@ -88,6 +94,7 @@ def watch_summary_text(summary: WatchSummary, embeds: int = 0, embed_errors: int
         f"Watching {word} after {took}: {plural(summary.rounds, 'round')}, "
         f"{plural(summary.fetched, 'page')} fetched{_and_embeds(embeds, embed_errors)}, "
         f"{summary.new_pages:,} new, {summary.changed_pages:,} changed, "
+        f"{summary.gone_pages:,} gone, {summary.back_pages:,} back, "
         f"{plural(summary.errors, 'error')}"
     )
 
@@ -127,21 +134,24 @@ class RoundNews:
 
     new_pages: int = 0
     changed_pages: int = 0
-    #: Fetches per host that may be news (a changed page, or a first signature).
+    #: Fetches per host that made news (a new or changed page).
     hosts: Counter[str] = field(default_factory=Counter)
+    #: The first crawls (baselines, DESIGN.md §15) the round completed: said once, when
+    #: done, not round after round while the first crawl archives its pages.
+    baselines: list[BaselineDone] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
-        return bool(self.new_pages or self.changed_pages)
+        return bool(self.new_pages or self.changed_pages or self.baselines)
 
 
 class NewsBatcher:
     """Gathers a watch round's news from the event batches; :meth:`take` ends the round.
 
-    The counts are the engine's (RoundFinished's ``new_pages``/``changed_pages``, summed
-    over the crawl rounds of one watch round). The sites are a cheap guess from the
-    fetches: a page whose change is ``changed`` or ``unknown`` (a first fetch has no
-    signature to compare) names its host; the message lists the most frequent one.
+    The counts are the engine's (RoundFinished's ``new_pages``/``changed_pages`` and
+    the first crawls it completed, over the crawl rounds of one watch round). The sites
+    are those of the fetches that made the news (PageFetched's ``news``); the message
+    names the most frequent one. A page archived by its host's first crawl is none.
     """
 
     def __init__(self) -> None:
@@ -153,11 +163,10 @@ class NewsBatcher:
             if isinstance(event, RoundFinished):
                 news.new_pages += event.new_pages
                 news.changed_pages += event.changed_pages
-            elif (
-                isinstance(event, PageFetched)
-                and event.kind == PageKind.PAGE  # an embed (a CDN's image) is never news
-                and event.error is None
-                and event.change in ("changed", "unknown")
+                news.baselines += event.baselines_done
+            elif isinstance(event, PageFetched) and event.news in (
+                NewsKind.NEW,
+                NewsKind.CHANGED,
             ):
                 host = urlsplit(event.url).hostname
                 if host:
@@ -171,7 +180,8 @@ class NewsBatcher:
 
 def news_message(news: RoundNews) -> str | None:
     """``12 new pages, 3 changed on example.org and 2 other sites`` (alone: ``3 changed
-    pages on example.org``); None without news."""
+    pages on example.org``), then the first crawls done (``First crawl of example.org
+    done: 535 pages archived``), a line each; None without news."""
     if not news.any:
         return None
     parts = []
@@ -182,7 +192,9 @@ def news_message(news: RoundNews) -> str | None:
         # alone it names what changed, as the What's new panel's rows do
         noun = "" if parts else f" page{'s' if changed != 1 else ''}"
         parts.append(f"{changed:,} changed{noun}")
-    return ", ".join(parts) + _sites(news.hosts.most_common())
+    lines = [", ".join(parts) + _sites(news.hosts.most_common())] if parts else []
+    lines += [baseline_done_text(done.host, done.pages) for done in news.baselines]
+    return "\n".join(lines)
 
 
 def _sites(hosts: Sequence[tuple[str, int]]) -> str:

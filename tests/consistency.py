@@ -14,6 +14,7 @@ from pathlib import Path
 
 from recrawl.core.project import Project
 from recrawl.core.store.models import (
+    Baseline,
     Compaction,
     FetchEvent,
     News,
@@ -76,17 +77,24 @@ def check_project(
             .join(Page)
             .where(FetchEvent.http_status.is_null(False))
         )
-        # news is written with the pages' updates: one "new" item per page whose content
-        # the crawler has seen (its first successful fetch set content_changed_at);
-        # embeds are never news (DESIGN.md §14)
-        succeeded = {
-            p.id
-            for p in Page.select(Page.id).where(
-                Page.content_changed_at.is_null(False) & (Page.kind == PageKind.PAGE)
-            )
-        }
+        # news is written with the pages' updates (DESIGN.md §10, §15): a page whose
+        # content the crawler has seen (its first successful fetch set
+        # content_changed_at) counts in its host's baseline while that is under way, and
+        # has one "new" item when it was found after the baseline was done (its id is
+        # above the baseline's last page); embeds are never news (§14)
+        succeeded: dict[str, set[int]] = {}
+        for page_id, host in (
+            Page.select(Page.id, Page.host)
+            .where(Page.content_changed_at.is_null(False) & (Page.kind == PageKind.PAGE))
+            .tuples()
+        ):
+            succeeded.setdefault(host, set()).add(page_id)
         new_items: Counter[int] = Counter(
             n.page_id for n in News.select(News.page).where(News.kind == NewsKind.NEW)
+        )
+        baselines = {b.host: b for b in Baseline.select()}
+        baseline_items = Counter(
+            n.host for n in News.select(News.host).where(News.kind == NewsKind.BASELINE)
         )
         latest = {
             e.page.url: e.fetched_at
@@ -98,7 +106,18 @@ def check_project(
     finally:
         project.close()
 
-    assert set(new_items) == succeeded and set(new_items.values()) <= {1}, "news vs fetches"
+    assert set(new_items.values()) <= {1}, "a page new twice"
+    assert set(succeeded) <= set(baselines), "pages archived outside any baseline"
+    for host, baseline in baselines.items():
+        pages = succeeded.get(host, set())
+        new = {page for page in pages if page in new_items}
+        if baseline.last_page is None:  # under way: every page archived is in it
+            assert not new and baseline.pages == len(pages), f"{host}: baseline vs fetches"
+        else:
+            assert new == {p for p in pages if p > baseline.last_page}, f"{host}: new vs fetches"
+            assert baseline.pages <= len(pages - new), f"{host}: baseline vs fetches"
+        assert baseline_items[host] == (baseline.page_id is not None), f"{host}: its item"
+    assert set(new_items) <= set().union(*succeeded.values()), "news vs fetches"
 
     # the store and the disk agree: a row for every folder, the files of every row
     assert {p.name for p in project_dir.glob("segments/*")} == set(segments)

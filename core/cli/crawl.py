@@ -124,6 +124,7 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the summary as JSON: rounds, fetched, new_urls, errors, elapsed_s, "
         "pages_per_s, segments, new_pages, changed_pages, embeds_fetched, embed_errors, "
+        "gone_pages, back_pages, baseline_pages, "
         "possible_traps (patterns held back as possible traps), "
         "next_due_at (when the next page is due: a time past when pages are still due, "
         "null when none ever will be)",

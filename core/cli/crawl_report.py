@@ -12,11 +12,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from recrawl.core import store
 from recrawl.core.clock import human_duration
 from recrawl.core.engine import CrawlSummary, Event, LogMessage, PageFetched, RoundFinished
-from recrawl.core.store.models import PageStatus
+from recrawl.core.engine.events import BaselineDone
+from recrawl.core.store.models import NewsKind, PageStatus
 from recrawl.core.words import plural
 
 #: Failed fetches the summary names; the rest are counted.
@@ -38,6 +40,56 @@ def failed(event: PageFetched) -> bool:
     return status is None or status == 429 or not 400 <= status < 500
 
 
+def gone_reason(event: PageFetched) -> str:
+    """``HTTP 404``, or why the last attempt failed (failures past the retries)."""
+    if event.http_status is not None and 400 <= event.http_status < 500:
+        return f"HTTP {event.http_status}"
+    if event.error:
+        return event.error
+    return f"HTTP {event.http_status}" if event.http_status is not None else "no answer"
+
+
+class NewsCounts(Protocol):
+    """What a round, a watch round and a crawl count of the news (DESIGN.md §10, §15)."""
+
+    @property
+    def new_pages(self) -> int: ...
+    @property
+    def changed_pages(self) -> int: ...
+    @property
+    def gone_pages(self) -> int: ...
+    @property
+    def back_pages(self) -> int: ...
+    @property
+    def baseline_pages(self) -> int: ...
+
+
+def round_news(event: NewsCounts) -> str:
+    """``news: 2 new pages, 1 changed, 1 gone, 1 back; first crawl: 40 pages archived``
+    (what is there of it; empty for none)."""
+    counts = [
+        (event.new_pages, plural(event.new_pages, "new page")),
+        (event.changed_pages, f"{event.changed_pages} changed"),
+        (event.gone_pages, f"{event.gone_pages} gone"),
+        (event.back_pages, f"{event.back_pages} back"),
+    ]
+    parts = []
+    shown = [text for count, text in counts if count]
+    if shown:
+        parts.append("news: " + ", ".join(shown))
+    if event.baseline_pages:
+        parts.append(f"first crawl: {plural(event.baseline_pages, 'page')} archived")
+    return "; ".join(parts)
+
+
+def baseline_done_line(done: BaselineDone) -> str:
+    """The line saying a host's first crawl is done (its one item in `recrawl news`)."""
+    return (
+        f"first crawl of {done.host} done: {plural(done.pages, 'page')} archived "
+        "(one baseline item in `recrawl news`; pages found from now on are new)"
+    )
+
+
 class CrawlReport:
     """The observer of a crawl run for people: prints rounds, remembers failures."""
 
@@ -52,13 +104,10 @@ class CrawlReport:
         for event in events:
             if isinstance(event, PageFetched) and event.kind == "page" and failed(event):
                 self._failed(event)
+            if isinstance(event, PageFetched) and event.news == NewsKind.GONE:
+                print(f"gone: {event.url} ({gone_reason(event)})", file=sys.stderr)
             elif isinstance(event, RoundFinished):
-                news = ""
-                if event.new_pages or event.changed_pages:  # `recrawl news` lists them
-                    news = (
-                        f"; news: {plural(event.new_pages, 'new page')}, "
-                        f"{event.changed_pages} changed"
-                    )
+                news = round_news(event)  # `recrawl news` lists them
                 embeds = ""
                 if event.embeds_fetched or event.embed_errors:
                     embeds = f", {plural(event.embeds_fetched, 'embed')} fetched"
@@ -67,9 +116,11 @@ class CrawlReport:
                 print(
                     f"round {event.round} ({event.segment}): {event.fetched} fetched, "
                     f"{plural(event.errors, 'error')}, {plural(event.new_urls, 'new URL')}"
-                    f"{embeds}{news}",
+                    f"{embeds}{f'; {news}' if news else ''}",
                     file=sys.stderr,
                 )
+                for done in event.baselines_done:
+                    print(baseline_done_line(done), file=sys.stderr)
             elif isinstance(event, LogMessage) and event.level != "info":
                 print(f"{event.level}: {event.text}", file=sys.stderr)
 
@@ -96,6 +147,8 @@ class CrawlReport:
             line += f"; {plural(summary.embeds_fetched, 'embed')} fetched"
             if summary.embed_errors:
                 line += f" ({plural(summary.embed_errors, 'error')})"
+        if news := round_news(summary):
+            line += f"; {news}"
         if summary.segments:
             line += f"; {'segment' if len(summary.segments) == 1 else 'segments'} "
             line += ", ".join(summary.segments)

@@ -2,7 +2,9 @@
 
 Ids are stable, so a feed reader that reads the feed again sees only what is new: the
 feed's is a UUID of the project folder's path, an entry's a UUID of the feed's, the
-item's kind, URL and time.
+item's kind, URL and time. A host's baseline (DESIGN.md §15) is one entry, however often
+it grows: its id is the feed's and the host's, and its ``updated`` moves on with it (a
+reader shows it again, complete, when the first crawl is done).
 """
 
 from __future__ import annotations
@@ -17,13 +19,21 @@ from pathlib import Path
 
 from feedgen.feed import FeedGenerator
 from recrawl.core import store
+from recrawl.core.words import plural
 from recrawl.core.clock import to_iso, utcnow
 from recrawl.core.project import Project
+from recrawl.core.store.models import NewsKind
 
 from recrawl import __version__
 
 #: How an entry's title starts, by the item's kind.
-KIND_TITLES = {"new": "New", "changed": "Changed", "gone": "Gone", "back": "Back"}
+KIND_TITLES = {
+    "baseline": "First crawl",
+    "new": "New",
+    "changed": "Changed",
+    "gone": "Gone",
+    "back": "Back",
+}
 #: What an entry's summary says happened, by the item's kind.
 KIND_PHRASES = {
     "new": "first fetched",
@@ -38,6 +48,8 @@ def feed_uuid(project: Project) -> uuid.UUID:
 
 
 def entry_id(feed: uuid.UUID, item: store.NewsItem) -> str:
+    if item.kind == NewsKind.BASELINE:  # one per host, updated in place as it grows
+        return uuid.uuid5(feed, f"baseline {item.host}").urn
     return uuid.uuid5(feed, f"{item.kind} {item.url} {to_iso(item.at)}").urn
 
 
@@ -47,7 +59,9 @@ def build_feed(project: Project, items: Iterable[store.NewsItem]) -> FeedGenerat
     generator = FeedGenerator()
     generator.id(feed.urn)
     generator.title(f"Recrawl news: {project.path.name}")
-    generator.subtitle(f"New, changed, gone and back pages of the project at {project.path}")
+    generator.subtitle(
+        f"First crawls, new, changed, gone and back pages of the project at {project.path}"
+    )
     generator.link(href=project.path.resolve().as_uri(), rel="alternate")
     generator.author({"name": "Recrawl"})
     generator.generator("Recrawl", version=__version__)
@@ -57,7 +71,7 @@ def build_feed(project: Project, items: Iterable[store.NewsItem]) -> FeedGenerat
         newest = newest or at  # newest first: the first item's time
         entry = generator.add_entry(order="append")
         entry.id(entry_id(feed, item))
-        entry.title(f"{KIND_TITLES.get(item.kind, item.kind)}: {item.title or item.url}")
+        entry.title(_title(item))
         entry.updated(at)
         entry.link(href=item.url, rel="alternate")
         entry.summary(_summary(item))
@@ -84,7 +98,24 @@ def write_feed(project: Project, items: Iterable[store.NewsItem], out: str | Non
         raise
 
 
+def _title(item: store.NewsItem) -> str:
+    if item.kind == NewsKind.BASELINE:
+        what = "archived" if item.complete else "archived so far (under way)"
+        return f"First crawl of {item.host}: {plural(item.pages or 0, 'page')} {what}"
+    return f"{KIND_TITLES.get(item.kind, item.kind)}: {item.title or item.url}"
+
+
 def _summary(item: store.NewsItem) -> str:
+    if item.kind == NewsKind.BASELINE:
+        pages = plural(item.pages or 0, "page")
+        if item.complete:
+            done = f"archived {pages} by {to_iso(item.at)}, when nothing was left to fetch"
+        else:
+            done = f"has archived {pages} so far (as of {to_iso(item.at)}); it is under way"
+        return (
+            f"The first crawl of {item.host}, from {item.url}, {done}. Pages found from "
+            "then on are new."
+        )
     what = KIND_PHRASES.get(item.kind, item.kind)
     title = f"{item.title} ({item.url})" if item.title else item.url
     return (

@@ -12,6 +12,7 @@ from typing import Any
 
 from recrawl.core import store
 from recrawl.core.cli.output import DIR_HELP, write_json_array
+from recrawl.core.words import plural
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import parse_iso, to_iso
@@ -20,6 +21,8 @@ from recrawl.core.store.models import NewsKind
 
 #: The keys of one ``recrawl news --json`` item, in order (DESIGN.md §10).
 NEWS_KEYS = ("at", "kind", "url", "host", "title", "first_seen", "published_at")
+#: A ``baseline`` item's keys after those (DESIGN.md §15).
+BASELINE_KEYS = ("pages", "complete")
 
 
 def _since(p: argparse.ArgumentParser) -> None:
@@ -29,8 +32,9 @@ def _since(p: argparse.ArgumentParser) -> None:
 
 def _news_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
-        "List the news, newest first: pages fetched for the first time (new), changed, "
-        "gone, and back after being gone."
+        "List the news, newest first: each site's first crawl (baseline: one item for the "
+        "pages it archived), pages found after it (new), changed, gone, and back after "
+        "being gone."
     )
     _since(p)
     p.add_argument(
@@ -42,12 +46,15 @@ def _news_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON array: " + ", ".join(NEWS_KEYS) + " (times ISO 8601 UTC)",
+        help="print a JSON array: "
+        + ", ".join(NEWS_KEYS)
+        + " (times ISO 8601 UTC); a baseline's also "
+        + ", ".join(BASELINE_KEYS),
     )
 
 
 def news_json(item: store.NewsItem) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "at": to_iso(item.at),
         "kind": item.kind,
         "url": item.url,
@@ -56,6 +63,18 @@ def news_json(item: store.NewsItem) -> dict[str, Any]:
         "first_seen": to_iso(item.first_seen),
         "published_at": to_iso(item.published_at),
     }
+    if item.kind == NewsKind.BASELINE:
+        data["pages"] = item.pages or 0
+        data["complete"] = bool(item.complete)
+    return data
+
+
+def baseline_text(item: store.NewsItem) -> str:
+    """``first crawl of example.org: 535 pages archived`` (``…so far`` while under way)."""
+    pages = plural(item.pages or 0, "page")
+    if item.complete:
+        return f"first crawl of {item.host}: {pages} archived"
+    return f"first crawl of {item.host} under way: {pages} archived so far"
 
 
 @project_command
@@ -67,8 +86,11 @@ def run_news(project: Project, args: argparse.Namespace) -> int:
         write_json_array(out, (news_json(item) for item in items))
         return 0
     for item in items:
-        title = f"  {item.title}" if item.title else ""
-        out.write(f"{to_iso(item.at)}  {item.kind:<7}  {item.url}{title}\n")
+        if item.kind == NewsKind.BASELINE:
+            title = f"  {baseline_text(item)}"
+        else:
+            title = f"  {item.title}" if item.title else ""
+        out.write(f"{to_iso(item.at)}  {item.kind:<8}  {item.url}{title}\n")
     return 0
 
 

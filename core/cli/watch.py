@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING
 
 from recrawl.core.cli.arguments import duration
 from recrawl.core.cli.crawl import crawl_options, crawl_settings
+from recrawl.core.cli.crawl_report import baseline_done_line, gone_reason
 from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, human_duration, to_iso
-from recrawl.core.engine.events import Event, LogMessage, WatchRound, WatchSleeping
+from recrawl.core.engine.events import Event, LogMessage, PageFetched, WatchRound, WatchSleeping
 from recrawl.core.project import Project
+from recrawl.core.store.models import NewsKind
 from recrawl.core.words import plural
 
 if TYPE_CHECKING:  # the engine: imported when the watch runs, not to parse its options
@@ -44,8 +46,8 @@ def _watch_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="one line per round: started_at, fetched, new_pages, changed_pages, errors, "
-        "next_due_at, embeds_fetched",
+        help="one line per round: started_at, fetched, new_pages, changed_pages, gone_pages, "
+        "back_pages, baseline_pages, errors, next_due_at, embeds_fetched",
     )
 
 
@@ -61,6 +63,12 @@ class WatchReport:
         for event in events:
             if isinstance(event, WatchRound):
                 self._print(json.dumps(event.to_json()) if self.as_json else _round(event))
+                if not self.as_json:
+                    for done in event.baselines_done:
+                        self._print(baseline_done_line(done))
+            elif isinstance(event, PageFetched) and event.news == NewsKind.GONE:
+                # the log names what went (JSON: the round's gone_pages count it)
+                print(f"gone: {event.url} ({gone_reason(event)})", file=sys.stderr, flush=True)
             elif isinstance(event, WatchSleeping) and not self.as_json:
                 self._print(self._sleeping(event))
             elif isinstance(event, LogMessage) and event.level != "info":
@@ -80,8 +88,11 @@ class WatchReport:
 def _round(event: WatchRound) -> str:
     line = (
         f"round {to_iso(event.started_at.replace(microsecond=0))}: {event.fetched} fetched, "
-        f"{event.new_pages} new, {event.changed_pages} changed, {plural(event.errors, 'error')}"
+        f"{event.new_pages} new, {event.changed_pages} changed, {event.gone_pages} gone, "
+        f"{event.back_pages} back, {plural(event.errors, 'error')}"
     )
+    if event.baseline_pages:
+        line += f"; first crawl: {plural(event.baseline_pages, 'page')} archived"
     return line
 
 
@@ -111,6 +122,6 @@ def watch_counts(summary: WatchSummary) -> str:
     """What a watch (or a worker) did, as its last line says it."""
     return (
         f"{plural(summary.rounds, 'round')}, {summary.fetched} fetched, "
-        f"{summary.new_pages} new, {summary.changed_pages} changed, "
-        f"{plural(summary.errors, 'error')}"
+        f"{summary.new_pages} new, {summary.changed_pages} changed, {summary.gone_pages} gone, "
+        f"{summary.back_pages} back, {plural(summary.errors, 'error')}"
     )

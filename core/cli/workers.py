@@ -43,8 +43,8 @@ def _worker_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="one line per round: started_at, fetched, new_pages, changed_pages, errors, "
-        "next_due_at, embeds_fetched",
+        help="one line per round: started_at, fetched, new_pages, changed_pages, gone_pages, "
+        "back_pages, baseline_pages, errors, next_due_at, embeds_fetched",
     )
 
 

@@ -18,8 +18,11 @@ Pages robots.txt denies are never requested and not counted; a 429/503 retried w
 the round counts once, by its last attempt. ``fetched + errors`` are the attempts
 ``CrawlSettings.max_pages`` bounds. **new_urls**: pages the store added (discovered links
 that passed the filter chain and were not yet known). **new_pages** and
-**changed_pages**: the news items ``new`` and ``changed`` the crawl recorded (DESIGN.md
-§10; ``crawl --json`` has them beside §8's keys).
+**changed_pages**, **gone_pages**, **back_pages**: the news items ``new``, ``changed``,
+``gone`` and ``back`` the crawl recorded (DESIGN.md §10; ``crawl --json`` has them
+beside §8's keys). **baseline_pages**: pages archived by their host's first crawl, which
+are no ``new`` items but their host's one ``baseline`` (§15); **baselines_done**: the
+baselines a round completed.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ class PageFetched:
     error: str | None = None
     #: ``page``, or ``embed``: something a page needs to be seen (DESIGN.md §14).
     kind: str = "page"
+    #: The news the fetch made (DESIGN.md §10, §15): ``new``, ``changed``, ``gone``,
+    #: ``back``, ``baseline`` (archived by its host's first crawl); None: none.
+    news: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +76,15 @@ class LogMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class BaselineDone:
+    """A host's first crawl is done (DESIGN.md §15): its seed and the pages it archived."""
+
+    host: str
+    url: str | None
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
 class RoundFinished:
     """A round's counts (module docstring, "Counts")."""
 
@@ -85,6 +100,13 @@ class RoundFinished:
     #: What pages embed, counted apart from the pages (DESIGN.md §14).
     embeds_fetched: int = 0
     embed_errors: int = 0
+    #: Pages that went (a 4xx, or failures past the retries) and came back (§10).
+    gone_pages: int = 0
+    back_pages: int = 0
+    #: Pages archived by their host's first crawl (§15), and the baselines the round's
+    #: end completed (the host had nothing left unfetched).
+    baseline_pages: int = 0
+    baselines_done: tuple[BaselineDone, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +159,10 @@ class CrawlSummary:
     embed_errors: int = 0
     #: Patterns held back as possible traps (to follow one: ``traps.allowed_patterns``).
     possible_traps: list[PossibleTrap] = field(default_factory=list)
+    #: As in :class:`RoundFinished` (DESIGN.md §10, §15).
+    gone_pages: int = 0
+    back_pages: int = 0
+    baseline_pages: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -174,6 +200,11 @@ class WatchRound:
     next_due_at: datetime | None
     #: What pages embed, fetched in the round (DESIGN.md §14).
     embeds_fetched: int = 0
+    #: As in :class:`RoundFinished` (DESIGN.md §10, §15).
+    gone_pages: int = 0
+    back_pages: int = 0
+    baseline_pages: int = 0
+    baselines_done: tuple[BaselineDone, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -181,6 +212,9 @@ class WatchRound:
             "fetched": self.fetched,
             "new_pages": self.new_pages,
             "changed_pages": self.changed_pages,
+            "gone_pages": self.gone_pages,
+            "back_pages": self.back_pages,
+            "baseline_pages": self.baseline_pages,
             "errors": self.errors,
             "next_due_at": to_iso(self.next_due_at),
             "embeds_fetched": self.embeds_fetched,

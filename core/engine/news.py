@@ -3,7 +3,11 @@
 One item per fetch at most, the first that applies of:
 
 - ``new``: the page's first successful fetch (a 2xx, before which the crawler had never
-  seen its content: ``content_changed_at`` is set by the first one);
+  seen its content: ``content_changed_at`` is set by the first one). While its host's
+  first crawl is under way, that fetch counts in the host's one ``baseline`` item
+  instead, and once it is done only a page found after it is new (DESIGN.md §15: the
+  recorder decides, :meth:`~.record.FetchRecorder._add`, from
+  :mod:`recrawl.core.store.baselines`);
 - ``back``: fetched successfully (2xx or 304) while it was gone; a changed content
   comes back with it, so "back" says it all;
 - ``changed``: the fetch's change is ``changed``;

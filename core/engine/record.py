@@ -7,6 +7,7 @@ and its result goes into the round's commit batch.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,7 +30,7 @@ from recrawl.core.net.urls import embed_url
 from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import OutlinksSignature, Signature, compare
-from recrawl.core.store.models import Page, PageKind, PageStatus
+from recrawl.core.store.models import NewsKind, Page, PageKind, PageStatus
 
 
 class FetchRecorder:
@@ -55,6 +56,13 @@ class FetchRecorder:
         self.events = events
         #: Notes the feeds pages advertise (None: the crawl reads no sources).
         self.sources = sources
+        #: The baselines of the round's hosts (DESIGN.md §15), read as the round starts
+        #: (:meth:`start_round`); a host without one has had no page archived yet.
+        self.baselines: dict[str, store.BaselineState] = {}
+
+    def start_round(self, hosts: Iterable[str]) -> None:
+        """Read the baselines of a round's hosts: they tell a first fetch's news."""
+        self.baselines = store.baseline_states(hosts)
 
     def robots_denied(self, page: Page, policy: RobotsPolicy, batch: store.CommitBatch) -> Outcome:
         """Record a page robots.txt kept from being requested; returns the outcome counted.
@@ -236,13 +244,27 @@ class FetchRecorder:
         )
 
     def _fetched(
-        self, page: Page, result: FetchResult, update: PageUpdate, change: Change, kind: str
+        self,
+        page: Page,
+        result: FetchResult,
+        update: PageUpdate,
+        change: Change,
+        kind: str,
+        news: str | None = None,
     ) -> None:
         size = len(result.response.body) if result.response is not None else 0
         status, error = update.status, update.event["error"]
         self.events.emit(
             PageFetched(
-                page.url, status, result.status, change.value, size, result.elapsed_ms, error, kind
+                page.url,
+                status,
+                result.status,
+                change.value,
+                size,
+                result.elapsed_ms,
+                error,
+                kind,
+                news,
             )
         )
 
@@ -324,8 +346,8 @@ class FetchRecorder:
                 update.fields["published_at"] = analysis.published
         if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
             update.fields.update(self.scoring.on_fetched(page, targets, batch))
-        self._add(page, update, change, now, batch)
-        self._fetched(page, result, update, change, PageKind.PAGE)
+        news = self._add(page, update, change, now, batch)
+        self._fetched(page, result, update, change, PageKind.PAGE, news)
 
     def _change(
         self, page: Page, analysis: Analysis, capture: Capture
@@ -344,18 +366,27 @@ class FetchRecorder:
             change = compare(self.signature, page.signature, page.signature_kind, new)
         return change, (new, kind)
 
-    @staticmethod
     def _add(
-        page: Page, update: PageUpdate, change: Change, at: datetime, batch: store.CommitBatch
-    ) -> None:
-        """Put a fetch's page update, its event and its news (if any) into the batch."""
+        self, page: Page, update: PageUpdate, change: Change, at: datetime, batch: store.CommitBatch
+    ) -> str | None:
+        """Put a fetch's page update, its event and its news (if any) into the batch; the
+        news kind (``baseline``: a page archived by its host's first crawl), if any."""
         batch.page_updates.append((page.id, update.fields))
         batch.events.append(update.event)
         if page.kind == PageKind.EMBED:
-            return  # what a page needs to be seen is never news (DESIGN.md §14)
+            return None  # what a page needs to be seen is never news (DESIGN.md §14)
         kind = news_kind(page, update.status, change)
+        if kind == NewsKind.NEW:
+            baseline = self.baselines.get(page.host)
+            if baseline is None or not baseline.complete:
+                # the host's first crawl: one baseline item says it all (DESIGN.md §15)
+                batch.baseline.append((page.id, page.host, at))
+                return NewsKind.BASELINE
+            if not baseline.is_new(page.id):
+                return None  # found by the first crawl, archived only now: nothing new
         if kind is not None:
             batch.news.append((page.id, page.host, at, kind))
+        return kind
 
 
 def _keep_refs(page: Page, update: PageUpdate, packed: bytes) -> None:

@@ -46,7 +46,7 @@ from recrawl.core.engine.captures import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
-from recrawl.core.engine.events import EventQueue, LogMessage, RoundStarted
+from recrawl.core.engine.events import BaselineDone, EventQueue, LogMessage, RoundStarted
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
 from recrawl.core.engine.parse import HTML_TYPES, media_type
@@ -58,7 +58,7 @@ from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.filters.compiled import CompiledChain
 from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
-from recrawl.core.store.models import Page, PageKind, PageStatus
+from recrawl.core.store.models import NewsKind, Page, PageKind, PageStatus
 
 STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 #: Page rows read in one query when a host's next page is not yet read.
@@ -170,6 +170,7 @@ class Round:
                 queue = self.queues[page.host] = HostQueue()
             queue.append(page)
             parts.links.remember(page.url)
+        parts.recorder.start_round(self.queues)  # their baselines tell a first fetch's news
         #: The host workers, and how many of each host's are still taking turns.
         self.workers: list[asyncio.Task[None]] = []
         self.serving: dict[str, int] = {}
@@ -224,7 +225,9 @@ class Round:
         name = self.writer.name
         if store.segment_names() & {name}:
             parts.stats.segments.append(name)
-        parts.events.emit(self.stats.finished())
+        # the hosts left nothing unfetched: their first crawl is done (DESIGN.md §15)
+        done = store.retried(store.complete_baselines, parts.clock.now())
+        parts.events.emit(self.stats.finished(BaselineDone(d.host, d.url, d.pages) for d in done))
 
     async def _until_done(self) -> None:
         """Wait for the host workers, those embeds start included, and the page captures
@@ -617,6 +620,7 @@ class Round:
         batch = self.batch
         self.rescore |= batch.rescore
         self.stats.news(kind for *_, kind in batch.news)
+        self.stats.news(NewsKind.BASELINE for _ in batch.baseline)
         batch.committed_bytes = self.committed_bytes = self.writer.written()
         self.batch = store.CommitBatch(segment=batch.segment)
         self.last_commit = time.monotonic()

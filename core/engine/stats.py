@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from recrawl.core.engine.events import CrawlSummary, RoundFinished, StatsSnapshot
+from recrawl.core.engine.events import BaselineDone, CrawlSummary, RoundFinished, StatsSnapshot
 from recrawl.core.engine.update import Outcome
 from recrawl.core.store.models import NewsKind
 
@@ -22,9 +22,13 @@ class CrawlStats:
     fetched: int = 0
     errors: int = 0
     new_urls: int = 0
-    #: News (DESIGN.md §10): pages fetched successfully for the first time; changed pages.
+    #: News (DESIGN.md §10): pages fetched successfully for the first time; changed,
+    #: gone and back pages; pages archived by their host's first crawl (§15).
     new_pages: int = 0
     changed_pages: int = 0
+    gone_pages: int = 0
+    back_pages: int = 0
+    baseline_pages: int = 0
     #: What pages embed (DESIGN.md §14), counted apart: fetched, and failed.
     embeds_fetched: int = 0
     embed_errors: int = 0
@@ -83,7 +87,20 @@ class CrawlStats:
             changed_pages=self.changed_pages,
             embeds_fetched=self.embeds_fetched,
             embed_errors=self.embed_errors,
+            gone_pages=self.gone_pages,
+            back_pages=self.back_pages,
+            baseline_pages=self.baseline_pages,
         )
+
+
+#: The counter of each news kind, in :class:`CrawlStats` and :class:`RoundStats`.
+_NEWS_COUNTS = {
+    NewsKind.NEW: "new_pages",
+    NewsKind.CHANGED: "changed_pages",
+    NewsKind.GONE: "gone_pages",
+    NewsKind.BACK: "back_pages",
+    NewsKind.BASELINE: "baseline_pages",
+}
 
 
 @dataclass
@@ -99,6 +116,9 @@ class RoundStats:
     new_urls: int = 0
     new_pages: int = 0
     changed_pages: int = 0
+    gone_pages: int = 0
+    back_pages: int = 0
+    baseline_pages: int = 0
     embeds_fetched: int = 0
     embed_errors: int = 0
 
@@ -131,16 +151,15 @@ class RoundStats:
         self.totals.new_urls += new_urls
 
     def news(self, kinds: Iterable[str]) -> None:
-        """Count the news items of a batch handed to the store (their ``kind``s)."""
+        """Count the news of a batch handed to the store (its items' ``kind``s, and
+        ``baseline`` for each page its host's first crawl archived)."""
         for kind in kinds:
-            if kind == NewsKind.NEW:
-                self.new_pages += 1
-                self.totals.new_pages += 1
-            elif kind == NewsKind.CHANGED:
-                self.changed_pages += 1
-                self.totals.changed_pages += 1
+            name = _NEWS_COUNTS.get(kind)
+            if name is not None:
+                setattr(self, name, getattr(self, name) + 1)
+                setattr(self.totals, name, getattr(self.totals, name) + 1)
 
-    def finished(self) -> RoundFinished:
+    def finished(self, baselines_done: Iterable[BaselineDone] = ()) -> RoundFinished:
         return RoundFinished(
             self.number,
             self.segment,
@@ -151,4 +170,8 @@ class RoundStats:
             changed_pages=self.changed_pages,
             embeds_fetched=self.embeds_fetched,
             embed_errors=self.embed_errors,
+            gone_pages=self.gone_pages,
+            back_pages=self.back_pages,
+            baseline_pages=self.baseline_pages,
+            baselines_done=tuple(baselines_done),
         )

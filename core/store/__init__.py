@@ -15,6 +15,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     filtered      known pages the chain rejects: kept, never fetched, and why
     listing       the GUI's page listing, read in blocks
     news          news items: what happened to pages, counts by day and site, unseen
+    baselines     each host's first crawl: one news item, completed when nothing is left
     sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
     runs          crawl runs: when each started and ended, what it did
     sources       sitemaps and feeds: found, due, each reading's findings, the listing
@@ -30,6 +31,12 @@ from recrawl.core.store import quiet_peewee  # noqa: F401
 
 # isort: split
 
+from recrawl.core.store.baselines import (
+    BaselineState,
+    CompletedBaseline,
+    baseline_states,
+    complete_baselines,
+)
 from recrawl.core.store.commits import CommitBatch, commit_batch, give_cash, rescore_inlinks
 from recrawl.core.store.compactions import (
     Move,
@@ -220,7 +227,9 @@ __all__ = [
     "RECOVERY",
     "SQLITE_PRAGMAS",
     "STANDARD_KEYS",
+    "BaselineState",
     "CommitBatch",
+    "CompletedBaseline",
     "Completeness",
     "CrawlRunInfo",
     "DiscoveredVia",
@@ -255,6 +264,7 @@ __all__ = [
     "add_embeds",
     "add_pages",
     "add_sources",
+    "baseline_states",
     "begin_compaction",
     "begin_crawl_run",
     "close_database",
@@ -264,6 +274,7 @@ __all__ = [
     "commit_mark",
     "committed_bytes",
     "compaction_names",
+    "complete_baselines",
     "corpus_figures",
     "count_due",
     "count_filtered",

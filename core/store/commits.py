@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from peewee import fn
+from recrawl.core.store.baselines import record_baseline_pages
 from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
@@ -34,6 +35,9 @@ class CommitBatch:
     events: list[dict[str, Any]] = field(default_factory=list)  # keyed by page id
     #: News items (DESIGN.md §10): (page id, host, at, kind).
     news: list[tuple[int, str, datetime, str]] = field(default_factory=list)
+    #: Pages archived by their host's first crawl (DESIGN.md §15): (page id, host, at),
+    #: counted into its baseline instead of being news of their own.
+    baseline: list[tuple[int, str, datetime]] = field(default_factory=list)
     new_pages: list[NewPage] = field(default_factory=list)
     links: list[tuple[int, str]] = field(default_factory=list)  # (source page id, target url)
     rejected: list[tuple[str, str, int | None]] = field(default_factory=list)
@@ -58,17 +62,17 @@ class CommitBatch:
         return (
             self.records, len(self.page_updates), len(self.events), len(self.news),
             len(self.new_pages), len(self.links), len(self.rejected), len(self.cash),
-            len(self.payouts), len(self.sources), len(self.completeness),
+            len(self.payouts), len(self.sources), len(self.completeness), len(self.baseline),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
         records, updates, events, news, new_pages, links, rejected, cash, payouts, *rest = sizes
-        sources, completeness = rest
+        sources, completeness, baseline = rest
         self.records = records
         del self.page_updates[updates:], self.events[events:], self.news[news:]
         del self.new_pages[new_pages:], self.links[links:], self.rejected[rejected:]
         del self.cash[cash:], self.payouts[payouts:], self.sources[sources:]
-        del self.completeness[completeness:]
+        del self.completeness[completeness:], self.baseline[baseline:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -> int:
@@ -89,6 +93,8 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
         if batch.events:
             insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
         insert_rows(News, ["page", "host", "at", "kind"], batch.news)
+        if batch.baseline:
+            record_baseline_pages(batch.baseline)
         # a slice at a time: a page of 100,000 links makes no 100,000 rows at once
         for links in chunks(list(dict.fromkeys(batch.links)), 5000):
             ids, embeds = page_ids_and_embeds(target for _, target in links)

@@ -13,6 +13,7 @@ from peewee import Database, SqliteDatabase
 from recrawl.core.errors import StoreError
 from recrawl.core.store.models import (
     MODELS,
+    Baseline,
     Compaction,
     CrawlRun,
     DiscoveredVia,
@@ -192,6 +193,27 @@ def _m0013_host_kind_index(db: Database, migrator: SchemaMigrator) -> None:
     db.execute_sql('CREATE INDEX IF NOT EXISTS "page_host_kind" ON "page" ("host", "kind")')
 
 
+def _m0014_baselines(db: Database, migrator: SchemaMigrator) -> None:
+    # A host's first crawl is one "baseline" item, not a "new" one per page (DESIGN.md
+    # §15). A host that already has a page archived had its first crawl: it counts as
+    # done, before every page (last_page 0), so its news goes on as it was (its "new"
+    # items stay, and a page it finds next is new); no item is written for it.
+    db.create_tables([Baseline], safe=True)
+    from recrawl.core.clock import utcnow
+
+    now = utcnow()
+    crawled = (
+        Page.select(Page.host)
+        .where((Page.kind == PageKind.PAGE) & Page.content_changed_at.is_null(False))
+        .distinct()
+        .tuples()
+    )
+    rows = [(host, 0, now, 0) for (host,) in crawled.iterator()]
+    fields = [Baseline.host, Baseline.pages, Baseline.completed_at, Baseline.last_page]
+    for start in range(0, len(rows), 500):
+        Baseline.insert_many(rows[start : start + 500], fields).on_conflict_ignore().execute()
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -206,6 +228,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0011_standard_index_keys,
     _m0012_embeds,
     _m0013_host_kind_index,
+    _m0014_baselines,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

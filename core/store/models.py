@@ -300,8 +300,12 @@ class NewsKind:
     GONE = "gone"
     #: Fetched successfully again after being gone.
     BACK = "back"
+    #: A host's first crawl (DESIGN.md §15): one item for every page archived until the
+    #: host first had nothing left unfetched (:class:`Baseline`); ``new`` is a page
+    #: found after that.
+    BASELINE = "baseline"
 
-    ALL = (NEW, CHANGED, GONE, BACK)
+    ALL = (BASELINE, NEW, CHANGED, GONE, BACK)
 
 
 class News(BaseModel):
@@ -325,6 +329,31 @@ class News(BaseModel):
             (("kind", "at"), False),
             (("host", "at"), False),
         )
+
+
+class Baseline(BaseModel):
+    """A host's first crawl (DESIGN.md §15): the pages it archived, and when it was done.
+
+    A host's first successful page fetch starts it (with its news item of kind
+    ``baseline``, which stands for every page archived until the host first has nothing
+    left unfetched); the end of the round that leaves the host nothing unfetched
+    completes it. From then on a page is ``new`` news when it was found after that:
+    its id is above ``last_page`` (the newest page id at completion; ids only grow).
+    A host of a project from before baselines has a completed row with ``last_page``
+    0 and no news item: every page it finds is new, as it was.
+    """
+
+    id = AutoField()
+    host = CharField(unique=True)
+    #: The page the news item names: the host's seed (else its first page archived);
+    #: None for a host that was crawled before baselines.
+    page = ForeignKeyField(Page, null=True, on_delete="SET NULL")
+    #: Pages archived by the first crawl (their first successful fetch).
+    pages = IntegerField(default=0)
+    started_at = DateTimeField(null=True)
+    completed_at = DateTimeField(null=True)
+    #: The newest page id when it completed (None: still under way).
+    last_page = BigIntegerField(null=True)
 
 
 class Link(BaseModel):
@@ -400,6 +429,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     CrawlRun,
     FetchEvent,
     News,
+    Baseline,
     Link,
     RejectedLink,
     Robots,

@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from peewee import SQL, Case, Expression, ModelSelect, NodeList, fn
-from recrawl.core.store.models import DB, News, Page
+from recrawl.core.store.models import DB, Baseline, News, NewsKind, Page
 from recrawl.core.store.settings import get_setting, set_setting
 from recrawl.core.store.sql import is_server_store
 
@@ -47,6 +47,11 @@ class NewsItem:
     #: When the page says it was published (DESIGN.md §11: its own date, else its
     #: sitemap's or feed's); None when unknown.
     published_at: datetime | None = None
+    #: A ``baseline`` item's (DESIGN.md §15; None for the other kinds): how many pages
+    #: the host's first crawl archived so far, and whether it is done (the host had
+    #: nothing left unfetched).
+    pages: int | None = None
+    complete: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +149,25 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
     # the statement run as it is, its times parsed here: peewee's conversion of each
     # value costs more than the query on 100,000 items
     sql, params = select.sql()
-    for item_id, at, kind, url, host, title, first_seen, published in DB.execute_sql(sql, params):
+    # a baseline's figures are its host's (a row a host, read first): no join per item
+    baselines = _baselines()
+    for row in DB.execute_sql(sql, params):
+        item_id, at, kind, url, host, title, first_seen, published = row
+        if kind == NewsKind.BASELINE:  # the host's, not its seed page's (DESIGN.md §15)
+            pages, complete = baselines.get(host, (0, False))
+            yield NewsItem(
+                item_id,
+                _time(at),
+                kind,
+                url,
+                host,
+                None,
+                _time(first_seen),
+                None,
+                pages,
+                complete,
+            )
+            continue
         yield NewsItem(
             item_id,
             _time(at),
@@ -155,6 +178,12 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
             _time(first_seen),
             _time(published) if published is not None else None,
         )
+
+
+def _baselines() -> dict[str, tuple[int, bool]]:
+    """(pages, complete) of every host's baseline."""
+    rows = Baseline.select(Baseline.host, Baseline.pages, Baseline.last_page).tuples()
+    return {host: (int(pages), last is not None) for host, pages, last in rows.iterator()}
 
 
 def _time(value: str | datetime) -> datetime:

@@ -80,6 +80,11 @@ class WatchSummary:
     #: Ended by stop() (a signal, the app, ``stop_watcher``), not by ``for_seconds`` or a
     #: limit.
     stopped: bool
+    #: Pages that went and came back (DESIGN.md §10), and pages archived by their host's
+    #: first crawl (§15).
+    gone_pages: int = 0
+    back_pages: int = 0
+    baseline_pages: int = 0
 
 
 class Watcher:
@@ -114,6 +119,7 @@ class Watcher:
         self._guard = threading.Lock()
         self._crawler: Crawler | None = None
         self._rounds = self._fetched = self._errors = self._new = self._changed = 0
+        self._gone = self._back = self._baseline = 0
         self._round_start: datetime | None = None
         self._leased_out = False  # the last crawl left due work on others' hosts
 
@@ -198,6 +204,9 @@ class Watcher:
             errors=self._errors,
             elapsed_s=time.monotonic() - started,
             stopped=self._stop.is_set(),
+            gone_pages=self._gone,
+            back_pages=self._back,
+            baseline_pages=self._baseline,
         )
 
     @contextlib.contextmanager
@@ -347,6 +356,9 @@ class Watcher:
                 self._errors += event.errors
                 self._new += event.new_pages
                 self._changed += event.changed_pages
+                self._gone += event.gone_pages
+                self._back += event.back_pages
+                self._baseline += event.baseline_pages
                 self.events.emit(
                     WatchRound(
                         started_at=self._round_start or self.clock.now(),
@@ -356,6 +368,10 @@ class Watcher:
                         errors=event.errors,
                         next_due_at=store.earliest_next_fetch(),
                         embeds_fetched=event.embeds_fetched,
+                        gone_pages=event.gone_pages,
+                        back_pages=event.back_pages,
+                        baseline_pages=event.baseline_pages,
+                        baselines_done=event.baselines_done,
                     )
                 )
         self.events.flush()

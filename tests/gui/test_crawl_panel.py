@@ -49,10 +49,13 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
     qtbot.waitUntil(lambda: not window.context.crawl.busy, timeout=10_000)
     assert window.crawl_state.text() == "Idle" and panel.start_button.isEnabled()
     assert "Crawl finished: 5 pages" in panel.round_label.text()
-    # the rounds' news: in the log, and counted in the What's new entry
-    assert summary.new_pages == 5
-    qtbot.waitUntil(lambda: "news: 4 new pages, 0 changed" in panel.log.toPlainText())
-    qtbot.waitUntil(lambda: window.nav.item(0).text() == "What's new (5)")
+    # the rounds' news: in the log, and counted in the What's new entry: the site's
+    # first crawl, one item (DESIGN.md §15), no page of it new
+    assert summary.new_pages == 0 and summary.baseline_pages == 5
+    qtbot.waitUntil(lambda: "first crawl: 4 pages archived" in panel.log.toPlainText())
+    assert "First crawl of 127.0.0.1 done: 5 pages archived" in panel.log.toPlainText()
+    assert "first crawl: 5 pages archived" in panel.round_label.text()
+    qtbot.waitUntil(lambda: window.nav.item(0).text() == "What's new (1)")
     assert panel.progress.value() == panel.progress.maximum() == 4  # round 2: the links
     assert sorted(p.url for p in Page.select()) == [server.url(f"/p{i}") for i in range(5)]
     assert all(p.last_fetched is not None for p in Page.select())
@@ -71,6 +74,33 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
         in panel.seed_status.text()
     )
     assert store.count_due(utcnow()) == 0
+
+
+def test_the_log_and_the_summary_say_pages_gone_with_their_status_and_back(qtbot, window, server):
+    server.html("/", '<a href="/a">a</a>')
+    server.html("/a", "<p>a</p>")
+    store.add_pages([store.NewPage(server.url("/"), "127.0.0.1", utcnow(), 86400.0)], utcnow())
+    panel = crawl_panel(window)
+    fast(panel)
+
+    def start() -> str:
+        with qtbot.waitSignal(window.context.crawl.sig_finished, timeout=60_000):
+            qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not window.context.crawl.busy)
+        return panel.round_label.text()
+
+    start()
+    del server.routes["/a"]  # the server answers 404
+    store.make_due([server.url("/a")], utcnow())
+    ended = start()
+    qtbot.waitUntil(lambda: f"gone  {server.url('/a')}: HTTP 404" in panel.log.toPlainText())
+    assert "news: 1 gone (segment" in panel.log.toPlainText()  # the round's line
+    assert ended.endswith("; news: 1 gone")
+    server.html("/a", "<p>a</p>")  # and 200 again
+    store.make_due([server.url("/a")], utcnow())
+    assert start().endswith("; news: 1 back")
+    qtbot.waitUntil(lambda: "news: 1 back (segment" in panel.log.toPlainText())
+    assert panel.log.toPlainText().count("gone  ") == 1
 
 
 def test_a_bad_seed_is_reported_and_nothing_added(qtbot, window):

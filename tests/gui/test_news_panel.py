@@ -208,28 +208,86 @@ def test_a_crawl_news_shows_up_and_an_empty_project_says_what_to_do(qtbot, proje
     panel = news_panel(qtbot, window)
     assert panel.stack.currentWidget() is panel.hint
     assert window.nav.item(0).text() == "What's new"
+    # the site's first crawl the day before: one item (DESIGN.md §15)
+    server.html("/", "<title>Home page</title>")
+    inject([server.url("/")], NOON - timedelta(days=1))
+    crawl(project, clock=clock_at(NOON - T0 - timedelta(days=1)))
+    # then /a is added, linked from the home page: new
     server.html("/", '<title>Home page</title><a href="/a">a</a>')
     dated = '<meta property="article:published_time" content="2026-12-31">'
     server.html("/a", f"<html><head><title>Page A</title>{dated}</head><body>a</body></html>")
-    inject([server.url("/")], NOON)
+    store.make_due([server.url("/")], NOON)
     crawl(project, clock=clock_at(NOON - T0))
     with qtbot.waitSignal(panel.model.sig_loaded):
         window.context.changes.sig_pages.emit()  # what a finished round tells the panels
     assert panel.stack.currentWidget() is panel.listing
-    (day,) = panel.model.days
-    site = wait_items(qtbot, panel, day.day, "127.0.0.1", 2)
-    assert site.data() == "2 new pages on 127.0.0.1 (2 unseen)"
-    assert {panel.model.index(r, 0, site).data() for r in range(2)} == {"Home page", "Page A"}
+    assert [day.day for day in panel.model.days] == [DAY1, DAY1 - timedelta(days=1)]
+    site = wait_items(qtbot, panel, DAY1, "127.0.0.1", 2)
+    assert site.data() == "1 new page on 127.0.0.1, 1 changed (2 unseen)"
+    rows = {panel.model.index(r, 1, site).data(): r for r in range(2)}
+    assert panel.model.index(rows["new"], 0, site).data() == "Page A"
     # the date /a states, when the crawl first saw it, and the delay (issue 14)
-    published = {
-        panel.model.index(r, 0, site).data(): panel.model.index(r, PUBLISHED_COLUMN, site).data()
-        for r in range(2)
-    }
-    assert published["Home page"] == ""
-    assert published["Page A"].startswith("published 31 Dec")
-    assert published["Page A"].endswith(", first seen 1 Jan 2027 (+1 d)") or published[
-        "Page A"
-    ].endswith(", first seen 1 Jan (+1 d)")  # the year shown unless it is this one
+    published = panel.model.index(rows["new"], PUBLISHED_COLUMN, site).data()
+    assert panel.model.index(rows["changed"], PUBLISHED_COLUMN, site).data() == ""
+    assert published.startswith("published 31 Dec")
+    assert published.endswith(", first seen 1 Jan 2027 (+1 d)") or published.endswith(
+        ", first seen 1 Jan (+1 d)"
+    )  # the year shown unless it is this one
+    window.close()
+
+
+def test_a_first_crawl_is_one_item_growing_then_done_and_unseen_again(
+    qtbot, qtmodeltester, project, prefs, server
+):
+    """A first crawl split over crawls (a round each) is one What's new item: under way
+    with what it archived so far, then done; bold again once done, though "Mark all as
+    seen" was pressed while it was under way."""
+    from tests.crawling import fast_settings
+
+    server.html("/", '<title>Home</title><a href="/a">a</a>')
+    server.html("/a", '<title>A</title><a href="/b">b</a>')
+    server.html("/b", "<title>B</title>")
+    inject([server.url("/")], NOON)
+    window = open_window(qtbot, project, prefs)
+    panel = news_panel(qtbot, window)
+    model = panel.model
+
+    def crawl_a_round(hours: int) -> QModelIndex:
+        crawl(project, fast_settings(rounds=1), clock=clock_at(NOON - T0 + timedelta(hours=hours)))
+        with qtbot.waitSignal(model.sig_loaded):
+            window.context.changes.sig_pages.emit()
+        return wait_items(qtbot, panel, DAY1, "127.0.0.1", 1)
+
+    site = crawl_a_round(0)
+    item = model.index(0, 0, site)
+    assert site.data() == "1 first crawl on 127.0.0.1 (1 unseen)"
+    assert item.data() == "First crawl of 127.0.0.1 under way: 1 page archived so far"
+    assert model.index(0, 1, site).data() == "baseline"
+    assert item.data(URL_ROLE) == server.url("/")
+    assert model.index(0, PUBLISHED_COLUMN, site).data() == ""
+    assert texts(panel) == ["Friday 1 January 2027 — 1 first crawl on 1 site (1 unseen)"]
+    panel.mark_all_seen()
+    qtbot.waitUntil(lambda: model.unseen == 0)
+
+    site = crawl_a_round(1)
+    assert model.index(0, 0, site).data() == (
+        "First crawl of 127.0.0.1 under way: 2 pages archived so far"
+    )
+    assert not model.index(0, 0, site).data(Qt.ItemDataRole.FontRole)  # seen: not bold
+    site = crawl_a_round(2)
+    item = model.index(0, 0, site)
+    assert item.data() == "First crawl of 127.0.0.1: 3 pages archived"
+    assert item.data(Qt.ItemDataRole.FontRole).bold()  # done: unseen again
+    assert site.data() == "1 first crawl on 127.0.0.1 (1 unseen)"
+    qtbot.waitUntil(lambda: window.nav.item(0).text() == "What's new (1)")
+    # the kind filter has them
+    with qtbot.waitSignal(model.sig_loaded):
+        panel.kind.setCurrentIndex(panel.kind.findData("baseline"))
+    assert texts(panel) == ["Friday 1 January 2027 — 1 first crawl on 1 site (1 unseen)"]
+    with qtbot.waitSignal(model.sig_loaded):
+        panel.kind.setCurrentIndex(panel.kind.findData("new"))
+    assert texts(panel) == []
+    qtmodeltester.check(model)
     window.close()
 
 

@@ -119,7 +119,7 @@ def test_the_trays_quit_stops_the_watch_cleanly_then_closes(qtbot, tray_window, 
 
 def a_round(new: int, changed: int, *urls: str) -> list[object]:
     now = datetime(2026, 11, 30, 12, 0)
-    fetched = [PageFetched(u, "fetched", 200, "unknown", 10, 1.0) for u in urls]
+    fetched = [PageFetched(u, "fetched", 200, "unknown", 10, 1.0, news="new") for u in urls]
     return [
         RoundStarted(1, "s1", len(urls), now),
         *fetched,
@@ -160,3 +160,43 @@ def test_one_notification_per_round_with_news_none_without_none_when_off(qtbot, 
     relay.emit(a_round(1, 0, "https://example.org/new"))
     qtbot.waitUntil(lambda: len(tray.messages) == 2)
     assert tray.messages[1][1] == "1 new page on example.org"
+
+
+def test_a_watched_sites_first_crawl_notifies_once_when_done_then_its_new_pages(
+    qtbot, tray_window, server
+):
+    """A real watch of a site whose pages link one to the next: its first crawl takes a
+    round a page, and says so once, when it is done (DESIGN.md §15); a page added later
+    is new."""
+    from recrawl.core.clock import utcnow
+    from recrawl.core.engine import inject
+    from recrawl.core.policy import choices, crawl_settings
+
+    server.html("/", '<title>Home</title><a href="/a">a</a>')
+    server.html("/a", '<title>A</title><a href="/b">b</a>')
+    server.html("/b", "<title>B</title>")
+    choices.set_schedule("fixed", ["initial=2s"])  # due again every 2 s
+    crawl_settings.save({"watch.round_gap": 0.2, "politeness.delay": 0.0})
+    inject([server.url("/")], utcnow())
+    window = tray_window
+    tray = window.tray
+    rounds: list[WatchRound] = []
+    window.context.crawl.sig_events.connect(
+        lambda batch: rounds.extend(e for e in batch if isinstance(e, WatchRound))
+    )
+    window.start_watching()
+    qtbot.waitUntil(lambda: len(tray.messages) == 1)
+    assert tray.messages[0][1] == "First crawl of 127.0.0.1 done: 3 pages archived"
+    assert [r.baseline_pages for r in rounds[:3]] == [1, 1, 1]  # none said while under way
+    # the pages again, unchanged: nothing to say
+    qtbot.waitUntil(lambda: server.hits_for("/b") >= 2)
+    settle(qtbot, window)
+    assert len(tray.messages) == 1
+    server.html("/b", '<title>B</title><a href="/c">c</a>')
+    server.html("/c", "<title>C</title>")
+    # /b changed, then (the next round) the page it links to is new
+    qtbot.waitUntil(lambda: len(tray.messages) == 3)
+    assert [text for _, text in tray.messages[1:]] == [
+        "1 changed page on 127.0.0.1",
+        "1 new page on 127.0.0.1",
+    ]

@@ -24,6 +24,8 @@ CRAWL_KEYS |= {"embeds_fetched", "embed_errors"}
 CRAWL_KEYS |= {"possible_traps"}
 #: ... and when the next page is due (§15, issue 25).
 CRAWL_KEYS |= {"next_due_at"}
+#: ... and pages gone and back, and those a host's first crawl archived (§15).
+CRAWL_KEYS |= {"gone_pages", "back_pages", "baseline_pages"}
 URL_KEYS = {
     "url",
     "status",
@@ -75,7 +77,9 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site, db_args):
     summary = json.loads(out)
     assert set(summary) == CRAWL_KEYS
     assert summary["fetched"] == 3 and summary["new_urls"] == 2 and summary["errors"] == 0
-    assert summary["new_pages"] == 3 and summary["changed_pages"] == 0
+    # the first crawl: no page is new yet, its host's baseline has them (DESIGN.md §15)
+    assert summary["new_pages"] == 0 and summary["changed_pages"] == 0
+    assert summary["baseline_pages"] == 3
     assert summary["segments"][0].startswith("202701010000")
 
     code, out, _ = run(capsys, "urls", d, "--json")

@@ -83,7 +83,7 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         (("segments", "{dir}", "--json"), STORE_ONLY, '"live_records": '),
         (("show", "{dir}", "{url}"), NEVER, "alpha"),
         (("settings", "{dir}", "--json"), STORE_ONLY, '"name": "politeness.delay"'),
-        (("news", "{dir}", "--json"), (*STORE_ONLY, "feedgen", "lxml"), '"kind": "new"'),
+        (("news", "{dir}", "--json"), (*STORE_ONLY, "feedgen", "lxml"), '"kind": "baseline"'),
         (("feed", "{dir}"), NEVER, "<feed"),
         # the crawl tried the host's /sitemap.xml
         (("sources", "{dir}", "--json"), (*STORE_ONLY, "usp", "feedparser"), '"kind": "sitemap"'),

@@ -29,7 +29,8 @@ def run(capsys, *args: object) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
-    """Three crawls a month apart: 3 new, then /a changed and /b gone, then /b back."""
+    """Three crawls a month apart: the first crawl (a baseline of 3 pages), then /a changed
+    (linking to /c, new) and /b gone, then /b back."""
     from tests.httpserver import TestServer
 
     server = TestServer().start()
@@ -46,7 +47,12 @@ def crawled(tmp_path_factory):
             assert main(args) == 0
 
         crawl("2027-01-01T00:00:00Z")
-        server.html("/a", page("Alpha 2", "entirely new words about elections and budgets "))
+        server.html(
+            "/a",
+            page("Alpha 2", "entirely new words about elections and budgets ")
+            + '<a href="/c">c</a>',
+        )
+        server.html("/c", page("Gamma", "gamma " + TEXT))
         del server.routes["/b"]
         crawl("2027-02-01T00:00:00Z")
         server.html("/b", page("Beta", "beta " + TEXT))
@@ -61,30 +67,47 @@ def test_news_json_is_newest_first_with_the_documented_keys(crawled, capsys):
     code, out, _ = run(capsys, "news", d, "--json")
     assert code == 0
     items = json.loads(out)
-    assert all(list(item) == NEWS_KEYS for item in items)
-    assert [(i["kind"], i["url"].removeprefix(home)) for i in items[:3]] == [
+    assert all(list(item) == NEWS_KEYS for item in items[:-1])
+    assert [(i["kind"], i["url"].removeprefix(home)) for i in items] == [
         ("back", "b"),
+        ("new", "c"),
         ("gone", "b"),
         ("changed", "a"),
+        ("baseline", ""),
     ]
-    assert sorted(i["url"].removeprefix(home) for i in items[3:]) == ["", "a", "b"]
-    assert {i["kind"] for i in items[3:]} == {"new"}
     ats = [i["at"] for i in items]
     assert ats == sorted(ats, reverse=True) and all(a.endswith("Z") for a in ats)
-    changed = items[2]
+    changed = items[3]
     assert changed["title"] == "Alpha 2" and changed["host"] == "127.0.0.1"
     assert changed["at"].startswith("2027-02-01T") and changed["first_seen"].endswith("Z")
     # the date /a stated when first fetched (DESIGN.md §11); /b states none
     assert changed["published_at"] == "2026-12-30T00:00:00Z"
     assert items[0]["published_at"] is None
+    # the first crawl: one item, the host's, naming its seed (DESIGN.md §15)
+    first = items[-1]
+    assert list(first) == [*NEWS_KEYS, "pages", "complete"]
+    assert first == {
+        "at": first["at"],
+        "kind": "baseline",
+        "url": home,
+        "host": "127.0.0.1",
+        "title": None,
+        "first_seen": first["first_seen"],
+        "published_at": None,
+        "pages": 3,
+        "complete": True,
+    }
+    assert first["at"].startswith("2027-01-01T") and first["first_seen"] <= first["at"]
 
 
 def test_news_filters_by_kind_and_since(crawled, capsys):
     d, _ = crawled
     _, out, _ = run(capsys, "news", d, "--kind", "new", "--json")
-    assert [i["kind"] for i in json.loads(out)] == ["new"] * 3
+    assert [i["kind"] for i in json.loads(out)] == ["new"]
+    _, out, _ = run(capsys, "news", d, "--kind", "baseline", "--json")
+    assert [(i["kind"], i["pages"]) for i in json.loads(out)] == [("baseline", 3)]
     _, out, _ = run(capsys, "news", d, "--since", "2027-02-01T00:00:00Z", "--json")
-    assert [i["kind"] for i in json.loads(out)] == ["back", "gone", "changed"]
+    assert [i["kind"] for i in json.loads(out)] == ["back", "new", "gone", "changed"]
     _, out, _ = run(capsys, "news", d, "--since", "2030-01-01", "--json")
     assert json.loads(out) == []
     code, _, err = run(capsys, "news", d, "--since", "yesterday")
@@ -98,8 +121,10 @@ def test_news_text_lists_one_item_a_line(crawled, capsys):
     d, home = crawled
     code, out, _ = run(capsys, "news", d)
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 6
-    assert lines[0].startswith("2027-04-01T") and f"back     {home}b  Beta" in lines[0]
+    assert code == 0 and len(lines) == 5
+    assert lines[0].startswith("2027-04-01T") and f"back      {home}b  Beta" in lines[0]
+    assert lines[-1].startswith("2027-01-01T")
+    assert f"baseline  {home}  first crawl of 127.0.0.1: 3 pages archived" in lines[-1]
 
 
 def test_feed_is_atom_a_reader_accepts(crawled, capsys, tmp_path):
@@ -113,7 +138,7 @@ def test_feed_is_atom_a_reader_accepts(crawled, capsys, tmp_path):
     for required in ("id", "title", "updated", "link", "author"):
         assert root.find(f"{ATOM}{required}") is not None, required
     entries = root.findall(f"{ATOM}entry")
-    assert len(entries) == 6
+    assert len(entries) == 5
     for entry in entries:
         for required in ("id", "title", "updated", "link", "summary"):
             assert entry.find(f"{ATOM}{required}") is not None, required
@@ -123,10 +148,18 @@ def test_feed_is_atom_a_reader_accepts(crawled, capsys, tmp_path):
     assert not feed.bozo, feed.get("bozo_exception")
     assert feed.version == "atom10"
     titles = [e.title for e in feed.entries]
-    assert titles[:3] == ["Back: Beta", "Gone: Beta", "Changed: Alpha 2"]
-    assert feed.entries[2].link == f"{home}a"
-    assert feed.entries[2].updated.startswith("2027-02-01T")
-    assert len({e.id for e in feed.entries}) == 6  # unique
+    assert titles == [
+        "Back: Beta",
+        "New: Gamma",
+        "Gone: Beta",
+        "Changed: Alpha 2",
+        "First crawl of 127.0.0.1: 3 pages archived",
+    ]
+    assert feed.entries[3].link == f"{home}a"
+    assert feed.entries[3].updated.startswith("2027-02-01T")
+    assert feed.entries[4].link == home
+    assert "first crawl of 127.0.0.1" in feed.entries[4].summary
+    assert len({e.id for e in feed.entries}) == 5  # unique
 
     # stable: the same items get the same ids the next time; stdout gets the same feed
     _, again, _ = run(capsys, "feed", d)
@@ -163,7 +196,20 @@ def test_crawl_rounds_say_their_news(tmp_path, capsys, server):
     d = tmp_path / "p"
     for args in (["init", d], ["inject", d, server.url("/")]):
         assert run(capsys, *args)[0] == 0
-    _, _, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-01-01T00:00:00Z")
+    _, out, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-01-01T00:00:00Z")
     rounds = [line for line in err.splitlines() if line.startswith("round ")]
-    assert rounds[0].endswith("1 new URL; news: 1 new page, 0 changed")
-    assert rounds[1].endswith("; news: 1 new page, 0 changed")
+    # the first crawl: pages archived, no news (DESIGN.md §15), and when it is done
+    assert rounds[0].endswith("1 new URL; first crawl: 1 page archived")
+    assert rounds[1].endswith("; first crawl: 1 page archived")
+    assert "first crawl of 127.0.0.1 done: 2 pages archived" in err
+    assert "first crawl: 2 pages archived" in out  # the summary
+
+    # a month on, /a answers 404: gone, with its status; two months on it is back
+    del server.routes["/a"]
+    _, out, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-02-01T00:00:00Z")
+    assert f"gone: {server.url('/a')} (HTTP 404)" in err.splitlines()
+    (round_line,) = [line for line in err.splitlines() if line.startswith("round ")]
+    assert round_line.endswith("; news: 1 gone") and "news: 1 gone" in out
+    server.html("/a", "<p>a</p>")
+    _, out, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-04-01T00:00:00Z")
+    assert "news: 1 back" in out and "gone:" not in err

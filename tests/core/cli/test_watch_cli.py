@@ -20,8 +20,8 @@ from tests.interrupted import GatedSite, recrawl, urls
 from tests.watching import PATIENCE, context_switches, cpu_seconds, run, watched_project, watching
 
 ROUND_KEYS = [
-    "started_at", "fetched", "new_pages", "changed_pages", "errors", "next_due_at",
-    "embeds_fetched",
+    "started_at", "fetched", "new_pages", "changed_pages", "gone_pages", "back_pages",
+    "baseline_pages", "errors", "next_due_at", "embeds_fetched",
 ]  # fmt: skip
 
 

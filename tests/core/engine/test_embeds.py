@@ -81,10 +81,9 @@ def test_every_kind_of_embed_is_archived_with_its_page(project, site):
     other = completeness(site.pages.url("/other.html"))[0]
     # its own logo, and the stylesheet with what that imports and names (hop 2)
     assert other.embeds == 8 and other.embeds_missing_count == 0
-    # embeds make no news; the pages do
-    assert {(n.kind, n.page.url) for n in News.select()} == {
-        ("new", site.pages.url("/")),
-        ("new", site.pages.url("/other.html")),
+    # embeds make no news; the pages do: their host's first crawl (DESIGN.md §15)
+    assert {(n.kind, n.host, n.page.url) for n in News.select()} == {
+        ("baseline", "127.0.0.1", site.pages.url("/")),
     }
     fetched = [e for e in seen if isinstance(e, PageFetched)]
     assert sum(e.kind == "embed" for e in fetched) == len(site.fetched)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import LogMessage, inject
-from recrawl.core.store.models import FetchEvent, News, Page, PageStatus, Segment
+from recrawl.core.store.models import Baseline, FetchEvent, News, Page, PageStatus, Segment
 from warcio.archiveiterator import ArchiveIterator
 
 from tests.crawling import crawl
@@ -80,8 +80,11 @@ def test_sigkill_mid_round_then_resume(project, server):
     # exactly one fetch event and one capture per page, whatever was killed where
     events = Counter(ev.page_id for ev in FetchEvent.select())
     assert set(events.values()) == {1}
-    # and one news item "new" per page: written with its event, whatever was killed where
-    assert Counter(item.page_id for item in News.select().where(News.kind == "new")) == events
+    # and each page counted once in the site's first crawl, its one news item (DESIGN.md
+    # §15): written with its event, whatever was killed where
+    (baseline,) = Baseline.select()
+    assert (baseline.pages, baseline.last_page is not None) == (PAGES, True)
+    assert [item.kind for item in News.select()] == ["baseline"]
     captures = _warc_responses(project.path)
     assert set(captures.values()) == {1}
     assert set(captures) == {p.url for p in pages}

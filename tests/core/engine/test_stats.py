@@ -80,4 +80,5 @@ def test_pages_per_s_counts_pages_not_failed_attempts():
     assert set(summary.to_json()) == {
         "rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments",
         "new_pages", "changed_pages", "embeds_fetched", "embed_errors", "possible_traps",
+        "gone_pages", "back_pages", "baseline_pages",
     }  # fmt: skip

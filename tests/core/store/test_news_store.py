@@ -10,8 +10,9 @@ from recrawl.core import store
 from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
-from recrawl.core.store.models import DB, News, Page
+from recrawl.core.store.models import DB, Baseline, News, Page
 
+from tests import httpserver
 from tests.crawling import T0, clock_at, crawl
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -162,5 +163,24 @@ def test_a_store_from_version_1_gets_news_empty_and_records_it_from_then_on(tmp_
         new = {(i.url, i.title) for i in store.news_items(store.NewsFilter(kind="new"))}
         assert (server.url("/"), "Fresh") in new
         assert not {url for url, _ in new} & fetched
+        # its host had pages: its first crawl was done before the upgrade (DESIGN.md §15),
+        # and no item says so; a host crawled from now on gets its own baseline
+        (old,) = Baseline.select()
+        assert (old.host, old.last_page, old.page_id) == ("127.0.0.1", 0, None)
+        assert store.news_items(store.NewsFilter(kind="baseline")) == []
+        other = httpserver.TestServer(address="127.0.0.2").start()
+        try:
+            other.html("/", "<title>Other</title><p>other</p>")
+            inject([other.url("/")], T0 + timedelta(days=61))
+            crawl(project, clock=clock_at(timedelta(days=61)))
+        finally:
+            other.stop()
+        (first,) = store.news_items(store.NewsFilter(kind="baseline"))
+        assert (first.host, first.url, first.pages, first.complete) == (
+            "127.0.0.2",
+            other.url("/"),
+            1,
+            True,
+        )
     finally:
         project.close()
