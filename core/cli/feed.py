@@ -19,10 +19,10 @@ from pathlib import Path
 
 from feedgen.feed import FeedGenerator
 from recrawl.core import store
-from recrawl.core.words import plural
 from recrawl.core.clock import to_iso, utcnow
 from recrawl.core.project import Project
 from recrawl.core.store.models import NewsKind
+from recrawl.core.words import plural
 
 from recrawl import __version__
 

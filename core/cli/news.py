@@ -12,12 +12,12 @@ from typing import Any
 
 from recrawl.core import store
 from recrawl.core.cli.output import DIR_HELP, write_json_array
-from recrawl.core.words import plural
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import parse_iso, to_iso
 from recrawl.core.project import Project
 from recrawl.core.store.models import NewsKind
+from recrawl.core.words import plural
 
 #: The keys of one ``recrawl news --json`` item, in order (DESIGN.md §10).
 NEWS_KEYS = ("at", "kind", "url", "host", "title", "first_seen", "published_at")
