@@ -342,6 +342,7 @@ class CrawlPanel(Panel):
         self.tracker.start(time.monotonic())
         self.view.clear()
         self.view.progress.show()
+        self._ended_text = None
         self.round_label.setText("Starting to watch…" if watch else "Starting…")
         if watch:
             crawl.watch(self._watch_settings())
@@ -452,7 +453,9 @@ class CrawlPanel(Panel):
         if not self.context.crawl.busy and not self._dirty:
             return
         self._dirty = False
-        if self.tracker.round.number and self.context.crawl.busy:
+        # busy stays true until the crawl's thread is done, after its summary is shown:
+        # a redraw then must not put "Round N" back over it
+        if self.tracker.round.number and self.context.crawl.busy and self._ended_text is None:
             self.round_label.setText(f"Round {self.tracker.round.number}")
         self.view.draw(self.tracker, time.monotonic())  # the elapsed time moves on
         self.view.append_log(self._log_buffer.take())

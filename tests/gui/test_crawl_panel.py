@@ -251,3 +251,25 @@ def test_the_log_says_denied_for_robots_txt_and_error_for_a_failure(qtbot, windo
     lines = panel.view.log.toPlainText().splitlines()
     assert "denied  http://a.org/x: denied" in lines
     assert "error  http://a.org/y: HTTP 503" in lines
+
+
+def test_a_redraw_while_the_crawl_thread_ends_keeps_the_summary(qtbot, window, server):
+    """The summary arrives while the crawl's thread still runs (busy): the redraw timer's
+    next tick then put "Round 2" back over "Crawl finished" now and then."""
+    server.html("/a", '<html><body><a href="/b">b</a></body></html>')
+    server.html("/b", "<html><body>b</body></html>")
+    panel = crawl_panel(window)
+    panel.seeds.setPlainText(server.url("/a"))
+    fast(panel)
+    ticks: list[bool] = []
+
+    def tick_now(_summary: object) -> None:
+        ticks.append(window.context.crawl.busy)
+        panel._timer.timeout.emit()  # the timer's tick, at the worst moment
+
+    window.context.crawl.sig_finished.connect(tick_now)
+    with qtbot.waitSignal(window.context.crawl.sig_finished, timeout=60_000):
+        panel.start_button.click()
+    qtbot.waitUntil(lambda: not window.context.crawl.busy, timeout=10_000)
+    assert ticks == [True]  # the summary came while the thread was busy
+    assert panel.round_label.text().startswith("Crawl finished: 2 pages")

@@ -194,9 +194,10 @@ def test_a_watched_sites_first_crawl_notifies_once_when_done_then_its_new_pages(
     assert len(tray.messages) == 1
     server.html("/b", '<title>B</title><a href="/c">c</a>')
     server.html("/c", "<title>C</title>")
-    # /b changed, then (the next round) the page it links to is new
-    qtbot.waitUntil(lambda: len(tray.messages) == 3)
-    assert [text for _, text in tray.messages[1:]] == [
-        "1 changed page on 127.0.0.1",
-        "1 new page on 127.0.0.1",
-    ]
+    # /b changed, and the page it links to is new: in one round's message when the round
+    # that fetched /b reaches /c too, else in the next's
+    qtbot.waitUntil(lambda: any("new page" in text for _, text in tray.messages[1:]))
+    assert [text for _, text in tray.messages[1:]] in (
+        ["1 changed page on 127.0.0.1", "1 new page on 127.0.0.1"],
+        ["1 new page, 1 changed on 127.0.0.1"],
+    )

@@ -193,8 +193,10 @@ def test_a_package_installed_already_is_not_installed_again(machine):
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 def test_make_run_installs_them_before_it_starts_the_app():
     done = subprocess.run(
-        ["make", "-n", "run", "PYTHON=python3", "VENV=.venv"],
+        # (under `make test` the outer make's MAKEFLAGS would add directory lines)
+        ["make", "--no-print-directory", "-n", "run", "PYTHON=python3", "VENV=.venv"],
         cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL")},
         capture_output=True,
         text=True,
         timeout=60,

@@ -47,7 +47,7 @@ def test_the_crawl_summary_names_failed_urls_and_why(tmp_path, capsys, server, c
     out = capsys.readouterr().out.splitlines()
     assert re.fullmatch(
         r"2 rounds, 2 fetched, 2 new URLs, 7 errors in [\d.]+ s \([\d.]+ pages/s\); "
-        r"segments \d{14}, \d{14}",
+        r"first crawl: 1 page archived; segments \d{14}, \d{14}",
         out[0],
     ), out[0]
     assert out[1] == "failed:"

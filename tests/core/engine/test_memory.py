@@ -57,7 +57,7 @@ def test_a_page_of_100000_denied_links_is_crawled_in_under_300_mib(tmp_path, ser
     done, peak, workers = recrawl(tmp_path, *crawl)
 
     assert done.returncode == 0, done.stderr[-3000:]
-    assert f"{LINKS} new URLs" in done.stdout, done.stdout
+    assert f"{LINKS:,} new URLs" in done.stdout, done.stdout
     assert server.hits_for("/denied/0") == 0  # denied: recorded, never requested
     denied, _, _ = recrawl(tmp_path, "urls", project, "--status", "robots_denied")
     assert len(denied.stdout.splitlines()) == CrawlSettings().round_size

@@ -11,6 +11,7 @@ from recrawl.core.engine import inject
 from recrawl.core.engine.robots_gate import robots_agent
 from recrawl.core.net.politeness import HostSlot
 from recrawl.core.net.robots import policy_from
+from recrawl.core.policy.refetch import refetch
 from recrawl.core.store.models import PageStatus, Robots
 
 from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
@@ -243,7 +244,7 @@ def test_failed_robots_is_retried_sooner_than_a_day(project, server):
     assert page(server.url("/public")).status == PageStatus.RETRY
 
     serve_robots(server, "User-agent: *\nDisallow: /private\n")
-    inject([server.url("/public")], T0 + timedelta(hours=2))
+    refetch(T0 + timedelta(hours=2), urls=[server.url("/public")])  # a known page: due now
     crawl(project, settings(), clock=clock_at(timedelta(hours=2)))
     assert server.hits_for("/robots.txt") == 2
     assert page(server.url("/public")).status == PageStatus.FETCHED
