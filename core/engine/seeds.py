@@ -37,7 +37,7 @@ def _seed_urls(urls: Sequence[str]) -> tuple[list[str], list[SeedUrl]]:
     """The canonical URLs (once each, in order) and those whose scheme was assumed;
     InvalidUrl for the first that is no URL, before anything is written."""
     seeds = [seed_url(u) for u in urls]
-    assumed = list({s.given: s for s in seeds if s.assumed_https}.values())
+    assumed = list({s.given: s for s in seeds if s.assumed_scheme}.values())
     return list(dict.fromkeys(s.url for s in seeds)), assumed
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -51,12 +52,12 @@ class SeedUrl:
 
     given: str
     url: str
-    #: the scheme was missing and https:// was put in front, as a browser's address bar does
-    assumed_https: bool
+    #: the scheme was missing and one was put in front, as a browser's address bar does
+    assumed_scheme: bool
 
     def note(self) -> str | None:
         """The line that says what was assumed, if anything."""
-        return f"took {self.given} as {self.url}" if self.assumed_https else None
+        return f"took {self.given} as {self.url}" if self.assumed_scheme else None
 
 
 #: A URL's scheme (RFC 3986 §3.1) and its ":".
@@ -69,22 +70,40 @@ def seed_url(text: str) -> SeedUrl:
     """The canonical URL of what a user typed as a URL to crawl; :class:`InvalidUrl`
     in one line when it is none.
 
-    Typed without a scheme (``example.org/news``, ``localhost:8080/``, ``//host/``), it
-    is taken as https://, as a browser's address bar takes it. A URL with another scheme
-    (``mailto:``, ``ftp:``) is refused as before.
+    Typed without a scheme (``example.org/news``, ``//host/``), it is taken as https://,
+    as a browser's address bar takes it; a host no certificate names (an IP address,
+    ``localhost``, a name of one label: ``intranet:8080``) as http://, as browsers take
+    those too (their HTTPS upgrades leave such hosts alone): a documentation tree served
+    on 127.0.0.1 speaks plain HTTP. A URL with another scheme (``mailto:``, ``ftp:``) is
+    refused as before.
     """
     given = text.strip()
     if given.startswith("//"):
-        assumed = "https:" + given
-    elif given[:1].isalnum() and not (_SCHEME.match(given) and not _HOST_PORT.match(given)):
-        assumed = "https://" + given
+        rest = given[2:]
+    elif given[:1] == "[" or (  # an IPv6 address
+        given[:1].isalnum() and not (_SCHEME.match(given) and not _HOST_PORT.match(given))
+    ):
+        rest = given
     else:
-        return SeedUrl(given, canonical(given), assumed_https=False)
+        return SeedUrl(given, canonical(given), assumed_scheme=False)
     try:
-        return SeedUrl(given, canonical(assumed), assumed_https=True)
+        url = canonical("https://" + rest)
+        if _local_host(host_of(url)):
+            url = canonical("http://" + rest)
+        return SeedUrl(given, url, assumed_scheme=True)
     except InvalidUrl as exc:
-        # the user's own words, not the https:// URL they never typed
+        # the user's own words, not the URL they never typed
         raise InvalidUrl(f"{exc.reason}: {given!r}", exc.reason) from None
+
+
+def _local_host(host: str) -> bool:
+    """An IP address, ``localhost`` (or a name under it) or a single-label name."""
+    name = host.strip("[]")
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return name == "localhost" or name.endswith(".localhost") or "." not in name
 
 
 def _joined(text: str, base: str | None, url: str) -> str:

@@ -33,22 +33,29 @@ def test_bad_urls_raise_clear_errors(bad):
     [
         ("example.org/news", "https://example.org/news"),
         (" example.org ", "https://example.org/"),
-        ("localhost:8080/x", "https://localhost:8080/x"),
         ("example.org:8443", "https://example.org:8443/"),
         ("//example.org/a", "https://example.org/a"),
-        ("127.0.0.1/", "https://127.0.0.1/"),
         ("bücher.example/", "https://xn--bcher-kva.example/"),
+        # hosts no certificate names, which browsers leave on http:// (a documentation
+        # tree served on 127.0.0.1 answers no TLS)
+        ("localhost:8080/x", "http://localhost:8080/x"),
+        ("docs.localhost/", "http://docs.localhost/"),
+        ("127.0.0.1/", "http://127.0.0.1/"),
+        ("127.0.0.1:34613/index.html", "http://127.0.0.1:34613/index.html"),
+        ("[::1]:8000/", "http://[::1]:8000/"),
+        ("intranet:8080/wiki", "http://intranet:8080/wiki"),
+        ("//localhost/a", "http://localhost/a"),
     ],
 )
-def test_a_seed_without_a_scheme_is_taken_as_https(typed, url):
+def test_a_seed_without_a_scheme_is_taken_as_a_browser_takes_it(typed, url):
     seed = seed_url(typed)
-    assert (seed.url, seed.assumed_https) == (url, True)
+    assert (seed.url, seed.assumed_scheme) == (url, True)
     assert seed.note() == f"took {typed.strip()} as {url}"
 
 
 def test_a_seed_with_a_scheme_is_canonical_and_says_nothing():
     seed = seed_url("HTTP://Example.org/a")
-    assert (seed.url, seed.assumed_https, seed.note()) == ("http://example.org/a", False, None)
+    assert (seed.url, seed.assumed_scheme, seed.note()) == ("http://example.org/a", False, None)
 
 
 @pytest.mark.parametrize(
