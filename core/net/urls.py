@@ -80,8 +80,11 @@ def seed_url(text: str) -> SeedUrl:
     given = text.strip()
     if given.startswith("//"):
         rest = given[2:]
-    elif given[:1] == "[" or (  # an IPv6 address
-        given[:1].isalnum() and not (_SCHEME.match(given) and not _HOST_PORT.match(given))
+    elif (
+        given[:1] == "["
+        or (  # an IPv6 address
+            given[:1].isalnum() and not (_SCHEME.match(given) and not _HOST_PORT.match(given))
+        )
     ):
         rest = given
     else:
