@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -88,7 +89,7 @@ def main() -> int:
 
 def tour(project_dir: Path, edited: str, out: Path) -> int:
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication, QDialog
+    from PySide6.QtWidgets import QApplication
     from recrawl.core.project import Project
     from recrawl.gui.main_window import MainWindow
     from recrawl.gui.preferences import Preferences
@@ -119,13 +120,16 @@ def tour(project_dir: Path, edited: str, out: Path) -> int:
         wrote.append(path)
 
     settle(3)
-    host = edited.split("/")[2]
+    host = urlsplit(edited).hostname or ""
     sites = window.panels["sites"]
     window.show_panel("sites")
     settle()
-    sites.select_host(host)  # type: ignore[attr-defined]
-    settle()
-    sites.refetch_button.click()  # type: ignore[attr-defined]
+    button = sites.refetch_button  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while not button.isEnabled() and time.monotonic() < deadline:  # its rows are read
+        sites.select_host(host)  # type: ignore[attr-defined]
+        settle(0.2)
+    button.click()
     settle()
     shot("sites-refetched")
 
@@ -147,17 +151,19 @@ def tour(project_dir: Path, edited: str, out: Path) -> int:
             settle(1.5)
             shot(f"{width}-{key}")
     window.resize(1280, 800)
+    before = {id(w) for w in app.topLevelWidgets() if w.isVisible()}
     window.show_page_diff(edited)
     settle(4)
+    shot("pages-diff")
     for top in app.topLevelWidgets():
-        if top is not window and top.isVisible() and not isinstance(top, QDialog):
+        if top.isVisible() and id(top) not in before:
             shot("diff", top)
+            top.close()
     window.settings_dialog()
     settle(2)
-    for top in app.topLevelWidgets():
-        if isinstance(top, QDialog) and top.isVisible():
-            shot("settings", top)
-            top.reject()
+    if window.settings is not None:
+        shot("settings", window.settings)
+        window.settings.reject()
     window.close()
     settle(1)
     for path in wrote:

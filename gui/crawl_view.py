@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from recrawl.core.words import plural
 from recrawl.gui.crawl_progress import (
     LOG_KIND_TIPS,
     LOG_KIND_TITLES,
@@ -158,9 +159,9 @@ class CrawlProgressView(QWidget):
         # what pages embed apart: the rate, the bar and the errors are the pages' own
         embeds = embeds_done(progress.embeds_fetched, progress.embed_errors)
         self.show_totals(
-            f"Elapsed {stopwatch(elapsed)} · {progress.fetched:,} pages fetched · "
-            f"{progress.errors:,} errors · {f'{embeds} · ' if embeds else ''}"
-            f"{progress.new_urls:,} new URLs{rate}"
+            f"Elapsed {stopwatch(elapsed)} · {plural(progress.fetched, 'page')} fetched · "
+            f"{plural(progress.errors, 'error')} · {f'{embeds} · ' if embeds else ''}"
+            f"{plural(progress.new_urls, 'new URL')}{rate}"
         )
         rnd = progress.round
         if rnd.number:

@@ -55,7 +55,7 @@ URL_COLUMN = COLUMNS.index("URL")
 URL_ROLE = Qt.ItemDataRole.UserRole
 
 KIND_LABELS = {
-    NewsKind.BASELINE: "baseline",
+    NewsKind.BASELINE: "first crawl",
     NewsKind.NEW: "new",
     NewsKind.CHANGED: "changed",
     NewsKind.GONE: "gone",

@@ -39,6 +39,7 @@ from recrawl.core.cli.settings import (
     setting_text,
     setting_value,
 )
+from recrawl.core.clock import duration_text, human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.errors import RecrawlError
 from recrawl.core.policy import crawl_settings
@@ -46,7 +47,7 @@ from recrawl.gui.context import AppContext
 
 #: What each kind's empty editor suggests.
 PLACEHOLDERS = {
-    "duration": "like 30s, 5m, 6h or 1d",
+    "duration": "like 30 s, 5 min, 6 h or 1.0 d",
     "size": "like 10M, 512k or a number of bytes",
     "number": "a number",
     "text": "",
@@ -75,6 +76,9 @@ class SettingEditor(QWidget):
     def __init__(self, item: SettingField, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.item = item
+        #: A duration's exact seconds as shown (the shown text rounds them: 8685 min is
+        #: "6.0 d"); kept while the text is not edited.
+        self._filled: float | None = None
         self.input = self._make_input()
         self.input.setToolTip(item.name)
         reset = QToolButton()
@@ -129,8 +133,20 @@ class SettingEditor(QWidget):
         return line
 
     def _typed(self, value: object) -> str:
-        """``value`` as this editor shows it (empty: not set)."""
-        return "" if value is None else setting_text(self.item.name, value)
+        """``value`` as this editor shows it (empty: not set); a duration as every
+        duration is shown (``6.0 d``)."""
+        if value is None:
+            return ""
+        if self._is_duration(value):
+            return human_duration(float(value))  # type: ignore[arg-type]
+        return setting_text(self.item.name, value)
+
+    def _is_duration(self, value: object) -> bool:
+        return (
+            self.item.kind == "duration"
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+        )
 
     def show_value(self, value: object) -> None:
         widget = self.input
@@ -142,6 +158,7 @@ class SettingEditor(QWidget):
             items = value if isinstance(value, tuple) else ()
             widget.setPlainText("\n".join(str(item) for item in items))
         elif isinstance(widget, QLineEdit):
+            self._filled = float(value) if self._is_duration(value) else None  # type: ignore[arg-type]
             widget.setText(self._typed(value))
 
     def text(self) -> str:
@@ -154,6 +171,8 @@ class SettingEditor(QWidget):
         if isinstance(widget, QPlainTextEdit):
             return " ".join(widget.toPlainText().split())  # list items, apart by spaces
         assert isinstance(widget, QLineEdit)
+        if self._filled is not None and widget.text().strip() == human_duration(self._filled):
+            return duration_text(self._filled)  # as filled: exact, not as rounded for show
         return widget.text()
 
     def value(self) -> object:

@@ -262,7 +262,7 @@ def test_a_first_crawl_is_one_item_growing_then_done_and_unseen_again(
     item = model.index(0, 0, site)
     assert site.data() == "1 first crawl on 127.0.0.1 (1 unseen)"
     assert item.data() == "First crawl of 127.0.0.1 under way: 1 page archived so far"
-    assert model.index(0, 1, site).data() == "baseline"
+    assert model.index(0, 1, site).data() == "first crawl"
     assert item.data(URL_ROLE) == server.url("/")
     assert model.index(0, PUBLISHED_COLUMN, site).data() == ""
     assert texts(panel) == ["Friday 1 January 2027 — 1 first crawl on 1 site (1 unseen)"]

@@ -7,6 +7,7 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QSpinBox
 from recrawl.core.config import STORABLE
+from recrawl.core.policy import crawl_settings
 from recrawl.gui.settings_dialog import SettingsDialog
 
 from tests.interrupted import recrawl
@@ -39,8 +40,9 @@ def test_every_setting_has_an_editor_fitting_its_kind_with_default_and_help(qtbo
     assert kinds["traps.allowed_patterns"] is QPlainTextEdit
     assert kinds["fetch.user_agent"] is QLineEdit
     delay = dialog.editors["watch.round_gap"]
-    assert delay.text() == "5m"  # a duration as `recrawl settings` prints it
-    assert "Default: 5m." in delay.help.text() and "round" in delay.help.text()
+    # a duration shown as every duration is (issue 25 item 17), taken as --set takes it
+    assert (delay.input.text(), delay.text()) == ("5 min", "5m")
+    assert "Default: 5 min." in delay.help.text() and "round" in delay.help.text()
     assert dialog.editors["fetch.max_body_bytes"].text() == "10M"
     assert dialog.editors["fetch.total_timeout"].text() == ""  # not set
     dialog.reject()
@@ -80,9 +82,9 @@ def test_a_value_saved_in_the_dialog_is_what_recrawl_settings_prints(qtbot, wind
 
     # opened again: what was saved; Default forgets a setting (as --unset)
     dialog = open_settings(qtbot, window)
-    assert dialog.editors["politeness.delay"].text() == "0.5s"
+    assert dialog.editors["politeness.delay"].input.text() == "0.5 s"
     dialog.editors["politeness.delay"].reset_button.click()
-    assert dialog.editors["politeness.delay"].text() == "1s"
+    assert dialog.editors["politeness.delay"].input.text() == "1 s"
     with qtbot.waitSignal(dialog.sig_saved):
         dialog.save_button.click()
     rows = cli_settings(window.context.project)
@@ -126,3 +128,18 @@ def test_cancel_leaves_everything_as_it_was(qtbot, window):
     dialog.buttons.rejected.emit()
     qtbot.waitUntil(lambda: not dialog.isVisible())
     assert cli_settings(window.context.project) == before
+
+
+def test_a_duration_shown_rounded_is_saved_exact_while_unedited(qtbot, window):
+    """8685 min shows as "6.0 d" (one format everywhere); saving the dialog untouched keeps
+    8685 min, not 6 days."""
+    crawl_settings.save({"watch.round_gap": 8685 * 60})
+    dialog = open_settings(qtbot, window)
+    gap = dialog.editors["watch.round_gap"]
+    assert (gap.input.text(), gap.text()) == ("6.0 d", "8685m")
+    dialog.editors["fetch.user_agent"].input.setText("Archivist/2.0")
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    rows = cli_settings(window.context.project)
+    assert rows["watch.round_gap"]["value"] == 8685 * 60
+    assert rows["fetch.user_agent"]["value"] == "Archivist/2.0"
