@@ -62,8 +62,33 @@ class SeedUrl:
 
 #: A URL's scheme (RFC 3986 §3.1) and its ":".
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-#: ... unless it is a host's port: ``localhost:8080/``, ``example.org:8443``.
+#: ... unless it is a host's port (``localhost:8080/``, ``example.org:8443``) or a user's
+#: name and password (``user:pass@example.org/``, not a scheme a browser knows).
 _HOST_PORT = re.compile(r"[A-Za-z0-9.-]+:\d+(?:[/?#]|$)")
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):[^/?#@]*@")
+#: Schemes that are no user's name: ``mailto:me@example.org`` is an address, not a site.
+_KNOWN_SCHEMES = frozenset(
+    [
+        "about",
+        "blob",
+        "data",
+        "file",
+        "ftp",
+        "ftps",
+        "git",
+        "irc",
+        "javascript",
+        "mailto",
+        "news",
+        "sftp",
+        "sms",
+        "ssh",
+        "tel",
+        "urn",
+        "ws",
+        "wss",
+    ]
+)
 
 
 def seed_url(text: str) -> SeedUrl:
@@ -72,7 +97,8 @@ def seed_url(text: str) -> SeedUrl:
 
     Typed without a scheme (``example.org/news``, ``//host/``), it is taken as https://,
     as a browser's address bar takes it; a host no certificate names (an IP address,
-    ``localhost``, a name of one label: ``intranet:8080``) as http://, as browsers take
+    ``localhost``, a name of one label: ``intranet:8080``, with or without its root dot)
+    and a host typed with HTTP's port (``example.org:80``) as http://, as browsers take
     those too (their HTTPS upgrades leave such hosts alone): a documentation tree served
     on 127.0.0.1 speaks plain HTTP. A URL with another scheme (``mailto:``, ``ftp:``) is
     refused as before.
@@ -80,28 +106,33 @@ def seed_url(text: str) -> SeedUrl:
     given = text.strip()
     if given.startswith("//"):
         rest = given[2:]
-    elif (
-        given[:1] == "["
-        or (  # an IPv6 address
-            given[:1].isalnum() and not (_SCHEME.match(given) and not _HOST_PORT.match(given))
-        )
-    ):
+    elif given[:1] == "[" or (given[:1].isalnum() and not _has_scheme(given)):  # "[": IPv6
         rest = given
     else:
         return SeedUrl(given, canonical(given), assumed_scheme=False)
     try:
         url = canonical("https://" + rest)
-        if _local_host(host_of(url)):
+        parts = urlsplit(url)
+        if _local_host(parts.hostname or "") or parts.port == 80:
             url = canonical("http://" + rest)
         return SeedUrl(given, url, assumed_scheme=True)
-    except InvalidUrl as exc:
+    except (InvalidUrl, ValueError) as exc:  # ValueError: urlsplit's port out of range
+        reason = exc.reason if isinstance(exc, InvalidUrl) else f"malformed URL: {exc}"
         # the user's own words, not the URL they never typed
-        raise InvalidUrl(f"{exc.reason}: {given!r}", exc.reason) from None
+        raise InvalidUrl(f"{reason}: {given!r}", reason) from None
+
+
+def _has_scheme(text: str) -> bool:
+    if not _SCHEME.match(text) or _HOST_PORT.match(text):
+        return False
+    user = _USERINFO.match(text)
+    return user is None or user[1].lower() in _KNOWN_SCHEMES
 
 
 def _local_host(host: str) -> bool:
-    """An IP address, ``localhost`` (or a name under it) or a single-label name."""
-    name = host.strip("[]")
+    """An IP address, ``localhost`` (or a name under it) or a single-label name; a
+    name's root dot (``localhost.``) changes nothing."""
+    name = host.strip("[]").removesuffix(".")
     try:
         ipaddress.ip_address(name)
         return True

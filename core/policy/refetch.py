@@ -15,7 +15,7 @@ from datetime import datetime
 
 from recrawl.core import store
 from recrawl.core.errors import InvalidArgument, NotFound
-from recrawl.core.net.urls import canonical
+from recrawl.core.net.urls import seed_url
 from recrawl.core.policy.choices import project_chain
 from recrawl.core.policy.sites import covering_entry, scope_entries
 
@@ -48,7 +48,7 @@ def refetch(
 ) -> Refetched:
     """Make ``urls``, the pages of ``hosts``, or ``everything`` due now; one transaction.
 
-    URLs are taken as pages or embeds the project knows (canonicalised as a crawl does;
+    URLs are taken as pages or embeds the project knows (canonicalised as a crawl does, one typed without a scheme as inject takes it;
     InvalidUrl for one that is no URL); hosts and ``everything`` mean pages (embeds are
     fetched with the pages that embed them). InvalidArgument for a host out of scope,
     NotFound for one the project has no page of.
@@ -63,7 +63,7 @@ def refetch(
             _check_hosts(hosts)
             counts = store.make_hosts_due([h.lower() for h in hosts], now)
             return Refetched(counts.made_due, counts.already_due, counts.filtered)
-        given = {url: canonical(url) for url in urls}
+        given = {url: seed_url(url).url for url in urls}  # as inject takes them
         counts = store.make_due(list(given.values()), now)
     unknown = tuple(url for url, canon in given.items() if canon not in counts.known)
     return Refetched(counts.made_due, counts.already_due, counts.filtered, unknown)

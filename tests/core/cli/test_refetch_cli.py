@@ -167,3 +167,19 @@ def test_a_schedule_change_replans_the_known_pages_within_its_bounds(crawled, se
                          done.stderr)  # fmt: skip
     assert moved and int(moved.group(1)) == 4
     assert {row["fetch_interval"] for row in pages(crawled).values()} == {3 * 86400.0}
+
+
+def test_refetch_takes_the_url_as_inject_took_it(tmp_path, server):
+    """inject takes 127.0.0.1:PORT/ and says `recrawl refetch DIR URL...` makes it due now:
+    refetch takes the same text."""
+    server.html("/", "<html><title>x</title><p>x</p></html>")
+    d = tmp_path / "p"
+    typed = f"127.0.0.1:{server.port}/"
+    recrawl("init", d)
+    recrawl("inject", d, typed)
+    recrawl("crawl", d, "--delay", "0")
+    again = recrawl("inject", d, typed)
+    assert "recrawl refetch" in again.stdout  # the hint the user follows
+    done = recrawl("refetch", d, typed, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "1 page made due now" in done.stdout

@@ -170,3 +170,30 @@ def test_the_links_to_a_page_s_anchors_share_its_cache_entry():
         assert canonical(f"os.html#f{anchor}", base) == base
         assert canonical(f"#f{anchor}", base) == base
     assert urls._canonical_absolute.cache_info().currsize == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        # a fully qualified name with its root dot is still localhost / an IP / one label
+        ("localhost.:8080/", "http://localhost.:8080/"),
+        ("localhost./docs/", "http://localhost./docs/"),
+        ("intranet.:8080", "http://intranet.:8080/"),
+        ("127.0.0.1.:8080/", "http://127.0.0.1.:8080/"),
+    ],
+)
+def test_a_local_host_with_a_trailing_dot_is_taken_as_http(typed, expected):
+    assert seed_url(typed).url == expected
+
+
+def test_port_80_typed_is_taken_as_http_not_https_on_port_80():
+    # "example.org:80" names the HTTP port: https://example.org:80/ speaks TLS to it
+    assert seed_url("example.org:80/docs/").url == "http://example.org/docs/"
+
+
+def test_userinfo_without_a_scheme_is_taken_as_a_url():
+    # a browser's address bar takes user:pass@host as http(s)://user:pass@host; a scheme
+    # with an @ after it is still a scheme
+    assert seed_url("user:pass@example.org/").url == "https://user:pass@example.org/"
+    with pytest.raises(InvalidUrl):
+        seed_url("mailto:me@example.org")
