@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.clock import parse_duration, utcnow
+from recrawl.core.clock import human_duration, parse_duration, utcnow
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
@@ -77,6 +77,7 @@ def set_schedule(
         params.setdefault("hosts", {}).setdefault(host, {}).update(bounds)
     params.update(new)
     schedule = make_schedule(name, **params)  # validates before anything is saved
+    _check_bounds(schedule)  # the merged bounds: a new min against the stored max
     return _save_schedule(name, params, schedule, now)
 
 
@@ -98,12 +99,18 @@ def check_schedule(name: str, assignments: list[str]) -> FetchSchedule:
     base = _base_of(assignments, None)
     params = parse_params(name, base, assignments)
     schedule = make_schedule(name, **params)
+    _check_bounds(schedule)
+    return schedule
+
+
+def _check_bounds(schedule: FetchSchedule) -> None:
     for host in ["", *schedule.hosts]:
         low, high = schedule.bounds(host)
         if high is not None and low > high:
             where = f" for {host}" if host else ""
-            raise InvalidArgument(f"min is longer than max{where}")
-    return schedule
+            raise InvalidArgument(
+                f"min is longer than max{where} ({human_duration(low)} > {human_duration(high)})"
+            )
 
 
 def replace_schedule(

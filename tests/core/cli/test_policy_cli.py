@@ -36,6 +36,21 @@ def test_schedule_and_signature_commands_persist(tmp_path, capsys):
     assert "target must be between 0 and 1" in capsys.readouterr().err
 
 
+def test_a_minimum_above_the_stored_maximum_is_refused_and_nothing_saved(tmp_path, capsys):
+    d = str(tmp_path / "p")
+    assert main(["init", d]) == 0
+    assert main(["schedule", d, "--param", "max=1d"]) == 0
+    assert main(["schedule", d, "--param", "min=2d"]) == 1  # against the max kept before
+    assert "min is longer than max (2.0 d > 1.0 d)" in capsys.readouterr().err
+    assert main(["schedule", d, "--param", "max@example.com=1h"]) == 0
+    assert main(["schedule", d, "--param", "min@example.com=2h"]) == 1
+    assert "min is longer than max for example.com" in capsys.readouterr().err
+    assert main(["schedule", d, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["min"], shown["max"]) == (None, DAY)
+    assert shown["hosts"] == {"example.com": {"max": 3600.0}}
+
+
 def test_simulate_one_page_prints_the_hand_drawn_table(capsys):
     assert main(["simulate", "--schedule", "aronsson", "--change-every", "1d",
                  "--until", "30d", "--json"]) == 0  # fmt: skip
