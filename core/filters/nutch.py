@@ -113,6 +113,8 @@ def import_nutch(
     conf_dir = Path(conf_dir)
     if not conf_dir.is_dir():
         raise InvalidArgument(f"no Nutch conf folder at {conf_dir}")
+    if order is not None and not order:
+        raise InvalidArgument("--order names no kind of filter (e.g. --order regex,prefix)")
     filters: list[Filter] = []
     for kind in _full_order(order):
         for name, path in kind_files(conf_dir, kind):

@@ -395,3 +395,8 @@ def test_the_default_chain_does_not_warn_of_a_scope_bypass():
     chain = parse_chain(resource_text(DEFAULT_CHAIN_FILE))
     assert widen_scope(chain, ["example.org"])
     assert lint(parse_chain(chain.to_toml())) == []
+
+
+def test_an_order_naming_no_kind_says_so():
+    with pytest.raises(InvalidArgument, match="--order names no kind of filter"):
+        import_nutch(CONF, [])
