@@ -237,7 +237,19 @@ class Reconnecting(PostgresqlDatabase):
 
     def _connection_lost(self) -> bool:
         conn = self._peewee.conn
-        return conn is not None and bool(conn.broken or conn.closed)
+        if conn is None:
+            return False
+        if conn.broken or conn.closed:
+            return True
+        # A server that goes away in the middle of executemany (a pipeline) leaves the
+        # connection neither broken nor closed, stuck in pipeline mode: every statement,
+        # ROLLBACK too, then fails with "cannot exit pipeline mode while busy". A
+        # statement the server refused ends the pipeline; only a lost server leaves it.
+        pgconn = conn.pgconn
+        return (
+            pgconn.status == psycopg.pq.ConnStatus.BAD
+            or pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF
+        )
 
     def _lost(self, exc: BaseException) -> bool:
         """Whether ``exc`` says the server is lost (the connection broke, or none could be

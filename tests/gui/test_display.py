@@ -107,7 +107,10 @@ def xvfb() -> Iterator[str]:
         pytest.skip("no Xvfb here (Debian: apt install xvfb; .ci/run installs it)")
     read, write = os.pipe()
     server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+        # -noreset: by default the server resets when its last client leaves, and a
+        # connection made during the reset fails (the second check, now and then)
+        ["Xvfb", "-displayfd", str(write), "-noreset", "-nolisten", "tcp",
+         "-screen", "0", "640x480x24"],  # fmt: skip
         pass_fds=(write,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
