@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -25,10 +25,58 @@ COMMENT = QColor("#6a737d")
 _ROW_MIME = "application/x-recrawl-filter-row"
 _RULE_MIME = "application/x-recrawl-rule-row"
 
+Row = TypeVar("Row")
 
-class ChainModel(TableModel[FilterDraft]):
+
+class MovableRows(TableModel[Row]):
+    """Rows the view reorders by an internal drag (one row at a time) and by :meth:`move`:
+    a subclass says where a drop puts the row (:meth:`drop_target`) and moves it."""
+
+    #: The drag's MIME type, one per model: a row of one cannot be dropped on the other.
+    row_mime = ""
+
+    def move(self, row: int, to: int) -> bool:
+        raise NotImplementedError
+
+    def drop_target(self, source: int, row: int, parent: Index) -> int:
+        raise NotImplementedError
+
+    def moveRows(self, source: Index, row: int, count: int, destination: Index, child: int) -> bool:
+        # QListView's internal move calls this when it can (Qt's own destination rule)
+        if source.isValid() or destination.isValid() or count != 1:
+            return False
+        return self.move(row, child - 1 if child > row else child)
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [self.row_mime]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
+        mime = QMimeData()
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        mime.setData(self.row_mime, QByteArray(str(rows[0] if rows else -1).encode()))
+        return mime
+
+    def dropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        if action != Qt.DropAction.MoveAction or not data.hasFormat(self.row_mime):
+            return False
+        source = int(bytes(data.data(self.row_mime).data()).decode() or -1)
+        if not 0 <= source < self.rowCount():
+            return False
+        self.move(source, self.drop_target(source, row, parent))
+        # the move is done: returning False keeps the view from removing the source row
+        return False
+
+
+class ChainModel(MovableRows[FilterDraft]):
     """The filters in chain order (one column, for a list view); checkable (enabled),
     reorderable by drag and drop. The rows are the draft's own list of filters."""
+
+    row_mime = _ROW_MIME
 
     sig_edited = Signal()
     COLUMNS = (Column("Filter"),)
@@ -132,47 +180,19 @@ class ChainModel(TableModel[FilterDraft]):
         self.refresh()  # the displayed numbers are chain indexes: every row may have changed
         self.sig_edited.emit()
 
-    def moveRows(self, source: Index, row: int, count: int, destination: Index, child: int) -> bool:
-        # QListView's internal move calls this when it can (Qt's own destination rule)
-        if source.isValid() or destination.isValid() or count != 1:
-            return False
-        return self.move(row, child - 1 if child > row else child)
-
-    # -- drag and drop (internal moves only) ---------------------------------------------
-
-    def supportedDropActions(self) -> Qt.DropAction:
-        return Qt.DropAction.MoveAction
-
-    def mimeTypes(self) -> list[str]:
-        return [_ROW_MIME]
-
-    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
-        mime = QMimeData()
-        rows = sorted({i.row() for i in indexes if i.isValid()})
-        mime.setData(_ROW_MIME, QByteArray(str(rows[0] if rows else -1).encode()))
-        return mime
-
-    def dropMimeData(
-        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
-    ) -> bool:
-        if action != Qt.DropAction.MoveAction or not data.hasFormat(_ROW_MIME):
-            return False
-        source = int(bytes(data.data(_ROW_MIME).data()).decode() or -1)
-        if source < 0:
-            return False
+    def drop_target(self, source: int, row: int, parent: Index) -> int:
         if row < 0:  # dropped on an item (or past the end)
             row = parent.row() if parent.isValid() else self.rowCount()
-        target = row - 1 if row > source else row
-        self.move(source, target)
-        # the move is done: returning False keeps the view from removing the source row
-        return False
+        return row - 1 if row > source else row
 
 
-class RulesModel(TableModel[tuple[int, str]]):
+class RulesModel(MovableRows[tuple[int, str]]):
     """One filter's non-blank lines: line number, short-circuit toggle, text, problem.
 
     A row is (line number, text) of one line of the filter's rules.
     """
+
+    row_mime = _RULE_MIME
 
     sig_edited = Signal()
     LINE, SHORT, RULE, PROBLEM = range(4)
@@ -300,38 +320,11 @@ class RulesModel(TableModel[tuple[int, str]]):
         self.sig_edited.emit()
         return True
 
-    def moveRows(self, source: Index, row: int, count: int, destination: Index, child: int) -> bool:
-        if source.isValid() or destination.isValid() or count != 1:
-            return False
-        return self.move(row, child - 1 if child > row else child)
-
-    def supportedDropActions(self) -> Qt.DropAction:
-        return Qt.DropAction.MoveAction
-
-    def mimeTypes(self) -> list[str]:
-        return [_RULE_MIME]
-
-    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
-        mime = QMimeData()
-        rows = sorted({i.row() for i in indexes if i.isValid()})
-        mime.setData(_RULE_MIME, QByteArray(str(rows[0] if rows else -1).encode()))
-        return mime
-
-    def dropMimeData(
-        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
-    ) -> bool:
-        if action != Qt.DropAction.MoveAction or not data.hasFormat(_RULE_MIME):
-            return False
-        source = int(bytes(data.data(_RULE_MIME).data()).decode() or -1)
-        if not 0 <= source < len(self._rows):
-            return False
+    def drop_target(self, source: int, row: int, parent: Index) -> int:
+        last = len(self._rows) - 1
         if row < 0:  # dropped on a rule: it takes that rule's place (past the end: last)
-            to = parent.row() if parent.isValid() else len(self._rows) - 1
-        else:  # dropped between two rules: it goes between them
-            to = row - 1 if row > source else row
-        self.move(source, min(to, len(self._rows) - 1))
-        # the move is done: returning False keeps the view from removing the source row
-        return False
+            return parent.row() if parent.isValid() else last
+        return min(row - 1 if row > source else row, last)  # between two: between them
 
     def remove_rule(self, row: int) -> None:
         assert self.flt is not None

@@ -109,8 +109,17 @@ def xvfb() -> Iterator[str]:
     server = subprocess.Popen(
         # -noreset: by default the server resets when its last client leaves, and a
         # connection made during the reset fails (the second check, now and then)
-        ["Xvfb", "-displayfd", str(write), "-noreset", "-nolisten", "tcp",
-         "-screen", "0", "640x480x24"],  # fmt: skip
+        [
+            "Xvfb",
+            "-displayfd",
+            str(write),
+            "-noreset",
+            "-nolisten",
+            "tcp",
+            "-screen",
+            "0",
+            "640x480x24",
+        ],
         pass_fds=(write,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
