@@ -17,7 +17,7 @@ wider one passes is dropped, so there are at most a few per site.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -153,22 +153,7 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
     baselines = _baselines()
     for row in DB.execute_sql(sql, params):
         item_id, at, kind, url, host, title, first_seen, published = row
-        if kind == NewsKind.BASELINE:  # the host's, not its seed page's (DESIGN.md §15)
-            pages, complete = baselines.get(host, (0, False))
-            yield NewsItem(
-                item_id,
-                _time(at),
-                kind,
-                url,
-                host,
-                None,
-                _time(first_seen),
-                None,
-                pages,
-                complete,
-            )
-            continue
-        yield NewsItem(
+        item = NewsItem(
             item_id,
             _time(at),
             kind,
@@ -178,6 +163,10 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
             _time(first_seen),
             _time(published) if published is not None else None,
         )
+        if kind == NewsKind.BASELINE:  # the host's, not its seed page's (DESIGN.md §15)
+            pages, complete = baselines.get(host, (0, False))
+            item = replace(item, title=None, published_at=None, pages=pages, complete=complete)
+        yield item
 
 
 def _baselines() -> dict[str, tuple[int, bool]]:
