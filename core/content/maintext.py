@@ -183,6 +183,21 @@ def _without_permalinks(html: str) -> str:
     return (tree.html or html) if found else html
 
 
+class _Paragraphs:
+    """Text gathered into paragraphs: whitespace inside one collapsed (a paragraph's line
+    breaks in the markup are spaces), empty ones left out."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.current: list[str] = []
+
+    def end(self) -> None:
+        line = " ".join("".join(self.current).split())
+        if line:
+            self.lines.append(line)
+        self.current.clear()
+
+
 def _xml_blocks(xml: str) -> tuple[str, ...]:
     """The paragraphs of trafilatura's XML output: one per block element, its
     whitespace collapsed (a paragraph's line breaks in the markup are spaces)."""
@@ -191,14 +206,8 @@ def _xml_blocks(xml: str) -> tuple[str, ...]:
     except ElementTree.ParseError:
         return ()
     main = root.find("main")
-    lines: list[str] = []
-    current: list[str] = []
-
-    def end_line() -> None:
-        line = " ".join("".join(current).split())
-        if line:
-            lines.append(line)
-        current.clear()
+    paragraphs = _Paragraphs()
+    current, end_line = paragraphs.current, paragraphs.end
 
     # An explicit stack, not recursion (the markup may nest deep): an element with
     # whether it is a block, its text and tails as strings, None a block's end.
@@ -237,7 +246,7 @@ def _xml_blocks(xml: str) -> tuple[str, ...]:
             pushed.append(None)
         stack.extend(reversed(pushed))
     end_line()
-    return tuple(lines)
+    return tuple(paragraphs.lines)
 
 
 def payload_text(body: bytes, content_type: str | None, url: str | None = None) -> MainText:
@@ -295,14 +304,8 @@ def _visible_text(html: str) -> tuple[str, ...]:
     root = tree.body or tree.root
     if root is None:
         return ()
-    lines: list[str] = []
-    current: list[str] = []
-
-    def end_line() -> None:
-        line = " ".join("".join(current).split())
-        if line:
-            lines.append(line)
-        current.clear()
+    paragraphs = _Paragraphs()
+    current, end_line = paragraphs.current, paragraphs.end
 
     # An explicit stack, not recursion: the markup may nest deeper than Python recurses.
     # ``None`` marks the end of a block element.
@@ -328,7 +331,7 @@ def _visible_text(html: str) -> tuple[str, ...]:
             child = child.next
         stack.extend(reversed(children))
     end_line()
-    return tuple(lines)
+    return tuple(paragraphs.lines)
 
 
 def _lines(text: str) -> tuple[str, ...]:
