@@ -2,7 +2,7 @@
 
     python bench/discovery_bench.py [--pages 10000] [--days 365] [--seed 0]
 
-Simulates DESIGN.md §11's corpus (``recrawl.core.policy.simulate_discovery``): N hubs whose
+Simulates docs/design.md §11's corpus (``recrawl.core.policy.simulate_discovery``): N hubs whose
 new links arrive as Poisson processes with rates spread log-normally from hours to months,
 visited for D days by ``aronsson``, ``change-rate`` and ``discovery``. Each row gives the
 fetches per page per day, the mean discovery delay (first seen − published, over every new

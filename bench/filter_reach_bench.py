@@ -1,4 +1,4 @@
-"""Applying a chain to the known pages (DESIGN.md §10): how long it takes on a large store.
+"""Applying a chain to the known pages (docs/design.md §10): how long it takes on a large store.
 
     python bench/filter_reach_bench.py [--pages 1000000] [--hosts 1000] [--share 0.1] [--keep]
 

@@ -113,7 +113,7 @@ class ParseSettings:
     #: Whether the analysis also hashes the page's outlinks, so the crawl can count the
     #: new ones (set by the crawl when its schedule learns from them: ``discovery``).
     hash_links: bool = False
-    #: (DESIGN.md §14)
+    #: (docs/design.md §14)
     max_embeds: int = documented(
         1_000,
         "What one page (or stylesheet) embeds, at most: its distinct images, styles, "
@@ -129,7 +129,7 @@ class ParseSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class EmbedSettings:
-    """What pages embed (DESIGN.md §14): stylesheets, scripts, images, fonts, icons,
+    """What pages embed (docs/design.md §14): stylesheets, scripts, images, fonts, icons,
     media, frames, fetched with the page that embeds them, wherever they are hosted, with
     robots.txt and each host's politeness. The chain's embed rules decide which; an embed
     is fetched again once its own interval has passed (revisit records when unchanged)."""
@@ -187,7 +187,7 @@ class TrapSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class WatchSettings:
-    """How a watcher (``recrawl watch``, the app's Watch) waits between rounds (DESIGN.md
+    """How a watcher (``recrawl watch``, the app's Watch) waits between rounds (docs/design.md
     §10). It sleeps until the next page is due, but starts rounds no closer together
     than ``round_gap``: pages falling due a few seconds apart are fetched in one round
     (one segment), not one round each; a change of seeds, chain or settings wakes it at
@@ -214,7 +214,7 @@ class WatchSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class SourceSettings:
-    """Sitemaps and feeds (DESIGN.md §11): read on their own schedule, before each round,
+    """Sitemaps and feeds (docs/design.md §11): read on their own schedule, before each round,
     with the politeness and robots rules of their host. What they list goes through the
     chain like a link. A source past a bound is read up to it, said in one log line."""
 
@@ -263,7 +263,7 @@ class SourceSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class WorkerSettings:
-    """Crawl workers on a shared store (DESIGN.md §12): ``recrawl worker``, and a crawl
+    """Crawl workers on a shared store (docs/design.md §12): ``recrawl worker``, and a crawl
     or watch on PostgreSQL. Each leases the hosts it fetches; a lease runs out
     ``lease_seconds`` after its last renewal, timed by the database's clock."""
 
@@ -279,7 +279,7 @@ class WorkerSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class DatabaseSettings:
-    """A database server's faults (PostgreSQL, DESIGN.md §12; a SQLite store has none):
+    """A database server's faults (PostgreSQL, docs/design.md §12; a SQLite store has none):
     a crawl that loses its server (restarted, the network to it cut) waits for it, its
     batches kept, and tries again with growing pauses."""
 

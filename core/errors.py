@@ -60,7 +60,7 @@ class WorkerNameTaken(StoreError):
 
 
 class LeaseLost(StoreError):
-    """A worker's batch names a page of a host whose lease it no longer holds (DESIGN.md
+    """A worker's batch names a page of a host whose lease it no longer holds (docs/design.md
     §12): the batch is not committed; another worker has the host, or may take it."""
 
 

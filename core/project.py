@@ -1,6 +1,6 @@
 """A project: one folder with the store (``recrawl.sqlite``) and ``segments/``.
 
-Or the store in PostgreSQL (DESIGN.md §12): then the folder has no ``recrawl.sqlite`` but
+Or the store in PostgreSQL (docs/design.md §12): then the folder has no ``recrawl.sqlite`` but
 a project file, ``recrawl.toml``, naming the database by its URL (never a password).
 
 Opening a project opens its store and binds it to :data:`recrawl.core.store.models.DB`.

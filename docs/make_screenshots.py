@@ -46,7 +46,7 @@ T0 = parse_iso("2026-06-01T09:00:00Z")
 SIZE = (1280, 800)
 
 TOPICS = ["news", "events", "archive", "about", "contact", "reports", "people", "history"]
-#: What every page embeds (DESIGN.md §14), by path, and its type.
+#: What every page embeds (docs/design.md §14), by path, and its type.
 EMBEDS = {"/style.css": "text/css", "/archive/photo.jpg": "image/jpeg"}
 
 

@@ -1,4 +1,4 @@
-"""The Crawl panel (DESIGN.md §9): seeds, politeness, start/pause/resume/stop, progress.
+"""The Crawl panel (docs/design.md §9): seeds, politeness, start/pause/resume/stop, progress.
 
 The crawl runs on the crawl job's thread through the same core facade as ``recrawl
 crawl``. Its event batches arrive by signal; the panel feeds them to a
@@ -9,7 +9,7 @@ Politeness is the project's: the fields show its stored crawl settings (the ones
 ``recrawl crawl`` starts from) and a change is kept at once. While no crawl runs, the
 panel says what the last one did (a killed one reads as interrupted) and what is due.
 
-Watch (DESIGN.md §10) runs the core's watcher on the same job, rounds as pages come due;
+Watch (docs/design.md §10) runs the core's watcher on the same job, rounds as pages come due;
 asleep, the panel says when the next is. While ``recrawl watch`` holds the project, a
 banner says so and can stop it. Seeds and politeness changed here wake a watcher.
 """

@@ -4,7 +4,7 @@ The engine's snapshots carry totals since the crawl started; the panel wants wha
 happening now. :class:`CrawlProgress` keeps the totals, this round's pages done, and a
 current rate: pages fetched over the last :data:`RATE_WINDOW_S` seconds, from the
 snapshots' counts (an average since the start would draw a pause as a slow slope).
-What pages embed (DESIGN.md §14) is counted apart, as the engine counts it: the rate,
+What pages embed (docs/design.md §14) is counted apart, as the engine counts it: the rate,
 the round's pages done and the errors are the pages' alone.
 :class:`Downsampled` keeps that rate for the whole crawl in a bounded number of points:
 when it fills up, neighbouring points are merged, so an eight-hour crawl still draws

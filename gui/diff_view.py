@@ -1,4 +1,4 @@
-"""What changed on a page between two captures, side by side (DESIGN.md §10, issue 13).
+"""What changed on a page between two captures, side by side (docs/design.md §10, issue 13).
 
 A view only: it shows a :class:`recrawl.gui.diff_jobs.DiffPage` computed on a worker
 thread. The old capture's text is on the left and the new one's on the right, a

@@ -1,4 +1,4 @@
-"""File → Export WACZ…: what to export (DESIGN.md §13), then the export with its progress.
+"""File → Export WACZ…: what to export (docs/design.md §13), then the export with its progress.
 
 :class:`ExportDialog` asks for the file and the choices ``recrawl export`` takes (site,
 since, latest or all); :class:`WaczExport` runs the same core export on its own thread

@@ -110,7 +110,7 @@ class ChainDraft:
         self, filters: list[FilterDraft] | None = None, embeds: Sequence[Filter] = ()
     ) -> None:
         self.filters: list[FilterDraft] = filters or []
-        #: The chain's embed rules (DESIGN.md §14), kept as they are through an edit of
+        #: The chain's embed rules (docs/design.md §14), kept as they are through an edit of
         #: its filters (``filter set`` edits them).
         self.embeds: list[Filter] = list(embeds)
 

@@ -1,6 +1,6 @@
 """The Filters panel's "Embed rules" tab: the chain's embed rules, read-only.
 
-Embed rules (DESIGN.md §14) decide what pages embed — styles, scripts, images, fonts —
+Embed rules (docs/design.md §14) decide what pages embed — styles, scripts, images, fonts —
 as the filters above decide pages, in the same rule syntax. The editor edits filters
 only (its checker, lint, preview and Apply all judge pages) and keeps the embed rules as
 they are; this tab shows them as the chain file holds them and says where to edit them.

@@ -78,7 +78,7 @@ class PreviewTab(QWidget):
 
 
 def pages_text(result: dict[str, Any]) -> str:
-    """What Apply would do to the known pages (DESIGN.md §10), in words: ``1,000 known
+    """What Apply would do to the known pages (docs/design.md §10), in words: ``1,000 known
     pages will be filtered: no longer fetched; 12 come back.``"""
     filtered, back = result["newly_filtered"], result["coming_back"]
     if not (filtered or back):

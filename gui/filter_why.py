@@ -1,8 +1,8 @@
 """The Filters panel's "Why not crawled?" tab: the rejected-links record, searched in SQL.
 
 Every link a crawl (or an inject) turned away is recorded with the filter and rule line
-that did it, and so is every known page an applied chain filtered (DESIGN.md §10), and
-every embed the chain's embed rules turned away (``embed: <rule>``, DESIGN.md §14). This
+that did it, and so is every known page an applied chain filtered (docs/design.md §10), and
+every embed the chain's embed rules turned away (``embed: <rule>``, docs/design.md §14). This
 tab lists them (the newest first, narrowed as you type) and, for one URL, says what the
 record holds and what the chain being edited would say now. A URL the store keeps as an
 embed is said to be one first: an image a page links to may be rejected as a page by the

@@ -1,4 +1,4 @@
-"""The Filters panel (DESIGN.md §6, §9): edit, check, preview and apply the URL filter chain.
+"""The Filters panel (docs/design.md §6, §9): edit, check, preview and apply the URL filter chain.
 
 The panel is the controller: it owns the draft and wires its views to the core through
 the job threads (:mod:`recrawl.gui.filter_jobs`). The views hold the layout: the chain
@@ -13,7 +13,7 @@ once by the core's own loader, so a bad pattern is marked with its reason and th
 cannot be applied. The rule checker runs the draft on typed URLs; the preview runs it
 over the project's known URLs on the compute thread; Apply saves it with
 ``choices.apply_chain`` on the compute thread (it judges every known page, with its
-progress shown here: DESIGN.md §10) and tells the other panels.
+progress shown here: docs/design.md §10) and tells the other panels.
 """
 
 from __future__ import annotations

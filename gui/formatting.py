@@ -1,6 +1,6 @@
 """How values read in the window: local times, durations, sizes, rates.
 
-Times are stored as naive UTC (DESIGN.md §2); the window shows them in local time.
+Times are stored as naive UTC (docs/design.md §2); the window shows them in local time.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def short_day(day: date, today: date) -> str:
 
 def published_and_seen(published_at: datetime, first_seen: datetime, today: date) -> str:
     """``published 2 Nov, first seen 3 Nov (+1 d)`` (issue 14): how long the crawl took
-    to find a page after it was published (DESIGN.md §11's discovery delay).
+    to find a page after it was published (docs/design.md §11's discovery delay).
 
     A date alone counts whole days (it says nothing of the hour); a time counts minutes,
     hours, then whole days. A page seen before its stated date shows a negative delay.
@@ -175,7 +175,7 @@ def stopwatch(seconds: float) -> str:
 
 
 def completeness(archived: int | None, missing: int | None) -> str:
-    """What a page capture got of its embeds (DESIGN.md §14): ``38/38``, ``36/38``;
+    """What a page capture got of its embeds (docs/design.md §14): ``38/38``, ``36/38``;
     ``none`` when the page embeds nothing, empty when it is not known."""
     if archived is None:
         return ""
@@ -184,7 +184,7 @@ def completeness(archived: int | None, missing: int | None) -> str:
 
 
 def news_done(new: int, changed: int, gone: int = 0, back: int = 0, baseline: int = 0) -> str:
-    """What a round (or crawl) made of news (DESIGN.md §10, §15): ``news: 2 new pages, 1
+    """What a round (or crawl) made of news (docs/design.md §10, §15): ``news: 2 new pages, 1
     changed, 1 gone, 1 back; first crawl: 40 pages archived``, what there is of it
     (empty for none)."""
     counts = [
@@ -203,7 +203,7 @@ def news_done(new: int, changed: int, gone: int = 0, back: int = 0, baseline: in
 
 
 def baseline_done_text(host: str, pages: int) -> str:
-    """A host's first crawl is done (DESIGN.md §15): the log's line, the notification's."""
+    """A host's first crawl is done (docs/design.md §15): the log's line, the notification's."""
     return f"First crawl of {host} done: {plural(pages, 'page')} archived"
 
 

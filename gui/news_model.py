@@ -46,7 +46,7 @@ TITLE_COLUMN = 0
 KIND_COLUMN = COLUMNS.index("Kind")
 #: The item's time (local), in the columns above.
 AT_COLUMN = COLUMNS.index("At")
-#: When the item's page was published and first seen (DESIGN.md §11).
+#: When the item's page was published and first seen (docs/design.md §11).
 PUBLISHED_COLUMN = COLUMNS.index("Published")
 #: The URL's path last (the site row above says the host; the tooltip has it whole): it
 #: is in the first column's tooltip too, and gives way first.
@@ -450,7 +450,7 @@ def url_path(url: str) -> str:
 
 def item_text(item: store.NewsItem) -> str:
     """An item row's first column: the page's title (else its URL); a baseline's what
-    its host's first crawl archived (DESIGN.md §15), while under way and once done."""
+    its host's first crawl archived (docs/design.md §15), while under way and once done."""
     if item.kind != NewsKind.BASELINE:
         return item.title or item.url
     archived = f"{plural(item.pages or 0, 'page')} archived"

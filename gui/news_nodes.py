@@ -20,7 +20,7 @@ def summary(counts: dict[str, int], where: str = "") -> str:
         return f"nothing{where}"
     (kind, count), rest = parts[0], parts[1:]
     pages = "page" if count == 1 else "pages"
-    if kind == NewsKind.BASELINE:  # one a site: its first crawl (DESIGN.md §15)
+    if kind == NewsKind.BASELINE:  # one a site: its first crawl (docs/design.md §15)
         head = f"{count:,} first crawl{'s' * (count != 1)}"
     elif kind in (NewsKind.NEW, NewsKind.CHANGED):
         head = f"{count:,} {kind} {pages}"

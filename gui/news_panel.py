@@ -1,4 +1,4 @@
-"""The What's new panel (DESIGN.md §10, issue 13): news newest first, by day and site.
+"""The What's new panel (docs/design.md §10, issue 13): news newest first, by day and site.
 
 A tree of :class:`~recrawl.gui.news_model.NewsModel`: each day says what happened on
 how many sites, each site what happened to its pages ("12 new pages on example.org, 3

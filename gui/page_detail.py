@@ -173,7 +173,7 @@ class PageDetailView(QWidget):
         self.history_view.setWordWrap(False)
         compact_rows(self.history_view)
 
-        # what the chosen capture is missing of its embeds, and why (DESIGN.md §14)
+        # what the chosen capture is missing of its embeds, and why (docs/design.md §14)
         self.embeds_label = QLabel("")
         self.embeds_label.setObjectName("capture-embeds")
         self.embeds_label.setWordWrap(True)
@@ -259,7 +259,7 @@ class PageDetailView(QWidget):
             f"next fetch {_next_fetch(detail)}, "
             + ("1 fetch" if len(detail.events) == 1 else f"{len(detail.events)} fetches")
         )
-        # an embed's captures embed nothing the page needs counted (DESIGN.md §14)
+        # an embed's captures embed nothing the page needs counted (docs/design.md §14)
         self.history_view.setColumnHidden(EMBEDS_COLUMN, embed)
         self.refetch_button.setToolTip(
             "Make the embed due: the next fetch of a page that embeds it fetches it too"
@@ -488,7 +488,7 @@ def _next_fetch(detail: PageDetail) -> str:
     if detail.next_fetch >= NEVER:
         return "never (filtered: the chain rejects it; Filters › Why not crawled? says why)"
     when = f"{formatting.local_time(detail.next_fetch)} (local time)"
-    if detail.kind == PageKind.EMBED:  # never due by itself (DESIGN.md §14)
+    if detail.kind == PageKind.EMBED:  # never due by itself (docs/design.md §14)
         return f"with a page that embeds it, not before {when}"
     return when
 

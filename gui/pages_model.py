@@ -292,7 +292,7 @@ HISTORY_HEADERS = (
 HISTORY_FIELDS = (*HISTORY_COLUMNS, "embeds_missing_count", "embeds_missing")
 #: The history column with why a fetch failed (``recrawl history``'s ``error``).
 ERROR_COLUMN = HISTORY_COLUMNS.index("error")
-#: The history column with what the capture got of its embeds (DESIGN.md §14).
+#: The history column with what the capture got of its embeds (docs/design.md §14).
 EMBEDS_COLUMN = HISTORY_COLUMNS.index("embeds")
 MISSING_COUNT = HISTORY_FIELDS.index("embeds_missing_count")
 MISSING = HISTORY_FIELDS.index("embeds_missing")

@@ -1,4 +1,4 @@
-"""The Pages panel (DESIGN.md §9): every page of the project, and the selected one's story.
+"""The Pages panel (docs/design.md §9): every page of the project, and the selected one's story.
 
 The table is a lazy :class:`~recrawl.gui.pages_model.PagesModel` over the store: a project of a
 million pages opens with its first block of rows while the count is still coming.
@@ -49,7 +49,7 @@ from recrawl.gui.tables import compact_rows
 #: Typing pauses this long (ms) before the search runs.
 SEARCH_DELAY_MS = 300
 
-#: The "found via" filter's choices (DESIGN.md §11), in the order pages are found.
+#: The "found via" filter's choices (docs/design.md §11), in the order pages are found.
 FOUND_VIA = (
     ("Found any way", None),
     ("Found as a seed", DiscoveredVia.SEED),
@@ -60,7 +60,7 @@ FOUND_VIA = (
     ("Embedded by a page", DiscoveredVia.EMBED),
 )
 
-#: What the table lists (DESIGN.md §14): pages, what they embed, or both.
+#: What the table lists (docs/design.md §14): pages, what they embed, or both.
 KINDS = (
     ("Pages", (PageKind.PAGE,)),
     ("Embeds", (PageKind.EMBED,)),

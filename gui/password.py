@@ -1,4 +1,4 @@
-"""Opening a project whose database server asks for a password (DESIGN.md §12).
+"""Opening a project whose database server asks for a password (docs/design.md §12).
 
 The password the user types is used for this session only: it goes to the store's
 connections (core keeps it in memory) and never into the project file, the settings or

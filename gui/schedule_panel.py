@@ -1,4 +1,4 @@
-"""The Schedule panel (DESIGN.md §9, §4–§5): choose and tune the revisit schedule.
+"""The Schedule panel (docs/design.md §9, §4–§5): choose and tune the revisit schedule.
 
 The form is generated from the schedule's own parameters (``schedule_parameters``)
 and reads as the ``KEY=VALUE`` assignments of ``recrawl schedule --param``. Each edit
@@ -205,7 +205,7 @@ class SchedulePanel(Panel):
         )
         caption.setWordWrap(True)
         caption.setStyleSheet("color: #555;")
-        #: Freshness and discovery delay (DESIGN.md §11), as recrawl simulate --corpus
+        #: Freshness and discovery delay (docs/design.md §11), as recrawl simulate --corpus
         #: and --discovery print them.
         self.figures_label = QLabel()
         self.figures_label.setWordWrap(True)

@@ -1,4 +1,4 @@
-"""The Segments panel (DESIGN.md §9): liveness per segment, and compaction in one click.
+"""The Segments panel (docs/design.md §9): liveness per segment, and compaction in one click.
 
 The list comes from the store thread; a compaction runs on the compaction job's thread
 (the same ``compact`` the command line calls) with its progress shown here, and the

@@ -30,7 +30,7 @@ def watcher_holder(project_dir: Path) -> WatcherHolder | None:
 
 
 def stop_watcher(project_dir: Path) -> bool:
-    """Ask the project's watcher to stop (after the fetches in flight, DESIGN.md §10)."""
+    """Ask the project's watcher to stop (after the fetches in flight, docs/design.md §10)."""
     return wake.stop_watcher(project_dir)
 
 

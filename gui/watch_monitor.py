@@ -1,7 +1,7 @@
 """Notices another process watching the open project, and the commits it makes.
 
 A ``recrawl watch`` holds the project lock; the app then reads everything and shows
-"watched by pid N" (DESIGN.md §10). No polling loop of short period: a
+"watched by pid N" (docs/design.md §10). No polling loop of short period: a
 ``QFileSystemWatcher`` (inotify on Linux) watches
 
 - the lock file, always: a watcher writes "watch, pid N" into it when it starts and
@@ -13,7 +13,7 @@ A ``recrawl watch`` holds the project lock; the app then reads everything and sh
 A watcher killed outright (SIGKILL) leaves its text in the lock file: while one runs, a
 check every :data:`ALIVE_MS` asks whether its process is still there.
 
-A store in PostgreSQL (DESIGN.md §12) has no file that commits change: while a watcher
+A store in PostgreSQL (docs/design.md §12) has no file that commits change: while a watcher
 runs, the store thread compares :func:`recrawl.core.store.commit_mark` every
 :data:`COALESCE_MS` instead.
 """

@@ -1,4 +1,4 @@
-"""What the app says about watching (DESIGN.md §10), apart from its widgets (no Qt).
+"""What the app says about watching (docs/design.md §10), apart from its widgets (no Qt).
 
 The Crawl panel, the tray icon's tooltip and the desktop notifications take their
 sentences from here, so they read alike and are tested without a window.
@@ -136,7 +136,7 @@ class RoundNews:
     changed_pages: int = 0
     #: Fetches per host that made news (a new or changed page).
     hosts: Counter[str] = field(default_factory=Counter)
-    #: The first crawls (baselines, DESIGN.md §15) the round completed: said once, when
+    #: The first crawls (baselines, docs/design.md §15) the round completed: said once, when
     #: done, not round after round while the first crawl archives its pages.
     baselines: list[BaselineDone] = field(default_factory=list)
 

@@ -150,7 +150,7 @@ class CrawlJob(_Job):
         self._start(lambda report: Crawler(self._project, settings, observer=report), "crawl")
 
     def watch(self, settings: CrawlSettings | Callable[[], CrawlSettings]) -> None:
-        """Watch the project: rounds as pages come due until stop() (DESIGN.md §10).
+        """Watch the project: rounds as pages come due until stop() (docs/design.md §10).
 
         ``settings`` may be a function: the watcher reads it (on its thread) before each
         crawl, so settings saved meanwhile hold from the next round.

@@ -1,4 +1,4 @@
-"""The crawl workers table (DESIGN.md §12): one row per worker of ``store.list_workers``.
+"""The crawl workers table (docs/design.md §12): one row per worker of ``store.list_workers``.
 
 Not to be confused with :mod:`recrawl.gui.workers`, the app's own background threads:
 these are the crawl processes (``recrawl worker``, crawls and watches on a PostgreSQL

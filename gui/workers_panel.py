@@ -1,4 +1,4 @@
-"""The Workers panel (DESIGN.md §12): who crawls a shared PostgreSQL project.
+"""The Workers panel (docs/design.md §12): who crawls a shared PostgreSQL project.
 
 It lists the crawl workers ``store.list_workers`` returns — live ones, then those that
 ended or died in the last day — with the hosts each leases, its rate and its heartbeat.

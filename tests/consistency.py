@@ -77,7 +77,7 @@ def check_project(
             .join(Page)
             .where(FetchEvent.http_status.is_null(False))
         )
-        # news is written with the pages' updates (DESIGN.md §10, §15): a page whose
+        # news is written with the pages' updates (docs/design.md §10, §15): a page whose
         # content the crawler has seen (its first successful fetch set
         # content_changed_at) counts in its host's baseline while that is under way, and
         # has one "new" item when it was found after the baseline was done (its id is

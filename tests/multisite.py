@@ -1,6 +1,6 @@
 """A site over several hosts (127.0.0.2 … 127.0.0.9: Linux routes the whole 127/8 to
 loopback, no set-up needed), one server thread per host, that notes when two requests
-to one host were in flight at once (two workers on one host: DESIGN.md §12).
+to one host were in flight at once (two workers on one host: docs/design.md §12).
 
 Each host's home page links to its pages; each page links to the next of its host and
 to the same page on the next host, so the crawl spreads over every host and runs a

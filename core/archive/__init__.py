@@ -1,4 +1,4 @@
-"""The archive: WARC segments on disk, their indexes, and what keeps them tidy (DESIGN.md §7).
+"""The archive: WARC segments on disk, their indexes, and what keeps them tidy (docs/design.md §7).
 
 warc            reading WARC records (warcio), and what readers and writers share
 warc_writer     writing WARC records, one gzip member each

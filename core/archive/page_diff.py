@@ -1,4 +1,4 @@
-"""What changed on a page between two of its captures (DESIGN.md §10, ``recrawl diff``).
+"""What changed on a page between two of its captures (docs/design.md §10, ``recrawl diff``).
 
 Which two: by default the page's latest change, the latest fetch the crawl judged
 ``changed`` (its signature differed) and the capture before it; a page with no such

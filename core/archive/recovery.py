@@ -3,7 +3,7 @@
 Runs under the project lock: when a crawl or a compaction starts, and when a project is
 opened while no other process holds it. On a shared (PostgreSQL) store, where workers
 take no project lock, an advisory lock keeps two recoverers apart, and only segments
-whose writer is dead (its heartbeat ran out) are touched (DESIGN.md §12).
+whose writer is dead (its heartbeat ran out) are touched (docs/design.md §12).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
     (on a shared store, dead workers' and ``worker``'s own: never a live worker's), then
     indexes still carrying old keys (:mod:`.index_keys`)."""
     try:
-        # on PostgreSQL, not one that another machine is running (DESIGN.md §12)
+        # on PostgreSQL, not one that another machine is running (docs/design.md §12)
         with store.exclusive(store.COMPACTION, "compacting"):
             messages = recover_compactions(project_dir, now)
     except StoreBusy:
@@ -45,7 +45,7 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
         )
     if needs_rekey():
         try:
-            # a compaction rewrites indexes too: not both at once (DESIGN.md §12)
+            # a compaction rewrites indexes too: not both at once (docs/design.md §12)
             with store.exclusive(store.COMPACTION, "re-keying indexes"):
                 messages += rekey_indexes(project_dir)
         except StoreBusy:

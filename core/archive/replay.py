@@ -1,4 +1,4 @@
-"""A project's captures as a pywb collection, in place (DESIGN.md §13).
+"""A project's captures as a pywb collection, in place (docs/design.md §13).
 
 pywb, the standard replay tool, serves the collection ``project`` straight from the
 project's folders: no copy, no re-index. Its indexes are the project's own CDXJ files

@@ -1,4 +1,4 @@
-"""Writing a segment (DESIGN.md §7): one round's WARC and its sorted CDXJ index.
+"""Writing a segment (docs/design.md §7): one round's WARC and its sorted CDXJ index.
 
 While a round writes, the WARC is ``<name>.warc.gz.open``; closing writes the sorted
 index under a temporary name, renames it, then renames the WARC. The store's
@@ -227,7 +227,7 @@ def recover_open_segments(project_dir: Path, now: datetime, worker: str | None =
 
     The WARC is cut at the last committed byte first, so records written after the
     store's last commit (pages it never learned about) vanish and are fetched again.
-    On a shared store only those of dead workers, or ``worker``'s own (DESIGN.md §12).
+    On a shared store only those of dead workers, or ``worker``'s own (docs/design.md §12).
     """
     recovered = []
     for segment in store.recoverable_segments(worker):

@@ -1,4 +1,4 @@
-"""Segments (DESIGN.md §7): one WARC + CDXJ per crawl round, found and read.
+"""Segments (docs/design.md §7): one WARC + CDXJ per crawl round, found and read.
 
 Layout: ``segments/<name>/<name>.warc.gz`` and ``segments/<name>/<name>.cdxj``; while a
 round writes, the WARC is ``<name>.warc.gz.open`` (:mod:`.segment_writer` writes, closes
@@ -62,7 +62,7 @@ def legacy_history_relpath(name: str) -> str:
 
 def allocate_name(project_dir: Path, start: datetime, tag: str | None = None) -> str:
     """``yyyymmddHHMMSS`` of a round's (or compaction's) start, moved on a second if taken;
-    a worker's round adds its ``tag`` (``yyyymmddHHMMSS-TAG``, DESIGN.md §12), so workers
+    a worker's round adds its ``tag`` (``yyyymmddHHMMSS-TAG``, docs/design.md §12), so workers
     sharing the folder never pick one name.
 
     Taken means known to the store as a segment or a compaction, or present on disk as

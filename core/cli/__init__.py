@@ -1,4 +1,4 @@
-"""The ``recrawl`` command line (DESIGN.md §8): it parses, calls the engine, prints.
+"""The ``recrawl`` command line (docs/design.md §8): it parses, calls the engine, prints.
 
 :mod:`.entry` runs a command; :mod:`.parser` lists the commands and imports only the
 module of the one given (:mod:`.crawl`, :mod:`.pages`, :mod:`.settings`, :mod:`.policy`,

@@ -50,7 +50,7 @@ def gone_reason(event: PageFetched) -> str:
 
 
 class NewsCounts(Protocol):
-    """What a round, a watch round and a crawl count of the news (DESIGN.md §10, §15)."""
+    """What a round, a watch round and a crawl count of the news (docs/design.md §10, §15)."""
 
     @property
     def new_pages(self) -> int: ...

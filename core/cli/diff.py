@@ -1,4 +1,4 @@
-"""``recrawl diff``: what changed in a page's text between two captures (DESIGN.md §10).
+"""``recrawl diff``: what changed in a page's text between two captures (docs/design.md §10).
 
 A quick command: the store, the WARC reader and the main-text extractor, nothing of
 the crawl engine.

@@ -1,4 +1,4 @@
-"""The ``recrawl`` command line (DESIGN.md §8): parse, run the command, report errors.
+"""The ``recrawl`` command line (docs/design.md §8): parse, run the command, report errors.
 
 Errors print one line on stderr and exit non-zero; ``--debug`` adds the traceback.
 """

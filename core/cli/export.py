@@ -1,4 +1,4 @@
-"""``recrawl export``: captures as a WACZ package (DESIGN.md §13), with a progress line.
+"""``recrawl export``: captures as a WACZ package (docs/design.md §13), with a progress line.
 
 Progress goes to stderr: on a terminal one line rewritten in place, elsewhere a line
 now and then; the summary goes to stdout (``--json``: one object). Ctrl-C stops the

@@ -1,8 +1,8 @@
-"""The news as an Atom 1.0 feed (RFC 4287, by feedgen): ``recrawl feed`` (DESIGN.md §10).
+"""The news as an Atom 1.0 feed (RFC 4287, by feedgen): ``recrawl feed`` (docs/design.md §10).
 
 Ids are stable, so a feed reader that reads the feed again sees only what is new: the
 feed's is a UUID of the project folder's path, an entry's a UUID of the feed's, the
-item's kind, URL and time. A host's baseline (DESIGN.md §15) is one entry, however often
+item's kind, URL and time. A host's baseline (docs/design.md §15) is one entry, however often
 it grows: its id is the feed's and the host's, and its ``updated`` moves on with it (a
 reader shows it again, complete, when the first crawl is done).
 """

@@ -1,4 +1,4 @@
-"""``recrawl filter ...``: check, edit, import and export the URL filter chain (DESIGN.md §6, §8)."""
+"""``recrawl filter ...``: check, edit, import and export the URL filter chain (docs/design.md §6, §8)."""
 
 from __future__ import annotations
 

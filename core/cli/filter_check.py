@@ -1,4 +1,4 @@
-"""``recrawl filter check``: verdicts for URLs, one line each (DESIGN.md §6, §8).
+"""``recrawl filter check``: verdicts for URLs, one line each (docs/design.md §6, §8).
 
 The bulk path (plain lines and ``--json``) runs the compiled chain, which gives the
 reference evaluation's verdicts and provenance only faster; ``--explain`` needs every
@@ -142,5 +142,5 @@ def _lines(
 
 
 def verdict_line(text: str, url: str, verdict: Verdict) -> dict[str, object]:
-    """One ``--json`` line: ``input`` as given beside the canonical ``url`` (DESIGN.md §8)."""
+    """One ``--json`` line: ``input`` as given beside the canonical ``url`` (docs/design.md §8)."""
     return {"input": text, **verdict.to_json(url)}

@@ -10,7 +10,7 @@ its segment) and the handlers that were there before come back.
 
 A second SIGINT or SIGTERM kills at once, by the signal's own default action, so the
 shell sees how the process ended. Nothing committed is lost that way either: the next
-command recovers what was in flight (DESIGN.md §7). SIGHUP never escalates: a closing
+command recovers what was in flight (docs/design.md §7). SIGHUP never escalates: a closing
 terminal may send it twice; it also sends what would go to the terminal that has gone to
 the null device. A signal that was ignored (``nohup``, a background job of a
 non-interactive shell) stays ignored.

@@ -1,4 +1,4 @@
-"""``recrawl news`` and ``recrawl feed``: what happened to pages, newest first (DESIGN.md §10).
+"""``recrawl news`` and ``recrawl feed``: what happened to pages, newest first (docs/design.md §10).
 
 Quick commands (issue 11): ``news`` reads the store alone; ``feed`` loads feedgen (and
 with it lxml) only when it runs.
@@ -19,9 +19,9 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import NewsKind
 from recrawl.core.words import plural
 
-#: The keys of one ``recrawl news --json`` item, in order (DESIGN.md §10).
+#: The keys of one ``recrawl news --json`` item, in order (docs/design.md §10).
 NEWS_KEYS = ("at", "kind", "url", "host", "title", "first_seen", "published_at")
-#: A ``baseline`` item's keys after those (DESIGN.md §15).
+#: A ``baseline`` item's keys after those (docs/design.md §15).
 BASELINE_KEYS = ("pages", "complete")
 
 

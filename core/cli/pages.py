@@ -89,7 +89,7 @@ def run_urls(project: Project, args: argparse.Namespace) -> int:
 
 def find_page(url: str) -> Page:
     """The page (or embed) of ``url`` as given, else of its canonical form (a page's),
-    else as a browser requests it (an embed's, DESIGN.md §14: ``style.css?v1``).
+    else as a browser requests it (an embed's, docs/design.md §14: ``style.css?v1``).
 
     Both forms are idempotent, so a URL found as given is its own stored form: w3lib is
     loaded only when it is not.
@@ -127,7 +127,7 @@ def run_history(project: Project, args: argparse.Namespace) -> int:
             "interval_after": ev.interval_after,
             "segment": ev.segment,
             "error": ev.error,
-            # what the capture got of its embeds (DESIGN.md §14); null: not known
+            # what the capture got of its embeds (docs/design.md §14); null: not known
             "embeds": ev.embeds,
             "embeds_missing": _missing(ev.embeds_missing),
             "embeds_missing_count": ev.embeds_missing_count,

@@ -1,4 +1,4 @@
-"""The ``recrawl`` argument parser (DESIGN.md §8) and the list of commands.
+"""The ``recrawl`` argument parser (docs/design.md §8) and the list of commands.
 
 A command's arguments and its code live in one module of this package; the list below
 names that module and the command's help line. Only the module of the command being

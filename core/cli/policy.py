@@ -229,7 +229,7 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    """No project: a simulated page, or a corpus of them (DESIGN.md §8, §11)."""
+    """No project: a simulated page, or a corpus of them (docs/design.md §8, §11)."""
     if args.corpus and args.discovery:
         raise InvalidArgument("give --corpus N or --discovery N, not both")
     if args.corpus:

@@ -1,4 +1,4 @@
-"""``recrawl refetch``: pages due now, whatever their schedule says (DESIGN.md §15)."""
+"""``recrawl refetch``: pages due now, whatever their schedule says (docs/design.md §15)."""
 
 from __future__ import annotations
 

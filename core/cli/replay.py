@@ -1,4 +1,4 @@
-"""``recrawl replay``: a project's captures in the browser, as they looked (DESIGN.md §13).
+"""``recrawl replay``: a project's captures in the browser, as they looked (docs/design.md §13).
 
 The command serves them with pywb on 127.0.0.1 until Ctrl-C
 (:mod:`.replay_server`: a process of its own, patched for gevent). :class:`ReplayServer`

@@ -1,4 +1,4 @@
-"""pywb's banner in local time, labelled with its zone (DESIGN.md §13).
+"""pywb's banner in local time, labelled with its zone (docs/design.md §13).
 
 pywb's banner (its Vue app, ``static/vue/vueui.js``) reads a capture's 14-digit stamp,
 which is UTC, as if it were local time and prints it with no zone: a capture made at

@@ -1,4 +1,4 @@
-"""The ``recrawl replay`` process: pywb serving a project's captures (DESIGN.md §13).
+"""The ``recrawl replay`` process: pywb serving a project's captures (docs/design.md §13).
 
 Imported by that command alone, and only once pywb is known to be installed: pywb's
 servers run on gevent, whose monkey-patching (:func:`serve` does it first) makes every

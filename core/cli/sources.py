@@ -1,4 +1,4 @@
-"""``recrawl sources``: the sitemaps and feeds a project reads (DESIGN.md §11).
+"""``recrawl sources``: the sitemaps and feeds a project reads (docs/design.md §11).
 
 A quick command (issue 11): it reads the store alone.
 """

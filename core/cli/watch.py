@@ -1,4 +1,4 @@
-"""``recrawl watch``: crawl rounds as pages come due, sleeping in between (DESIGN.md §10)."""
+"""``recrawl watch``: crawl rounds as pages come due, sleeping in between (docs/design.md §10)."""
 
 from __future__ import annotations
 

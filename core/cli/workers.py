@@ -1,4 +1,4 @@
-"""``recrawl worker`` and ``workers``: one crawl worker, and the list of them (DESIGN.md §12).
+"""``recrawl worker`` and ``workers``: one crawl worker, and the list of them (docs/design.md §12).
 
 ``workers`` only reads the store: it loads no engine (issue 11); ``worker`` loads it when
 it runs.

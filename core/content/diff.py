@@ -1,4 +1,4 @@
-"""What changed between two versions of a text, one paragraph a line (DESIGN.md §10).
+"""What changed between two versions of a text, one paragraph a line (docs/design.md §10).
 
 One comparison, three readings: the lines added and removed (``recrawl diff --json``), a
 unified diff (for people and patch tools), and aligned :class:`Row` s for a side-by-side

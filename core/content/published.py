@@ -1,4 +1,4 @@
-"""A page's own publication date (DESIGN.md §11), read from its parse tree.
+"""A page's own publication date (docs/design.md §11), read from its parse tree.
 
 A page states its date in its metadata, in its address, or in the text of an element
 that says it holds one. Where, and in what order (the first found within the bounds

@@ -110,11 +110,11 @@ class Analysis:
     earlier_signature: bytes | None = None
     #: The records of a :class:`ToArchive`, when one was given.
     members: Members | None = None
-    #: When the page says it was published (naive UTC; DESIGN.md §11).
+    #: When the page says it was published (naive UTC; docs/design.md §11).
     published: datetime | None = None
     #: The outlinks' hashes (``outlinks`` signature form) when asked for and HTML.
     link_hashes: bytes | None = None
-    #: What an HTML page or a stylesheet embeds (DESIGN.md §14); None for other bodies.
+    #: What an HTML page or a stylesheet embeds (docs/design.md §14); None for other bodies.
     embeds: EmbedList | None = None
 
 

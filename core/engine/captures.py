@@ -2,7 +2,7 @@
 
 A new payload is archived whole (response + request records); a payload the page already
 has in the archive becomes a revisit record that refers to it: identical-payload when
-the body's digest is unchanged, server-not-modified after a 304 (DESIGN.md §5). How each
+the body's digest is unchanged, server-not-modified after a 304 (docs/design.md §5). How each
 is written, so that replay tools resolve it to the payload, is
 :mod:`recrawl.core.archive.warc_writer`'s.
 """

@@ -1,6 +1,6 @@
 """The commit pipeline: one thread writes to the store, in order, while the loop fetches.
 
-Durability (DESIGN.md §3): a batch is committed only after the WARC bytes its rows point
+Durability (docs/design.md §3): a batch is committed only after the WARC bytes its rows point
 at are fsynced, both on the store thread, so a kill at any point leaves no page pointing
 past the WARC's durable end; the next run cuts the WARC back to the committed size.
 """
@@ -25,7 +25,7 @@ class CommitPipeline:
     """The store thread of one crawl; made inside the crawl's event loop, closed at its end.
 
     ``worker``: a worker's crawl, whose batches the store refuses once it no longer holds
-    their hosts (DESIGN.md §12); the refused batch and those after it in the round are
+    their hosts (docs/design.md §12); the refused batch and those after it in the round are
     not committed, and the round cuts their WARC bytes off (:class:`~.round.Round`).
     """
 

@@ -73,7 +73,7 @@ class Crawler:
     :attr:`offline`).
 
     ``worker``: the crawl is that worker's, and fetches only the hosts it leases, a
-    round at a time (DESIGN.md §12). On a shared (PostgreSQL) store a crawl always is a
+    round at a time (docs/design.md §12). On a shared (PostgreSQL) store a crawl always is a
     worker's (its own, ``machine-pid``, for as long as it runs): it takes no project
     lock there, so it runs beside other workers.
     """
@@ -132,7 +132,7 @@ class Crawler:
             follow_nofollow=self.settings.follow_nofollow,
             embed_rules=compile_chain(self.chain.embed_rules),
         )
-        #: New sitemaps and feeds as the crawl meets them (DESIGN.md §11).
+        #: New sitemaps and feeds as the crawl meets them (docs/design.md §11).
         self.sources = SourceFinder(self.settings.sources, self.clock, self.events)
         self.recorder = FetchRecorder(
             self.settings,
@@ -379,7 +379,7 @@ class Crawler:
         return pages
 
     def _release(self) -> None:
-        """The round's hosts go back to the pool (DESIGN.md §12)."""
+        """The round's hosts go back to the pool (docs/design.md §12)."""
         worker = self.worker
         if worker is None:
             return

@@ -1,4 +1,4 @@
-"""What pages embed, fetched in the round that fetches the page (DESIGN.md §14).
+"""What pages embed, fetched in the round that fetches the page (docs/design.md §14).
 
 A page capture (a 2xx, or a 304 whose stored embeds still hold) names what it embeds;
 each is looked up once a round: decided by the chain's embed rules, then fetched in this

@@ -4,7 +4,7 @@ The engine calls ``observer(events)`` from its own thread; the GUI relays the ba
 Qt signal, the CLI prints or ignores it. Nothing here knows Qt.
 
 Counts (:class:`RoundFinished`, :class:`StatsSnapshot`, :class:`CrawlSummary`, and the
-JSON of ``recrawl crawl --json``, DESIGN.md §8). Every fetch attempt that is recorded
+JSON of ``recrawl crawl --json``, docs/design.md §8). Every fetch attempt that is recorded
 counts once, as either
 
 - **fetched**: the server answered and the answer became the page's state: a page (2xx),
@@ -19,7 +19,7 @@ the round counts once, by its last attempt. ``fetched + errors`` are the attempt
 ``CrawlSettings.max_pages`` bounds. **new_urls**: pages the store added (discovered links
 that passed the filter chain and were not yet known). **new_pages** and
 **changed_pages**, **gone_pages**, **back_pages**: the news items ``new``, ``changed``,
-``gone`` and ``back`` the crawl recorded (DESIGN.md §10; ``crawl --json`` has them
+``gone`` and ``back`` the crawl recorded (docs/design.md §10; ``crawl --json`` has them
 beside §8's keys). **baseline_pages**: pages archived by their host's first crawl, which
 are no ``new`` items but their host's one ``baseline`` (§15); **baselines_done**: the
 baselines a round completed.
@@ -53,9 +53,9 @@ class PageFetched:
     bytes: int
     elapsed_ms: float
     error: str | None = None
-    #: ``page``, or ``embed``: something a page needs to be seen (DESIGN.md §14).
+    #: ``page``, or ``embed``: something a page needs to be seen (docs/design.md §14).
     kind: str = "page"
-    #: The news the fetch made (DESIGN.md §10, §15): ``new``, ``changed``, ``gone``,
+    #: The news the fetch made (docs/design.md §10, §15): ``new``, ``changed``, ``gone``,
     #: ``back``, ``baseline`` (archived by its host's first crawl); None: none.
     news: str | None = None
 
@@ -77,7 +77,7 @@ class LogMessage:
 
 @dataclass(frozen=True, slots=True)
 class BaselineDone:
-    """A host's first crawl is done (DESIGN.md §15): its seed and the pages it archived."""
+    """A host's first crawl is done (docs/design.md §15): its seed and the pages it archived."""
 
     host: str
     url: str | None
@@ -93,11 +93,11 @@ class RoundFinished:
     fetched: int
     errors: int
     new_urls: int
-    #: News of the round (DESIGN.md §10): pages fetched successfully for the first time,
+    #: News of the round (docs/design.md §10): pages fetched successfully for the first time,
     #: and fetches whose change was ``changed``.
     new_pages: int = 0
     changed_pages: int = 0
-    #: What pages embed, counted apart from the pages (DESIGN.md §14).
+    #: What pages embed, counted apart from the pages (docs/design.md §14).
     embeds_fetched: int = 0
     embed_errors: int = 0
     #: Pages that went (a 4xx, or failures past the retries) and came back (§10).
@@ -123,7 +123,7 @@ class StatsSnapshot:
     new_urls: int
     pages_per_s: float
     paused: bool
-    #: What pages embed, counted apart from the pages (DESIGN.md §14).
+    #: What pages embed, counted apart from the pages (docs/design.md §14).
     embeds_fetched: int = 0
     embed_errors: int = 0
 
@@ -141,7 +141,7 @@ class PossibleTrap:
 
 @dataclass(frozen=True, slots=True)
 class CrawlSummary:
-    """A crawl's totals (module docstring, "Counts"); :meth:`to_json` is DESIGN.md §8's."""
+    """A crawl's totals (module docstring, "Counts"); :meth:`to_json` is docs/design.md §8's."""
 
     rounds: int
     fetched: int
@@ -151,15 +151,15 @@ class CrawlSummary:
     pages_per_s: float
     segments: list[str] = field(default_factory=list)
     stopped: bool = False
-    #: News of the crawl (DESIGN.md §10), as in :class:`RoundFinished`.
+    #: News of the crawl (docs/design.md §10), as in :class:`RoundFinished`.
     new_pages: int = 0
     changed_pages: int = 0
-    #: What pages embed, counted apart (DESIGN.md §14), as in :class:`RoundFinished`.
+    #: What pages embed, counted apart (docs/design.md §14), as in :class:`RoundFinished`.
     embeds_fetched: int = 0
     embed_errors: int = 0
     #: Patterns held back as possible traps (to follow one: ``traps.allowed_patterns``).
     possible_traps: list[PossibleTrap] = field(default_factory=list)
-    #: As in :class:`RoundFinished` (DESIGN.md §10, §15).
+    #: As in :class:`RoundFinished` (docs/design.md §10, §15).
     gone_pages: int = 0
     back_pages: int = 0
     baseline_pages: int = 0
@@ -189,7 +189,7 @@ class WatchSleeping:
 @dataclass(frozen=True, slots=True)
 class WatchRound:
     """A watcher's round, after its RoundFinished: ``recrawl watch --json``'s line
-    (DESIGN.md §10). ``next_due_at``: the earliest next fetch of any page after the
+    (docs/design.md §10). ``next_due_at``: the earliest next fetch of any page after the
     round (now or earlier when pages are still due; None: none ever)."""
 
     started_at: datetime
@@ -198,9 +198,9 @@ class WatchRound:
     changed_pages: int
     errors: int
     next_due_at: datetime | None
-    #: What pages embed, fetched in the round (DESIGN.md §14).
+    #: What pages embed, fetched in the round (docs/design.md §14).
     embeds_fetched: int = 0
-    #: As in :class:`RoundFinished` (DESIGN.md §10, §15).
+    #: As in :class:`RoundFinished` (docs/design.md §10, §15).
     gone_pages: int = 0
     back_pages: int = 0
     baseline_pages: int = 0

@@ -1,6 +1,6 @@
 """Link discovery: links of fetched pages through the filter chain, to new pages.
 
-Each link target is checked once per crawl by the compiled chain (DESIGN.md §6), then by
+Each link target is checked once per crawl by the compiled chain (docs/design.md §6), then by
 the trap limits (:mod:`.traps`); an accepted one becomes a link row and, if new, a page;
 a rejected one a rejected-link row (answering "why was X never crawled") and a
 :class:`LinkRejected` event. The chain's verdicts are remembered so a link met on every
@@ -45,7 +45,7 @@ class LinkDiscoverer:
         embed_rules: CompiledChain | None = None,
     ) -> None:
         self.compiled_chain = compiled_chain
-        #: The chain's embed rules (DESIGN.md §14), which decide what pages embed.
+        #: The chain's embed rules (docs/design.md §14), which decide what pages embed.
         self.embed_rules = embed_rules or compile_chain(Chain([]))
         self.schedule = schedule
         self.clock = clock

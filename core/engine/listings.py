@@ -1,4 +1,4 @@
-"""What a sitemap or a feed lists (DESIGN.md §11), read from the bytes the crawl fetched.
+"""What a sitemap or a feed lists (docs/design.md §11), read from the bytes the crawl fetched.
 
 Sitemaps are parsed by ultimate-sitemap-parser (urlsets, indexes, plain-text, RSS and
 Atom sitemaps, Google News dates), feeds by feedparser; both get bytes, never a URL, so

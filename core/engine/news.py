@@ -1,11 +1,11 @@
-"""Which news item a fetch makes (DESIGN.md §10), from the page as it was and what it became.
+"""Which news item a fetch makes (docs/design.md §10), from the page as it was and what it became.
 
 One item per fetch at most, the first that applies of:
 
 - ``new``: the page's first successful fetch (a 2xx, before which the crawler had never
   seen its content: ``content_changed_at`` is set by the first one). While its host's
   first crawl is under way, that fetch counts in the host's one ``baseline`` item
-  instead, and once it is done only a page found after it is new (DESIGN.md §15: the
+  instead, and once it is done only a page found after it is new (docs/design.md §15: the
   recorder decides, :meth:`~.record.FetchRecorder._add`, from
   :mod:`recrawl.core.store.baselines`);
 - ``back``: fetched successfully (2xx or 304) while it was gone; a changed content

@@ -1,4 +1,4 @@
-"""Telling "offline" from "this host is down", one round at a time (DESIGN.md §10).
+"""Telling "offline" from "this host is down", one round at a time (docs/design.md §10).
 
 A fetch that fails before any connection is made (the name does not resolve, the
 connection is refused, no route, the connect times out: ``FetchResult.unreachable``)

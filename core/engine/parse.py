@@ -4,7 +4,7 @@ Bodies other than HTML and CSS are stored, not parsed. The parser sees the page 
 the parse bounds (core/content/markup_bounds.py); a page past one says where it was cut.
 Links and embeds are resolved against ``<base href>`` (a stylesheet's against its own
 URL) and canonicalized; malformed ones are counted and the first :data:`MAX_INVALID` of
-a page kept with the reason, never fatal. What a page embeds (DESIGN.md §14) is found by
+a page kept with the reason, never fatal. What a page embeds (docs/design.md §14) is found by
 :mod:`recrawl.core.content.embeds` and :mod:`recrawl.core.content.css`, as written; here
 it becomes URLs as a browser requests them (:func:`~recrawl.core.net.urls.embed_url`:
 what a replayed page asks for), at most ``ParseSettings.max_embeds`` of them.
@@ -38,7 +38,7 @@ _LINKS = (
     "a[href], area[href], frame[src], iframe[src], base[href], meta[http-equiv], "
     "link[href][rel][type]"
 )
-#: ``<link rel="alternate" type=...>`` types of the feeds a page advertises (DESIGN.md §11).
+#: ``<link rel="alternate" type=...>`` types of the feeds a page advertises (docs/design.md §11).
 FEED_TYPES = ("application/rss+xml", "application/atom+xml")
 #: Feeds of one page kept (a page can advertise any number).
 MAX_FEEDS = 10
@@ -88,7 +88,7 @@ class ParseResult:
     #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
     #: most MAX_FEEDS.
     feeds: list[str] = field(default_factory=list)
-    #: What it embeds (DESIGN.md §14).
+    #: What it embeds (docs/design.md §14).
     embeds: EmbedList | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -125,7 +125,7 @@ def _unpickled(
 
 @dataclass
 class EmbedList:
-    """What a page or stylesheet embeds (DESIGN.md §14): URLs as a browser asks for them
+    """What a page or stylesheet embeds (docs/design.md §14): URLs as a browser asks for them
     (:func:`~recrawl.core.net.urls.embed_url`), in document
     order, each once, at most ``ParseSettings.max_embeds``; those past it counted."""
 

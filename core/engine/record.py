@@ -56,7 +56,7 @@ class FetchRecorder:
         self.events = events
         #: Notes the feeds pages advertise (None: the crawl reads no sources).
         self.sources = sources
-        #: The baselines of the round's hosts (DESIGN.md §15), read as the round starts
+        #: The baselines of the round's hosts (docs/design.md §15), read as the round starts
         #: (:meth:`start_round`); a host without one has had no page archived yet.
         self.baselines: dict[str, store.BaselineState] = {}
 
@@ -139,7 +139,7 @@ class FetchRecorder:
         captures: CaptureWriter,
         analysis: Analysis | Exception | None = None,
     ) -> tuple[Outcome, Found]:
-        """Record one fetch of an embed (DESIGN.md §14), and what its page gets of it; as
+        """Record one fetch of an embed (docs/design.md §14), and what its page gets of it; as
         :meth:`record_safely`, a bug or absurd input costs that embed alone."""
         mark = captures.tell()
         saved = batch.snapshot()
@@ -342,7 +342,7 @@ class FetchRecorder:
         if outcome is Outcome.OK:
             update.fields["title"] = title  # each successful fetch's own (None: none)
             if analysis is not None and analysis.published is not None:
-                # the page's own date, over its sitemap's or feed's (DESIGN.md §11)
+                # the page's own date, over its sitemap's or feed's (docs/design.md §11)
                 update.fields["published_at"] = analysis.published
         if outcome is not Outcome.FAILED and outcome is not Outcome.THROTTLED:
             update.fields.update(self.scoring.on_fetched(page, targets, batch))
@@ -374,12 +374,12 @@ class FetchRecorder:
         batch.page_updates.append((page.id, update.fields))
         batch.events.append(update.event)
         if page.kind == PageKind.EMBED:
-            return None  # what a page needs to be seen is never news (DESIGN.md §14)
+            return None  # what a page needs to be seen is never news (docs/design.md §14)
         kind = news_kind(page, update.status, change)
         if kind == NewsKind.NEW:
             baseline = self.baselines.get(page.host)
             if baseline is None or not baseline.complete:
-                # the host's first crawl: one baseline item says it all (DESIGN.md §15)
+                # the host's first crawl: one baseline item says it all (docs/design.md §15)
                 batch.baseline.append((page.id, page.host, at))
                 return NewsKind.BASELINE
             if not baseline.is_new(page.id):

@@ -1,4 +1,4 @@
-"""Switching a project's signature: each page's stored signature recomputed (DESIGN.md §5).
+"""Switching a project's signature: each page's stored signature recomputed (docs/design.md §5).
 
 A fetch compares the new signature with the stored one only when both are of the same
 kind; after a switch every page would say "unknown" on its next fetch. So the switch

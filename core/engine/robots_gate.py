@@ -59,7 +59,7 @@ class RobotsGate:
         self.reach = reach
         self._policies: dict[str, RobotsPolicy] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        #: Told each origin's policy once a crawl (its ``Sitemap:`` lines: DESIGN.md §11).
+        #: Told each origin's policy once a crawl (its ``Sitemap:`` lines: docs/design.md §11).
         self.on_policy: Callable[[str, RobotsPolicy], None] | None = None
 
     async def denial(self, url: str, slot: HostSlot, lane: int) -> RobotsPolicy | None:

@@ -1,4 +1,4 @@
-"""One crawl round: its pages fetched by per-host workers into one segment (DESIGN.md §3).
+"""One crawl round: its pages fetched by per-host workers into one segment (docs/design.md §3).
 
 Each host with due pages gets ``per_host`` workers that take its pages in turn, with the
 host's politeness (:class:`~recrawl.core.net.politeness.HostSlot`), the robots gate, and
@@ -92,9 +92,9 @@ class CrawlParts:
     robots: RobotsGate | None
     #: Holds connect failures until a host answers (.offline); None: recorded at once.
     reach: Reachability | None = None
-    #: The worker whose leased hosts the round fetches (DESIGN.md §12); None: no worker.
+    #: The worker whose leased hosts the round fetches (docs/design.md §12); None: no worker.
     worker: WorkerSession | None = None
-    #: The chain's embed rules as they are now (DESIGN.md §14); None: no rules.
+    #: The chain's embed rules as they are now (docs/design.md §14); None: no rules.
     embed_rules: Callable[[], CompiledChain] | None = None
     #: New embeds' first interval (the schedule's initial one).
     initial_interval: float = 10 * 86400.0
@@ -174,7 +174,7 @@ class Round:
         #: The host workers, and how many of each host's are still taking turns.
         self.workers: list[asyncio.Task[None]] = []
         self.serving: dict[str, int] = {}
-        #: The ids queued as embeds (DESIGN.md §14), until recorded.
+        #: The ids queued as embeds (docs/design.md §14), until recorded.
         self.embed_jobs: set[int] = set()
         #: Hosts that take no more turns this round, and why (said to their embeds).
         self.closed: dict[str, str] = {}
@@ -225,7 +225,7 @@ class Round:
         name = self.writer.name
         if store.segment_names() & {name}:
             parts.stats.segments.append(name)
-        # the hosts left nothing unfetched: their first crawl is done (DESIGN.md §15)
+        # the hosts left nothing unfetched: their first crawl is done (docs/design.md §15)
         done = store.retried(store.complete_baselines, parts.clock.now())
         parts.events.emit(self.stats.finished(BaselineDone(d.host, d.url, d.pages) for d in done))
 
@@ -461,7 +461,7 @@ class Round:
         await self._maybe_commit()
 
     def _embeds_unknown(self, page: Page) -> bool:
-        """Whether the page's HTML was archived before embeds were (DESIGN.md §14): its
+        """Whether the page's HTML was archived before embeds were (docs/design.md §14): its
         row keeps no list of them (NULL; none is an empty list)."""
         return (
             self.embeds.enabled

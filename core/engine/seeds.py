@@ -70,7 +70,7 @@ def inject(urls: Sequence[str], now: datetime) -> InjectResult:
         ]
         known = store.page_ids(accepted)
         added = store.add_pages(pages, now)
-        # a seed the project knows as an embed is a page from now on (DESIGN.md §14)
+        # a seed the project knows as an embed is a page from now on (docs/design.md §14)
         store.promote_linked(list(store.page_ids(accepted).values()), now)
         # a known page keeps its schedule: adding a seed is not asking for a fetch
         # (`recrawl refetch` and the app's Refetch are)

@@ -1,4 +1,4 @@
-"""Reading the due sitemaps and feeds of a crawl, before each round (DESIGN.md §11).
+"""Reading the due sitemaps and feeds of a crawl, before each round (docs/design.md §11).
 
 A source is fetched like a page (its host's politeness and robots rules, the crawl's
 connection limit) but conditionally and following redirects, up to

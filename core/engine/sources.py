@@ -1,4 +1,4 @@
-"""Sitemaps and feeds, read before each round for the pages they list (DESIGN.md §11).
+"""Sitemaps and feeds, read before each round for the pages they list (docs/design.md §11).
 
 Sources are found by the crawl (:class:`SourceFinder`): ``/sitemap.xml`` of every host
 with pages, robots.txt ``Sitemap:`` lines, the sitemaps an index lists, the feeds pages

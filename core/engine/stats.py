@@ -22,14 +22,14 @@ class CrawlStats:
     fetched: int = 0
     errors: int = 0
     new_urls: int = 0
-    #: News (DESIGN.md §10): pages fetched successfully for the first time; changed,
+    #: News (docs/design.md §10): pages fetched successfully for the first time; changed,
     #: gone and back pages; pages archived by their host's first crawl (§15).
     new_pages: int = 0
     changed_pages: int = 0
     gone_pages: int = 0
     back_pages: int = 0
     baseline_pages: int = 0
-    #: What pages embed (DESIGN.md §14), counted apart: fetched, and failed.
+    #: What pages embed (docs/design.md §14), counted apart: fetched, and failed.
     embeds_fetched: int = 0
     embed_errors: int = 0
     segments: list[str] = field(default_factory=list)

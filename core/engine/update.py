@@ -1,4 +1,4 @@
-"""The update stage: what one fetch outcome does to a page record (DESIGN.md §2–§5).
+"""The update stage: what one fetch outcome does to a page record (docs/design.md §2–§5).
 
 Pure functions from the page as it was, the fetch outcome and the schedule to the new
 column values and the fetch-event row; the engine applies them in batches.
@@ -67,13 +67,13 @@ class Capture:
     def refers_back(self) -> bool:
         """A revisit: its payload is the page's stored one, whose pointer the page keeps
         as the store has it (a compaction may have moved that record since the round
-        read the page: DESIGN.md §12)."""
+        read the page: docs/design.md §12)."""
         return (self.payload_segment, self.payload_offset) != (self.segment, self.offset)
 
 
 def never_fetched(page: Page) -> bool:
     """No fetch of ``page`` has succeeded yet (the first 2xx sets ``content_changed_at``):
-    its next 2xx is its first, the one its publication date is read from (DESIGN.md §11:
+    its next 2xx is its first, the one its publication date is read from (docs/design.md §11:
     the date a page states does not move, and reading it costs a third of a parse)."""
     return page.content_changed_at is None
 

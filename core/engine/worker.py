@@ -1,4 +1,4 @@
-"""A crawl worker's identity, heartbeat and host leases (DESIGN.md §12).
+"""A crawl worker's identity, heartbeat and host leases (docs/design.md §12).
 
 A :class:`WorkerSession` is one worker: ``recrawl worker``, or a crawl or watch on a
 shared (PostgreSQL) store, which leases like a worker. It registers its name, then a

@@ -1,4 +1,4 @@
-"""URL filter chains (DESIGN.md §6): kinds, verdicts with provenance, chain files."""
+"""URL filter chains (docs/design.md §6): kinds, verdicts with provenance, chain files."""
 
 from recrawl.core.filters.chain import (
     PLAIN_ACCEPT,

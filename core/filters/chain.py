@@ -1,10 +1,10 @@
-"""Filter chains (DESIGN.md §6): TOML files of ``[[filter]]`` tables, run in order.
+"""Filter chains (docs/design.md §6): TOML files of ``[[filter]]`` tables, run in order.
 
 :meth:`Chain.check` is the reference evaluation: filters one after another, disabled
 ones skipped, reject or shortcircuit stopping the chain. A chain is loaded whole or not
 at all: any bad rule raises :class:`ChainError` naming the filter and the line.
 
-The same file holds the **embed rules** (DESIGN.md §14) as ``[[embed]]`` tables of the
+The same file holds the **embed rules** (docs/design.md §14) as ``[[embed]]`` tables of the
 same keys and rule syntax: they decide what a page embeds (its images, styles, fonts),
 which the ``[[filter]]`` tables, deciding pages, never see. No embed rule: every embed
 is fetched. :attr:`Chain.embeds` is a chain of its own, checked like any.

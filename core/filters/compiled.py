@@ -1,4 +1,4 @@
-"""The compiled fast path of a filter chain (DESIGN.md §6).
+"""The compiled fast path of a filter chain (docs/design.md §6).
 
 :func:`compile_chain` turns a :class:`~recrawl.core.filters.chain.Chain` into a
 :class:`CompiledChain` whose :meth:`CompiledChain.check` gives exactly the verdict and

@@ -1,4 +1,4 @@
-"""The six filter kinds of DESIGN.md §6, each parsed from Nutch's file syntax.
+"""The six filter kinds of docs/design.md §6, each parsed from Nutch's file syntax.
 
 Every kind (a :class:`FilterKind`, registered in :data:`KINDS`) parses its ``rules``
 text into a :class:`ParsedFilter`: :class:`Rule` values with their 1-based line numbers,

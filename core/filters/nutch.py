@@ -1,4 +1,4 @@
-"""Nutch's own URL filter files ⇄ Recrawl chains (DESIGN.md §6).
+"""Nutch's own URL filter files ⇄ Recrawl chains (docs/design.md §6).
 
 Each Nutch plugin reads one file; each file becomes one ``[[filter]]`` whose ``rules``
 are the file's text exactly, so rule line numbers are the file's line numbers.

@@ -1,5 +1,5 @@
 """User patterns: RE2 (linear time) first; a backtracking engine with a time limit only
-for what RE2 cannot express (backreferences, lookaround), as DESIGN.md §6 allows."""
+for what RE2 cannot express (backreferences, lookaround), as docs/design.md §6 allows."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Undoing an HTTP Content-Encoding in bounded pieces, never the whole body at once.
 
-A payload is archived as received, still encoded (DESIGN.md §7), and a server may send
+A payload is archived as received, still encoded (docs/design.md §7), and a server may send
 a decompression bomb: a megabyte of gzip that inflates to gigabytes. Whatever decodes a
 payload (the crawl, ``recrawl show``, the app's content view) reads it through
 :class:`PayloadDecoder`: each layer of encoding inflates at most one piece at a time, and

@@ -61,7 +61,7 @@ class RobotsPolicy:
 
     @property
     def sitemaps(self) -> tuple[str, ...]:
-        """The URLs of its ``Sitemap:`` lines (DESIGN.md §11), as written."""
+        """The URLs of its ``Sitemap:`` lines (docs/design.md §11), as written."""
         if self.parser is None:
             return ()
         return tuple(self.parser.sitemaps)

@@ -1,4 +1,4 @@
-"""What to fetch when, and what counts as a change (DESIGN.md §4–§5).
+"""What to fetch when, and what counts as a change (docs/design.md §4–§5).
 
     schedule       the FetchSchedule plug-in point and the values it sees and decides
     schedules/     the built-in schedules, their registry and their form parameters

@@ -1,7 +1,7 @@
 """The project's choices: schedule, signature, scoring and URL filter chain.
 
 They live in the store's settings, so the CLI, the GUI and a crawl see the same ones.
-A new project starts with the defaults of DESIGN.md §4–§5.
+A new project starts with the defaults of docs/design.md §4–§5.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from recrawl.core.policy.scoring import Scoring, make_scoring
 from recrawl.core.policy.signature import Signature, make_signature
 from recrawl.core.resources import resource_text
 
-#: The issue 13 default (DESIGN.md §4/§5 said text-profile, which misses one added
+#: The issue 13 default (docs/design.md §4/§5 said text-profile, which misses one added
 #: sentence); projects made before keep the signature stored in their settings.
 DEFAULT_SIGNATURE = "main-text"
 DEFAULT_SCORING = "inlinks"
@@ -260,7 +260,7 @@ def apply_chain(
     hosts: Sequence[str] | None = None,
     progress: Progress | None = None,
 ) -> AppliedChain:
-    """Make ``text`` the project's chain and apply it to the known pages (DESIGN.md §10):
+    """Make ``text`` the project's chain and apply it to the known pages (docs/design.md §10):
     those it rejects are filtered, filtered ones it accepts come back (due ``now``).
 
     Nothing is saved unless the whole chain loads; the pages change in short

@@ -1,4 +1,4 @@
-"""Why an embed is archived or not (DESIGN.md §14): for "why was X not crawled?".
+"""Why an embed is archived or not (docs/design.md §14): for "why was X not crawled?".
 
 An embed is decided by the chain's embed rules, not by its filters, and fetched with the
 pages that embed it: a URL the filters turn away as a link (an image a page links to,

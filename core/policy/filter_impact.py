@@ -22,7 +22,7 @@ class KnownUrls:
     """Every URL the project knows: its pages, then the links the chain turned away."""
 
     pages: list[str]
-    #: Those of the pages that are filtered (DESIGN.md §10).
+    #: Those of the pages that are filtered (docs/design.md §10).
     filtered: frozenset[str]
     #: Rejected links that are no page.
     links: list[str]
@@ -51,7 +51,7 @@ def known_urls() -> KnownUrls:
 
 def preview(current: Chain, edited: Chain, known: KnownUrls, examples: int = 10) -> dict[str, Any]:
     """How many URLs the edited chain would newly reject or newly accept, with examples;
-    and what applying it does to the known pages (DESIGN.md §10): ``newly_filtered``,
+    and what applying it does to the known pages (docs/design.md §10): ``newly_filtered``,
     pages not filtered that it rejects, and ``coming_back``, filtered pages it accepts.
 
     The two pairs differ where a page's status disagrees with the current chain (a chain

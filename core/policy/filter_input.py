@@ -1,4 +1,4 @@
-"""What a filter chain judges when a user asks about a URL (DESIGN.md §8, ``filter check``).
+"""What a filter chain judges when a user asks about a URL (docs/design.md §8, ``filter check``).
 
 The chain judges any URL with a scheme: ``mailto:``, ``ftp:``, ``file:`` and the rest too,
 as Nutch's templates and the default chain expect (they have rules for them); only

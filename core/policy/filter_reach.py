@@ -1,4 +1,4 @@
-"""A chain applied to the pages already known (DESIGN.md §10, last bullet).
+"""A chain applied to the pages already known (docs/design.md §10, last bullet).
 
 Applying a chain runs it (the compiled fast path) over the project's pages: a page it
 rejects becomes ``filtered`` (kept with its captures and history, never fetched again),

@@ -1,4 +1,4 @@
-"""The ``main-text`` signature: a hash of what a reader reads, noise masked (DESIGN.md §5).
+"""The ``main-text`` signature: a hash of what a reader reads, noise masked (docs/design.md §5).
 
 The page's main text (:mod:`recrawl.core.content.maintext`: trafilatura, else all
 visible text) leaves out navigation, sidebars, footers and ads; its lines are normalised

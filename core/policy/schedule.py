@@ -1,4 +1,4 @@
-"""The fetch-schedule plug-in point (DESIGN.md §4): what a schedule is and what it sees.
+"""The fetch-schedule plug-in point (docs/design.md §4): what a schedule is and what it sees.
 
 A schedule is anything with the :class:`FetchSchedule` surface; the built-in ones live in
 :mod:`recrawl.core.policy.schedules`, registered by name. The engine hands a schedule a

@@ -1,4 +1,4 @@
-"""Page scores (DESIGN.md §4, used by generate and score-tiers): pluggable by kind.
+"""Page scores (docs/design.md §4, used by generate and score-tiers): pluggable by kind.
 
 - ``inlinks`` (default): the number of known pages linking to the page.
 - ``opic``: Abiteboul's On-line Page Importance Computation, as Nutch's OPIC filter

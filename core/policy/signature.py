@@ -1,4 +1,4 @@
-"""Signatures (DESIGN.md §5): the pluggable "page equality" that decides a change.
+"""Signatures (docs/design.md §5): the pluggable "page equality" that decides a change.
 
 Each kind turns a fetched page into bytes stored with the page (``signature`` plus
 ``signature_kind``); the next fetch of the page computes a new signature and the kind's

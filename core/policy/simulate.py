@@ -1,4 +1,4 @@
-"""Schedule simulations (DESIGN.md §8 ``recrawl simulate``).
+"""Schedule simulations (docs/design.md §8 ``recrawl simulate``).
 
 - :func:`simulate_page`: one page that changes every DUR (or on listed days), fetched by a
   schedule; one row per fetch, the table a user would draw by hand to explain it. It

@@ -1,4 +1,4 @@
-"""Discovery simulations (DESIGN.md §11 ``recrawl simulate --discovery``).
+"""Discovery simulations (docs/design.md §11 ``recrawl simulate --discovery``).
 
 N hub pages gain new links as Poisson processes (rates spread log-normally from hours to
 months, as :func:`~recrawl.core.policy.simulate.corpus_rates` spreads change rates);
@@ -52,7 +52,7 @@ class DiscoveryResult:
 
 
 def optimal_delay(rates: np.ndarray, fetches_per_page_per_day: float) -> float:
-    """The least mean discovery delay (seconds) at this budget (DESIGN.md §11)."""
+    """The least mean discovery delay (seconds) at this budget (docs/design.md §11)."""
     from recrawl.core.policy.schedules.discovery import delay_optimum
 
     return delay_optimum(rates, fetches_per_page_per_day * len(rates) / DAY)

@@ -1,4 +1,4 @@
-"""The store: the database behind a project (DESIGN.md §2).
+"""The store: the database behind a project (docs/design.md §2).
 
 Models live in :mod:`.models`, schema changes in :mod:`.migrations`, and every query the
 engine runs in the modules below, one per concern; callers write ``store.due_pages(...)``.

@@ -1,4 +1,4 @@
-"""Each host's first crawl, its baseline (DESIGN.md §15): one news item, not a flood of "new".
+"""Each host's first crawl, its baseline (docs/design.md §15): one news item, not a flood of "new".
 
 A host's first crawl archives every page it finds, and none of them is news yet. So
 until the host first has nothing left unfetched, a page's first successful fetch goes

@@ -33,9 +33,9 @@ class CommitBatch:
     records: int = 0
     page_updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # keyed by page id
-    #: News items (DESIGN.md §10): (page id, host, at, kind).
+    #: News items (docs/design.md §10): (page id, host, at, kind).
     news: list[tuple[int, str, datetime, str]] = field(default_factory=list)
-    #: Pages archived by their host's first crawl (DESIGN.md §15): (page id, host, at),
+    #: Pages archived by their host's first crawl (docs/design.md §15): (page id, host, at),
     #: counted into its baseline instead of being news of their own.
     baseline: list[tuple[int, str, datetime]] = field(default_factory=list)
     new_pages: list[NewPage] = field(default_factory=list)
@@ -46,9 +46,9 @@ class CommitBatch:
     #: OPIC cash handed to pages: (url, amount), and paid out by fetched pages.
     cash: list[tuple[str, float]] = field(default_factory=list)
     payouts: list[tuple[str, float]] = field(default_factory=list)
-    #: Feeds pages advertise (DESIGN.md §11), read from the next round on.
+    #: Feeds pages advertise (docs/design.md §11), read from the next round on.
     sources: list[NewSource] = field(default_factory=list)
-    #: Page captures whose embeds are all done: what they found (DESIGN.md §14).
+    #: Page captures whose embeds are all done: what they found (docs/design.md §14).
     completeness: list[Completeness] = field(default_factory=list)
     #: The ids of ``page_updates`` that are fetches of embeds: a worker fetches those
     #: wherever they are hosted (§14), even once a link made one a page meanwhile.
@@ -79,7 +79,7 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
     """Apply a batch in one transaction; returns how many new pages it added.
 
     ``worker``: the batch is a crawl worker's; it is refused whole (LeaseLost) unless
-    that worker still holds the host of every page it updates (DESIGN.md §12).
+    that worker still holds the host of every page it updates (docs/design.md §12).
     """
     with writing():
         if worker is not None:

@@ -1,4 +1,4 @@
-"""The compaction journal (DESIGN.md §7): one row per compaction, so that a killed one
+"""The compaction journal (docs/design.md §7): one row per compaction, so that a killed one
 is finished or undone (:mod:`recrawl.core.archive.compaction` runs the protocol).
 """
 
@@ -58,7 +58,7 @@ def commit_compaction(
     found in ``sources`` and the copy moved; ``new_segment`` is (WARC path, records,
     bytes), or None when nothing was live. A page follows a move only while it still
     points where the plan saw it: on a shared store a worker may have re-captured it
-    since (DESIGN.md §12), and its new pointer must stay. Returns how many pointers
+    since (docs/design.md §12), and its new pointer must stay. Returns how many pointers
     stayed so (their copies are dead records of the new segment).
 
     ``stop`` is asked last, with the write lock held: a stop asked for while the commit

@@ -1,7 +1,7 @@
 """Opening and closing the store, and transactions around several calls.
 
-The store is opened from a database URL (DESIGN.md §1): SQLite (``sqlite:///PATH``, the
-default) or PostgreSQL (``postgresql://USER@HOST[:PORT]/DB``, DESIGN.md §12). Only the
+The store is opened from a database URL (docs/design.md §1): SQLite (``sqlite:///PATH``, the
+default) or PostgreSQL (``postgresql://USER@HOST[:PORT]/DB``, docs/design.md §12). Only the
 pragmas and the look at a file before it is opened (below) are SQLite's own; PostgreSQL's
 own is in :mod:`recrawl.core.store.postgres`, loaded only for such a URL.
 
@@ -103,7 +103,7 @@ def postgres_client() -> str:
 
 MIGRATION = 1
 COMPACTION = 2
-#: Recovering dead workers' open segments (DESIGN.md §12): one recoverer at a time.
+#: Recovering dead workers' open segments (docs/design.md §12): one recoverer at a time.
 RECOVERY = 3
 
 
@@ -111,7 +111,7 @@ RECOVERY = 3
 def exclusive(what: int, purpose: str, *, wait: bool = False) -> Iterator[None]:
     """On PostgreSQL, hold advisory lock ``what`` (:data:`MIGRATION`, :data:`COMPACTION`,
     :data:`RECOVERY`)
-    meanwhile, so no two processes do it at once (DESIGN.md §12): ``wait`` for it, or
+    meanwhile, so no two processes do it at once (docs/design.md §12): ``wait`` for it, or
     raise :class:`recrawl.core.errors.StoreBusy`. A SQLite store has the project lock."""
     if not is_server_store():
         yield
@@ -200,7 +200,7 @@ def transaction() -> contextlib.AbstractContextManager[object]:
 def retried(function: Callable[..., T], *args: object) -> T:
     """``function(*args)`` as one transaction that a lost database server does not break:
     on PostgreSQL it runs again whole on a new connection when the server was lost before
-    its commit, and not again when the commit went through (DESIGN.md §12,
+    its commit, and not again when the commit went through (docs/design.md §12,
     :mod:`recrawl.core.store.reconnect`). On SQLite (no server to lose): just the call."""
     if not is_server_store():
         return function(*args)

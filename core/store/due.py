@@ -1,7 +1,7 @@
 """When pages are due: making them due now (refetch), and the rows a schedule re-plans.
 
 A filtered page is never made due here: the chain rejects it, and only a chain that
-accepts it brings it back (DESIGN.md §10).
+accepts it brings it back (docs/design.md §10).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def make_due(urls: Sequence[str], now: datetime) -> DueCounts:
 
 def make_hosts_due(hosts: Sequence[str] | None, now: datetime) -> DueCounts:
     """Every page of ``hosts`` (None: of the project) due now; embeds are fetched with
-    the pages that embed them (DESIGN.md §14), so they are left as they are."""
+    the pages that embed them (docs/design.md §14), so they are left as they are."""
     pages = Page.kind == PageKind.PAGE
     if hosts is None:
         return _make_due(pages, now)

@@ -1,4 +1,4 @@
-"""Embeds (DESIGN.md §14): rows of kind ``embed``, what each capture embeds, completeness.
+"""Embeds (docs/design.md §14): rows of kind ``embed``, what each capture embeds, completeness.
 
 An embed is stored like a page (its own interval, signature and captures) but is never
 due by itself: a round fetches it with a page that embeds it, once its interval has

@@ -1,4 +1,4 @@
-"""Filtered pages (DESIGN.md §10): known pages the chain now rejects, kept but never fetched.
+"""Filtered pages (docs/design.md §10): known pages the chain now rejects, kept but never fetched.
 
 A filtered page keeps its captures and history; its status is ``filtered`` and its next
 fetch :data:`NEVER`, so no due query meets it. Why it is filtered is written where "why

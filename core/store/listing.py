@@ -1,4 +1,4 @@
-"""The page listing the GUI browses (DESIGN.md §9): filtered and sorted in SQL, read in
+"""The page listing the GUI browses (docs/design.md §9): filtered and sorted in SQL, read in
 blocks by key so that a million pages page as quickly as a hundred.
 """
 
@@ -41,7 +41,7 @@ class PageQuery:
     first_seen_since: datetime | None = None
     #: How the pages were first found (:class:`~recrawl.core.store.models.DiscoveredVia`).
     discovered_via: str | None = None
-    #: Pages, embeds, or both (:class:`~recrawl.core.store.models.PageKind`; DESIGN.md §14).
+    #: Pages, embeds, or both (:class:`~recrawl.core.store.models.PageKind`; docs/design.md §14).
     kinds: tuple[str, ...] = (PageKind.PAGE,)
     order_by: str = "first_seen"
     descending: bool = False

@@ -90,7 +90,7 @@ def _m0006_crawl_runs(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0007_news(db: Database, migrator: SchemaMigrator) -> None:
-    # News is recorded from now on (DESIGN.md §10); nothing is back-filled: a store's
+    # News is recorded from now on (docs/design.md §10); nothing is back-filled: a store's
     # past would flood the panel and the feed with every page it ever fetched as "new".
     db.create_tables([News], safe=True)
     if "title" not in {column.name for column in db.get_columns("page")}:
@@ -100,7 +100,7 @@ def _m0007_news(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0008_discovery(db: Database, migrator: SchemaMigrator) -> None:
-    # How and where each page was found, when it says it was published (DESIGN.md §11),
+    # How and where each page was found, when it says it was published (docs/design.md §11),
     # and the sitemaps and feeds read for pages. A page of an older store was a seed
     # (found in nothing) or a link: redirects were followed as links.
     db.create_tables([Source], safe=True)
@@ -122,7 +122,7 @@ def _m0008_discovery(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0009_new_links(db: Database, migrator: SchemaMigrator) -> None:
-    # The discovery schedule's inputs (DESIGN.md §11): a page's outlinks at its latest
+    # The discovery schedule's inputs (docs/design.md §11): a page's outlinks at its latest
     # fetch, to count the new ones at the next, and the rate at which it gains them.
     have = {column.name for column in db.get_columns("page")}
     added = [name for name in ("outlinks", "link_rate") if name not in have]
@@ -135,7 +135,7 @@ def _m0009_new_links(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0010_workers(db: Database, migrator: SchemaMigrator) -> None:
-    # Crawl workers and their host leases (DESIGN.md §12), and which worker writes a
+    # Crawl workers and their host leases (docs/design.md §12), and which worker writes a
     # segment (its open one is recovered only once that worker is dead).
     db.create_tables([Worker, HostLease], safe=True)
     if "worker" not in {column.name for column in db.get_columns("segment")}:
@@ -156,7 +156,7 @@ def _m0011_standard_index_keys(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0012_embeds(db: Database, migrator: SchemaMigrator) -> None:
-    # What pages embed (DESIGN.md §14): rows of kind "embed" beside the pages (every row
+    # What pages embed (docs/design.md §14): rows of kind "embed" beside the pages (every row
     # so far is a page), what each capture embeds, and each page capture's completeness.
     # Nothing stored is rewritten: a page's next fetch finds its embeds.
     have = {column.name for column in db.get_columns("page")}
@@ -194,7 +194,7 @@ def _m0013_host_kind_index(db: Database, migrator: SchemaMigrator) -> None:
 
 
 def _m0014_baselines(db: Database, migrator: SchemaMigrator) -> None:
-    # A host's first crawl is one "baseline" item, not a "new" one per page (DESIGN.md
+    # A host's first crawl is one "baseline" item, not a "new" one per page (docs/design.md
     # §15). A host that already has a page archived had its first crawl: it counts as
     # done, before every page (last_page 0), so its news goes on as it was (its "new"
     # items stay, and a page it finds next is new); no item is written for it.

@@ -1,4 +1,4 @@
-"""The store's schema (DESIGN.md §2) as peewee models bound to one proxy.
+"""The store's schema (docs/design.md §2) as peewee models bound to one proxy.
 
 Nothing here runs queries: those live in :mod:`recrawl.core.store`. All datetimes are naive UTC.
 Offsets and sizes in WARC files, and the ids of the tables that grow with every fetch, are
@@ -52,7 +52,7 @@ class PageStatus:
     REDIRECT_PERM = "redirect_perm"
     RETRY = "retry"
     ROBOTS_DENIED = "robots_denied"
-    #: Rejected by the chain applied (DESIGN.md §10): kept with its captures, never
+    #: Rejected by the chain applied (docs/design.md §10): kept with its captures, never
     #: fetched; its rejected-links row says why (:mod:`recrawl.core.store.filtered`).
     FILTERED = "filtered"
 
@@ -70,7 +70,7 @@ class PageStatus:
 
 
 class PageKind:
-    """What a row of :class:`Page` is (DESIGN.md §14)."""
+    """What a row of :class:`Page` is (docs/design.md §14)."""
 
     #: A page: decided by the filter chain, fetched on its schedule, news when it changes.
     PAGE = "page"
@@ -157,14 +157,14 @@ class Page(BaseModel):
 
 
 class DiscoveredVia:
-    """How a page was first found (DESIGN.md §11)."""
+    """How a page was first found (docs/design.md §11)."""
 
     SEED = "seed"
     LINK = "link"
     SITEMAP = "sitemap"
     FEED = "feed"
     REDIRECT = "redirect"
-    #: Embedded by a page (or a stylesheet) ``discovered_from`` (DESIGN.md §14).
+    #: Embedded by a page (or a stylesheet) ``discovered_from`` (docs/design.md §14).
     EMBED = "embed"
 
     ALL = (SEED, LINK, SITEMAP, FEED, REDIRECT, EMBED)
@@ -180,7 +180,7 @@ class SourceKind:
 
 
 class Source(BaseModel):
-    """A sitemap or a feed, read on its own schedule for the pages it lists (DESIGN.md §11).
+    """A sitemap or a feed, read on its own schedule for the pages it lists (docs/design.md §11).
 
     Its pages are pages like any other (discovered ``via`` it); this row says when it
     is read next and what its last reading found.
@@ -220,13 +220,13 @@ class Segment(BaseModel):
     committed_bytes = BigIntegerField(default=0)
     records = IntegerField(default=0)
     bytes = BigIntegerField(default=0)
-    #: The worker that writes it (DESIGN.md §12; None: a crawl that is no worker): its
+    #: The worker that writes it (docs/design.md §12; None: a crawl that is no worker): its
     #: open segment is recovered only once that worker is dead (store.workers).
     worker = CharField(null=True)
 
 
 class Compaction(BaseModel):
-    """The journal of one compaction (DESIGN.md §7), so a killed one can be finished or undone.
+    """The journal of one compaction (docs/design.md §7), so a killed one can be finished or undone.
 
     ``copying``: the new files exist only under temporary names and no page points at
     them; recovery deletes them. ``committed``: pages point at the new segment (one
@@ -275,7 +275,7 @@ class FetchEvent(BaseModel):
     bytes = BigIntegerField(default=0)
     elapsed_ms = FloatField(null=True)
     error = TextField(null=True)
-    #: A page capture's completeness (DESIGN.md §14): how many of its embeds are archived,
+    #: A page capture's completeness (docs/design.md §14): how many of its embeds are archived,
     #: and the missing ones as [url, reason] pairs (at most
     #: :data:`recrawl.core.store.embeds.MISSING_KEPT`; ``embeds_missing_count`` counts
     #: all). None: not a page capture, or made before embeds were archived (or the crawl
@@ -290,7 +290,7 @@ class FetchEvent(BaseModel):
 
 
 class NewsKind:
-    """What a news item says happened to its page (DESIGN.md §10)."""
+    """What a news item says happened to its page (docs/design.md §10)."""
 
     #: The page's first successful fetch.
     NEW = "new"
@@ -300,7 +300,7 @@ class NewsKind:
     GONE = "gone"
     #: Fetched successfully again after being gone.
     BACK = "back"
-    #: A host's first crawl (DESIGN.md §15): one item for every page archived until the
+    #: A host's first crawl (docs/design.md §15): one item for every page archived until the
     #: host first had nothing left unfetched (:class:`Baseline`); ``new`` is a page
     #: found after that.
     BASELINE = "baseline"
@@ -332,7 +332,7 @@ class News(BaseModel):
 
 
 class Baseline(BaseModel):
-    """A host's first crawl (DESIGN.md §15): the pages it archived, and when it was done.
+    """A host's first crawl (docs/design.md §15): the pages it archived, and when it was done.
 
     A host's first successful page fetch starts it (with its news item of kind
     ``baseline``, which stands for every page archived until the host first has nothing
@@ -369,7 +369,7 @@ class Link(BaseModel):
 class RejectedLink(BaseModel):
     id = BigAutoField()
     url = TextField(unique=True)
-    # the column is named for what DESIGN.md §2 calls it; Model.filter (a query
+    # the column is named for what docs/design.md §2 calls it; Model.filter (a query
     # shortcut) is never used on this model
     filter = CharField()  # type: ignore[assignment]
     line = IntegerField(null=True)
@@ -387,7 +387,7 @@ class Robots(BaseModel):
 
 
 class Worker(BaseModel):
-    """A crawl worker (DESIGN.md §12): ``recrawl worker``, or a crawl or watch on a shared
+    """A crawl worker (docs/design.md §12): ``recrawl worker``, or a crawl or watch on a shared
     store. Its heartbeat moves ``alive_until`` on (the database's clock); past it, and
     with no ``ended_at``, the worker is dead (killed, or cut off from the database)."""
 
@@ -406,7 +406,7 @@ class Worker(BaseModel):
 
 
 class HostLease(BaseModel):
-    """Which worker fetches a host until when (DESIGN.md §12); ``worker`` None: free.
+    """Which worker fetches a host until when (docs/design.md §12); ``worker`` None: free.
 
     A row is made for every host with due pages when a worker leases, and kept: a free
     row costs nothing and saves the next lease an insert.

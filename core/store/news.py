@@ -1,4 +1,4 @@
-"""News items (DESIGN.md §10): what happened to pages, newest first; counts; what is unseen.
+"""News items (docs/design.md §10): what happened to pages, newest first; counts; what is unseen.
 
 A crawl writes the items in the same transaction as the fetch events they come from
 (:func:`~recrawl.core.store.commits.commit_batch`). Here they are read: listed newest
@@ -44,10 +44,10 @@ class NewsItem:
     #: The page's latest <title> (None: not HTML, or it has none).
     title: str | None
     first_seen: datetime
-    #: When the page says it was published (DESIGN.md §11: its own date, else its
+    #: When the page says it was published (docs/design.md §11: its own date, else its
     #: sitemap's or feed's); None when unknown.
     published_at: datetime | None = None
-    #: A ``baseline`` item's (DESIGN.md §15; None for the other kinds): how many pages
+    #: A ``baseline`` item's (docs/design.md §15; None for the other kinds): how many pages
     #: the host's first crawl archived so far, and whether it is done (the host had
     #: nothing left unfetched).
     pages: int | None = None
@@ -163,7 +163,7 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
             _time(first_seen),
             _time(published) if published is not None else None,
         )
-        if kind == NewsKind.BASELINE:  # the host's, not its seed page's (DESIGN.md §15)
+        if kind == NewsKind.BASELINE:  # the host's, not its seed page's (docs/design.md §15)
             pages, complete = baselines.get(host, (0, False))
             item = replace(item, title=None, published_at=None, pages=pages, complete=complete)
         yield item

@@ -1,4 +1,4 @@
-"""Pages (DESIGN.md §2): adding, finding, choosing the due ones, and their history.
+"""Pages (docs/design.md §2): adding, finding, choosing the due ones, and their history.
 
 Callers get model instances only on the thread that asked for them; what crosses
 threads is plain values.
@@ -138,7 +138,7 @@ class DuePage:
     url: str
     host: str
     #: :class:`~recrawl.core.store.models.PageKind`: an embed is queued by the round that
-    #: fetches a page embedding it (DESIGN.md §14).
+    #: fetches a page embedding it (docs/design.md §14).
     kind: str = PageKind.PAGE
 
 
@@ -217,7 +217,7 @@ def list_pages(
     new_since: datetime | None = None,
     kinds: Sequence[str] = (PageKind.PAGE,),
 ) -> Iterator[dict[str, Any]]:
-    """Pages as ``recrawl urls`` lists them (the columns of DESIGN.md §8), oldest first;
+    """Pages as ``recrawl urls`` lists them (the columns of docs/design.md §8), oldest first;
     ``kinds``: pages, embeds or both (§14)."""
     query = Page.select(*(getattr(Page, name) for name in LISTING_COLUMNS))
     if tuple(kinds) != PageKind.ALL:

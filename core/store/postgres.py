@@ -1,4 +1,4 @@
-"""PostgreSQL's own (DESIGN.md §12): the URL a project may name, the database class
+"""PostgreSQL's own (docs/design.md §12): the URL a project may name, the database class
 (psycopg 3 under peewee), libpq's errors in one line, and the advisory locks.
 
 Loaded only for a PostgreSQL store: psycopg takes a third of a second to import, so
@@ -28,7 +28,7 @@ from recrawl.core.store.reconnect import Reconnecting
 SCHEMES = ("postgresql", "postgres")
 #: How long a connection attempt waits for a server that does not answer (seconds).
 CONNECT_TIMEOUT = 10
-#: libpq's TCP settings, unless the URL names its own (DESIGN.md §12, README "How it
+#: libpq's TCP settings, unless the URL names its own (docs/design.md §12, README "How it
 #: works"): a connection whose server went silent (a cut cable, a machine gone, a NAT
 #: that forgot it) fails after ~30 s instead of never (an idle wait for an answer has no
 #: timer but keepalives) or the kernel's ~15 min (unacknowledged bytes), so it is made

@@ -1,4 +1,4 @@
-"""A lost database server found again (DESIGN.md §12): PostgreSQL restarted, the network
+"""A lost database server found again (docs/design.md §12): PostgreSQL restarted, the network
 to it cut for a while. Loaded only for a PostgreSQL store (it imports psycopg).
 
 What is retried, and why it is safe:

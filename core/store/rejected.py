@@ -1,4 +1,4 @@
-"""Rejected links: URLs the filter chain turned away, and by which rule (DESIGN.md §2).
+"""Rejected links: URLs the filter chain turned away, and by which rule (docs/design.md §2).
 
 They answer "why was X never crawled".
 """
@@ -30,7 +30,7 @@ def record_rejected(rejected: Sequence[tuple[str, str, int | None]], now: dateti
         ).execute()
 
 
-#: How the filter name of an embed the chain's embed rules turned away begins (DESIGN.md
+#: How the filter name of an embed the chain's embed rules turned away begins (docs/design.md
 #: §14): ``embed: <rule name>``, as :mod:`recrawl.core.engine.embeds` records it.
 EMBED_RULE = "embed: "
 

@@ -1,4 +1,4 @@
-"""The robots.txt cache: one answer per origin, as fetched (DESIGN.md §3)."""
+"""The robots.txt cache: one answer per origin, as fetched (docs/design.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Segments' rows (DESIGN.md §7): created open by a round, closed when renamed, and how
+"""Segments' rows (docs/design.md §7): created open by a round, closed when renamed, and how
 live each one is; and the pointers pages hold into them.
 """
 
@@ -59,7 +59,7 @@ class SegmentSummary(TypedDict):
 
 
 def segment_summaries() -> list[SegmentSummary]:
-    """Per segment: records, live records (DESIGN.md §7), liveness, bytes.
+    """Per segment: records, live records (docs/design.md §7), liveness, bytes.
 
     A record is live when it is a page's latest capture or the response that a page's
     latest revisit refers to. Each capture belongs to one page, and a revisit refers to

@@ -1,4 +1,4 @@
-"""Pages' stored signatures, for recomputing them under another kind (DESIGN.md §5).
+"""Pages' stored signatures, for recomputing them under another kind (docs/design.md §5).
 
 A page's ``signature_kind`` says which kind its ``signature`` is; a fetch compares only
 like with like. Recomputing goes through the pages a batch at a time, by id, and writes

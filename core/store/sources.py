@@ -1,4 +1,4 @@
-"""Sources: the sitemaps and feeds read for the pages they list (DESIGN.md §11).
+"""Sources: the sitemaps and feeds read for the pages they list (docs/design.md §11).
 
 A source is found (robots.txt, ``/sitemap.xml``, a sitemap index, a page's
 ``<link rel="alternate">``, injected), falls due on its own schedule, and each reading is
@@ -68,7 +68,7 @@ class SourceReading:
     #: Sitemaps a sitemap index lists.
     children: list[NewSource] = field(default_factory=list)
     #: The ids of known rows the chain accepted: those that were embeds become pages
-    #: (DESIGN.md §14: as an embed a page links to).
+    #: (docs/design.md §14: as an embed a page links to).
     listed: list[int] = field(default_factory=list)
 
 

@@ -1,4 +1,4 @@
-"""Crawl workers and their host leases (DESIGN.md §12).
+"""Crawl workers and their host leases (docs/design.md §12).
 
 A worker registers under a name unique among live workers, then, once a round, leases
 hosts: in one transaction the hosts with due pages (or due sources) get a lease row,
@@ -250,7 +250,7 @@ def others_lease_wait(name: str) -> float | None:
 
 def recoverable_segment(me: str | None = None) -> Expression:
     """Open segments another process may recover: a crawl's that is no worker, worker
-    ``me``'s own (from before it started), or a dead or ended worker's (DESIGN.md §12)."""
+    ``me``'s own (from before it started), or a dead or ended worker's (docs/design.md §12)."""
     alive = Worker.select(Worker.name).where(_live())
     return Segment.worker.is_null() | (Segment.worker == (me or "")) | Segment.worker.not_in(alive)
 

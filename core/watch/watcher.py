@@ -1,4 +1,4 @@
-"""The watcher: crawl rounds as pages come due, sleeping in between (DESIGN.md §10).
+"""The watcher: crawl rounds as pages come due, sleeping in between (docs/design.md §10).
 
 :class:`Watcher` holds the project lock (purpose "watch": the lock file says "watch, pid
 N") for as long as it runs, and runs the engine's :class:`~recrawl.core.engine.Crawler`
@@ -19,7 +19,7 @@ new seeds, another chain, schedule or settings) makes it look again at once.
   ``wake_check`` (a minute) to read the clock: no polling, no store query.
 - **Stop.** :meth:`stop` (any thread; SIGINT/SIGTERM in ``recrawl watch``) finishes the
   fetches in flight as a crawl's stop does and ends the watch.
-- **Workers** (DESIGN.md §12). With a :class:`~recrawl.core.engine.worker.WorkerSession`
+- **Workers** (docs/design.md §12). With a :class:`~recrawl.core.engine.worker.WorkerSession`
   (``recrawl worker``), and always on a shared (PostgreSQL) store, the watcher is a
   worker: its crawls fetch the hosts it leases. On SQLite it takes the project lock (one
   worker at a time). On PostgreSQL a worker takes none; a plain watch takes it (and its
@@ -80,7 +80,7 @@ class WatchSummary:
     #: Ended by stop() (a signal, the app, ``stop_watcher``), not by ``for_seconds`` or a
     #: limit.
     stopped: bool
-    #: Pages that went and came back (DESIGN.md §10), and pages archived by their host's
+    #: Pages that went and came back (docs/design.md §10), and pages archived by their host's
     #: first crawl (§15).
     gone_pages: int = 0
     back_pages: int = 0

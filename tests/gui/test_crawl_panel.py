@@ -50,7 +50,7 @@ def test_seeds_then_start_crawls_the_site_and_fills_the_store(qtbot, window, ser
     assert window.crawl_state.text() == "Idle" and panel.start_button.isEnabled()
     assert "Crawl finished: 5 pages" in panel.round_label.text()
     # the rounds' news: in the log, and counted in the What's new entry: the site's
-    # first crawl, one item (DESIGN.md §15), no page of it new
+    # first crawl, one item (docs/design.md §15), no page of it new
     assert summary.new_pages == 0 and summary.baseline_pages == 5
     qtbot.waitUntil(lambda: "first crawl: 4 pages archived" in panel.log.toPlainText())
     assert "First crawl of 127.0.0.1 done: 5 pages archived" in panel.log.toPlainText()

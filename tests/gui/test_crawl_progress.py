@@ -181,7 +181,7 @@ def test_the_plot_ranges_grow_in_steps_not_with_every_redraw(qtbot):
 
 
 def test_embeds_are_counted_and_logged_apart_from_the_pages(qtbot):
-    """What pages embed never inflates the pages' counts, rate or round (DESIGN.md §14)."""
+    """What pages embed never inflates the pages' counts, rate or round (docs/design.md §14)."""
     progress = CrawlProgress(window_s=5.0)
     progress.start(0.0)
     embeds = {"embeds_fetched": 38, "embed_errors": 2}

@@ -1,4 +1,4 @@
-"""What pages embed (DESIGN.md §14), as the app shows it: the Pages panel's kinds and each
+"""What pages embed (docs/design.md §14), as the app shows it: the Pages panel's kinds and each
 capture's completeness, the Crawl panel's counts, and "why not crawled?" for embeds.
 
 The site (:mod:`tests.embedsite`) embeds every kind, most of it from a second host; here

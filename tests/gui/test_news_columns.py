@@ -95,7 +95,7 @@ def test_long_titles_are_cut_at_their_end_and_dates_show_their_column(
     qtbot, project, prefs, server
 ):
     dated = '<meta property="article:published_time" content="2026-12-31">'
-    # the site's first crawl is its baseline (DESIGN.md §15): the titled pages come after
+    # the site's first crawl is its baseline (docs/design.md §15): the titled pages come after
     server.html("/", f"<title>{LONG}</title><p>The first version of the home page.</p>")
     inject([server.url("/")], NOON - timedelta(hours=2))
     crawl(project, clock=clock_at(NOON - timedelta(hours=2) - T0))

@@ -208,7 +208,7 @@ def test_a_crawl_news_shows_up_and_an_empty_project_says_what_to_do(qtbot, proje
     panel = news_panel(qtbot, window)
     assert panel.stack.currentWidget() is panel.hint
     assert window.nav.item(0).text() == "What's new"
-    # the site's first crawl the day before: one item (DESIGN.md §15)
+    # the site's first crawl the day before: one item (docs/design.md §15)
     server.html("/", "<title>Home page</title>")
     inject([server.url("/")], NOON - timedelta(days=1))
     crawl(project, clock=clock_at(NOON - T0 - timedelta(days=1)))

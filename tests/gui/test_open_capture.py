@@ -1,5 +1,5 @@
 """ "Open capture in browser": the app starts the project's replay server in the background
-and opens the capture's replay URL (DESIGN.md §13).
+and opens the capture's replay URL (docs/design.md §13).
 
 The offscreen platform has no browser: the URL is caught at Qt's own door
 (``QDesktopServices.setUrlHandler``), then fetched as a browser would, from the server

@@ -394,7 +394,7 @@ def test_a_crawl_round_does_not_pull_the_table_from_under_a_reader(qtbot, crawle
 
 
 def test_the_found_via_filter_and_where_and_when_columns(qtbot, crawled, prefs, server):
-    feed = "http://127.0.0.1:9/feed.xml"  # as a feed adds its entries (DESIGN.md §11)
+    feed = "http://127.0.0.1:9/feed.xml"  # as a feed adds its entries (docs/design.md §11)
     day_only, timed = datetime(2026, 12, 30), datetime(2026, 12, 30, 18, 45)
     entries = [
         store.NewPage(

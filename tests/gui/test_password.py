@@ -1,4 +1,4 @@
-"""The app opens a PostgreSQL project whose server wants a password (DESIGN.md §12): it
+"""The app opens a PostgreSQL project whose server wants a password (docs/design.md §12): it
 asks, uses the answer for this session, and never stores it."""
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ def test_a_watched_sites_first_crawl_notifies_once_when_done_then_its_new_pages(
     qtbot, tray_window, server
 ):
     """A real watch of a site whose pages link one to the next: its first crawl takes a
-    round a page, and says so once, when it is done (DESIGN.md §15); a page added later
+    round a page, and says so once, when it is done (docs/design.md §15); a page added later
     is new."""
     from recrawl.core.clock import utcnow
     from recrawl.core.engine import inject

@@ -71,7 +71,7 @@ def test_one_message_per_round_with_the_counts_and_the_sites():
             fetched("https://broken.net/z", "unknown", error="timeout"),
             # what pages embed is never news: a CDN's images name no site
             *(fetched(f"https://cdn.example/{i}.png", "unknown", kind="embed") for i in range(9)),
-            # nor the pages of a first crawl under way (its host's baseline, DESIGN.md §15)
+            # nor the pages of a first crawl under way (its host's baseline, docs/design.md §15)
             *(fetched(f"https://fresh.org/{i}", "unknown", news="baseline") for i in range(9)),
             finished(12, 2, baseline=9),
         ]

@@ -1,4 +1,4 @@
-"""Compaction (DESIGN.md §7): fold low-liveness segments into one without losing a capture.
+"""Compaction (docs/design.md §7): fold low-liveness segments into one without losing a capture.
 
 The live records of the chosen segments are copied byte for byte (gzip members as they
 are) into one new segment; superseded captures go to ``history/<name>-history.warc.gz`` or, with
@@ -16,7 +16,7 @@ the temporary files. A kill after 2 leaves pages pointing at the new WARC, which
 recovery renames it and deletes what is left of the old folders. Either way every latest
 capture is readable.
 
-A revisit never loses its target: a live revisit's target is live (DESIGN.md §7), so it
+A revisit never loses its target: a live revisit's target is live (docs/design.md §7), so it
 is copied too; and ``drop`` keeps (in history) a superseded response that a revisit
 outside the compacted segments still refers to, rather than leave that revisit dangling.
 

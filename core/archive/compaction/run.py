@@ -90,8 +90,8 @@ def compact(
     progress: Progress | None = None,
     stop: Callable[[], bool] = _never,
 ) -> CompactionSummary:
-    """Compact the chosen segments (DESIGN.md §7); holds the project lock throughout,
-    and on PostgreSQL the store's compaction lock (DESIGN.md §12: processes on other
+    """Compact the chosen segments (docs/design.md §7); holds the project lock throughout,
+    and on PostgreSQL the store's compaction lock (docs/design.md §12: processes on other
     machines share the store; :class:`recrawl.core.errors.StoreBusy` when one compacts).
 
     ``stop`` is asked as the copy goes on: when it says yes before the commit, the

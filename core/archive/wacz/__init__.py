@@ -1,4 +1,4 @@
-"""WACZ export (DESIGN.md §13): chosen captures, and what they need, as one WACZ 1.1.1 file.
+"""WACZ export (docs/design.md §13): chosen captures, and what they need, as one WACZ 1.1.1 file.
 
 What goes in
 ------------

@@ -306,7 +306,7 @@ EMBED_HOPS = 2
 
 
 def choose(sources: list[Source], options: ExportOptions) -> Choice:
-    """The captures the options ask for, with what each chosen page embeds (DESIGN.md
+    """The captures the options ask for, with what each chosen page embeds (docs/design.md
     §14): of each of its embeds, the capture nearest in time to the page's, wherever it
     is hosted and whenever it was fetched (an embed not due is not fetched again)."""
     everything = [c for source in sources for c in source.captures]

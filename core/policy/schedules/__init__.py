@@ -1,4 +1,4 @@
-"""The built-in fetch schedules (DESIGN.md §4), registered by name.
+"""The built-in fetch schedules (docs/design.md §4), registered by name.
 
     base          BaseSchedule: bounds, per-host overrides, gone/retry rules they share
     adaptive      fixed, aronsson, nutch-adaptive: a formula on the last interval

@@ -1,4 +1,4 @@
-"""The schedules whose rule is a formula on the last interval (DESIGN.md §4).
+"""The schedules whose rule is a formula on the last interval (docs/design.md §4).
 
 ``fixed`` keeps it, ``aronsson`` (the original post) stretches or shrinks it by a factor
 plus a constant, ``nutch-adaptive`` is Nutch's AdaptiveFetchSchedule.

@@ -1,4 +1,4 @@
-"""The ``discovery`` schedule: visit hubs so new pages are first seen soon (DESIGN.md §11).
+"""The ``discovery`` schedule: visit hubs so new pages are first seen soon (docs/design.md §11).
 
 A hub is a page that keeps gaining outlinks (a front page, a category, a "latest"
 list). Its new links arrive as a Poisson process of rate λ; visited every T, a new link
@@ -93,7 +93,7 @@ class LinkEstimate:
 
 def delay_optimum(rates: np.ndarray, budget: float) -> float:
     """Least mean discovery delay (seconds) for ``rates`` at ``budget`` fetches per second:
-    (Σ√λ)² / (2·B·Σλ) (DESIGN.md §11)."""
+    (Σ√λ)² / (2·B·Σλ) (docs/design.md §11)."""
     rates = np.asarray(rates, dtype=float)
     total = float(rates.sum())
     if total <= 0 or budget <= 0:
@@ -128,7 +128,7 @@ class DiscoverySchedule(FromBase):
     """Hubs (pages that keep gaining links) every T ∝ 1/√(new links a day); others by base.
 
     Spends ``budget`` fetches a day per hub on average, split so that the mean delay
-    before a new page is first seen is least (DESIGN.md §11); a page gaining fewer than
+    before a new page is first seen is least (docs/design.md §11); a page gaining fewer than
     ``hub_rate`` new links a day is no hub and keeps the ``base`` schedule.
     """
 

@@ -1,4 +1,4 @@
-"""Segment liveness and compaction (DESIGN.md §7) on a project crawled over six rounds.
+"""Segment liveness and compaction (docs/design.md §7) on a project crawled over six rounds.
 
 Pages change at different rates: every round, every 2nd, every 3rd, or never. Unchanged
 fetches are identical-payload revisits of the page's last response, so old segments keep
@@ -207,7 +207,7 @@ def test_compaction_keeps_every_capture_byte_identical(proj, capsys):
 
 @pytest.mark.slow
 def test_on_postgresql_too(tmp_path, capsys, site, pg_url):
-    """The same crawl and compaction with the store in PostgreSQL (DESIGN.md §12)."""
+    """The same crawl and compaction with the store in PostgreSQL (docs/design.md §12)."""
     _crawl_rounds(tmp_path / "pg", site, pg_url)
     _compacts_byte_identical(tmp_path / "pg", capsys)
 

@@ -1,4 +1,4 @@
-"""Compaction beside crawls on a shared PostgreSQL store (DESIGN.md §7, §12): crawls take
+"""Compaction beside crawls on a shared PostgreSQL store (docs/design.md §7, §12): crawls take
 no project lock there, so a crawl may commit while a compaction runs. A page a crawl
 re-captured between the compaction's plan and its commit keeps its new capture; a
 revisit that read its page before a compaction and commits after it keeps the payload

@@ -1,4 +1,4 @@
-"""WACZ export of a project built by real crawls (DESIGN.md §13), checked by the standard
+"""WACZ export of a project built by real crawls (docs/design.md §13), checked by the standard
 tools: ``wacz validate``, cdxj-indexer over the exported WARCs, and pywb replaying a page
 out of the package (``wb-manager add --unpack-wacz``).
 

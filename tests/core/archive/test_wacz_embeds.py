@@ -1,4 +1,4 @@
-"""A WACZ export takes what each chosen page embeds along (DESIGN.md §14), wherever it is
+"""A WACZ export takes what each chosen page embeds along (docs/design.md §14), wherever it is
 hosted and whenever it was fetched; ``pages.jsonl`` lists the pages alone."""
 
 from __future__ import annotations

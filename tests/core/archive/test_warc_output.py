@@ -1,4 +1,4 @@
-"""Segment files after crawls with a mix of real-world responses (DESIGN.md §7):
+"""Segment files after crawls with a mix of real-world responses (docs/design.md §7):
 every WARC passes `warcio check`, and every CDXJ is sorted and points at captures."""
 
 from __future__ import annotations

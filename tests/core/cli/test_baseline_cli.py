@@ -1,4 +1,4 @@
-"""A site's first crawl from the command line (DESIGN.md §15): one baseline item in
+"""A site's first crawl from the command line (docs/design.md §15): one baseline item in
 ``recrawl news`` and one entry in ``recrawl feed``, however many crawls it takes; pages
 found after it are new; a watch counts pages gone and back and names what went.
 

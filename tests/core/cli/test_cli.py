@@ -1,5 +1,5 @@
-"""The command line contract of DESIGN.md §8: exact JSON keys, clear one-line errors;
-on SQLite and PostgreSQL (DESIGN.md §12)."""
+"""The command line contract of docs/design.md §8: exact JSON keys, clear one-line errors;
+on SQLite and PostgreSQL (docs/design.md §12)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_init_inject_crawl_and_inspect(tmp_path, capsys, site, db_args):
     summary = json.loads(out)
     assert set(summary) == CRAWL_KEYS
     assert summary["fetched"] == 3 and summary["new_urls"] == 2 and summary["errors"] == 0
-    # the first crawl: no page is new yet, its host's baseline has them (DESIGN.md §15)
+    # the first crawl: no page is new yet, its host's baseline has them (docs/design.md §15)
     assert summary["new_pages"] == 0 and summary["changed_pages"] == 0
     assert summary["baseline_pages"] == 3
     assert summary["segments"][0].startswith("202701010000")

@@ -1,4 +1,4 @@
-"""``recrawl diff`` (DESIGN.md §10): a page's text between two captures, on a real crawl.
+"""``recrawl diff`` (docs/design.md §10): a page's text between two captures, on a real crawl.
 
 A 127.0.0.1 server changes an article between rounds run at given instants (``--now``):
 a corrected number, then nothing (a revisit record), then an added and a removed

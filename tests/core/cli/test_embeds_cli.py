@@ -1,4 +1,4 @@
-"""What pages embed, on the command line (DESIGN.md §14): ``crawl --json`` counts them
+"""What pages embed, on the command line (docs/design.md §14): ``crawl --json`` counts them
 apart, ``urls`` lists pages unless ``--kind`` says otherwise, ``history`` says what each
 capture got of its embeds, ``filter check --embeds`` judges by the embed rules."""
 

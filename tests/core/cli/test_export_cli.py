@@ -1,4 +1,4 @@
-"""``recrawl export`` (DESIGN.md §13): a WACZ of a crawled project, its progress line and
+"""``recrawl export`` (docs/design.md §13): a WACZ of a crawled project, its progress line and
 summary, and one clear line for bad input (the package itself: tests/core/archive/test_wacz.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`recrawl filter ...` (DESIGN.md §6, §8): check, get/set, import/export, preview, stats."""
+"""`recrawl filter ...` (docs/design.md §6, §8): check, get/set, import/export, preview, stats."""
 
 from __future__ import annotations
 
@@ -182,7 +182,7 @@ https://
 
 
 def test_check_judges_urls_of_any_scheme(capsys, tmp_path):
-    # the chain decides for mailto:, ftp:, file:, news: too (DESIGN.md §8); only
+    # the chain decides for mailto:, ftp:, file:, news: too (docs/design.md §8); only
     # fetching is http(s). Non-http schemes: scheme lower case; with an authority the
     # host too (w3lib's canonical form); without one the rest as given
     chain = tmp_path / "schemes.toml"

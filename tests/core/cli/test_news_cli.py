@@ -1,4 +1,4 @@
-"""``recrawl news`` and ``recrawl feed`` (DESIGN.md §10) on a project crawled over months."""
+"""``recrawl news`` and ``recrawl feed`` (docs/design.md §10) on a project crawled over months."""
 
 from __future__ import annotations
 
@@ -80,10 +80,10 @@ def test_news_json_is_newest_first_with_the_documented_keys(crawled, capsys):
     changed = items[3]
     assert changed["title"] == "Alpha 2" and changed["host"] == "127.0.0.1"
     assert changed["at"].startswith("2027-02-01T") and changed["first_seen"].endswith("Z")
-    # the date /a stated when first fetched (DESIGN.md §11); /b states none
+    # the date /a stated when first fetched (docs/design.md §11); /b states none
     assert changed["published_at"] == "2026-12-30T00:00:00Z"
     assert items[0]["published_at"] is None
-    # the first crawl: one item, the host's, naming its seed (DESIGN.md §15)
+    # the first crawl: one item, the host's, naming its seed (docs/design.md §15)
     first = items[-1]
     assert list(first) == [*NEWS_KEYS, "pages", "complete"]
     assert first == {
@@ -198,7 +198,7 @@ def test_crawl_rounds_say_their_news(tmp_path, capsys, server):
         assert run(capsys, *args)[0] == 0
     _, out, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-01-01T00:00:00Z")
     rounds = [line for line in err.splitlines() if line.startswith("round ")]
-    # the first crawl: pages archived, no news (DESIGN.md §15), and when it is done
+    # the first crawl: pages archived, no news (docs/design.md §15), and when it is done
     assert rounds[0].endswith("1 new URL; first crawl: 1 page archived")
     assert rounds[1].endswith("; first crawl: 1 page archived")
     assert "first crawl of 127.0.0.1 done: 2 pages archived" in err

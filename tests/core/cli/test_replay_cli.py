@@ -1,4 +1,4 @@
-"""``recrawl replay``: pywb serving a project's captures as they change (DESIGN.md §13).
+"""``recrawl replay``: pywb serving a project's captures as they change (docs/design.md §13).
 
 The server runs as the app and the tests start it (:class:`ReplayServer`: the real
 command in a subprocess) while crawls and a compaction change the project under it; the

@@ -1,4 +1,4 @@
-"""``recrawl sources`` and ``recrawl inject --feed/--sitemap`` (DESIGN.md §8, §11)."""
+"""``recrawl sources`` and ``recrawl inject --feed/--sitemap`` (docs/design.md §8, §11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``recrawl watch`` as a user runs it (DESIGN.md §10): the real entry point in a
+"""``recrawl watch`` as a user runs it (docs/design.md §10): the real entry point in a
 subprocess against loopback servers. Every wait is on a line, a hit or a file, with a
 bound only on failure."""
 

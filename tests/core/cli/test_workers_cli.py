@@ -1,4 +1,4 @@
-"""Crawl workers on a shared PostgreSQL store (DESIGN.md §12): real ``recrawl worker``
+"""Crawl workers on a shared PostgreSQL store (docs/design.md §12): real ``recrawl worker``
 processes crawling a real site over eight loopback hosts."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Conditional GET, revisit records and `recrawl show` (DESIGN.md §3, §5, §7)."""
+"""Conditional GET, revisit records and `recrawl show` (docs/design.md §3, §5, §7)."""
 
 from __future__ import annotations
 

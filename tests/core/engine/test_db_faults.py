@@ -1,4 +1,4 @@
-"""A crawl on PostgreSQL outlives its database server's faults (DESIGN.md §12): the server
+"""A crawl on PostgreSQL outlives its database server's faults (docs/design.md §12): the server
 restarted mid-crawl, the network to it cut for 30 s. The crawl waits, reconnects and
 finishes; every page is fetched once, every committed row reads back, nothing is
 captured twice (core/store/reconnect.py)."""

@@ -1,5 +1,5 @@
 """The discovery schedule in real crawls: the engine counts a fetch's new outlinks, the
-schedule learns each page's rate of them and visits hubs by it (DESIGN.md §11)."""
+schedule learns each page's rate of them and visits hubs by it (docs/design.md §11)."""
 
 from __future__ import annotations
 

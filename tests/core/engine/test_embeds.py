@@ -1,4 +1,4 @@
-"""What pages embed (DESIGN.md §14), archived with the page on two loopback hosts.
+"""What pages embed (docs/design.md §14), archived with the page on two loopback hosts.
 
 The site (:mod:`tests.embedsite`) embeds every kind a page can, most of it from a second
 host; the crawl runs with the project's default chain, whose pages-only ``no-binaries``
@@ -81,7 +81,7 @@ def test_every_kind_of_embed_is_archived_with_its_page(project, site):
     other = completeness(site.pages.url("/other.html"))[0]
     # its own logo, and the stylesheet with what that imports and names (hop 2)
     assert other.embeds == 8 and other.embeds_missing_count == 0
-    # embeds make no news; the pages do: their host's first crawl (DESIGN.md §15)
+    # embeds make no news; the pages do: their host's first crawl (docs/design.md §15)
     assert {(n.kind, n.host, n.page.url) for n in News.select()} == {
         ("baseline", "127.0.0.1", site.pages.url("/")),
     }

@@ -79,7 +79,7 @@ def test_a_page_that_links_to_what_it_frames_gets_a_page_of_it(project, server):
     assert frame.kind == PageKind.PAGE
     from recrawl.core import store
 
-    # its first fetch is news: in its host's first crawl (DESIGN.md §15), a page of three
+    # its first fetch is news: in its host's first crawl (docs/design.md §15), a page of three
     (first,) = store.news_items()
     assert (first.kind, first.pages) == ("baseline", 3)
     deep = Page.get_or_none(Page.url == server.url("/deep.html"))
@@ -306,7 +306,7 @@ def test_a_hosts_pages_are_counted_without_reading_its_embeds(project):
 
 @pytest.mark.parametrize("command", ["crawl", "watch", "worker"])
 def test_the_json_help_names_every_key_the_json_has(command):
-    """`--json`'s help lists the keys its lines carry (DESIGN.md §8, §10, §14)."""
+    """`--json`'s help lists the keys its lines carry (docs/design.md §8, §10, §14)."""
     from datetime import datetime
 
     from recrawl.core.cli.parser import build_parser

@@ -1,4 +1,4 @@
-"""An older project (schema 11: pages alone) after the upgrade (DESIGN.md §14).
+"""An older project (schema 11: pages alone) after the upgrade (docs/design.md §14).
 
 ``tests/data/schema-11-project`` was made by Recrawl before embeds (commit ff0a348):
 ``recrawl crawl --now 2027-01-01T00:00:00Z`` of :mod:`tests.embedsite` with its pages

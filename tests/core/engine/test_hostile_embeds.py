@@ -1,4 +1,4 @@
-"""Bad embeds (DESIGN.md §14): bounded and recorded, never stopping the page.
+"""Bad embeds (docs/design.md §14): bounded and recorded, never stopping the page.
 
 A stylesheet importing itself or a loop of imports, thousands of imports, a 50 MB
 stylesheet, malformed references, an embed host that hangs or bombs, a page of 100,000

@@ -80,7 +80,7 @@ def test_sigkill_mid_round_then_resume(project, server):
     # exactly one fetch event and one capture per page, whatever was killed where
     events = Counter(ev.page_id for ev in FetchEvent.select())
     assert set(events.values()) == {1}
-    # and each page counted once in the site's first crawl, its one news item (DESIGN.md
+    # and each page counted once in the site's first crawl, its one news item (docs/design.md
     # §15): written with its event, whatever was killed where
     (baseline,) = Baseline.select()
     assert (baseline.pages, baseline.last_page is not None) == (PAGES, True)

@@ -1,4 +1,4 @@
-"""News recorded by real crawls (DESIGN.md §10, §15): a host's first crawl as one baseline,
+"""News recorded by real crawls (docs/design.md §10, §15): a host's first crawl as one baseline,
 then new, changed, gone and back across rounds.
 
 Each round runs on a clock at a later day, so the pages are due again; the loopback
@@ -44,7 +44,7 @@ def test_rounds_record_a_baseline_then_new_changed_gone_and_back(project, server
 
     events = Events()
     summary = crawl(project, clock=clock_at(), observer=events)
-    # the first crawl is one item, whatever it archived: nothing is new yet (DESIGN.md §15)
+    # the first crawl is one item, whatever it archived: nothing is new yet (docs/design.md §15)
     assert kinds() == [("baseline", "/")]
     item = baseline()
     assert (item.url, item.host, item.title, item.published_at) == (

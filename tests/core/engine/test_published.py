@@ -1,4 +1,4 @@
-"""Publication dates (DESIGN.md §11, issue 14 point 3): a page's first successful fetch
+"""Publication dates (docs/design.md §11, issue 14 point 3): a page's first successful fetch
 reads the date it states (htmldate, in the analysis worker); it is kept over the date
 its sitemap or feed gave, and later fetches leave it alone."""
 

@@ -1,4 +1,4 @@
-"""robots.txt handling (DESIGN.md §3, RFC 9309) against a real HTTP server."""
+"""robots.txt handling (docs/design.md §3, RFC 9309) against a real HTTP server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sitemaps and feeds (DESIGN.md §11): found, read on their own schedule, what they list
+"""Sitemaps and feeds (docs/design.md §11): found, read on their own schedule, what they list
 discovered through the chain, bad ones named in one log line without stopping a crawl."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Filter kinds and chains: the edge cases of DESIGN.md §6, with provenance."""
+"""Filter kinds and chains: the edge cases of docs/design.md §6, with provenance."""
 
 from __future__ import annotations
 

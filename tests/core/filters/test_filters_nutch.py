@@ -1,4 +1,4 @@
-"""Nutch filter files ⇄ chains, and chain lint (DESIGN.md §6)."""
+"""Nutch filter files ⇄ chains, and chain lint (docs/design.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The discovery schedule (DESIGN.md §11): its estimate, its hub intervals at a budget,
+"""The discovery schedule (docs/design.md §11): its estimate, its hub intervals at a budget,
 its base for other pages, and the optimum it aims at."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What `filter check` judges for each input (DESIGN.md §8): any URL with a scheme."""
+"""What `filter check` judges for each input (docs/design.md §8): any URL with a scheme."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A chain applied to the pages already known (DESIGN.md §10, issue 13 point 6)."""
+"""A chain applied to the pages already known (docs/design.md §10, issue 13 point 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Schedules (DESIGN.md §4): bounds, hand-computed values, rate estimation."""
+"""Schedules (docs/design.md §4): bounds, hand-computed values, rate estimation."""
 
 from __future__ import annotations
 

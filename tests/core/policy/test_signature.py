@@ -1,4 +1,4 @@
-"""Signatures (DESIGN.md §5): what each kind counts as a change."""
+"""Signatures (docs/design.md §5): what each kind counts as a change."""
 
 from __future__ import annotations
 

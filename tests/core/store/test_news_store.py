@@ -163,7 +163,7 @@ def test_a_store_from_version_1_gets_news_empty_and_records_it_from_then_on(tmp_
         new = {(i.url, i.title) for i in store.news_items(store.NewsFilter(kind="new"))}
         assert (server.url("/"), "Fresh") in new
         assert not {url for url, _ in new} & fetched
-        # its host had pages: its first crawl was done before the upgrade (DESIGN.md §15),
+        # its host had pages: its first crawl was done before the upgrade (docs/design.md §15),
         # and no item says so; a host crawled from now on gets its own baseline
         (old,) = Baseline.select()
         assert (old.host, old.last_page, old.page_id) == ("127.0.0.1", 0, None)

@@ -1,4 +1,4 @@
-"""The store in PostgreSQL (DESIGN.md §12): `recrawl init DIR --db URL`, what it refuses
+"""The store in PostgreSQL (docs/design.md §12): `recrawl init DIR --db URL`, what it refuses
 in one line, passwords, the schema, and the advisory locks.
 
 Each test has its own database in this process's private cluster (tests/postgres.py).

@@ -1,4 +1,4 @@
-"""Workers' rows and host leases in the store (DESIGN.md §12), on both stores."""
+"""Workers' rows and host leases in the store (docs/design.md §12), on both stores."""
 
 from __future__ import annotations
 
