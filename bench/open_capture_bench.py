@@ -78,7 +78,7 @@ def open_capture_lines(pages: int = 3000, cold: int = 3, warm: int = 20) -> list
     from recrawl.core.cli.replay import ReplayServer
     from recrawl.core.project import Project
     from recrawl.core.store.models import Page
-    from recrawl.gui.page_jobs import replay_stamp
+    from recrawl.gui.pages.page_jobs import replay_stamp
 
     with tempfile.TemporaryDirectory(prefix="open-capture-bench-") as folder:
         tmp = Path(folder)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from recrawl.core.project import FolderKind, FolderUse, Project, folder_use
 
 if TYPE_CHECKING:  # Qt loads when the app starts, not when this module is imported
-    from recrawl.gui.password import AskPassword
+    from recrawl.gui.project.password import AskPassword
 
 
 def run_app(project_dir: str | None = None, *, watch: bool = False, hidden: bool = False) -> int:
@@ -16,7 +16,7 @@ def run_app(project_dir: str | None = None, *, watch: bool = False, hidden: bool
     window starts in the system tray (where there is one, else it shows)."""
     from PySide6.QtWidgets import QApplication
     from recrawl.gui.main_window import MainWindow
-    from recrawl.gui.password import password_dialog
+    from recrawl.gui.project.password import password_dialog
     from recrawl.gui.resources import icon, stylesheet
     from recrawl.gui.stop_signals import close_on_stop_signals
 
@@ -50,7 +50,7 @@ def open_named_project(folder: str, ask_password: AskPassword) -> Project:
     """The project in ``folder``; where there is none yet (no such folder, or an empty
     one) the user is asked whether to create it there. Declined, or a folder of other
     files: the error that there is no project."""
-    from recrawl.gui.password import open_asking_password
+    from recrawl.gui.project.password import open_asking_password
 
     use = folder_use(folder)
     create = use.kind in (FolderKind.MISSING, FolderKind.EMPTY) and ask_to_create(use)

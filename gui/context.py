@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from recrawl.core.project import Project
-from recrawl.gui.jobs import StoreJobs
+from recrawl.gui.jobs.long_jobs import CompactionJob, CrawlJob
+from recrawl.gui.jobs.store_jobs import StoreJobs
 from recrawl.gui.preferences import Preferences
 from recrawl.gui.replay import ReplayService
-from recrawl.gui.workers import CompactionJob, CrawlJob
 
 if TYPE_CHECKING:  # it reports to Changes, below
-    from recrawl.gui.watch_monitor import WatchMonitor
+    from recrawl.gui.watch.watch_monitor import WatchMonitor
 
 
 class Changes(QObject):

@@ -31,30 +31,30 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
-from recrawl.gui.address_note import AddressNote
+from recrawl.gui.common.address_note import AddressNote
+from recrawl.gui.common.elided_label import ElidedLabel
 from recrawl.gui.context import AppContext, Changes
-from recrawl.gui.crawl_panel import CrawlPanel
-from recrawl.gui.elided_label import ElidedLabel
-from recrawl.gui.export_dialog import WaczExport
-from recrawl.gui.filters_panel import FiltersPanel
-from recrawl.gui.jobs import StoreJobs
-from recrawl.gui.new_project_dialog import NewProjectDialog
-from recrawl.gui.news_panel import NewsPanel
-from recrawl.gui.pages_panel import PagesPanel
+from recrawl.gui.crawl.crawl_panel import CrawlPanel
+from recrawl.gui.export.export_dialog import WaczExport
+from recrawl.gui.filters.filters_panel import FiltersPanel
+from recrawl.gui.jobs.long_jobs import CompactionJob, CrawlJob
+from recrawl.gui.jobs.store_jobs import StoreJobs
+from recrawl.gui.news.news_panel import NewsPanel
+from recrawl.gui.pages.pages_panel import PagesPanel
 from recrawl.gui.panel import Panel
-from recrawl.gui.password import AskPassword, open_asking_password, password_dialog
 from recrawl.gui.preferences import Preferences
+from recrawl.gui.project.new_project_dialog import NewProjectDialog
+from recrawl.gui.project.password import AskPassword, open_asking_password, password_dialog
 from recrawl.gui.replay import ReplayService
 from recrawl.gui.resources import icon
-from recrawl.gui.schedule_panel import SchedulePanel
-from recrawl.gui.segments_panel import SegmentsPanel
-from recrawl.gui.settings_dialog import SettingsDialog
-from recrawl.gui.sites_panel import SitesPanel
-from recrawl.gui.tray import TrayController
-from recrawl.gui.watch_menu import WatchMenu, ask_keep_watching
-from recrawl.gui.watch_monitor import WatchMonitor
-from recrawl.gui.workers import CompactionJob, CrawlJob
-from recrawl.gui.workers_panel import WorkersPanel
+from recrawl.gui.schedule.schedule_panel import SchedulePanel
+from recrawl.gui.segments.segments_panel import SegmentsPanel
+from recrawl.gui.settings.settings_dialog import SettingsDialog
+from recrawl.gui.sites.sites_panel import SitesPanel
+from recrawl.gui.watch.tray import TrayController
+from recrawl.gui.watch.watch_menu import WatchMenu, ask_keep_watching
+from recrawl.gui.watch.watch_monitor import WatchMonitor
+from recrawl.gui.workers.workers_panel import WorkersPanel
 
 from recrawl import __version__
 

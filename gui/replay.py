@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QThread, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.errors import RecrawlError, ReplayUnavailable
-from recrawl.gui.threads import start_thread
+from recrawl.gui.jobs.threads import start_thread
 
 #: What the app says when pywb is not installed (pip) or not in the bundle.
 UNAVAILABLE = (

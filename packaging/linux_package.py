@@ -3,7 +3,7 @@
 The .deb installs the bundle under /opt/recrawl, the command /usr/bin/recrawl (a link to
 it), the desktop entry in /usr/share/applications and the icon in the hicolor theme
 (PNG sizes and the SVG). It depends on the system libraries Qt needs, named once in
-gui/system_libraries.py, and on a C library at least as new as the build machine's
+gui/startup/system_libraries.py, and on a C library at least as new as the build machine's
 (PyInstaller bundles built on older systems run on newer ones, not the reverse). The
 desktop database and icon caches are refreshed by dpkg's triggers, so the package needs
 no maintainer scripts.

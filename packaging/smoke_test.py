@@ -5,7 +5,7 @@ and ``recrawl replay`` must serve a capture.
 
 The executable opens its main window offscreen on a temporary project, crawls a tiny
 site it serves itself on loopback and checks the pages and a WARC segment (see
-gui/self_test.py). Any non-zero exit, traceback or Qt warning fails the smoke test, and
+gui/selftest/self_test.py). Any non-zero exit, traceback or Qt warning fails the smoke test, and
 so does a bundle whose ``--version`` differs from the source tree's package version, or
 (on Linux) one over its size budget.
 """

@@ -1,4 +1,4 @@
-"""The Debian packages Qt needs on Linux, as gui/system_libraries.py lists them.
+"""The Debian packages Qt needs on Linux, as gui/startup/system_libraries.py lists them.
 
     python3 packaging/system_packages.py              all of them, space-separated
     python3 packaging/system_packages.py --missing    those dpkg has not installed (.ci/run)
@@ -34,7 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _system_libraries() -> ModuleType:
     name = "recrawl_system_libraries"
-    spec = importlib.util.spec_from_file_location(name, ROOT / "gui" / "system_libraries.py")
+    spec = importlib.util.spec_from_file_location(
+        name, ROOT / "gui" / "startup" / "system_libraries.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while the class is built

@@ -100,7 +100,7 @@ def prune_binaries(
     ``needs(paths)`` names each file's direct dependencies (its ELF ``NEEDED`` entries).
     Libraries named in ``system`` come from the system, never the bundle, and what only
     they need goes with them: the app checks for them before Qt loads
-    (gui/system_libraries.py), and a build machine's X11, fontconfig or GLib beside the
+    (gui/startup/system_libraries.py), and a build machine's X11, fontconfig or GLib beside the
     user's own graphics drivers is a known source of crashes.
     """
     entries = [e for e in binaries if keeps_plugin(e[0])]

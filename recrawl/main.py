@@ -30,13 +30,13 @@ class DesktopApp:
         if (problem := _missing_libraries()) is not None:
             print(f"recrawl: error: {problem}", file=sys.stderr)
             return 1
-        from recrawl.gui.self_test import run_self_test
+        from recrawl.gui.selftest.self_test import run_self_test
 
         return run_self_test()
 
 
 def _missing_libraries() -> str | None:
-    from recrawl.gui.system_libraries import check
+    from recrawl.gui.startup.system_libraries import check
 
     return check()
 
@@ -44,7 +44,7 @@ def _missing_libraries() -> str | None:
 def _no_display() -> str | None:
     # after the libraries' check: it connects with libxcb (or libwayland-client) as Qt
     # would, and without a display Qt aborts the process instead of saying so
-    from recrawl.gui.display import problem
+    from recrawl.gui.startup.display import problem
 
     return problem()
 

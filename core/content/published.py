@@ -29,7 +29,7 @@ wins; an original date before one of a later change):
 Dates are stored as naive UTC: one with a time zone is converted; one without (a date
 alone, or a time with no zone) is taken as UTC, a date alone at its midnight, as a
 sitemap's date-only ``lastmod`` is (the window shows such a date's day as it is, not
-shifted into the local time zone: gui/formatting.py). A date is taken from 1995 on, and
+shifted into the local time zone: gui/common/formatting.py). A date is taken from 1995 on, and
 until the day after the fetch (a time zone ahead of UTC is on the next day already).
 Nothing a page holds makes the reading fail: what cannot be read is no date.
 """

@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QSettings
+from recrawl.gui.jobs.threads import running_threads
 from recrawl.gui.main_window import MainWindow
 from recrawl.gui.preferences import Preferences
-from recrawl.gui.threads import running_threads
 
 from tests.gui.helpers import open_window
 

@@ -6,7 +6,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 from recrawl.core.project import Project
 from recrawl.gui.main_window import MainWindow
-from recrawl.gui.pages_panel import PagesPanel
+from recrawl.gui.pages.pages_panel import PagesPanel
 from recrawl.gui.preferences import Preferences
 
 

@@ -21,9 +21,9 @@ from recrawl.core.policy import choices
 from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageKind
 from recrawl.core.words import plural
-from recrawl.gui.filters_panel import EMBEDS_TAB, FiltersPanel
-from recrawl.gui.pages_model import EMBEDS_COLUMN, INCOMPLETE_BRUSH, PagesModel
-from recrawl.gui.pages_panel import PagesPanel
+from recrawl.gui.filters.filters_panel import EMBEDS_TAB, FiltersPanel
+from recrawl.gui.pages.pages_model import EMBEDS_COLUMN, INCOMPLETE_BRUSH, PagesModel
+from recrawl.gui.pages.pages_panel import PagesPanel
 
 from tests.crawling import T0, clock_at, crawl, fast_settings
 from tests.embedsite import EmbedSite

@@ -9,9 +9,9 @@ from datetime import datetime
 
 import pytest
 from PySide6.QtCore import Qt
-from recrawl.gui.filter_models import RejectedModel
-from recrawl.gui.page_detail import FixIntervalDialog
-from recrawl.gui.pages_model import _text
+from recrawl.gui.filters.filter_models import RejectedModel
+from recrawl.gui.pages.page_detail import FixIntervalDialog
+from recrawl.gui.pages.pages_model import _text
 
 FIXED = 8685 * 60  # 6.03 days, which the page's summary reads as "6.0 d"
 

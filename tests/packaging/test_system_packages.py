@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from recrawl.gui.system_libraries import QT_GUI, XCB, missing
+from recrawl.gui.startup.system_libraries import QT_GUI, XCB, missing
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "packaging" / "system_packages.py"

@@ -1,0 +1,1 @@
+"""Pieces every panel shares: table models and views, layouts, plots, how values read."""

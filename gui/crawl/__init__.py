@@ -1,0 +1,1 @@
+"""The Crawl panel: seeds, politeness, start/pause/resume/stop, progress."""

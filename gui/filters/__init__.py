@@ -1,0 +1,1 @@
+"""The Filters panel: edit, check, preview and apply the URL filter chain."""

@@ -1,0 +1,1 @@
+"""The What's new panel: news newest first, by day and site."""

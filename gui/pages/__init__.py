@@ -1,0 +1,1 @@
+"""The Pages panel: every page of the project, one page's story, its captures compared."""

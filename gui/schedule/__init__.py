@@ -1,0 +1,1 @@
+"""The Schedule panel: choose and tune the revisit schedule, switch the signature."""

@@ -1,0 +1,1 @@
+"""The Segments panel: liveness per segment, and compaction."""

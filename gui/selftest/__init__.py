@@ -1,0 +1,1 @@
+"""``recrawl --self-test``: the whole app, end to end, offscreen."""

@@ -1,0 +1,1 @@
+"""File → Settings…: the crawl settings the project keeps."""

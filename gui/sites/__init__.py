@@ -1,0 +1,1 @@
+"""The Sites panel: what the project watches, site by site."""

@@ -1,0 +1,309 @@
+"""The Sites panel: what the project watches, site by site, and what to do with one.
+
+Every host the project has pages of, and every host the chain's scope filter names,
+with its seeds, pages, what is due and when it was and will be fetched (a lazy
+:class:`~recrawl.gui.sites.sites_model.SitesModel`). A site can be fetched again now (its
+pages made due) or taken out of the crawl: its scope entry leaves the filter chain and
+its pages stay, with their captures, marked filtered and never fetched again
+(:mod:`recrawl.core.policy.sites` says why that, and how to bring a site back).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.policy import refetch as refetching
+from recrawl.core.policy import sites
+from recrawl.core.policy.refetch import Refetched
+from recrawl.core.policy.sites import Removal, Site
+from recrawl.core.words import plural
+from recrawl.gui.common.tables import compact_rows
+from recrawl.gui.context import AppContext
+from recrawl.gui.panel import Panel
+from recrawl.gui.sites.sites_model import SITE_ROLE, SitesModel
+from recrawl.gui.watch import watch_link
+
+EMPTY_HINT = (
+    "<h3>No sites yet</h3>"
+    "<p>Add seed URLs in the <b>Crawl</b> panel (Ctrl+2). Each seed's host joins the "
+    "crawl's scope and is listed here, with its pages, what is due and when it was last "
+    "fetched; from here a site can be fetched again at once, or taken out of the crawl.</p>"
+)
+
+#: Sample texts the columns are sized for (a project has thousands of hosts: no
+#: ResizeToContents, which measures every row on each reload).
+SAMPLES = (
+    "www.some-archive.example.org",
+    "via example.org",
+    "1,000",
+    "1,000,000",
+    "1,000,000",
+    "2026-11-30 07:48",
+    "2026-11-30 07:48",
+)
+
+
+class SitesPanel(Panel):
+    title = "Sites"
+    key = "sites"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent)
+        self.model = SitesModel(context.jobs, self)
+        self._loaded = False
+        self._stale = False
+        self._selected: str | None = None
+        #: The open confirmation of a removal (tests click its buttons).
+        self.confirm: QMessageBox | None = None
+
+        self.summary = QLabel("")
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("Read the sites again")
+        self.refresh_button.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.refresh_button)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        compact_rows(self.table)
+        header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        for column, sample in enumerate(SAMPLES):
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            width = max(metrics.horizontalAdvance(sample), metrics.horizontalAdvance(title))
+            self.table.setColumnWidth(column, width + 24)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+
+        self.seeds_label = QLabel("")
+        self.seeds_label.setWordWrap(True)
+        self.seeds_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.refetch_button = QPushButton("Refetch this site now")
+        self.refetch_button.setToolTip("Make all its pages due: the next crawl round fetches them")
+        self.refetch_button.clicked.connect(self.refetch_selected)
+        self.remove_button = QPushButton("Remove from the crawl…")
+        self.remove_button.setToolTip(
+            "Take the site out of the crawl's scope; its pages and captures are kept"
+        )
+        self.remove_button.clicked.connect(self.ask_remove_selected)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        actions = QHBoxLayout()
+        actions.addWidget(self.refetch_button)
+        actions.addWidget(self.remove_button)
+        actions.addStretch(1)
+
+        listing = QWidget()
+        rows = QVBoxLayout(listing)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.addLayout(top)
+        rows.addWidget(self.table, 1)
+        rows.addWidget(self.seeds_label)
+        rows.addLayout(actions)
+        rows.addWidget(self.message)
+        self.listing = listing
+        self.hint = QLabel(EMPTY_HINT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(listing)
+        self.stack.addWidget(self.hint)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stack)
+
+        self.model.sig_loaded.connect(self._loaded_first)
+        self.model.sig_failed.connect(self.context.changes.sig_status)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.context.changes.sig_pages.connect(self._changed)
+        self.context.changes.sig_policy.connect(self._changed)
+        self._update_buttons()
+
+    # -- the list ---------------------------------------------------------------------
+
+    def activate(self) -> None:
+        if not self._loaded or self._stale:
+            self.refresh()
+
+    def refresh(self) -> None:
+        self._loaded = True
+        self._stale = False
+        self.model.reload()
+        self.context.jobs.submit(lambda: (store.count_hosts(), store.page_count()), self._counted)
+
+    def _changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def _counted(self, counts: tuple[int, int]) -> None:
+        hosts, pages = counts
+        self.summary.setText(f"{plural(hosts, 'host')} with pages, {plural(pages, 'page')} in all")
+
+    def _loaded_first(self, rows: int) -> None:
+        self.stack.setCurrentWidget(self.listing if rows else self.hint)
+        row = self.model.row_of(self._selected) if self._selected else None
+        if row is not None:
+            self.table.selectRow(row)
+        else:
+            self._selected = None
+            self.seeds_label.setText("")
+        self._update_buttons()
+
+    # -- selection --------------------------------------------------------------------
+
+    def selected_site(self) -> Site | None:
+        index = self.table.selectionModel().currentIndex()
+        if not index.isValid():
+            return None
+        site = self.model.index(index.row(), 0).data(SITE_ROLE)
+        return site if isinstance(site, Site) else None
+
+    def select_host(self, host: str) -> bool:
+        row = self.model.row_of(host)
+        if row is None:
+            return False
+        self.table.selectRow(row)
+        return True
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        site = self.selected_site() if current.isValid() else None
+        self._selected = site.host if site else None
+        self._update_buttons()
+        if site is None or not site.summary.seeds:
+            self.seeds_label.setText("No seeds: its pages were found by links." if site else "")
+            return
+        host = site.host
+        self.context.jobs.submit(
+            lambda: store.host_seeds(host, 20), lambda urls: self._seeds_arrived(host, urls)
+        )
+
+    def _seeds_arrived(self, host: str, urls: list[str]) -> None:
+        if host != self._selected:
+            return
+        site = self.selected_site()
+        more = site.summary.seeds - len(urls) if site else 0
+        tail = f" and {more:,} more" if more > 0 else ""
+        self.seeds_label.setText(f"Seeds of {host}: " + ", ".join(urls) + tail)
+
+    def _update_buttons(self) -> None:
+        site = self.selected_site()
+        crawled = site is not None and site.summary.filtered < site.summary.pages
+        pages = site is not None and site.summary.pages > 0
+        self.refetch_button.setEnabled(site is not None and site.in_scope and pages)
+        # out of scope with every page kept already: nothing left to take out
+        self.remove_button.setEnabled(site is not None and (site.in_scope or crawled))
+        self.refetch_button.setToolTip(
+            "Out of scope: add one of its URLs as a seed to watch it again"
+            if site is not None and not site.in_scope
+            else "Make all its pages due: the next crawl round fetches them"
+        )
+
+    # -- refetch ----------------------------------------------------------------------
+
+    def refetch_selected(self) -> None:
+        site = self.selected_site()
+        if site is None:
+            return
+        host, now = site.host, utcnow()
+        self.context.jobs.submit(
+            lambda: refetching.refetch(now, hosts=[host]),  # as `recrawl refetch --site`
+            lambda done: self._refetched(host, done),
+            self._say,
+        )
+
+    def _refetched(self, host: str, done: Refetched) -> None:
+        crawl = self.context.crawl
+        when = "this crawl's next round" if crawl.busy else "the next crawl"
+        if crawl.watching or self.context.watch.holder is not None:
+            when = "the watch"
+        moved, already = done.made_due, done.already_due
+        if moved or not already:
+            pages = "1 more page is" if moved == 1 else f"{moved:,} more pages are"
+            self._say(f"{host}: {pages} due now; {when} fetches them.")
+        else:
+            pages = "its page was" if already == 1 else f"its {already:,} pages were"
+            self._say(f"{host}: {pages} due already; {when} fetches them.")
+        self.context.changes.sig_pages.emit()
+        watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due now
+
+    # -- remove -----------------------------------------------------------------------
+
+    def ask_remove_selected(self) -> None:
+        site = self.selected_site()
+        if site is None:
+            return
+        host = site.host
+        self.context.jobs.submit(lambda: sites.plan_removal(host), self._confirm, self._say)
+
+    def _confirm(self, plan: Removal) -> None:
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Remove from the crawl")
+        box.setText(f"Take {plan.host} out of the crawl?")
+        box.setInformativeText(removal_text(plan))
+        remove = box.addButton("Remove from the crawl", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        remove.clicked.connect(lambda: self.remove(plan.host))
+        self.confirm = box
+        box.open()  # window-modal; the event loop keeps running
+
+    def remove(self, host: str) -> None:
+        folder = self.context.project.path
+
+        def remove_and_wake() -> Removal:
+            done = sites.remove_site(host)
+            watch_link.wake_watcher(folder)  # the chain changed
+            return done
+
+        self.context.jobs.submit(remove_and_wake, self._removed, self._say)
+
+    def _removed(self, done: Removal) -> None:
+        others = [h for h in done.hosts if h != done.host]
+        also = f" (and {', '.join(others)})" if others else ""
+        pages = "1 page" if done.pages == 1 else f"{done.pages:,} pages"
+        self._say(f"{done.host}{also} is out of the crawl: {pages} kept, never fetched again.")
+        self.context.changes.sig_policy.emit()  # the chain's scope filter changed
+        self.context.changes.sig_pages.emit()
+
+    def _say(self, text: str) -> None:
+        self.message.setText(text)
+        self.context.changes.sig_status.emit(text)
+
+
+def removal_text(plan: Removal) -> str:
+    """What a removal does, for the confirmation."""
+    if plan.entry is None:
+        scope = "It has no entry of its own in the crawl's scope filter."
+    else:
+        scope = (
+            f"The scope filter loses its entry {plan.entry}: links to the site are turned "
+            "away from now on."
+        )
+    others = [h for h in plan.hosts if h != plan.host]
+    also = f" (with {', '.join(others)}, which {plan.entry} covered)" if others else ""
+    kept = f"Its page{also} stays" if plan.pages == 1 else f"Its {plan.pages:,} pages{also} stay"
+    return (
+        f"{scope}\n\n{kept} in the project with their captures and history: marked "
+        "filtered, never fetched again.\n\n"
+        "To watch it again, add one of its URLs as a seed: its kept pages come back, due now."
+    )

@@ -1,0 +1,1 @@
+"""The Workers panel: the crawl workers of a shared PostgreSQL project."""

@@ -1,0 +1,281 @@
+"""The diff view and "Show content" of a chosen capture (issue 13, point 4), offscreen.
+
+A real server changes an article between three crawl rounds at shifted clocks: a
+corrected number, then an added paragraph. The history table's rows are chosen as a
+user would (clicks, Ctrl+click), and what the windows show is read back.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QTextBrowser
+from recrawl.core import store
+from recrawl.core.clock import utcnow
+from recrawl.core.engine import inject
+from recrawl.core.policy import choices
+from recrawl.gui.common import formatting
+from recrawl.gui.pages.diff_jobs import ADDED_WORDS, REMOVED_WORDS
+from recrawl.gui.pages.pages_panel import PagesPanel
+
+from tests.crawling import DAY, clock_at, crawl
+from tests.gui.helpers import open_window, select_page
+from tests.httpserver import Reply
+from tests.realdocs import python_docs
+
+WRONG = (
+    "The summit of the mountain is 2,435 m above the sea, which makes it the highest "
+    "point of the range; it draws thousands of climbers every summer."
+)
+RIGHT = WRONG.replace("2,435", "2,345")
+ROUTE = "The normal route starts at the hut and takes about six hours in good weather."
+ADDED = "A new cable car opened in the autumn, which shortens the approach by two hours."
+
+
+def article(*paragraphs: str) -> str:
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        "<html><head><title>The mountain</title></head><body>"
+        "<nav><a href='/'>Home</a></nav>"
+        f"<article><h1>The mountain</h1>{body}</article></body></html>"
+    )
+
+
+@pytest.fixture
+def crawled(project, server):
+    choices.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
+    server.html("/", article(WRONG, ROUTE))
+    inject([server.url("/")], utcnow())
+    crawl(project, clock=clock_at())
+    server.html("/", article(RIGHT, ROUTE))
+    crawl(project, clock=clock_at(25 * DAY))
+    server.html("/", article(RIGHT, ROUTE, ADDED))
+    crawl(project, clock=clock_at(60 * DAY))
+    return project
+
+
+def open_page(qtbot, window, url: str) -> PagesPanel:
+    panel = select_page(qtbot, window, url)
+    assert panel.detail.history.rowCount() == 3
+    return panel
+
+
+def click_rows(qtbot, panel: PagesPanel, *rows: int) -> None:
+    """Click the first row, Ctrl+click the others (as a user chooses two)."""
+    view = panel.detail.history_view
+    for number, row in enumerate(rows):
+        rect = view.visualRect(panel.detail.history.index(row, 0))
+        modifier = Qt.KeyboardModifier.ControlModifier if number else Qt.KeyboardModifier.NoModifier
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+    assert sorted(i.row() for i in view.selectionModel().selectedRows()) == sorted(rows)
+
+
+def fetched_at(panel: PagesPanel, row: int):
+    return panel.detail.history.row(row)[0]
+
+
+def local(instant) -> str:
+    return formatting.local_time(instant.replace(microsecond=0), seconds=True)
+
+
+def test_compare_two_history_rows_shows_both_dates_and_the_changed_words(
+    qtbot, crawled, prefs, server, tmp_path
+):
+    window = open_window(qtbot, crawled, prefs)
+    url = server.url("/")
+    panel = open_page(qtbot, window, url)
+    detail = panel.detail
+    assert not detail.compare_button.isEnabled()  # nothing chosen yet
+    click_rows(qtbot, panel, 0, 1)
+    assert detail.compare_button.isEnabled()
+    assert not detail.content_button.isEnabled()  # which of the two?
+    qtbot.mouseClick(detail.compare_button, Qt.MouseButton.LeftButton)
+    dialog = detail.diff_dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
+    view = dialog.view
+    assert view.old_header.text() == f"Before: captured {local(fetched_at(panel, 0))} (local time)"
+    assert view.new_header.text() == f"After: captured {local(fetched_at(panel, 1))} (local time)"
+    assert view.summary.text() == "1 paragraph changed"
+    page_html = view.page.html
+    assert f'<span style="background-color: {REMOVED_WORDS}">2,435</span>' in page_html
+    assert f'<span style="background-color: {ADDED_WORDS}">2,345</span>' in page_html
+    text = view.text.toPlainText()
+    assert "2,435" in text and "2,345" in text and "Home" not in text
+    shot = Path(os.environ.get("RECRAWL_SCREENSHOTS", tmp_path)) / "diff-view.png"
+    assert dialog.grab().save(str(shot)) and shot.stat().st_size > 0
+
+    # one row: that capture against the one before it
+    click_rows(qtbot, panel, 2)
+    detail.compare_selected()
+    dialog = detail.diff_dialog
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
+    assert dialog.view.page.old_date == fetched_at(panel, 1).replace(microsecond=0)
+    assert dialog.view.summary.text() == "1 paragraph added"
+    assert ADDED in dialog.view.text.toPlainText()
+    window.close()
+
+
+def test_show_content_shows_the_selected_capture_with_its_date(qtbot, crawled, prefs, server):
+    window = open_window(qtbot, crawled, prefs)
+    panel = open_page(qtbot, window, server.url("/"))
+    detail = panel.detail
+    click_rows(qtbot, panel, 0)
+    qtbot.mouseClick(detail.content_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: detail.content_dialog is not None)
+    dialog = detail.content_dialog
+    assert "2,435" in dialog.text.toPlainText() and "2,345" not in dialog.text.toPlainText()
+    assert local(fetched_at(panel, 0)) in dialog.windowTitle()
+    dialog.close()
+    # no row chosen: the latest capture
+    detail.history_view.selectionModel().clearSelection()
+    detail.content_dialog = None
+    qtbot.mouseClick(detail.content_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: detail.content_dialog is not None)
+    assert ADDED in detail.content_dialog.text.toPlainText()
+    assert local(fetched_at(panel, 2)) in detail.content_dialog.windowTitle()
+    window.close()
+
+
+def test_the_main_window_opens_a_pages_latest_change(qtbot, crawled, prefs, server):
+    window = open_window(qtbot, crawled, prefs)
+    window.show_page_diff(server.url("/"))
+    panel = window.panels["pages"]
+    assert isinstance(panel, PagesPanel)
+    dialog = panel.detail.diff_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
+    assert dialog.view.summary.text() == "1 paragraph added"
+    assert dialog.view.page.new_date.replace(microsecond=0) == dialog.view.page.new_date
+    window.close()
+
+
+def test_a_news_items_change_opens_that_change_not_the_latest(qtbot, crawled, prefs, server):
+    # the What's new panel's double-click on the older "changed" item of two
+    url = server.url("/")
+    changed = [item for item in store.news_items() if item.kind == "changed"]
+    assert len(changed) == 2
+    older = min(changed, key=lambda item: item.at)
+    window = open_window(qtbot, crawled, prefs)
+    window.show_page_diff(url, older.at)
+    dialog = window.panels["pages"].detail.diff_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
+    assert dialog.view.summary.text() == "1 paragraph changed"  # 2,435 -> 2,345, not ADDED
+    assert "2,345" in dialog.view.page.html and ADDED not in dialog.view.text.toPlainText()
+    window.close()
+
+
+def test_a_fetch_without_capture_says_so(qtbot, crawled, prefs, server):
+    window = open_window(qtbot, crawled, prefs)
+    panel = open_page(qtbot, window, server.url("/"))
+    click_rows(qtbot, panel, 0)
+    panel.detail.compare_selected()  # the first capture: nothing before it
+    dialog = panel.detail.diff_dialog
+    qtbot.waitUntil(lambda: "Cannot compare" in dialog.view.summary.text())
+    assert "first" in dialog.view.summary.text()
+    window.close()
+
+
+def test_the_history_context_menu_compares_too(qtbot, crawled, prefs, server):
+    window = open_window(qtbot, crawled, prefs)
+    panel = open_page(qtbot, window, server.url("/"))
+    detail = panel.detail
+    click_rows(qtbot, panel, 0, 2)
+    compare, content, capture = detail.make_history_menu().actions()
+    assert (compare.text(), compare.isEnabled()) == ("Compare", True)
+    assert (content.text(), content.isEnabled()) == ("Show content", False)
+    # two captures chosen: the browser opens one at a time
+    assert (capture.text(), capture.isEnabled()) == ("Open capture in browser", False)
+    compare.trigger()
+    dialog = detail.diff_dialog
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=30_000)
+    assert dialog.view.summary.text() == "1 paragraph added, 1 changed"
+    window.close()
+
+
+# -- a real documentation page: its paragraphs whole, unchanged runs folded ---------------
+
+ABS = b"Return the absolute value of a number."
+ABS_REAL = b"Return the absolute value of a real number."
+
+
+@pytest.fixture
+def docs_crawled(project, server):
+    """Debian's Python documentation page of the built-in functions, crawled twice: the
+    second time with one word added to abs()'s paragraph (which spans three lines of
+    its markup)."""
+    page = (python_docs() / "library" / "functions.html").read_bytes()
+    assert page.count(ABS) == 1
+    url = server.url("/functions.html")
+    # the page alone (not the rest of the documentation its links lead to)
+    choices.set_chain(f"[[filter]]\nkind = 'prefix'\nname = 'page'\nrules = '''\n{url}\n'''\n")
+    choices.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
+    server.routes["/functions.html"] = Reply(200, page, {"Content-Type": "text/html"})
+    inject([url], utcnow())
+    crawl(project, clock=clock_at())
+    changed = page.replace(ABS, ABS_REAL)
+    server.routes["/functions.html"] = Reply(200, changed, {"Content-Type": "text/html"})
+    crawl(project, clock=clock_at(25 * DAY))
+    return url
+
+
+def click_link(qtbot, browser: QTextBrowser, text: str) -> str:
+    """Click the link that shows ``text`` in ``browser``, as a reader does; its href."""
+    found = browser.document().find(text)
+    assert not found.isNull(), f"no {text!r} in the view"
+    cursor = QTextCursor(browser.document())
+    cursor.setPosition(found.selectionStart() + 2)
+    browser.setTextCursor(cursor)
+    browser.ensureCursorVisible()
+    at = browser.cursorRect(cursor).center() + QPoint(2, 0)
+    href = browser.anchorAt(at)
+    assert href, f"{text!r} is no link"
+    with qtbot.waitSignal(browser.anchorClicked):
+        qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    return href
+
+
+def test_a_real_doc_pages_diff_shows_whole_paragraphs_and_unfolds_unchanged_ones(
+    qtbot, project, docs_crawled, prefs, tmp_path
+):
+    window = open_window(qtbot, project, prefs)
+    window.show_page_diff(docs_crawled)
+    dialog = window.panels["pages"].detail.diff_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.view.page is not None, timeout=60_000)
+    view = dialog.view
+    assert view.summary.text() == "1 paragraph changed"
+    (changed,) = [row for row in view.page.rows if row.kind == "changed"]
+    # the whole paragraph, its three lines of markup one line of text
+    assert changed.new is not None and changed.new.startswith(ABS_REAL.decode())
+    assert changed.new.endswith("If the argument is a complex number, its magnitude is returned.")
+    assert changed.old == changed.new.replace(" real", "")
+    rows = view.page.rows
+    assert not any("¶" in (row.new or "") + (row.old or "") for row in rows)
+    shots = Path(os.environ.get("RECRAWL_SCREENSHOTS", tmp_path))
+    assert dialog.grab().save(str(shots / "diff-docs-folded.png"))
+
+    # the unchanged paragraphs after the change: folded into one line, shown on a click
+    after = [i for i, row in enumerate(rows) if row.kind == "equal" and i > rows.index(changed)]
+    hidden = after[3:]  # three paragraphs of context stay
+    hidden_text = rows[hidden[5]].new
+    assert hidden_text is not None and hidden_text not in view.text.toPlainText()
+    count = f"{len(hidden):,} unchanged paragraphs"
+    folds = view.text.toPlainText().count("(click to show)")
+    href = click_link(qtbot, view.text, f"{count} (click to show)")
+    assert href == f"fold:{hidden[0]}"
+    assert hidden_text in view.text.toPlainText()
+    assert f"hide these {count}" in view.text.toPlainText()
+    assert view.text.toPlainText().count("(click to show)") == folds - 1
+    assert dialog.grab().save(str(shots / "diff-docs-unfolded.png"))
+
+    # and folded again
+    click_link(qtbot, view.text, f"hide these {count}")
+    assert hidden_text not in view.text.toPlainText()
+    assert view.text.toPlainText().count("(click to show)") == folds
+    window.close()

@@ -1,0 +1,145 @@
+"""File → Settings…: the settings `recrawl settings` shows, edited, checked and saved."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QSpinBox
+from recrawl.core.config import STORABLE
+from recrawl.core.policy import crawl_settings
+from recrawl.gui.settings.settings_dialog import SettingsDialog
+
+from tests.interrupted import recrawl
+
+
+def cli_settings(project) -> dict[str, dict]:
+    """What ``recrawl settings DIR --json`` prints, by name (a real subprocess)."""
+    done = recrawl("settings", project.path, "--json")
+    return {row["name"]: row for row in json.loads(done.stdout)}
+
+
+def open_settings(qtbot, window, by_key: bool = False) -> SettingsDialog:
+    if by_key:
+        qtbot.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    else:
+        window.settings_action.trigger()  # File → Settings…
+    qtbot.waitUntil(lambda: window.settings is not None and window.settings.isVisible())
+    dialog = window.settings
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.loaded is not None)
+    return dialog
+
+
+def test_every_setting_has_an_editor_fitting_its_kind_with_default_and_help(qtbot, window):
+    dialog = open_settings(qtbot, window, by_key=True)
+    assert list(dialog.editors) == list(STORABLE)  # made from the core's list
+    kinds = {name: type(editor.input) for name, editor in dialog.editors.items()}
+    assert kinds["politeness.obey_robots"] is QCheckBox
+    assert kinds["traps.max_depth"] is QSpinBox
+    assert kinds["traps.allowed_patterns"] is QPlainTextEdit
+    assert kinds["fetch.user_agent"] is QLineEdit
+    delay = dialog.editors["watch.round_gap"]
+    # a duration shown as every duration is (issue 25 item 17), taken as --set takes it
+    assert (delay.input.text(), delay.text()) == ("5 min", "5m")
+    assert "Default: 5 min." in delay.help.text() and "round" in delay.help.text()
+    assert dialog.editors["fetch.max_body_bytes"].text() == "10M"
+    assert dialog.editors["fetch.total_timeout"].text() == ""  # not set
+    dialog.reject()
+
+
+def test_a_value_saved_in_the_dialog_is_what_recrawl_settings_prints(qtbot, window):
+    dialog = open_settings(qtbot, window)
+    editors = dialog.editors
+    editors["fetch.user_agent"].input.setText("Archivist/1.0 (+mailto:me@example.org)")
+    editors["politeness.delay"].input.setText("0.5s")
+    editors["fetch.max_body_bytes"].input.setText("512k")
+    editors["watch.round_gap"].input.setText("6h")
+    editors["traps.max_sequence"].input.setValue(12)
+    editors["sources.enabled"].input.setChecked(False)
+    editors["traps.allowed_patterns"].input.setPlainText(
+        "http://example.org/cal/{n}-{n}\nhttp://example.org/p/{n}\n"
+    )
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    rows = cli_settings(window.context.project)
+    assert rows["fetch.user_agent"]["value"] == "Archivist/1.0 (+mailto:me@example.org)"
+    assert rows["politeness.delay"]["value"] == 0.5
+    assert rows["fetch.max_body_bytes"]["value"] == 512 * 1024
+    assert rows["watch.round_gap"]["value"] == 6 * 3600
+    assert rows["traps.max_sequence"]["value"] == 12
+    assert rows["sources.enabled"]["value"] is False
+    assert rows["traps.allowed_patterns"]["value"] == [
+        "http://example.org/cal/{n}-{n}",
+        "http://example.org/p/{n}",
+    ]
+    changed = {name for name, row in rows.items() if not row["is_default"]}
+    assert len(changed) == 7
+    # the Crawl panel shows the delay kept
+    crawl = window.panels["crawl"]
+    qtbot.waitUntil(lambda: crawl.delay.value() == 0.5)
+
+    # opened again: what was saved; Default forgets a setting (as --unset)
+    dialog = open_settings(qtbot, window)
+    assert dialog.editors["politeness.delay"].input.text() == "0.5 s"
+    dialog.editors["politeness.delay"].reset_button.click()
+    assert dialog.editors["politeness.delay"].input.text() == "1 s"
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    rows = cli_settings(window.context.project)
+    assert rows["politeness.delay"]["is_default"] and rows["politeness.delay"]["value"] == 1.0
+    assert rows["fetch.max_body_bytes"]["value"] == 512 * 1024  # the others stay
+
+
+def test_bad_values_are_one_line_each_and_nothing_is_saved(qtbot, window):
+    recrawl("settings", window.context.project.path, "--set", "politeness.per_host=3")
+    dialog = open_settings(qtbot, window)
+    editors = dialog.editors
+    assert editors["politeness.per_host"].input.value() == 3
+    editors["politeness.per_host"].input.setValue(0)
+    editors["politeness.delay"].input.setText("soon")
+    editors["fetch.user_agent"].input.setText("")
+    editors["politeness.concurrency"].input.setValue(4)  # good, but not saved alone
+    assert editors["politeness.delay"].error.isVisibleTo(dialog)  # checked as typed
+    dialog.save_button.click()
+    lines = dialog.problems.text().splitlines()
+    # the command line's own messages (core's parse_setting)
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("politeness.delay: not a number of seconds")
+    assert lines[1].startswith("politeness.per_host: must be at least 1")
+    assert lines[2].startswith("fetch.user_agent must start with the crawler's name")
+    assert dialog.isVisible()
+    rows = cli_settings(window.context.project)
+    assert (
+        rows["politeness.per_host"]["value"] == 3 and rows["politeness.concurrency"]["is_default"]
+    )
+    # put right, the summary follows
+    editors["politeness.delay"].input.setText("2s")
+    assert len(dialog.problems.text().splitlines()) == 2
+    dialog.reject()
+
+
+def test_cancel_leaves_everything_as_it_was(qtbot, window):
+    before = cli_settings(window.context.project)
+    dialog = open_settings(qtbot, window)
+    dialog.editors["fetch.user_agent"].input.setText("Other/2.0")
+    dialog.editors["embeds.enabled"].input.setChecked(False)
+    dialog.buttons.rejected.emit()
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    assert cli_settings(window.context.project) == before
+
+
+def test_a_duration_shown_rounded_is_saved_exact_while_unedited(qtbot, window):
+    """8685 min shows as "6.0 d" (one format everywhere); saving the dialog untouched keeps
+    8685 min, not 6 days."""
+    crawl_settings.save({"watch.round_gap": 8685 * 60})
+    dialog = open_settings(qtbot, window)
+    gap = dialog.editors["watch.round_gap"]
+    assert (gap.input.text(), gap.text()) == ("6.0 d", "8685m")
+    dialog.editors["fetch.user_agent"].input.setText("Archivist/2.0")
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    rows = cli_settings(window.context.project)
+    assert rows["watch.round_gap"]["value"] == 8685 * 60
+    assert rows["fetch.user_agent"]["value"] == "Archivist/2.0"
