@@ -1,6 +1,6 @@
 """pyqtgraph plots set up one way: light background, labelled axes with units.
 
-Update plots from the GUI thread only (a ``QTimer`` or a slot), never from a worker.
+Update plots from the GUI thread only (a ``QTimer`` or a slot), never from a job's thread.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """Long jobs on their own threads: a crawl, a compaction, a signature switch (STYLE:
 background work).
 
-Each job is a worker ``QObject`` moved onto a ``QThread`` of its own, running the same
+Each job's runner is a ``QObject`` moved onto a ``QThread`` of its own, running the same
 core facade the command line calls. The core reports progress to a plain callback; the
-worker re-emits it as a signal, which Qt delivers on the GUI thread. Pause and stop are
-thread-safe calls on the core object, not queued signals: a worker busy inside the
+runner re-emits it as a signal, which Qt delivers on the GUI thread. Pause and stop are
+thread-safe calls on the core object, not queued signals: a runner busy inside the
 crawl's event loop would never run a queued slot.
+
+("Worker" in this app means a PostgreSQL crawl worker only: :mod:`recrawl.gui.workers`.)
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from recrawl.core.project import Project
 from recrawl.gui.jobs.threads import start_thread
 
 
-class _Worker(QObject):
+class _JobRunner(QObject):
     """Runs one call on its thread; the job object owns it."""
 
     sig_report = Signal(object)
@@ -55,7 +57,7 @@ class _Worker(QObject):
 
 
 class _Job(QObject):
-    """One run of a worker at a time; ``busy`` until its thread has stopped."""
+    """One run at a time; ``busy`` until its thread has stopped."""
 
     sig_finished = Signal(object)
     sig_failed = Signal(str)
@@ -65,7 +67,7 @@ class _Job(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._thread: QThread | None = None
-        self._worker: _Worker | None = None
+        self._job_runner: _JobRunner | None = None
 
     @property
     def busy(self) -> bool:
@@ -74,22 +76,22 @@ class _Job(QObject):
     def _launch(self, call: Callable[[Callable[[Any], None]], Any], name: str) -> None:
         if self.busy:
             raise RuntimeError(f"{name} is already running")
-        worker = _Worker(call)
-        worker.sig_report.connect(self._report)
-        worker.sig_finished.connect(self.sig_finished)
-        worker.sig_failed.connect(self.sig_failed)
-        thread = start_thread(worker, name)
+        runner = _JobRunner(call)
+        runner.sig_report.connect(self._report)
+        runner.sig_finished.connect(self.sig_finished)
+        runner.sig_failed.connect(self.sig_failed)
+        thread = start_thread(runner, name)
         thread.finished.connect(self._cleanup)
-        self._worker, self._thread = worker, thread
-        # queued: run() starts on the worker's thread, not on this one
-        QMetaObject.invokeMethod(worker, "run", Qt.ConnectionType.QueuedConnection)
+        self._job_runner, self._thread = runner, thread
+        # queued: run() starts on the runner's thread, not on this one
+        QMetaObject.invokeMethod(runner, "run", Qt.ConnectionType.QueuedConnection)
 
     def _report(self, value: Any) -> None:  # overridden
         pass
 
     @Slot()
     def _cleanup(self) -> None:
-        thread, self._thread, self._worker = self._thread, None, None
+        thread, self._thread, self._job_runner = self._thread, None, None
         if thread is not None:
             thread.wait()
             thread.deleteLater()
@@ -101,7 +103,7 @@ class _Job(QObject):
         return thread is None or thread.wait(ms)
 
 
-class _Runner(Protocol):
+class _Drivable(Protocol):
     """A crawl or a watch, as the job drives it (Crawler, Watcher)."""
 
     def run(self) -> Any: ...
@@ -129,7 +131,7 @@ class CrawlJob(_Job):
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._project = project
-        self._runner: _Runner | None = None
+        self._runner: _Drivable | None = None
         #: Whether the run is a watch (True from watch() until the thread has stopped).
         self.watching = False
         # Pause and stop may come before the crawler exists (it reads the project's
@@ -156,7 +158,7 @@ class CrawlJob(_Job):
         crawl, so settings saved meanwhile hold from the next round.
         """
 
-        def make(report: Callable[[Any], None]) -> _Runner:
+        def make(report: Callable[[Any], None]) -> _Drivable:
             from recrawl.core.watch.watcher import Watcher  # the app may never watch
 
             return Watcher(self._project, settings, observer=report)
@@ -164,7 +166,7 @@ class CrawlJob(_Job):
         self.watching = True
         self._start(make, "watch")
 
-    def _start(self, make: Callable[[Callable[[Any], None]], _Runner], name: str) -> None:
+    def _start(self, make: Callable[[Callable[[Any], None]], _Drivable], name: str) -> None:
         with self._lock:
             self._pause_wanted = self._stop_wanted = False
 
@@ -251,7 +253,7 @@ class CompactionJob(_Job):
         self.sig_progress.emit(progress.phase, progress.done, progress.total)
 
 
-class ResignJob(_Job):
+class SignatureSwitchJob(_Job):
     """A signature switch of the open project: every page's stored signature recomputed
     (:func:`recrawl.core.engine.resign.switch_signature`); ``sig_progress`` carries its
     :class:`~recrawl.core.engine.resign.ResignProgress`, ``sig_finished`` the last one."""

@@ -25,7 +25,7 @@ Done = Callable[[Any], None]
 Failed = Callable[[str], None]
 
 
-class _Runner(QObject):
+class _LaneRunner(QObject):
     sig_done = Signal(int, object)
     sig_failed = Signal(int, str)
 
@@ -53,7 +53,7 @@ class _Runner(QObject):
 
 
 class _Lane(QObject):
-    """One worker thread running jobs in order."""
+    """One thread running jobs in order."""
 
     sig_run = Signal(int, object)
     sig_finish = Signal()
@@ -66,7 +66,7 @@ class _Lane(QObject):
         closing: threading.Event,
     ) -> None:
         super().__init__()
-        self.runner = _Runner(closing)
+        self.runner = _LaneRunner(closing)
         self._thread: QThread = start_thread(self.runner, name)  # not QObject.thread()
         self.sig_run.connect(self.runner.run)
         self.sig_finish.connect(self.runner.finish)

@@ -1,6 +1,6 @@
 """Every ``QThread`` the GUI starts, in one registry.
 
-Workers are ``QObject``s moved onto a thread of their own (STYLE: background work).
+Jobs run on ``QObject``s moved onto a thread of their own (STYLE: background work).
 The registry lets the window wait for them on close and lets the tests fail any test
 that leaves one running.
 """
@@ -14,11 +14,11 @@ from PySide6.QtCore import QObject, QThread
 _threads: weakref.WeakSet[QThread] = weakref.WeakSet()
 
 
-def start_thread(worker: QObject, name: str) -> QThread:
-    """Move ``worker`` onto a new, started thread named ``name``."""
+def start_thread(runner: QObject, name: str) -> QThread:
+    """Move ``runner`` onto a new, started thread named ``name``."""
     thread = QThread()
     thread.setObjectName(name)
-    worker.moveToThread(thread)
+    runner.moveToThread(thread)
     _threads.add(thread)
     thread.start()
     return thread

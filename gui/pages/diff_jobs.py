@@ -1,4 +1,4 @@
-"""What the diff view asks of a worker thread: two captures' texts, compared and laid out.
+"""What the diff view asks of a job thread: two captures' texts, compared and laid out.
 
 Runs inside ``context.jobs.compute`` (never on the GUI thread: reading two payloads,
 extracting their main text and comparing them can take seconds). The answer is a

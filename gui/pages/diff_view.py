@@ -1,6 +1,6 @@
 """What changed on a page between two captures, side by side (docs/design.md §10, issue 13).
 
-A view only: it shows a :class:`recrawl.gui.pages.diff_jobs.DiffPage` computed on a worker
+A view only: it shows a :class:`recrawl.gui.pages.diff_jobs.DiffPage` computed on a job
 thread. The old capture's text is on the left and the new one's on the right, a
 paragraph a row; added text is green, removed red, and inside a changed paragraph the
 words that changed are marked. Both sides are the two columns of one table, so their

@@ -44,7 +44,7 @@ from recrawl.gui.common.plots import BOUND, plot_column, plot_widget
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.schedule.schedule_form import ParameterForm
-from recrawl.gui.schedule.signature_switch import ResignView
+from recrawl.gui.schedule.signature_switch import SignatureSwitchView
 from recrawl.gui.watch import watch_link
 
 #: One colour per reference page, from the fastest-changing (warm) to the never (grey).
@@ -152,9 +152,9 @@ class SchedulePanel(Panel):
         self.saved_label = QLabel()
         self.saved_label.setWordWrap(True)
         #: Another signature recomputes the pages' stored ones, with its progress here.
-        self.resign = ResignView(self.context.project)
-        self.resign.sig_done.connect(self._resigned)
-        self.resign.sig_failed.connect(self._apply_failed)
+        self.signature_switch = SignatureSwitchView(self.context.project)
+        self.signature_switch.sig_done.connect(self._signature_switched)
+        self.signature_switch.sig_failed.connect(self._apply_failed)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -163,7 +163,7 @@ class SchedulePanel(Panel):
         left_layout.addWidget(self.problem_label)
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.saved_label)
-        left_layout.addWidget(self.resign)
+        left_layout.addWidget(self.signature_switch)
         left_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -242,7 +242,7 @@ class SchedulePanel(Panel):
 
     def shutdown(self) -> None:
         self._timer.stop()
-        self.resign.shutdown()
+        self.signature_switch.shutdown()
 
     def _policy_changed(self) -> None:
         if self.isVisible() and not self._saving:
@@ -437,9 +437,9 @@ class SchedulePanel(Panel):
 
     def apply(self) -> None:
         """Save the schedule on the store thread, then tell the other panels; another
-        signature is then switched to by the resign job (the pages' signatures
+        signature is then switched to by the signature switch job (the pages' signatures
         recomputed, the choice saved with the first batch of them)."""
-        if self.problem is not None or self.resign.busy:
+        if self.problem is not None or self.signature_switch.busy:
             return
         name, assignments, signature = self._current()
         switch = self.saved is None or signature != self.saved[2]
@@ -452,13 +452,13 @@ class SchedulePanel(Panel):
         def saved(answer: tuple[int, tuple[str, dict[str, Any], str]]) -> None:
             self._replanned, result = answer  # said by _applied
             if switch:
-                self.resign.start(signature)  # _resigned() ends the apply
+                self.signature_switch.start(signature)  # _signature_switched() ends the apply
             else:
                 self._applied(result)
 
         self.context.jobs.submit(save, saved, self._apply_failed)
 
-    def _resigned(self, _state: object) -> None:
+    def _signature_switched(self, _state: object) -> None:
         self.context.jobs.submit(_load, self._applied, self._apply_failed)
 
     def _applied(self, result: tuple[str, dict[str, Any], str]) -> None:

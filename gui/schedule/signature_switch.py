@@ -1,9 +1,9 @@
 """The Schedule panel's signature switch in progress: a bar, a line, a Stop button.
 
 Choosing another signature recomputes every page's stored signature from its archived
-payload (:mod:`recrawl.core.engine.resign`), on a worker thread of its own
-(:class:`~recrawl.gui.jobs.long_jobs.ResignJob`); a project of a million pages takes a while,
-so the panel shows how far it is and can stop it after the batch in hand.
+payload (:mod:`recrawl.core.engine.resign`), on a thread of its own
+(:class:`~recrawl.gui.jobs.long_jobs.SignatureSwitchJob`); a project of a million pages takes
+a while, so the panel shows how far it is and can stop it after the batch in hand.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 from recrawl.core.engine.resign import ResignProgress
 from recrawl.core.project import Project
 from recrawl.core.words import plural
-from recrawl.gui.jobs.long_jobs import ResignJob
+from recrawl.gui.jobs.long_jobs import SignatureSwitchJob
 
 
 def progress_text(state: ResignProgress) -> str:
@@ -26,7 +26,7 @@ def progress_text(state: ResignProgress) -> str:
     return f"{text[0].upper()}{text[1:]}."
 
 
-class ResignView(QWidget):
+class SignatureSwitchView(QWidget):
     """Runs a switch and shows it; ``sig_done`` carries its last progress."""
 
     sig_done = Signal(object)
@@ -34,7 +34,7 @@ class ResignView(QWidget):
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.job = ResignJob(project, self)
+        self.job = SignatureSwitchJob(project, self)
         self.bar = QProgressBar()
         self.bar.setFormat("%v of %m pages")
         self.label = QLabel()

@@ -1,4 +1,4 @@
-"""The Crawl panel drives a real crawl on its worker thread; the window never stalls."""
+"""The Crawl panel drives a real crawl on its job thread; the window never stalls."""
 
 from __future__ import annotations
 
