@@ -94,6 +94,26 @@ class PageDetailView(QWidget):
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
 
+        actions = self._build_actions()
+        plot_box = self._build_plot()
+        history_box = self._build_history()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(plot_box)
+        split.addWidget(history_box)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([500, 500])  # room for the history's columns from the start
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.summary)
+        layout.addLayout(actions)
+        layout.addWidget(split, 1)
+        self.show_page(None)
+
+    def _build_actions(self) -> FlowLayout:
+        """What to do with the page: a row of buttons."""
         self.refetch_button = QPushButton("Refetch now")
         self.refetch_button.setToolTip("Make the page due: the next crawl round fetches it")
         self.fix_button = QPushButton("Fix interval…")
@@ -133,7 +153,10 @@ class PageDetailView(QWidget):
         ):
             actions.addWidget(button)
         actions.addStretch(1)
+        return actions
 
+    def _build_plot(self) -> QWidget:
+        """The interval trajectory: its path, changed and unchanged fetches, bounds."""
         self.plot = plot_widget("fetched at", "local time", "Interval", "hours", time_axis=True)
         item = self.plot.getPlotItem()
         self.legend = item.addLegend(offset=(-10, 10))
@@ -151,7 +174,10 @@ class PageDetailView(QWidget):
         self.next_line: pg.InfiniteLine | None = None
         self.bounds_label = QLabel("")
         self.bounds_label.setWordWrap(True)
+        return plot_column(self.plot, self.bounds_label)
 
+    def _build_history(self) -> QWidget:
+        """The fetch history, and what the chosen capture misses of its embeds."""
         self.history = HistoryModel(self)
         self.history_view = QTableView()
         self.history_view.setModel(self.history)
@@ -198,22 +224,7 @@ class PageDetailView(QWidget):
         history_layout.addWidget(self.history_view, 1)
         history_layout.addWidget(self.embeds_label)
         history_layout.addWidget(self.missing_view, 1)
-
-        plot_box = plot_column(self.plot, self.bounds_label)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(plot_box)
-        split.addWidget(history_box)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
-        split.setSizes([500, 500])  # room for the history's columns from the start
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.summary)
-        layout.addLayout(actions)
-        layout.addWidget(split, 1)
-        self.show_page(None)
+        return history_box
 
     # -- drawing ----------------------------------------------------------------------
 
