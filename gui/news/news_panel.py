@@ -67,8 +67,6 @@ class NewsPanel(Panel):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self.model = NewsModel(context.jobs, self)
-        self._loaded = False
-        self._stale = False
         #: The days open, and (day, host) of the sites open, kept across reloads.
         self._open_days: set[date] | None = None
         self._open_sites: set[tuple[date, str]] = set()
@@ -141,30 +139,22 @@ class NewsPanel(Panel):
 
     # -- panel ------------------------------------------------------------------------
 
-    def activate(self) -> None:
-        if not self._loaded or self._stale:
-            self.refresh()
-
-    def refresh(self) -> None:
+    def query(self) -> None:
         """Query again; the days and sites open stay open."""
-        self._loaded = True
-        self._stale = False
-        self.refresh_button.setText("Refresh")
         if self.model.days:
             self._remember_open()
         self.model.reload()
 
+    def reading(self) -> bool:
+        return self.tree.verticalScrollBar().value() > 0
+
+    def show_stale(self, stale: bool) -> None:
+        self.refresh_button.setText("Refresh (new news)" if stale else "Refresh")
+
     def _news_changed(self) -> None:
         """A crawl round (or another change) may have written news."""
         self.count_unseen()
-        if not self._loaded:
-            return
-        if self.isVisible() and self.tree.verticalScrollBar().value() == 0:
-            self.refresh()
-            return
-        # not under a reader's eyes: reload when shown, or when asked
-        self._stale = True
-        self.refresh_button.setText("Refresh (new news)")
+        self.changed()
 
     def count_unseen(self) -> None:
         self.context.jobs.submit(store.unseen_news_count, self._unseen_counted)
@@ -176,7 +166,7 @@ class NewsPanel(Panel):
     # -- filters ----------------------------------------------------------------------
 
     def _apply_filters(self) -> None:
-        self._loaded = True
+        self.queried = True
         self._open_days, self._open_sites = None, set()  # a new view: it opens as new
         self.model.set_filter(
             store.NewsFilter(kind=self.kind.currentData(), host=self.site.currentData())

@@ -89,12 +89,45 @@ class PagesPanel(Panel):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self.model = PagesModel(context.jobs, self)
-        self._loaded = False
-        self._stale = False
         self._selected: str | None = None
         self._detail_generation = 0
         self._exporting = False
 
+        bar, filters = self._build_controls()
+        self._build_table()
+        self.detail = PageDetailView()
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        # the list first: three fifths of the height (the detail's size hint would take
+        # more, and the table showed six rows)
+        split.setSizes([600, 400])
+        split.setChildrenCollapsible(False)
+        self.split = split
+
+        self.listing = listing = QWidget()
+        listing_layout = QVBoxLayout(listing)
+        listing_layout.setContentsMargins(0, 0, 0, 0)
+        listing_layout.addLayout(bar)
+        listing_layout.addLayout(filters)
+        listing_layout.addWidget(split, 1)
+
+        self.hint = QLabel(EMPTY_HINT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.hint.setObjectName("first-run-hint")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(listing)
+        self.stack.addWidget(self.hint)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stack)
+
+        self._connect()
+
+    def _build_controls(self) -> tuple[QHBoxLayout, FlowLayout]:
+        """The search bar (with Refresh and Export) and the filters below it."""
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search URLs…")
         self.search.setClearButtonEnabled(True)
@@ -141,7 +174,10 @@ class PagesPanel(Panel):
         filters.addWidget(self.since)
         filters.addSpacing(12)
         filters.addWidget(self.count_label, 1)
+        return bar, filters
 
+    def _build_table(self) -> None:
+        """The listing: sortable in SQL, the kind beside the status, rows a line high."""
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -164,35 +200,8 @@ class PagesPanel(Panel):
         header.setSortIndicator(PagesModel.columns.index("first_seen"), Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
 
-        self.detail = PageDetailView()
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
-        split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        # the list first: three fifths of the height (the detail's size hint would take
-        # more, and the table showed six rows)
-        split.setSizes([600, 400])
-        split.setChildrenCollapsible(False)
-        self.split = split
-
-        self.listing = listing = QWidget()
-        listing_layout = QVBoxLayout(listing)
-        listing_layout.setContentsMargins(0, 0, 0, 0)
-        listing_layout.addLayout(bar)
-        listing_layout.addLayout(filters)
-        listing_layout.addWidget(split, 1)
-
-        self.hint = QLabel(EMPTY_HINT)
-        self.hint.setWordWrap(True)
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.hint.setObjectName("first-run-hint")
-        self.stack = QStackedWidget()
-        self.stack.addWidget(listing)
-        self.stack.addWidget(self.hint)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.stack)
-
+    def _connect(self) -> None:
+        """The controls, the model and the detail view to what the panel does."""
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -215,30 +224,20 @@ class PagesPanel(Panel):
         self.detail.sig_open.connect(self.open_in_browser)
         self.detail.sig_open_capture.connect(self.open_capture)
         self.context.replay.sig_failed.connect(self.context.changes.sig_status)
-        self.context.changes.sig_pages.connect(self._pages_changed)
+        self.context.changes.sig_pages.connect(self.changed)
 
     # -- panel ------------------------------------------------------------------------
 
-    def activate(self) -> None:
-        if not self._loaded or self._stale:
-            self.refresh()
-
-    def refresh(self) -> None:
+    def query(self) -> None:
         """Query again (after a crawl round); the selected page stays selected."""
-        self._loaded = True
-        self._stale = False
-        self.refresh_button.setText("Refresh")
         self.model.reload()
 
-    def _pages_changed(self) -> None:
-        browsing = self.table.verticalScrollBar().value() > 0 or self._selected is not None
-        if self.isVisible() and not browsing:
-            self.refresh()
-            return
-        # reload when shown, or when asked: a reload in the middle of reading the table
-        # would take the reader back to its top
-        self._stale = True
-        self.refresh_button.setText("Refresh (new data)")
+    def reading(self) -> bool:
+        # a reload in the middle of reading the table would take the reader to its top
+        return self.table.verticalScrollBar().value() > 0 or self._selected is not None
+
+    def show_stale(self, stale: bool) -> None:
+        self.refresh_button.setText("Refresh (new data)" if stale else "Refresh")
 
     # -- filters ----------------------------------------------------------------------
 
@@ -254,7 +253,7 @@ class PagesPanel(Panel):
 
     def _apply_filters(self) -> None:
         self._search_timer.stop()
-        self._loaded = True
+        self.queried = True
         self.model.set_filters(
             self.search.text().strip(),
             self.status.currentData(),

@@ -63,8 +63,6 @@ class SitesPanel(Panel):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self.model = SitesModel(context.jobs, self)
-        self._loaded = False
-        self._stale = False
         self._selected: str | None = None
         #: The open confirmation of a removal (tests click its buttons).
         self.confirm: QMessageBox | None = None
@@ -132,27 +130,15 @@ class SitesPanel(Panel):
         self.model.sig_loaded.connect(self._loaded_first)
         self.model.sig_failed.connect(self.context.changes.sig_status)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.context.changes.sig_pages.connect(self._changed)
-        self.context.changes.sig_policy.connect(self._changed)
+        self.context.changes.sig_pages.connect(self.changed)
+        self.context.changes.sig_policy.connect(self.changed)
         self._update_buttons()
 
     # -- the list ---------------------------------------------------------------------
 
-    def activate(self) -> None:
-        if not self._loaded or self._stale:
-            self.refresh()
-
-    def refresh(self) -> None:
-        self._loaded = True
-        self._stale = False
+    def query(self) -> None:
         self.model.reload()
         self.context.jobs.submit(lambda: (store.count_hosts(), store.page_count()), self._counted)
-
-    def _changed(self) -> None:
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._stale = True
 
     def _counted(self, counts: tuple[int, int]) -> None:
         hosts, pages = counts
