@@ -73,7 +73,7 @@ def test_about_shows_the_package_version(qtbot, window, monkeypatch):
 def test_recrawl_gui_on_a_folder_that_is_no_project_says_so(qtbot, tmp_path, capsys):
     from recrawl.main import main
 
-    # a folder of other files (a missing one: tests/gui/project/test_new_project.py)
+    # a folder of other files (a missing one: tests/gui/project/test_new_project_dialog.py)
     other = tmp_path / "documents"
     other.mkdir()
     (other / "letter.txt").write_text("dear")
