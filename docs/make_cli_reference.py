@@ -5,9 +5,9 @@
 
 Every command (and ``filter``'s actions) gets its usage, its description and each
 argument's help, as ``recrawl COMMAND --help`` prints them. The output depends on the
-parser alone: usage lines are wrapped at a fixed width whatever the terminal's, and the
-arguments are listed by this script rather than by argparse's help layout (which differs
-between Python versions). tests/docs/test_cli_reference.py fails when docs/cli.md is not
+parser alone: usage lines are wrapped at a fixed width whatever the terminal's (and never
+coloured), and the arguments are listed by this script rather than by argparse's help
+layout (which differs between Python versions). tests/docs/test_cli_reference.py fails when docs/cli.md is not
 what this script writes.
 """
 
@@ -105,6 +105,8 @@ def _fix_width(parser: argparse.ArgumentParser) -> None:
         return chosen(prog, width=WIDTH)
 
     parser.formatter_class = fixed
+    if hasattr(parser, "color"):  # Python 3.14 colours help on a terminal: not in a file
+        parser.color = False
 
 
 def _invocation(action: argparse.Action, formatter: argparse.HelpFormatter) -> str:
