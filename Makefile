@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test check typecheck lint bench package package-test install-test clean
+.PHONY: run test check typecheck lint docs bench package package-test install-test clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Recrawl needs Python >= 3.11"'
@@ -40,6 +40,11 @@ check: $(STAMP)
 	cd build/check && ../../$(VENV)/bin/lint-imports --config ../../pyproject.toml
 
 lint typecheck: check
+
+# the generated pages of docs/ (tests/docs fails when one is stale): the command-line
+# reference from the argument parser
+docs: $(STAMP)
+	$(PY) docs/make_cli_reference.py
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'

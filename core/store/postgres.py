@@ -28,8 +28,8 @@ from recrawl.core.store.reconnect import Reconnecting
 SCHEMES = ("postgresql", "postgres")
 #: How long a connection attempt waits for a server that does not answer (seconds).
 CONNECT_TIMEOUT = 10
-#: libpq's TCP settings, unless the URL names its own (docs/design.md §12, README "How it
-#: works"): a connection whose server went silent (a cut cable, a machine gone, a NAT
+#: libpq's TCP settings, unless the URL names its own (docs/design.md §12, architecture.md):
+#: a connection whose server went silent (a cut cable, a machine gone, a NAT
 #: that forgot it) fails after ~30 s instead of never (an idle wait for an answer has no
 #: timer but keepalives) or the kernel's ~15 min (unacknowledged bytes), so it is made
 #: again. Not shorter: TCP rides out brief hiccups that a new connection would not need.

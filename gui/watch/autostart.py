@@ -4,7 +4,7 @@
 set) runs ``recrawl gui DIR --watch --hidden`` when the user logs in: the app opens on
 the project, watches it, and stays in the system tray. One entry, so one project starts
 at login; enabling it for another project moves it there. Windows and macOS need other
-means (README, "Watching").
+means (docs/guide.md, "Start watching at login").
 """
 
 from __future__ import annotations

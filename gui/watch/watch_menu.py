@@ -3,7 +3,7 @@
 - **Watch**: the Crawl panel's toggle, from the menu (checked while watching).
 - **Start Watching at Login**: writes or removes the XDG autostart entry
   (:mod:`recrawl.gui.watch.autostart`) for the open project; checked when the entry starts
-  this project. Freedesktop systems only: the README says what Windows and macOS need.
+  this project. Freedesktop systems only: docs/guide.md says what Windows and macOS need.
 - **When the Window Closes While Watching**: ask, keep watching in the tray, or stop
   watching: the choice "Remember my choice" keeps, and the way to change it back.
 """
@@ -25,7 +25,7 @@ CLOSE_LABELS = {
     "stop": "Stop Watching",
 }
 
-#: Where the autostart entry is a freedesktop one (elsewhere: README, "Watching").
+#: Where the autostart entry is a freedesktop one (elsewhere: docs/guide.md).
 HAS_XDG_AUTOSTART = sys.platform not in ("win32", "darwin")
 
 
@@ -52,7 +52,7 @@ class WatchMenu(QObject):
         self.login_action.setToolTip(
             f"Writes {autostart.entry_path()}: Recrawl starts in the tray, watching this project"
             if HAS_XDG_AUTOSTART
-            else "On this system: see the README's 'Watching' section"
+            else "On this system: see the user guide's 'Start watching at login' (docs/guide.md)"
         )
         self.login_action.triggered.connect(self._login_toggled)
         menu.addAction(self.login_action)

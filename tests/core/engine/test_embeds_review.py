@@ -371,7 +371,7 @@ def test_switching_the_signature_re_signs_pages_not_embeds(project, server):
 
 
 def test_after_the_upgrade_a_page_that_answers_304_still_gets_its_embeds(project, server):
-    """§14/README: "An older project's pages fetch their embeds at their next fetch". A
+    """§14/docs/guide.md: "An older project's pages fetch their embeds at their next fetch". A
     page archived before the upgrade keeps no list of embeds (embed_refs NULL); its next
     fetch is a conditional GET, and an unchanged page answers 304."""
 
