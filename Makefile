@@ -28,16 +28,13 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses=4 --dist loadgroup --durations=15
 	$(MAKE) --no-print-directory check
 
-# ruff (lint and format), mypy and import-linter. The last two see the package as
-# installed (recrawl.core, recrawl.gui): the repository's folders are linked into
-# build/check/recrawl for them.
+# ruff (lint and format), mypy and import-linter, on the checkout as it is (recrawl/core,
+# recrawl/gui and recrawl/resources are links to the top-level folders)
 check: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	@mkdir -p build/check/recrawl
-	@for f in recrawl/*.py core gui resources; do ln -sfn ../../../$$f build/check/recrawl/; done
 	$(VENV)/bin/mypy
-	cd build/check && ../../$(VENV)/bin/lint-imports --config ../../pyproject.toml
+	$(VENV)/bin/lint-imports
 
 lint typecheck: check
 

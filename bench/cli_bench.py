@@ -17,8 +17,8 @@ runs each command (the installed ``recrawl`` script beside this Python, as users
   on what else the machine is doing, so runs on a busy machine can be compared.
 
 ``--wheel`` times the wheel installed in a fresh venv, as users run Recrawl; by default
-the development venv's editable install is timed, whose import hook adds ~20 ms to every
-start. Children run with bytecode caching on, as after ``pip install`` (which compiles every
+the development venv's editable install is timed (a path entry to the checkout: the
+same modules, read from the tree). Children run with bytecode caching on, as after ``pip install`` (which compiles every
 module), even where ``PYTHONDONTWRITEBYTECODE`` is set.
 
 Target (issue 11, item 7): the read-only commands (``--version``, ``urls``, ``history``,
@@ -102,8 +102,8 @@ def recrawl_command() -> list[str]:
 
 
 def wheel_install(tmp: Path) -> str:
-    """A fresh venv with Recrawl's wheel installed, as users get it: the development
-    venv's editable install puts an import hook in every start-up (~20 ms)."""
+    """A fresh venv with Recrawl's wheel installed, as users get it (compiled bytecode,
+    site-packages only), not the development venv's editable install."""
     wheels, venv = tmp / "wheel", tmp / "venv"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],

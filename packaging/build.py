@@ -38,6 +38,10 @@ ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
 def stage() -> str:
     """Installs the repository (not its dependencies) into build/stage; its version."""
+    if not (ROOT / "recrawl" / "core").is_dir():
+        # a checkout made without symbolic links (Git for Windows' default) holds them as
+        # text files, and the wheel would lack recrawl.core, recrawl.gui, recrawl.resources
+        sys.exit("build: recrawl/core is no link to core/ here: clone with -c core.symlinks=true")
     shutil.rmtree(STAGE, ignore_errors=True)
     # setuptools builds in build/lib and never deletes there: a module removed from the
     # tree would still be staged

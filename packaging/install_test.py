@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "install-test"
-#: the repository's folders and the package each becomes (setup.py)
+#: the repository's folders and the package each becomes (recrawl/core -> ../core, ...)
 PACKAGES = {"recrawl": "recrawl", "core": "recrawl/core", "gui": "recrawl/gui"}
 #: the package data under resources/ (pyproject.toml's [tool.setuptools.package-data])
 RESOURCE_PATTERNS = ("*.toml", "*.qss", "icons/*.svg")
@@ -58,6 +58,7 @@ def build_wheel() -> Path:
     """sdist, then the wheel from it: so the sdist is shown to carry everything too."""
     out = WORK / "dist"
     shutil.rmtree(out, ignore_errors=True)
+    _forget_setuptools_build()
     run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
     [wheel] = out.glob("recrawl-*.whl")
     return wheel
@@ -122,8 +123,10 @@ def install_pipx() -> Path:
 
 def _forget_setuptools_build() -> None:
     """setuptools builds in build/lib and never deletes there: a module removed from
-    the tree would still be installed."""
+    the tree would still be installed; and its recrawl.egg-info/SOURCES.txt carries an
+    older layout's files into every later sdist."""
     shutil.rmtree(ROOT / "build" / "lib", ignore_errors=True)
+    shutil.rmtree(ROOT / "recrawl.egg-info", ignore_errors=True)
 
 
 @contextmanager
