@@ -13,6 +13,11 @@ from datetime import UTC, datetime, timedelta
 
 from recrawl.core.errors import InvalidArgument
 
+#: Seconds in a minute, an hour, a day: the units every duration is counted in.
+MINUTE = 60.0
+HOUR = 3600.0
+DAY = 86400.0
+
 
 def utcnow() -> datetime:
     """The current time as a naive UTC datetime (the storage convention)."""

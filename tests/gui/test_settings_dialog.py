@@ -98,8 +98,10 @@ def test_bad_values_are_one_line_each_and_nothing_is_saved(qtbot, window):
     editors = dialog.editors
     assert editors["politeness.per_host"].input.value() == 3
     editors["politeness.per_host"].input.setValue(0)
+    assert editors["politeness.per_host"].input.value() == 1  # its range is the schema's
     editors["politeness.delay"].input.setText("soon")
     editors["fetch.user_agent"].input.setText("")
+    editors["watch.round_gap"].input.setText("-5")
     editors["politeness.concurrency"].input.setValue(4)  # good, but not saved alone
     assert editors["politeness.delay"].error.isVisibleTo(dialog)  # checked as typed
     dialog.save_button.click()
@@ -107,8 +109,8 @@ def test_bad_values_are_one_line_each_and_nothing_is_saved(qtbot, window):
     # the command line's own messages (core's parse_setting)
     assert len(lines) == 3, lines
     assert lines[0].startswith("politeness.delay: not a number of seconds")
-    assert lines[1].startswith("politeness.per_host: must be at least 1")
-    assert lines[2].startswith("fetch.user_agent must start with the crawler's name")
+    assert lines[1].startswith("fetch.user_agent: must start with the crawler's name")
+    assert lines[2] == "watch.round_gap: must not be negative: '-5'"
     assert dialog.isVisible()
     rows = cli_settings(window.context.project)
     assert (
