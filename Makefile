@@ -41,6 +41,11 @@ check: $(STAMP)
 
 lint typecheck: check
 
+# the pages of docs/ made from the code (a test fails when one is stale)
+.PHONY: docs
+docs: $(STAMP)
+	$(PY) docs/make_settings_table.py
+
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) bench/crawl_bench.py

@@ -11,14 +11,13 @@ value, and ``docs/settings.md`` (``docs/make_settings_table.py``).
 
 from __future__ import annotations
 
-import typing
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recrawl.core.clock import DAY, HOUR
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, setting
+from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, setting, specs
 
 from recrawl import __version__
 
@@ -588,17 +587,6 @@ VIEW = ViewSettings()
 # -- the schema: every setting read back from its field ---------------------------------
 
 
-def _specs(cls: type, prefix: str) -> Iterator[SettingSpec]:
-    hints = typing.get_type_hints(cls)
-    for item in fields(cls):
-        hint = hints[item.name]
-        name = prefix + item.name
-        if isinstance(hint, type) and is_dataclass(hint):  # a group: politeness, fetch...
-            yield from _specs(hint, name + ".")
-        else:
-            yield SettingSpec.of(name, item, hint)
-
-
 #: Every setting by dotted name (``politeness.delay``): the crawl's, then the defaults
 #: of a new project (``project.schedule``) and what the front ends show (``view.``).
 SETTINGS: dict[str, SettingSpec] = {
@@ -608,7 +596,7 @@ SETTINGS: dict[str, SettingSpec] = {
         (ProjectDefaults, "project."),
         (ViewSettings, "view."),
     )
-    for spec in _specs(root, prefix)
+    for spec in specs(root, prefix)
 }
 #: The crawl settings a project keeps (``recrawl settings``, the app's Settings), in order:
 #: those whose field says ``stored=True``.

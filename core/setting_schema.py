@@ -22,8 +22,8 @@ import math
 import re
 import types
 import typing
-from collections.abc import Callable
-from dataclasses import MISSING, Field, dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
 from typing import Any
 
 from recrawl.core.clock import duration_text, parse_duration
@@ -99,6 +99,19 @@ def setting(
     if default_factory is not None:
         return field(default_factory=default_factory, metadata={KEY: meta})
     return field(default=default, metadata={KEY: meta})
+
+
+def specs(cls: type, prefix: str = "") -> Iterator[SettingSpec]:
+    """The settings of dataclass ``cls``, named ``prefix`` + field (``politeness.delay``);
+    a field that is a settings dataclass itself is a group of them."""
+    hints = typing.get_type_hints(cls)
+    for item in fields(cls):
+        hint = hints[item.name]
+        name = prefix + item.name
+        if isinstance(hint, type) and is_dataclass(hint):  # a group: politeness, fetch...
+            yield from specs(hint, name + ".")
+        else:
+            yield SettingSpec.of(name, item, hint)
 
 
 class Refused(ValueError):

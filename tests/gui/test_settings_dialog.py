@@ -145,3 +145,22 @@ def test_a_duration_shown_rounded_is_saved_exact_while_unedited(qtbot, window):
     rows = cli_settings(window.context.project)
     assert rows["watch.round_gap"]["value"] == 8685 * 60
     assert rows["fetch.user_agent"]["value"] == "Archivist/2.0"
+
+
+def test_editors_take_their_ranges_units_and_tooltips_from_the_schema(qtbot, window):
+    from recrawl.core.config import STORABLE
+
+    dialog = open_settings(qtbot, window)
+    per_host = dialog.editors["politeness.per_host"].input
+    assert isinstance(per_host, QSpinBox)
+    assert (per_host.minimum(), per_host.suffix()) == (1, " connections")
+    depth = dialog.editors["traps.max_depth"].input
+    assert (depth.minimum(), depth.suffix()) == (0, " links")
+    for name, editor in dialog.editors.items():
+        spec = STORABLE[name]
+        assert editor.input.toolTip().startswith(name)
+        assert spec.bounds_text() in editor.input.toolTip()
+        if isinstance(editor.input, QSpinBox) and spec.meta.min is not None:
+            assert editor.input.minimum() == spec.meta.min, name
+    assert dialog.editors["fetch.read_timeout"].input.toolTip() == "fetch.read_timeout · s · > 0s"
+    dialog.reject()

@@ -219,3 +219,25 @@ def test_every_setting_has_its_help_in_the_help_text(capsys):
     kinds = {item.name: item.kind for item in fields}
     assert kinds["politeness.delay"] == "duration" and kinds["fetch.max_body_bytes"] == "size"
     assert kinds["traps.allowed_patterns"] == "list" and kinds["embeds.enabled"] == "bool"
+
+
+def test_json_gives_each_setting_its_help_and_unit(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    rows = settings_json(capsys, d)
+    assert rows["politeness.delay"]["unit"] == "s"
+    assert rows["fetch.max_body_bytes"]["unit"] == "bytes"
+    assert rows["traps.max_depth"]["unit"] == "links"
+    assert rows["politeness.obey_robots"]["unit"] is None
+    assert rows["politeness.obey_robots"]["help"] == "Obey robots.txt (RFC 9309)."
+    for name, row in rows.items():
+        assert row["help"] == STORABLE[name].help and row["unit"] == STORABLE[name].unit
+
+
+def test_help_lists_each_setting_with_its_unit_and_bounds(capsys):
+    with pytest.raises(SystemExit):
+        main(["settings", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Parallel connections to one host. (connections, ≥ 1)" in text
+    assert "fetch.read_timeout 30s How long the server may send nothing" in text
+    assert "before the fetch fails. (> 0s)" in text
