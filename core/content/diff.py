@@ -33,6 +33,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from recrawl.core.config import VIEW
+
 #: Paragraphs compared per side; the rest is left out (``cut``).
 MAX_LINES = 20_000
 #: Characters compared per side; the rest is left out (``cut``).
@@ -46,8 +48,6 @@ PAIR_CELLS = 10_000
 ALIKE = 0.5
 #: A pair of changed paragraphs is compared word by word up to this length each.
 WORD_CHARS = 20_000
-#: Lines of context around each change in the unified diff.
-CONTEXT = 3
 
 Kind = Literal["equal", "added", "removed", "changed"]
 #: A character range ``(start, end)`` of a paragraph.
@@ -188,7 +188,7 @@ def diff_lines(old: Sequence[str], new: Sequence[str]) -> TextDiff:
         old=old_lines,
         new=new_lines,
         rows=tuple(_mark_moves(rows)),
-        hunks=tuple(tuple(group) for group in _grouped(opcodes, CONTEXT)),
+        hunks=tuple(tuple(group) for group in _grouped(opcodes, VIEW.diff_context)),
         cut=old_cut or new_cut,
     )
 

@@ -24,6 +24,7 @@ from recrawl.core.config import ParseSettings
 from recrawl.core.content.css import stylesheet_embeds
 from recrawl.core.content.embeds import html_embeds
 from recrawl.core.content.link_header import link_header_embeds
+from recrawl.core.content.maintext import SNIFF_BYTES
 from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.published import Unstated, stated_date
 from recrawl.core.content.refs import EmbedRef, EmbedSet
@@ -275,9 +276,6 @@ def is_html(content_type: str | None, body: bytes) -> bool:
     return head.startswith((b"<!doctype html", b"<html"))
 
 
-#: The head of a body sniffed for binary bytes (the MIME Sniffing Standard's "resource
-#: header" length).
-SNIFF_BYTES = 1445
 _UTF16_BOMS = (b"\xfe\xff", b"\xff\xfe")
 
 

@@ -89,3 +89,22 @@ def test_flags_may_override_settings_a_project_does_not_keep():
         with_overrides(CrawlSettings(), {"rounds": 2})
     with pytest.raises(InvalidArgument, match="rounds: must be at least 1"):
         with_overrides(CrawlSettings(), {"rounds": 0}, kept=False)
+
+
+def test_a_new_project_starts_with_the_defaults_of_the_schema(project):
+    from recrawl.core import store
+    from recrawl.core.config import PROJECT_DEFAULTS
+    from recrawl.core.filters import parse_chain
+    from recrawl.core.policy import choices
+    from recrawl.core.policy.scoring import make_scoring
+    from recrawl.core.policy.signature import make_signature
+    from recrawl.core.resources import resource_text
+
+    assert store.get_setting("schedule")["name"] == PROJECT_DEFAULTS.schedule
+    assert store.get_setting("signature") == PROJECT_DEFAULTS.signature
+    assert store.get_setting("scoring") == PROJECT_DEFAULTS.scoring
+    assert choices.chain_text() == resource_text(PROJECT_DEFAULTS.chain_file)
+    # each names what its registry knows
+    make_scoring(PROJECT_DEFAULTS.scoring)
+    make_signature(PROJECT_DEFAULTS.signature)
+    parse_chain(resource_text(PROJECT_DEFAULTS.chain_file))
