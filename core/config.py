@@ -78,6 +78,14 @@ class FetchSettings:
         above_min=True,
         flag="--timeout",
     )
+    # RFC 9309 §2.3.1.2 asks at least five where redirects are followed at all
+    max_redirects: int = setting(
+        5,
+        help="Redirects followed from a robots.txt, or from one embedded URL, at most "
+        "(a page's redirect is a link, and counts toward the depth limit instead).",
+        unit="redirects",
+        min=0,
+    )
     accept_encoding: str = setting(
         "gzip, deflate",
         help="The content codings asked for; a body is archived as received, still encoded.",
@@ -137,6 +145,13 @@ class PolitenessSettings:
         unit=S,
         min=0,
         stored=True,
+    )
+    # RFC 9309 §2.5: a crawler parses at least 500 KiB
+    max_robots_bytes: int = setting(
+        500 * 1024,
+        help="A robots.txt is read up to this size; what lies past it is not seen.",
+        unit=BYTES,
+        min=1,
     )
     jitter: float = setting(
         0.5,
@@ -215,6 +230,18 @@ class ParseSettings:
         stored=True,
     )
     # tinycss2 reads 1 to 1.5 MB of real CSS a second: any stylesheet costs about 2 s at most.
+    max_feeds: int = setting(
+        10,
+        help="Feeds one page advertises that are kept (a page can advertise any number).",
+        unit="feeds",
+        min=0,
+    )
+    max_title: int = setting(
+        500,
+        help="A page's title is kept cut to this (a page can stuff megabytes into one).",
+        unit="characters",
+        min=0,
+    )
     max_stylesheet_chars: int = setting(
         2_000_000,
         help="A stylesheet is read for what it embeds up to this many characters (its "
@@ -455,6 +482,25 @@ class DatabaseSettings:
         min=0,
         stored=True,
     )
+    first_backoff: float = setting(
+        0.25,
+        help="The first pause before trying a lost database server again; each try "
+        "doubles it, up to max_backoff.",
+        unit=S,
+        min=0,
+        above_min=True,
+    )
+    max_backoff: float = setting(
+        8.0, help="The longest pause between two tries of a lost database server.", unit=S, min=0
+    )
+    connect_timeout: float = setting(
+        10.0,
+        help="How long connecting to a database server may take (unless its URL says "
+        "connect_timeout).",
+        unit=S,
+        min=0,
+        above_min=True,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -482,6 +528,12 @@ class CrawlSettings:
         unit="fetches",
         min=1,
         flag="--max-pages",
+    )
+    stop_grace: float = setting(
+        2.0,
+        help="After a stop, the fetches in flight get this long to finish.",
+        unit=S,
+        min=0,
     )
     round_size: int = setting(
         50_000, help="Pages taken into one round, best score first.", unit="pages", min=1

@@ -41,8 +41,6 @@ _LINKS = (
 )
 #: ``<link rel="alternate" type=...>`` types of the feeds a page advertises (docs/design.md §11).
 FEED_TYPES = ("application/rss+xml", "application/atom+xml")
-#: Feeds of one page kept (a page can advertise any number).
-MAX_FEEDS = 10
 _REFRESH_URL = re.compile(r"""^\s*\d*(?:\.\d*)?\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]+)""", re.I)
 _SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
 #: Malformed links of one page kept (as rejected links) with their reason; the rest are
@@ -50,8 +48,6 @@ _SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
 MAX_INVALID = 100
 #: A malformed link longer than this is kept cut, with its length said.
 MAX_INVALID_CHARS = 2000
-#: A title longer than this is kept cut (a page can stuff megabytes into one).
-MAX_TITLE = 500
 
 
 class Outlink(NamedTuple):
@@ -87,7 +83,7 @@ class ParseResult:
     #: When the page says it was published (naive UTC), when asked (``date_by``).
     published: datetime | None = None
     #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
-    #: most MAX_FEEDS.
+    #: most ``parse.max_feeds``.
     feeds: list[str] = field(default_factory=list)
     #: What it embeds (docs/design.md §14).
     embeds: EmbedList | None = None
@@ -347,7 +343,7 @@ def parse_html(
     for href in raw_feeds:
         with contextlib.suppress(InvalidUrl):  # a feed that is no URL is no feed to read
             feed = canonical(href, base)
-            if feed not in result.feeds and len(result.feeds) < MAX_FEEDS:
+            if feed not in result.feeds and len(result.feeds) < bounds.max_feeds:
                 result.feeds.append(feed)
     return result
 
@@ -393,7 +389,7 @@ def _raw_links(
             result.nofollow_all = True
     title = tree.css_first("head > title")  # not an <svg>'s <title> in the body
     if title is not None:
-        result.title = " ".join(title.text().split())[:MAX_TITLE] or None
+        result.title = " ".join(title.text().split())[: ParseSettings.max_title] or None
     body_node = tree.body
     result.text = body_node.text(separator=" ") if body_node is not None else ""
     return raw_links, base_href, raw_feeds

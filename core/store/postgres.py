@@ -22,12 +22,11 @@ import psycopg
 from peewee import Database, Psycopg3Adapter
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json, Jsonb
+from recrawl.core.config import DatabaseSettings
 from recrawl.core.errors import PasswordNeeded, StoreBusy, StoreError
 from recrawl.core.store.reconnect import Reconnecting
 
 SCHEMES = ("postgresql", "postgres")
-#: How long a connection attempt waits for a server that does not answer (seconds).
-CONNECT_TIMEOUT = 10
 #: libpq's TCP settings, unless the URL names its own (docs/design.md §12, README "How it
 #: works"): a connection whose server went silent (a cut cable, a machine gone, a NAT
 #: that forgot it) fails after ~30 s instead of never (an idle wait for an answer has no
@@ -146,7 +145,7 @@ def connect(url: str, password: str | None = None) -> Database:
     check_url(url)
     params: dict[str, Any] = {"conninfo": url, "application_name": "recrawl"}
     if "connect_timeout" not in url:
-        params["connect_timeout"] = CONNECT_TIMEOUT
+        params["connect_timeout"] = round(DatabaseSettings.connect_timeout)
     params.update((name, value) for name, value in CLIENT_TCP.items() if name not in url)
     if password is not None:
         params["password"] = password
