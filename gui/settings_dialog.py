@@ -43,6 +43,7 @@ from recrawl.core.policy import crawl_settings
 from recrawl.core.setting_schema import SettingSpec
 from recrawl.core.watch.wake import wake_watcher
 from recrawl.gui.context import AppContext
+from recrawl.gui.setting_widgets import spin_range, tooltip
 
 #: What each kind's empty editor suggests.
 PLACEHOLDERS = {
@@ -51,9 +52,6 @@ PLACEHOLDERS = {
     "number": "a number",
     "text": "",
 }
-#: A whole number's editor goes this far unless its setting says less (QSpinBox holds
-#: a C int; a large number lifts a limit).
-MAX_WHOLE = 2**31 - 1
 
 
 def load_values() -> dict[str, object]:
@@ -66,19 +64,6 @@ def field_label(item: SettingSpec) -> str:
     """``max_pages_per_host_round`` → ``Max pages per host round``."""
     words = item.name.rpartition(".")[2].replace("_", " ")
     return words[:1].upper() + words[1:]
-
-
-def whole_range(item: SettingSpec) -> tuple[int, int]:
-    """A whole number's editor range: the setting's bounds, within a spin box's."""
-    low = 0 if item.meta.min is None else int(item.meta.min) + int(item.meta.above_min)
-    high = MAX_WHOLE if item.meta.max is None else min(int(item.meta.max), MAX_WHOLE)
-    return low, high
-
-
-def tooltip(item: SettingSpec) -> str:
-    """``politeness.delay · s · ≥ 0s``: the name a setting has in ``recrawl settings``,
-    its unit and its bounds."""
-    return " · ".join(part for part in (item.name, item.unit or "", item.bounds_text()) if part)
 
 
 class SettingEditor(QWidget):
@@ -128,7 +113,8 @@ class SettingEditor(QWidget):
             return box
         if kind == "whole":
             spin = QSpinBox()
-            spin.setRange(*whole_range(self.item))
+            low, high = spin_range(self.item)
+            spin.setRange(int(low), int(high))
             if self.item.unit:
                 spin.setSuffix(f" {self.item.unit}")
             spin.setGroupSeparatorShown(True)

@@ -164,3 +164,15 @@ def test_editors_take_their_ranges_units_and_tooltips_from_the_schema(qtbot, win
             assert editor.input.minimum() == spec.meta.min, name
     assert dialog.editors["fetch.read_timeout"].input.toolTip() == "fetch.read_timeout · s · > 0s"
     dialog.reject()
+
+
+def test_the_crawl_panel_fields_take_their_ranges_from_the_schema(qtbot, window):
+    from recrawl.core.config import STORABLE
+
+    window.show_panel("crawl")
+    panel = window.panels["crawl"]
+    assert panel.per_host.minimum() == STORABLE["politeness.per_host"].meta.min == 1
+    assert panel.concurrency.minimum() == 1 and panel.delay.minimum() == 0.0
+    assert panel.delay.suffix() == " s"
+    assert STORABLE["politeness.delay"].help in panel.delay.toolTip()
+    assert "politeness.per_host" in panel.per_host.toolTip()
