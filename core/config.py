@@ -315,12 +315,26 @@ class TrapSettings:
         100,
         help="Links of one pattern differing only in two numbers or more that fill a grid (a "
         "calendar linking the next and previous day, month and year: /cal/{n}/{n}/{n}): "
-        "past this many, with eight or more for each value of their most varied number "
+        "past this many, with lattice_grid or more for each value of their most varied number "
         "and pages of the pattern linking each other by one-number steps in two places "
         "or more, the pattern is reported as a possible trap and held back.",
         unit="links",
         min=0,
         stored=True,
+    )
+    lattice_grid: int = setting(
+        8,
+        help="A lattice has this many links, at least, for each value of its most varied number.",
+        unit="links",
+        min=1,
+    )
+    # each article of a news site has its own pattern: its slug is in it
+    patterns_kept: int = setting(
+        20_000,
+        help="URL patterns one crawl follows at once for lattices; past this, the ones seen "
+        "once or twice are forgotten.",
+        unit="patterns",
+        min=1,
     )
     allowed_patterns: tuple[str, ...] = setting(
         (),
@@ -619,6 +633,20 @@ class ViewSettings:
         help="Decoded bytes of a payload read for its text: the content view shows as much, "
         "and captures are compared up to it.",
         unit=BYTES,
+        min=1,
+    )
+    diff_max_lines: int = setting(
+        20_000,
+        help="Paragraphs of each side a diff compares; the rest is left out, and the diff "
+        "says it was cut.",
+        unit="lines",
+        min=1,
+    )
+    diff_max_chars: int = setting(
+        4 << 20,
+        help="Characters of each side a diff compares; the rest is left out, and the diff "
+        "says it was cut.",
+        unit="characters",
         min=1,
     )
     diff_context: int = setting(

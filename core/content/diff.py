@@ -8,7 +8,7 @@ marked, so a corrected number inside a long paragraph stands out.
 difflib matches the lines, then the words of a changed pair. Its worst case grows with
 the product of the sizes compared, so the work is bounded whatever the texts:
 
-- each side is cut at :data:`MAX_LINES` paragraphs and :data:`MAX_CHARS` characters
+- each side is cut at ``view.diff_max_lines`` paragraphs and ``view.diff_max_chars`` characters
   (:attr:`TextDiff.cut` says so);
 - lines the two sides share at their start and end are set aside before matching;
   difflib's step (find the longest match) costs up to the number of pairs of equal
@@ -35,10 +35,6 @@ from typing import Literal
 
 from recrawl.core.config import VIEW
 
-#: Paragraphs compared per side; the rest is left out (``cut``).
-MAX_LINES = 20_000
-#: Characters compared per side; the rest is left out (``cut``).
-MAX_CHARS = 4 << 20
 #: Pairs of equal lines (or words), one from each side, matched exactly; past it lines
 #: are matched with difflib's popular-line heuristic and words by shared ends.
 MATCH_WORK = 250_000
@@ -205,8 +201,9 @@ def _paragraphs(text: str) -> list[str]:
 def _bounded(lines: Sequence[str]) -> tuple[tuple[str, ...], bool]:
     kept: list[str] = []
     chars = 0
+    max_lines, max_chars = VIEW.diff_max_lines, VIEW.diff_max_chars
     for line in lines:
-        if len(kept) == MAX_LINES or chars + len(line) > MAX_CHARS:
+        if len(kept) == max_lines or chars + len(line) > max_chars:
             return tuple(kept), True
         kept.append(line)
         chars += len(line)
