@@ -22,8 +22,6 @@ from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, setting, sp
 from recrawl import __version__
 
 DEFAULT_CONTACT_URL = "https://github.com/recrawl/recrawl"
-#: Seconds, as a setting's unit says.
-S = SECONDS
 
 
 def _user_agent_rule(value: str) -> str | None:
@@ -39,7 +37,7 @@ class FetchSettings:
     read_timeout: float = setting(
         30.0,
         help="How long the server may send nothing before the fetch fails.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,  # a timeout of 0 would fail every fetch at once
         stored=True,
@@ -50,7 +48,7 @@ class FetchSettings:
         help="How long a whole fetch may take, however slowly the bytes trickle in (a server "
         "that drips one byte a second never trips the read timeout). Not set: ten read "
         "timeouts, at most 2 minutes.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,
         stored=True,
@@ -73,7 +71,7 @@ class FetchSettings:
     connect_timeout: float = setting(
         10.0,
         help="How long opening a TCP/TLS connection may take.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,
         flag="--timeout",
@@ -110,7 +108,7 @@ class PolitenessSettings:
     delay: float = setting(
         1.0,
         help="Time between two requests to one host (jittered by ±50 %).",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
         flag="--delay",
@@ -142,7 +140,7 @@ class PolitenessSettings:
         7 * DAY,
         help="The longest wait a Retry-After (or back-off) can impose on a host: a server "
         "asking for years is cut to this, with a warning in the crawl's log.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
@@ -162,22 +160,22 @@ class PolitenessSettings:
     robots_ttl: float = setting(
         DAY,
         help="How long a host's robots.txt is trusted before it is fetched again.",
-        unit=S,
+        unit=SECONDS,
         min=0,
     )
     max_crawl_delay: float = setting(
-        30.0, help="A robots.txt Crawl-delay is honoured up to this.", unit=S, min=0
+        30.0, help="A robots.txt Crawl-delay is honoured up to this.", unit=SECONDS, min=0
     )
     backoff: float = setting(
         5.0,
         help="The first back-off after a 429 or 503 without Retry-After; it doubles each time.",
-        unit=S,
+        unit=SECONDS,
         min=0,
     )
     max_retry_after: float = setting(
         300.0,
         help="A Retry-After longer than this gives up on the URL for this round.",
-        unit=S,
+        unit=SECONDS,
         min=0,
     )
     inround_retries: int = setting(
@@ -356,7 +354,7 @@ class WatchSettings:
         300.0,
         help="Time from one watch round's start to the next one's, at least (pages wait that "
         "long at most past their due time).",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
@@ -364,14 +362,14 @@ class WatchSettings:
         60.0,
         help="After a round in which no host answered (offline), the first wait before trying "
         "again; each offline round doubles it.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
     offline_max_wait: float = setting(
         1800.0,
         help="The longest wait between two tries while offline.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
@@ -379,7 +377,7 @@ class WatchSettings:
     # what is due within this (a sleep's own timer stops while suspended). One look a
     # minute costs no measurable CPU.
     wake_check: float = setting(
-        60.0, help="A watcher's longest single sleep.", unit=S, min=0, above_min=True
+        60.0, help="A watcher's longest single sleep.", unit=SECONDS, min=0, above_min=True
     )
 
 
@@ -406,14 +404,14 @@ class SourceSettings:
         help="Time between two readings of a new source; a reading that finds new pages "
         "halves it, one that finds none (or a 304) makes it half as long again, within the "
         "shortest and longest; a failed reading doubles it.",
-        unit=S,
+        unit=SECONDS,
         min=0,
     )
     min_interval: float = setting(
         HOUR,
         help="The shortest time between two readings of a source (one that finds new pages "
         "is read twice as often, down to this).",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
@@ -421,7 +419,7 @@ class SourceSettings:
         7 * DAY,
         help="The longest time between two readings of a source (one that finds nothing new "
         "is read less often, up to this).",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
@@ -474,7 +472,7 @@ class WorkerSettings:
         help="How long a worker's lease on a host lasts (a shared PostgreSQL store): its "
         "heartbeat renews it every third of this; a worker killed loses its hosts to "
         "the others this long after its last renewal, at most.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,  # a lease of 0 s would never hold a host
         stored=True,
@@ -492,7 +490,7 @@ class DatabaseSettings:
         300.0,
         help="How long a crawl that lost its database server keeps trying before it ends; "
         "nothing committed is lost, and the pages not committed stay due.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         stored=True,
     )
@@ -500,18 +498,21 @@ class DatabaseSettings:
         0.25,
         help="The first pause before trying a lost database server again; each try "
         "doubles it, up to max_backoff.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,
     )
     max_backoff: float = setting(
-        8.0, help="The longest pause between two tries of a lost database server.", unit=S, min=0
+        8.0,
+        help="The longest pause between two tries of a lost database server.",
+        unit=SECONDS,
+        min=0,
     )
     connect_timeout: float = setting(
         10.0,
         help="How long connecting to a database server may take (unless its URL says "
         "connect_timeout).",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,
     )
@@ -546,7 +547,7 @@ class CrawlSettings:
     stop_grace: float = setting(
         2.0,
         help="After a stop, the fetches in flight get this long to finish.",
-        unit=S,
+        unit=SECONDS,
         min=0,
     )
     round_size: int = setting(
@@ -563,7 +564,7 @@ class CrawlSettings:
     commit_seconds: float = setting(
         1.0,
         help="Pages are committed to the store at least this often.",
-        unit=S,
+        unit=SECONDS,
         min=0,
         above_min=True,
     )
@@ -571,7 +572,7 @@ class CrawlSettings:
         0.2,
         help="Progress events are handed to the observer (the app, the command line's "
         "report) at most this often.",
-        unit=S,
+        unit=SECONDS,
         min=0,
     )
     max_retries: int = setting(
@@ -667,16 +668,14 @@ VIEW = ViewSettings()
 # -- the schema: every setting read back from its field ---------------------------------
 
 
-#: Every setting by dotted name (``politeness.delay``): the crawl's, then the defaults
-#: of a new project (``project.schedule``) and what the front ends show (``view.``).
+#: The crawl's settings by dotted name (``politeness.delay``, ``rounds``).
+CRAWL_SETTINGS: dict[str, SettingSpec] = {spec.name: spec for spec in specs(CrawlSettings)}
+#: Every setting by dotted name: the crawl's, then the defaults of a new project
+#: (``project.schedule``) and what the front ends show (``view.diff_context``).
 SETTINGS: dict[str, SettingSpec] = {
-    spec.name: spec
-    for root, prefix in (
-        (CrawlSettings, ""),
-        (ProjectDefaults, "project."),
-        (ViewSettings, "view."),
-    )
-    for spec in specs(root, prefix)
+    **CRAWL_SETTINGS,
+    **{spec.name: spec for spec in specs(ProjectDefaults, "project.")},
+    **{spec.name: spec for spec in specs(ViewSettings, "view.")},
 }
 #: The crawl settings a project keeps (``recrawl settings``, the app's Settings), in order:
 #: those whose field says ``stored=True``.
@@ -730,8 +729,8 @@ def with_overrides(
     grouped: dict[str, dict[str, Any]] = {}
     top: dict[str, Any] = {}
     for name, value in overrides.items():
-        spec = stored_spec(name) if kept else SETTINGS.get(name)
-        if spec is None or spec.name.startswith(("project.", "view.")):
+        spec = stored_spec(name) if kept else CRAWL_SETTINGS.get(name)
+        if spec is None:
             raise InvalidArgument(f"no crawl setting {name!r}")
         group, _, field_name = name.rpartition(".")
         (grouped.setdefault(group, {}) if group else top)[field_name] = spec.check(value)

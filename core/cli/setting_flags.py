@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from recrawl.core.config import SETTINGS
+from recrawl.core.config import CRAWL_SETTINGS
 from recrawl.core.setting_schema import Refused, SettingSpec
 
 #: Each flag with the settings it sets, in the schema's order.
 FLAGS: dict[str, tuple[SettingSpec, ...]] = {}
-for _spec in SETTINGS.values():
+for _spec in CRAWL_SETTINGS.values():
     if _spec.flag:
         FLAGS[_spec.flag] = (*FLAGS.get(_spec.flag, ()), _spec)
 _METAVARS = {"duration": "S", "size": "SIZE", "whole": "N", "number": "X", "list": "ITEMS"}
