@@ -49,11 +49,10 @@ SESSION_SETUP = (
     "SET idle_in_transaction_session_timeout = 60000; SET tcp_keepalives_idle = 15; "
     "SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 30000"
 )
-#: The advisory locks' first key ("RCRW"): the second names what is locked. Advisory
-#: locks belong to one database, so each project's store has its own.
+#: The advisory locks' first key ("RCRW"): the second names what is locked
+#: (:data:`recrawl.core.store.MIGRATION`, ...). Advisory locks belong to one database, so
+#: each project's store has its own.
 LOCK_SPACE = 0x52435257
-MIGRATION_LOCK = 1
-COMPACTION_LOCK = 2
 
 
 def client_version() -> str:
