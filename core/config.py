@@ -240,6 +240,54 @@ class ParseSettings:
         unit="characters",
         min=0,
     )
+    max_invalid_links: int = setting(
+        100,
+        help="Malformed links of one page kept (as rejected links) with their reason; the "
+        "rest are only counted, so a page of 100,000 bad links cannot flood the store.",
+        unit="links",
+        min=0,
+    )
+    max_invalid_chars: int = setting(
+        2000,
+        help="A malformed link longer than this is kept cut, with its length said.",
+        unit="characters",
+        min=1,
+    )
+    # a header is bounded by the HTTP client, tens of kB
+    max_header_embeds: int = setting(
+        100, help="Embeds read from one response's Link header, at most.", unit="embeds", min=0
+    )
+    # each level's markup is a part of the level above, so a few levels bound the work
+    # to a few times the page
+    max_srcdoc_depth: int = setting(
+        3,
+        help="iframe srcdoc documents inside srcdoc documents read, at most.",
+        unit="levels",
+        min=0,
+    )
+    # the head of a bundle names its assets
+    max_script_chars: int = setting(
+        1_000_000,
+        help="A script's text read for the assets it names, at most.",
+        unit="characters",
+        min=0,
+    )
+    max_script_guesses: int = setting(
+        50,
+        help="Embeds guessed from one script (or one document's inline scripts), at most.",
+        unit="embeds",
+        min=0,
+    )
+    # the larger are searched as text, as htmldate does
+    max_json_chars: int = setting(
+        1_000_000,
+        help="A JSON-LD script longer than this is not parsed for a page's dates.",
+        unit="characters",
+        min=0,
+    )
+    max_json_values: int = setting(
+        10_000, help="JSON values walked in one script, at most.", unit="values", min=0
+    )
     max_stylesheet_chars: int = setting(
         2_000_000,
         help="A stylesheet is read for what it embeds up to this many characters (its "
