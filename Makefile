@@ -38,10 +38,12 @@ check: $(STAMP)
 
 lint typecheck: check
 
-# the generated pages of docs/ (tests/docs fails when one is stale): the command-line
-# reference from the argument parser
+# the pages of docs/ made from the code (tests/docs fails when one is stale): the
+# command-line reference from the argument parser, the settings table from the schema
+.PHONY: docs
 docs: $(STAMP)
 	$(PY) docs/make_cli_reference.py
+	$(PY) docs/make_settings_table.py
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'

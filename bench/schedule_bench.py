@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from recrawl.core.policy.schedule import DAY, HOUR, MINUTE
+from recrawl.core.clock import DAY, HOUR, MINUTE
 from recrawl.core.policy.schedules import make_schedule
 from recrawl.core.policy.simulate import CorpusResult, corpus_rates, optimum, simulate_corpus
 

@@ -104,7 +104,7 @@ def main() -> int:
         inputs.append((target.text, target.numbers, same))
 
     def lattices_only() -> None:
-        finder = LatticeFinder(TrapSettings().max_lattice)
+        finder = LatticeFinder(TrapSettings())
         for text, numbers, linked_from in inputs:
             finder.add(text, numbers, linked_from)
 

@@ -10,7 +10,9 @@
     store      the database: models, migrations, queries
     filters    URL filter chains (pure: no store, no network)
     content    a page's main text, text diffs (pure)
-    errors, clock, config, resources, textfile, words   shared by all
+    config     every setting: its default, help, unit, bounds, flag (one schema)
+    setting_schema   what a setting's field says of itself; reading and checking values
+    errors, clock, resources, textfile, words   shared by all
 
 ``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).
 Nothing here imports Qt or :mod:`recrawl.gui`.

@@ -13,6 +13,11 @@ from datetime import UTC, datetime, timedelta
 
 from recrawl.core.errors import InvalidArgument
 
+#: Seconds in a minute, an hour, a day: the units every duration is counted in.
+MINUTE = 60.0
+HOUR = 3600.0
+DAY = 86400.0
+
 
 def utcnow() -> datetime:
     """The current time as a naive UTC datetime (the storage convention)."""
@@ -40,7 +45,7 @@ def parse_iso(text: str) -> datetime:
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|[mhdw])?\s*$")
-_UNIT_SECONDS = {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+_UNIT_SECONDS = {None: 1, "s": 1, "m": MINUTE, "min": MINUTE, "h": HOUR, "d": DAY, "w": 7 * DAY}
 
 
 def parse_duration(text: str) -> float:
@@ -71,7 +76,7 @@ def human_duration(seconds: float | None) -> str:
     return f"{seconds / 86400:.1f} d"
 
 
-_UNITS = (("d", 86400.0), ("h", 3600.0), ("m", 60.0), ("s", 1.0))
+_UNITS = (("d", DAY), ("h", HOUR), ("m", MINUTE), ("s", 1.0))
 
 
 def duration_text(seconds: float | None) -> str:

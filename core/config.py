@@ -1,58 +1,93 @@
-"""All engine settings, with their defaults documented once.
+"""All engine settings, each with its facts written once.
 
 Settings are frozen, keyword-only dataclasses; the CLI and the GUI build them from
-flags and preferences with :func:`dataclasses.replace`.
+flags and what the project keeps with :func:`with_overrides`. Every field is made by
+:func:`~recrawl.core.setting_schema.setting`: its default, help, unit, bounds, whether
+a project keeps it and its ``recrawl crawl`` flag. :data:`SETTINGS` reads them back
+(:class:`~recrawl.core.setting_schema.SettingSpec`), and everything else is made from
+it: the crawl flags, ``recrawl settings``, the app's Settings dialog, the checks of a
+value, and ``docs/settings.md`` (``docs/make_settings_table.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from recrawl.core.clock import DAY, HOUR
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, setting, specs
 
 from recrawl import __version__
 
 DEFAULT_CONTACT_URL = "https://github.com/recrawl/recrawl"
-#: The key of a field's metadata that holds its help (:func:`documented`).
-HELP = "help"
 
 
-def documented(default: Any, help_text: str) -> Any:
-    """A field's default with its help for people: the sentences ``recrawl settings
-    --help`` and the app's Settings show (every setting of :data:`STORABLE` has one)."""
-    return field(default=default, metadata={HELP: help_text})
+def _user_agent_rule(value: str) -> str | None:
+    """A User-Agent names the crawler: robots.txt groups are matched by its first word
+    (``Archivist`` in ``Archivist/1.0 (+https://…)``), and servers log who came."""
+    if value.split("/", 1)[0].split():
+        return None
+    return "must start with the crawler's name, like 'Archivist/1.0 (+https://example.org/contact)'"
 
 
 @dataclass(frozen=True, kw_only=True)
 class FetchSettings:
-    user_agent: str = documented(
-        f"Recrawl/{__version__} (+{DEFAULT_CONTACT_URL})",
-        "Sent on every request: the crawler's name first (robots.txt is matched by it), "
-        "then how to reach its operator.",
+    read_timeout: float = setting(
+        30.0,
+        help="How long the server may send nothing before the fetch fails.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,  # a timeout of 0 would fail every fetch at once
+        stored=True,
+        flag="--timeout",
     )
-    #: Seconds to open a TCP/TLS connection.
-    connect_timeout: float = 10.0
-    read_timeout: float = documented(
-        30.0, "How long the server may send nothing before the fetch fails (crawl --timeout)."
-    )
-    #: None: it follows the read timeout, :data:`TOTAL_TIMEOUT_FACTOR` times it, at
-    #: most :data:`MAX_TOTAL_TIMEOUT`.
-    total_timeout: float | None = documented(
+    total_timeout: float | None = setting(
         None,
-        "How long a whole fetch may take, however slowly the bytes trickle in (a server "
+        help="How long a whole fetch may take, however slowly the bytes trickle in (a server "
         "that drips one byte a second never trips the read timeout). Not set: ten read "
         "timeouts, at most 2 minutes.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+        stored=True,
     )
-    #: Cap on the body as received *and* on its decompressed size (gzip bombs).
-    max_body_bytes: int = documented(
+    user_agent: str = setting(
+        f"Recrawl/{__version__} (+{DEFAULT_CONTACT_URL})",
+        help="Sent on every request: the crawler's name first (robots.txt is matched by it), "
+        "then how to reach its operator.",
+        stored=True,
+        rule=_user_agent_rule,
+    )
+    max_body_bytes: int = setting(
         10 * 1024 * 1024,
-        "A response's body, at most, as received and unpacked (a gzip bomb stops "
+        help="A response's body, at most, as received and unpacked (a gzip bomb stops "
         "here): a larger one is cut, said in its fetch record.",
+        unit=BYTES,
+        min=1,
+        stored=True,
     )
-    #: Content codings we accept; the body is archived as received, still encoded.
-    accept_encoding: str = "gzip, deflate"
+    connect_timeout: float = setting(
+        10.0,
+        help="How long opening a TCP/TLS connection may take.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+        flag="--timeout",
+    )
+    # RFC 9309 §2.3.1.2 asks at least five where redirects are followed at all
+    max_redirects: int = setting(
+        5,
+        help="Redirects followed from a robots.txt, or from one embedded URL, at most "
+        "(a page's redirect is a link, and counts toward the depth limit instead).",
+        unit="redirects",
+        min=0,
+    )
+    accept_encoding: str = setting(
+        "gzip, deflate",
+        help="The content codings asked for; a body is archived as received, still encoded.",
+    )
 
     @property
     def whole_request_timeout(self) -> float:
@@ -70,27 +105,85 @@ MAX_TOTAL_TIMEOUT = 120.0
 
 @dataclass(frozen=True, kw_only=True)
 class PolitenessSettings:
-    concurrency: int = documented(16, "Parallel requests over all hosts.")
-    per_host: int = documented(1, "Parallel connections to one host.")
-    delay: float = documented(1.0, "Time between two requests to one host (jittered by ±50 %).")
-    #: The delay is drawn uniformly from [delay·(1−jitter), delay·(1+jitter)].
-    jitter: float = 0.5
-    obey_robots: bool = documented(True, "Obey robots.txt (RFC 9309).")
-    #: Seconds a host's robots.txt is trusted before it is fetched again.
-    robots_ttl: float = 24 * 3600.0
-    #: ``Crawl-delay`` is honoured up to this many seconds.
-    max_crawl_delay: float = 30.0
-    #: First back-off after a 429/503 without ``Retry-After``; doubles each time.
-    backoff: float = 5.0
-    #: ``Retry-After`` longer than this gives up on the URL for this round.
-    max_retry_after: float = 300.0
-    retry_after_cap: float = documented(
-        7 * 86400.0,
-        "The longest wait a Retry-After (or back-off) can impose on a host: a server "
-        "asking for years is cut to this, with a warning in the crawl's log.",
+    delay: float = setting(
+        1.0,
+        help="Time between two requests to one host (jittered by ±50 %).",
+        unit=SECONDS,
+        min=0,
+        stored=True,
+        flag="--delay",
     )
-    #: How often one URL is retried within a round after a 429/503.
-    inround_retries: int = 2
+    per_host: int = setting(
+        1,
+        help="Parallel connections to one host.",
+        unit="connections",
+        min=1,
+        stored=True,
+        flag="--per-host",
+    )
+    concurrency: int = setting(
+        16,
+        help="Parallel requests over all hosts.",
+        unit="requests",
+        min=1,
+        stored=True,
+        flag="--concurrency",
+    )
+    obey_robots: bool = setting(
+        True,
+        help="Obey robots.txt (RFC 9309).",
+        stored=True,
+        flag="--ignore-robots",
+        flag_help="Fetch what robots.txt disallows (only with the site owner's consent).",
+    )
+    retry_after_cap: float = setting(
+        7 * DAY,
+        help="The longest wait a Retry-After (or back-off) can impose on a host: a server "
+        "asking for years is cut to this, with a warning in the crawl's log.",
+        unit=SECONDS,
+        min=0,
+        stored=True,
+    )
+    # RFC 9309 §2.5: a crawler parses at least 500 KiB
+    max_robots_bytes: int = setting(
+        500 * 1024,
+        help="A robots.txt is read up to this size; what lies past it is not seen.",
+        unit=BYTES,
+        min=1,
+    )
+    jitter: float = setting(
+        0.5,
+        help="The delay is drawn uniformly between delay·(1−jitter) and delay·(1+jitter).",
+        min=0,
+        max=1,
+    )
+    robots_ttl: float = setting(
+        DAY,
+        help="How long a host's robots.txt is trusted before it is fetched again.",
+        unit=SECONDS,
+        min=0,
+    )
+    max_crawl_delay: float = setting(
+        30.0, help="A robots.txt Crawl-delay is honoured up to this.", unit=SECONDS, min=0
+    )
+    backoff: float = setting(
+        5.0,
+        help="The first back-off after a 429 or 503 without Retry-After; it doubles each time.",
+        unit=SECONDS,
+        min=0,
+    )
+    max_retry_after: float = setting(
+        300.0,
+        help="A Retry-After longer than this gives up on the URL for this round.",
+        unit=SECONDS,
+        min=0,
+    )
+    inround_retries: int = setting(
+        2,
+        help="How often one URL is retried within a round after a 429 or 503.",
+        unit="retries",
+        min=0,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,31 +193,109 @@ class ParseSettings:
     elements. A page past a bound is parsed up to it and archived whole; its fetch
     record says where the parse stopped and why."""
 
-    #: Elements open at once (nesting depth). Browsers stop nesting deeper too (Blink's
-    #: parser at 512 levels).
-    max_depth: int = 512
-    #: Start tags read. Parse trees take ~300 bytes an element: 200,000 are ~60 MB.
-    max_elements: int = 200_000
-    #: Processes that analyse pages (parse, links, signature) beside the crawl's own,
-    #: so its interpreter lock stays free for fetching and the app's window. None: one a
-    #: core, at most four (:func:`recrawl.core.engine.pool.default_processes`); 0: none,
-    #: pages are analysed in the crawl's process.
-    processes: int | None = None
-    #: Whether the analysis also hashes the page's outlinks, so the crawl can count the
-    #: new ones (set by the crawl when its schedule learns from them: ``discovery``).
-    hash_links: bool = False
+    # Browsers stop nesting deeper too (Blink's parser at 512 levels).
+    max_depth: int = setting(
+        512,
+        help="Elements open at once (nesting depth) in one page's parse.",
+        unit="elements",
+        min=1,
+    )
+    # Parse trees take ~300 bytes an element: 200,000 are ~60 MB.
+    max_elements: int = setting(
+        200_000, help="Start tags read in one page's parse.", unit="elements", min=1
+    )
+    processes: int | None = setting(
+        None,
+        help="Processes that analyse pages (parse, links, signature) beside the crawl's own, "
+        "so its interpreter lock stays free for fetching and the app's window. Not set: one "
+        "a core, at most four; 0: none, pages are analysed in the crawl's process.",
+        unit="processes",
+        min=0,
+    )
+    hash_links: bool = setting(
+        False,
+        help="The analysis also hashes the page's outlinks, so the crawl can count the new "
+        "ones (set by the crawl when its schedule learns from them: discovery).",
+    )
     #: (docs/design.md §14)
-    max_embeds: int = documented(
+    max_embeds: int = setting(
         1_000,
-        "What one page (or stylesheet) embeds, at most: its distinct images, styles, "
+        help="What one page (or stylesheet) embeds, at most: its distinct images, styles, "
         "scripts, fonts… A page of 100,000 images keeps the first ones; its capture's "
         "completeness counts the rest as missing.",
+        unit="embeds",
+        min=0,
+        stored=True,
     )
-    #: A stylesheet is read for what it embeds up to this many characters (its capture
-    #: is whole whatever its size), and so is a page's CSS in all (its style blocks and
-    #: attributes); the fetch record says where it was cut. tinycss2 reads 1 to 1.5 MB of
-    #: real CSS a second: any stylesheet costs about 2 s at most.
-    max_stylesheet_chars: int = 2_000_000
+    # tinycss2 reads 1 to 1.5 MB of real CSS a second: any stylesheet costs about 2 s at most.
+    max_feeds: int = setting(
+        10,
+        help="Feeds one page advertises that are kept (a page can advertise any number).",
+        unit="feeds",
+        min=0,
+    )
+    max_title: int = setting(
+        500,
+        help="A page's title is kept cut to this (a page can stuff megabytes into one).",
+        unit="characters",
+        min=0,
+    )
+    max_invalid_links: int = setting(
+        100,
+        help="Malformed links of one page kept (as rejected links) with their reason; the "
+        "rest are only counted, so a page of 100,000 bad links cannot flood the store.",
+        unit="links",
+        min=0,
+    )
+    max_invalid_chars: int = setting(
+        2000,
+        help="A malformed link longer than this is kept cut, with its length said.",
+        unit="characters",
+        min=1,
+    )
+    # a header is bounded by the HTTP client, tens of kB
+    max_header_embeds: int = setting(
+        100, help="Embeds read from one response's Link header, at most.", unit="embeds", min=0
+    )
+    # each level's markup is a part of the level above, so a few levels bound the work
+    # to a few times the page
+    max_srcdoc_depth: int = setting(
+        3,
+        help="iframe srcdoc documents inside srcdoc documents read, at most.",
+        unit="levels",
+        min=0,
+    )
+    # the head of a bundle names its assets
+    max_script_chars: int = setting(
+        1_000_000,
+        help="A script's text read for the assets it names, at most.",
+        unit="characters",
+        min=0,
+    )
+    max_script_guesses: int = setting(
+        50,
+        help="Embeds guessed from one script (or one document's inline scripts), at most.",
+        unit="embeds",
+        min=0,
+    )
+    # the larger are searched as text, as htmldate does
+    max_json_chars: int = setting(
+        1_000_000,
+        help="A JSON-LD script longer than this is not parsed for a page's dates.",
+        unit="characters",
+        min=0,
+    )
+    max_json_values: int = setting(
+        10_000, help="JSON values walked in one script, at most.", unit="values", min=0
+    )
+    max_stylesheet_chars: int = setting(
+        2_000_000,
+        help="A stylesheet is read for what it embeds up to this many characters (its "
+        "capture is whole whatever its size), and so is a page's CSS in all (its style "
+        "blocks and attributes); the fetch record says where it was cut.",
+        unit="characters",
+        min=1,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,14 +305,19 @@ class EmbedSettings:
     robots.txt and each host's politeness. The chain's embed rules decide which; an embed
     is fetched again once its own interval has passed (revisit records when unchanged)."""
 
-    enabled: bool = documented(
-        True, "Fetch what pages embed: stylesheets, scripts, images, fonts (off: the pages alone)."
+    enabled: bool = setting(
+        True,
+        help="Fetch what pages embed: stylesheets, scripts, images, fonts (off: the pages alone).",
+        stored=True,
     )
     #: Heritrix's transclusion hops.
-    max_hops: int = documented(
+    max_hops: int = setting(
         2,
-        "Embeds of embeds followed this deep: a page's stylesheet is one hop, the font "
+        help="Embeds of embeds followed this deep: a page's stylesheet is one hop, the font "
         "that stylesheet names two; what lies deeper is missing.",
+        unit="hops",
+        min=0,
+        stored=True,
     )
 
 
@@ -155,33 +331,62 @@ class TrapSettings:
     large number lifts a limit."""
 
     #: Heritrix stops at 20 hops; sites watched whole run deeper.
-    max_depth: int = documented(
-        50, "Links followed from a seed, at most (a seed is depth 0; a redirect is a link)."
+    max_depth: int = setting(
+        50,
+        help="Links followed from a seed, at most (a seed is depth 0; a redirect is a link).",
+        unit="links",
+        min=0,
+        stored=True,
     )
-    max_pages_per_host_round: int = documented(
-        5_000, "Pages of one host taken into one round; the rest wait for the next round."
+    max_pages_per_host_round: int = setting(
+        5_000,
+        help="Pages of one host taken into one round; the rest wait for the next round.",
+        unit="pages",
+        min=0,
+        stored=True,
     )
     # A blog's pages, each linking the next (/page/40), are a chain as long: not cut.
-    max_sequence: int = documented(
+    max_sequence: int = setting(
         40,
-        "A chain of pages whose URLs differ only by a growing number or date, each "
+        help="A chain of pages whose URLs differ only by a growing number or date, each "
         "linking the next (/cal/2027-01-05 → /cal/2027-01-06), ends after this many: the "
         "next link is held back and reported as a possible trap with its pattern.",
+        unit="pages",
+        min=0,
+        stored=True,
     )
     # A list of articles has an identifier (its most varied number has few links a
     # value); a thread's pages step by one number only: neither is a lattice.
-    max_lattice: int = documented(
+    max_lattice: int = setting(
         100,
-        "Links of one pattern differing only in two numbers or more that fill a grid (a "
+        help="Links of one pattern differing only in two numbers or more that fill a grid (a "
         "calendar linking the next and previous day, month and year: /cal/{n}/{n}/{n}): "
-        "past this many, with eight or more for each value of their most varied number "
+        "past this many, with lattice_grid or more for each value of their most varied number "
         "and pages of the pattern linking each other by one-number steps in two places "
         "or more, the pattern is reported as a possible trap and held back.",
+        unit="links",
+        min=0,
+        stored=True,
     )
-    allowed_patterns: tuple[str, ...] = documented(
+    lattice_grid: int = setting(
+        8,
+        help="A lattice has this many links, at least, for each value of its most varied number.",
+        unit="links",
+        min=1,
+    )
+    # each article of a news site has its own pattern: its slug is in it
+    patterns_kept: int = setting(
+        20_000,
+        help="URL patterns one crawl follows at once for lattices; past this, the ones seen "
+        "once or twice are forgotten.",
+        unit="patterns",
+        min=1,
+    )
+    allowed_patterns: tuple[str, ...] = setting(
         (),
-        "Trap patterns you allowed, as the crawl reported them (or with {n} for each "
+        help="Trap patterns you allowed, as the crawl reported them (or with {n} for each "
         "number): their links are followed (the depth limit still holds).",
+        stored=True,
     )
 
 
@@ -193,23 +398,35 @@ class WatchSettings:
     (one segment), not one round each; a change of seeds, chain or settings wakes it at
     once whatever the gap."""
 
-    round_gap: float = documented(
+    round_gap: float = setting(
         300.0,
-        "Time from one watch round's start to the next one's, at least (pages wait that "
+        help="Time from one watch round's start to the next one's, at least (pages wait that "
         "long at most past their due time).",
+        unit=SECONDS,
+        min=0,
+        stored=True,
     )
-    offline_wait: float = documented(
+    offline_wait: float = setting(
         60.0,
-        "After a round in which no host answered (offline), the first wait before trying "
+        help="After a round in which no host answered (offline), the first wait before trying "
         "again; each offline round doubles it.",
+        unit=SECONDS,
+        min=0,
+        stored=True,
     )
-    offline_max_wait: float = documented(
-        1800.0, "The longest wait between two tries while offline."
+    offline_max_wait: float = setting(
+        1800.0,
+        help="The longest wait between two tries while offline.",
+        unit=SECONDS,
+        min=0,
+        stored=True,
     )
-    #: The longest single sleep: the wall clock is read after each, so a machine woken
-    #: from suspend re-checks what is due within this (a sleep's own timer stops while
-    #: suspended). One look a minute costs no measurable CPU.
-    wake_check: float = 60.0
+    # The wall clock is read after each sleep, so a machine woken from suspend re-checks
+    # what is due within this (a sleep's own timer stops while suspended). One look a
+    # minute costs no measurable CPU.
+    wake_check: float = setting(
+        60.0, help="A watcher's longest single sleep.", unit=SECONDS, min=0, above_min=True
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -218,47 +435,76 @@ class SourceSettings:
     with the politeness and robots rules of their host. What they list goes through the
     chain like a link. A source past a bound is read up to it, said in one log line."""
 
-    enabled: bool = documented(
+    enabled: bool = setting(
         True,
-        "Read sitemaps and feeds, and find the pages they list (a page's own feeds are "
+        help="Read sitemaps and feeds, and find the pages they list (a page's own feeds are "
         "noted whether or not).",
+        stored=True,
     )
-    default_sitemaps: bool = documented(
+    default_sitemaps: bool = setting(
         True,
-        "Try /sitemap.xml of every host with pages (robots.txt Sitemap: lines are read "
+        help="Try /sitemap.xml of every host with pages (robots.txt Sitemap: lines are read "
         "either way).",
+        stored=True,
     )
-    #: Seconds between two readings of a new source; a reading that finds new pages
-    #: halves it, one that finds none (or a 304) makes it half as long again, within
-    #: [min_interval, max_interval]. A failed reading doubles it.
-    initial_interval: float = 6 * 3600.0
-    min_interval: float = documented(
-        3600.0,
-        "The shortest time between two readings of a source (one that finds new pages "
+    initial_interval: float = setting(
+        6 * HOUR,
+        help="Time between two readings of a new source; a reading that finds new pages "
+        "halves it, one that finds none (or a 304) makes it half as long again, within the "
+        "shortest and longest; a failed reading doubles it.",
+        unit=SECONDS,
+        min=0,
+    )
+    min_interval: float = setting(
+        HOUR,
+        help="The shortest time between two readings of a source (one that finds new pages "
         "is read twice as often, down to this).",
+        unit=SECONDS,
+        min=0,
+        stored=True,
     )
-    max_interval: float = documented(
-        7 * 86400.0,
-        "The longest time between two readings of a source (one that finds nothing new "
+    max_interval: float = setting(
+        7 * DAY,
+        help="The longest time between two readings of a source (one that finds nothing new "
         "is read less often, up to this).",
+        unit=SECONDS,
+        min=0,
+        stored=True,
     )
-    #: A source's size, at most (sitemaps.org's limit is 50 MB uncompressed); gzip
-    #: sitemaps are unpacked up to it too.
-    max_bytes: int = 50 * 1024 * 1024
-    #: Entries read from one source (sitemaps.org's limit per file).
-    max_entries: int = 50_000
-    #: Sitemap indexes within indexes, at most (the protocol allows none).
-    max_index_depth: int = 2
-    #: Sitemaps of one host (a news site's index may list thousands): the first found
-    #: are kept.
-    max_sitemaps_per_host: int = 1_000
-    max_feeds_per_host: int = documented(
+    # sitemaps.org's limit is 50 MB uncompressed
+    max_bytes: int = setting(
+        50 * 1024 * 1024,
+        help="A source's size, at most; gzip sitemaps are unpacked up to it too.",
+        unit=BYTES,
+        min=1,
+    )
+    # sitemaps.org's limit per file
+    max_entries: int = setting(50_000, help="Entries read from one source.", unit="entries", min=0)
+    # the protocol allows none
+    max_index_depth: int = setting(
+        2, help="Sitemap indexes within indexes, at most.", unit="levels", min=0
+    )
+    # a news site's index may list thousands
+    max_sitemaps_per_host: int = setting(
+        1_000,
+        help="Sitemaps of one host read, at most: the first found are kept.",
+        unit="sitemaps",
+        min=0,
+    )
+    max_feeds_per_host: int = setting(
         20,
-        "Feeds of one host read, at most (a blog advertises a comments feed on every "
+        help="Feeds of one host read, at most (a blog advertises a comments feed on every "
         "post): the first found are kept.",
+        unit="feeds",
+        min=0,
+        stored=True,
     )
-    #: Sources read before one round, at most; the rest wait for the next round.
-    max_reads_per_round: int = 2_000
+    max_reads_per_round: int = setting(
+        2_000,
+        help="Sources read before one round, at most; the rest wait for the next round.",
+        unit="sources",
+        min=0,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,13 +513,17 @@ class WorkerSettings:
     or watch on PostgreSQL. Each leases the hosts it fetches; a lease runs out
     ``lease_seconds`` after its last renewal, timed by the database's clock."""
 
-    #: A worker whose renewals fail starts no fetch of those hosts once two thirds of
-    #: it passed since the last one.
-    lease_seconds: float = documented(
+    # A worker whose renewals fail starts no fetch of those hosts once two thirds of it
+    # passed since the last one.
+    lease_seconds: float = setting(
         60.0,
-        "How long a worker's lease on a host lasts (a shared PostgreSQL store): its "
+        help="How long a worker's lease on a host lasts (a shared PostgreSQL store): its "
         "heartbeat renews it every third of this; a worker killed loses its hosts to "
         "the others this long after its last renewal, at most.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,  # a lease of 0 s would never hold a host
+        stored=True,
     )
 
 
@@ -284,168 +534,255 @@ class DatabaseSettings:
     batches kept, and tries again with growing pauses."""
 
     #: (``StoreLost``)
-    give_up_after: float = documented(
+    give_up_after: float = setting(
         300.0,
-        "How long a crawl that lost its database server keeps trying before it ends; "
+        help="How long a crawl that lost its database server keeps trying before it ends; "
         "nothing committed is lost, and the pages not committed stay due.",
+        unit=SECONDS,
+        min=0,
+        stored=True,
+    )
+    first_backoff: float = setting(
+        0.25,
+        help="The first pause before trying a lost database server again; each try "
+        "doubles it, up to max_backoff.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+    )
+    max_backoff: float = setting(
+        8.0,
+        help="The longest pause between two tries of a lost database server.",
+        unit=SECONDS,
+        min=0,
+    )
+    connect_timeout: float = setting(
+        10.0,
+        help="How long connecting to a database server may take (unless its URL says "
+        "connect_timeout).",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
     )
 
 
 @dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
-    fetch: FetchSettings = field(default_factory=FetchSettings)
+    # in the order `recrawl settings`, the app's Settings and docs/settings.md list them
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
-    parse: ParseSettings = field(default_factory=ParseSettings)
+    fetch: FetchSettings = field(default_factory=FetchSettings)
     traps: TrapSettings = field(default_factory=TrapSettings)
     watch: WatchSettings = field(default_factory=WatchSettings)
     sources: SourceSettings = field(default_factory=SourceSettings)
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     database: DatabaseSettings = field(default_factory=DatabaseSettings)
     embeds: EmbedSettings = field(default_factory=EmbedSettings)
-    #: Stop after this many rounds (None: until nothing is due).
-    rounds: int | None = None
-    #: Stop after this many fetches in total (None: no limit).
-    max_pages: int | None = None
-    #: Pages taken into one round, best score first.
-    round_size: int = 50_000
-    #: Follow links marked ``rel=nofollow``.
-    follow_nofollow: bool = False
-    #: Pages are committed to the store in batches of this many fetches...
-    commit_every: int = 200
-    #: ...or after this many seconds, whichever comes first.
-    commit_seconds: float = 1.0
-    #: Progress events are handed to the observer at most this often (seconds).
-    event_interval: float = 0.2
-    #: Failed fetches (network errors, 5xx) before a page is marked gone; when a failed
-    #: page is tried again is the schedule's call (``retry_interval``, one day).
-    max_retries: int = 3
-    #: Links whose filter verdict one crawl remembers (so a link met on every page is
-    #: filtered and recorded once); past this the memory starts over, which costs only
-    #: re-checking (~100 bytes a URL: a million is about 150 MB).
-    seen_limit: int = 1_000_000
+    parse: ParseSettings = field(default_factory=ParseSettings)
+    rounds: int | None = setting(
+        None,
+        help="Stop after this many rounds (not set: until nothing is due).",
+        unit="rounds",
+        min=1,
+        flag="--rounds",
+    )
+    max_pages: int | None = setting(
+        None,
+        help="Stop after this many fetches in all (not set: no limit).",
+        unit="fetches",
+        min=1,
+        flag="--max-pages",
+    )
+    stop_grace: float = setting(
+        2.0,
+        help="After a stop, the fetches in flight get this long to finish.",
+        unit=SECONDS,
+        min=0,
+    )
+    round_size: int = setting(
+        50_000, help="Pages taken into one round, best score first.", unit="pages", min=1
+    )
+    follow_nofollow: bool = setting(False, help="Follow links marked rel=nofollow.")
+    commit_every: int = setting(
+        200,
+        help="Pages are committed to the store in batches of this many fetches, or after "
+        "commit_seconds, whichever comes first.",
+        unit="fetches",
+        min=1,
+    )
+    commit_seconds: float = setting(
+        1.0,
+        help="Pages are committed to the store at least this often.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+    )
+    event_interval: float = setting(
+        0.2,
+        help="Progress events are handed to the observer (the app, the command line's "
+        "report) at most this often.",
+        unit=SECONDS,
+        min=0,
+    )
+    max_retries: int = setting(
+        3,
+        help="Failed fetches (network errors, 5xx) before a page is marked gone; when a "
+        "failed page is tried again is the schedule's call (its retry interval, one day).",
+        unit="fetches",
+        min=0,
+    )
+    # ~100 bytes a URL: a million is about 150 MB
+    seen_limit: int = setting(
+        1_000_000,
+        help="Links whose filter verdict one crawl remembers (so a link met on every page is "
+        "filtered and recorded once); past this the memory starts over, which costs only "
+        "re-checking.",
+        unit="links",
+        min=1,
+    )
 
 
-# -- settings a project keeps (the CLI and the app start from them; flags override) ----
+@dataclass(frozen=True, kw_only=True)
+class ProjectDefaults:
+    """What a new project starts with (docs/design.md §4–§5): each is kept in the project
+    and changed by its own command (``recrawl schedule``, ``signature``, ``scoring``,
+    ``filter``) or the app's panel for it; a project made before a default changed keeps
+    its own."""
 
-#: The crawl settings a project may keep, by dotted name (``politeness.delay``), each
-#: with its type. Adding a setting here makes it storable and settable by name.
-STORABLE: dict[str, type] = {
-    "politeness.delay": float,
-    "politeness.per_host": int,
-    "politeness.concurrency": int,
-    "politeness.obey_robots": bool,
-    "politeness.retry_after_cap": float,
-    "fetch.read_timeout": float,
-    "fetch.total_timeout": float,
-    "fetch.user_agent": str,
-    "fetch.max_body_bytes": int,
-    "traps.max_depth": int,
-    "traps.max_pages_per_host_round": int,
-    "traps.max_sequence": int,
-    "traps.max_lattice": int,
-    "traps.allowed_patterns": tuple,
-    "watch.round_gap": float,
-    "watch.offline_wait": float,
-    "watch.offline_max_wait": float,
-    "sources.enabled": bool,
-    "sources.default_sitemaps": bool,
-    "sources.min_interval": float,
-    "sources.max_interval": float,
-    "sources.max_feeds_per_host": int,
-    "workers.lease_seconds": float,
-    "database.give_up_after": float,
-    "embeds.enabled": bool,
-    "embeds.max_hops": int,
-    "parse.max_embeds": int,
+    schedule: str = setting(
+        "aronsson",
+        help="The fetch schedule a new project starts with: when each page is due again.",
+        command="recrawl schedule",
+    )
+    # the issue 13 default (docs/design.md §4/§5 said text-profile, which misses one
+    # added sentence)
+    signature: str = setting(
+        "main-text",
+        help="How a new project tells that a page changed: the signature of its main text.",
+        command="recrawl signature",
+    )
+    scoring: str = setting(
+        "inlinks",
+        help="How a new project ranks pages when a round cannot take them all.",
+        command="recrawl scoring",
+    )
+    chain_file: str = setting(
+        "default-chain.toml",
+        help="The URL filter chain a new project starts with, a file of the app's resources.",
+        command="recrawl filter",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ViewSettings:
+    """How much the app and the command line show of a capture (no project keeps these:
+    a developer tunes them here)."""
+
+    content_cap: int = setting(
+        2 << 20,
+        help="Decoded bytes of a payload read for its text: the content view shows as much, "
+        "and captures are compared up to it.",
+        unit=BYTES,
+        min=1,
+    )
+    diff_max_lines: int = setting(
+        20_000,
+        help="Paragraphs of each side a diff compares; the rest is left out, and the diff "
+        "says it was cut.",
+        unit="lines",
+        min=1,
+    )
+    diff_max_chars: int = setting(
+        4 << 20,
+        help="Characters of each side a diff compares; the rest is left out, and the diff "
+        "says it was cut.",
+        unit="characters",
+        min=1,
+    )
+    diff_context: int = setting(
+        3,
+        help="Unchanged lines (or paragraphs) shown around each change of a diff; longer "
+        "runs of them fold into one line.",
+        unit="lines",
+        min=0,
+    )
+
+
+#: The defaults of a new project (nothing changes them but a developer here).
+PROJECT_DEFAULTS = ProjectDefaults()
+#: What the app and the command line show (nothing changes them but a developer here).
+VIEW = ViewSettings()
+
+
+# -- the schema: every setting read back from its field ---------------------------------
+
+
+#: The crawl's settings by dotted name (``politeness.delay``, ``rounds``).
+CRAWL_SETTINGS: dict[str, SettingSpec] = {spec.name: spec for spec in specs(CrawlSettings)}
+#: Every setting by dotted name: the crawl's, then the defaults of a new project
+#: (``project.schedule``) and what the front ends show (``view.diff_context``).
+SETTINGS: dict[str, SettingSpec] = {
+    **CRAWL_SETTINGS,
+    **{spec.name: spec for spec in specs(ProjectDefaults, "project.")},
+    **{spec.name: spec for spec in specs(ViewSettings, "view.")},
 }
+#: The crawl settings a project keeps (``recrawl settings``, the app's Settings), in order:
+#: those whose field says ``stored=True``.
+STORABLE: dict[str, SettingSpec] = {name: s for name, s in SETTINGS.items() if s.stored}
 
 
-_KIND_WORDS = {
-    float: "a number",
-    int: "a whole number",
-    bool: "true or false",
-    str: "text",
-    tuple: "a list of text",
-}
+def stored_spec(name: str) -> SettingSpec:
+    """The setting ``name`` a project keeps; InvalidArgument naming the ones there are."""
+    spec = STORABLE.get(name)
+    if spec is None:
+        raise InvalidArgument(f"no crawl setting {name!r} (there are: {', '.join(STORABLE)})")
+    return spec
 
 
-def _list_value(name: str, value: object) -> tuple[str, ...]:
-    """A list setting's value: a list of text, or one text of items split by white space
-    (as typed: ``--set traps.allowed_patterns="A B"``)."""
-    if isinstance(value, str):
-        return tuple(value.split())
-    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
-        return tuple(value)
-    raise InvalidArgument(f"{name} takes {_KIND_WORDS[tuple]}, not {value!r}")
+def setting_fields() -> tuple[SettingSpec, ...]:
+    """Every setting a project may keep, in order: ``recrawl settings`` and the app's
+    Settings dialog are made from these."""
+    return tuple(STORABLE.values())
 
 
-#: The settings above that are lengths of time (float seconds): people type and read them
-#: as durations (``0.5s``, ``30s``, ``1d``), JSON keeps seconds. Every such field is
-#: listed, storable or not yet, so making one storable needs no line here.
-DURATION_SETTINGS = frozenset(
-    {
-        "fetch.connect_timeout",
-        "fetch.read_timeout",
-        "fetch.total_timeout",
-        "politeness.delay",
-        "politeness.robots_ttl",
-        "politeness.max_crawl_delay",
-        "politeness.backoff",
-        "politeness.max_retry_after",
-        "politeness.retry_after_cap",
-        "watch.round_gap",
-        "watch.offline_wait",
-        "watch.offline_max_wait",
-        "watch.wake_check",
-        "sources.initial_interval",
-        "sources.min_interval",
-        "sources.max_interval",
-        "workers.lease_seconds",
-        "database.give_up_after",
-        "commit_seconds",
-        "event_interval",
-    }
-)
+def parse_setting(name: str, text: str) -> object:
+    """``text`` as typed for the kept setting ``name``, checked; InvalidArgument (one line
+    naming it) if it is not one of its values. ``recrawl settings --set`` and the app's
+    Settings dialog read values through this."""
+    return stored_spec(name).parse(text)
 
 
-#: The settings above that are numbers of bytes: people type and read them as sizes
-#: (``10M``, ``512k``; powers of 1024), JSON keeps bytes.
-SIZE_SETTINGS = frozenset({"fetch.max_body_bytes", "sources.max_bytes"})
+def setting_text(name: str, value: object) -> str:
+    """A value of setting ``name`` as it is typed (``0.5s``, ``10M``, ``true``)."""
+    return SETTINGS[name].text(value)
 
 
-def with_overrides(settings: CrawlSettings, overrides: Mapping[str, object]) -> CrawlSettings:
-    """``settings`` with the dotted names of ``overrides`` replaced (``STORABLE``'s names).
+def setting_value(settings: CrawlSettings, name: str) -> Any:
+    """The value of the crawl setting with the dotted ``name`` (``politeness.delay``)."""
+    value: Any = settings
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
 
-    Values are checked against the setting's type; an unknown name or a wrong type is
-    an InvalidArgument naming it.
+
+def with_overrides(
+    settings: CrawlSettings, overrides: Mapping[str, object], *, kept: bool = True
+) -> CrawlSettings:
+    """``settings`` with the dotted names of ``overrides`` replaced.
+
+    Each value is checked by its setting (:meth:`SettingSpec.check`: type, bounds): the
+    one check a value from the store, ``recrawl settings``, the app or a flag passes. An
+    unknown name or a bad value is an InvalidArgument naming it. ``kept``: only settings
+    a project keeps (what the store holds); a crawl's flags pass False.
     """
-    # checked above against STORABLE's types; dataclasses.replace takes them by name
     grouped: dict[str, dict[str, Any]] = {}
     top: dict[str, Any] = {}
     for name, value in overrides.items():
-        kind = STORABLE.get(name)
-        if kind is None:
-            known = ", ".join(sorted(STORABLE))
-            raise InvalidArgument(f"no crawl setting {name!r} (there are: {known})")
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if kind is tuple:
-            value = _list_value(name, value)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise InvalidArgument(f"{name} takes {_KIND_WORDS[kind]}, not {value!r}")
+        spec = stored_spec(name) if kept else CRAWL_SETTINGS.get(name)
+        if spec is None:
+            raise InvalidArgument(f"no crawl setting {name!r}")
         group, _, field_name = name.rpartition(".")
-        (grouped.setdefault(group, {}) if group else top)[field_name] = value
+        (grouped.setdefault(group, {}) if group else top)[field_name] = spec.check(value)
     parts: dict[str, Any] = {
         group: replace(getattr(settings, group), **values) for group, values in grouped.items()
     }
     return replace(settings, **parts, **top)
-
-
-def setting_help(name: str) -> str:
-    """The help of the setting with the dotted ``name`` (empty if it has none)."""
-    group, _, field_name = name.rpartition(".")
-    owner = type(getattr(CrawlSettings(), group)) if group else CrawlSettings
-    for item in fields(owner):
-        if item.name == field_name:
-            return str(item.metadata.get(HELP, ""))
-    raise InvalidArgument(f"no crawl setting {name!r}")

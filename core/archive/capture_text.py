@@ -1,7 +1,7 @@
 """A capture's text as a diff compares it: a page's main text, a text file's lines.
 
 The payload (a revisit's: the response it refers to) is decoded a piece at a time and
-read up to :data:`TEXT_CAP` decoded bytes, so a decompression bomb or a huge page costs
+read up to :data:`~recrawl.core.config.VIEW`'s ``content_cap`` decoded bytes, so a decompression bomb or a huge page costs
 that much at most; the markup is then parsed only up to the crawl's parse bounds
 (:func:`recrawl.core.content.maintext.bounded`).
 """
@@ -13,12 +13,10 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core.archive.captures import CaptureRef, capture_payload
+from recrawl.core.config import VIEW
 from recrawl.core.content.maintext import MainText, payload_text
 from recrawl.core.errors import PayloadError
 from recrawl.core.net.decoding import PayloadDecoder
-
-#: Decoded bytes of a payload read for its text (the content view shows as much).
-TEXT_CAP = 2 << 20
 
 
 @dataclass(frozen=True)
@@ -36,12 +34,12 @@ def capture_text(project_dir: Path, url: str, capture: CaptureRef) -> CaptureTex
     payload that is no text and :class:`PayloadError` for one that cannot be decoded."""
     record = capture_payload(project_dir, capture)
     headers = {name.lower(): value for name, value in record.http_headers}
-    decoder = PayloadDecoder(record.body, headers.get("content-encoding"), TEXT_CAP)
+    decoder = PayloadDecoder(record.body, headers.get("content-encoding"), VIEW.content_cap)
     body = b"".join(decoder)
     if decoder.error is not None:
         raise PayloadError(f"{decoder.error} ({url}, captured {capture.date.isoformat()}Z)")
     content_type = headers.get("content-type", "")
     note = decoder.note
     if decoder.cut:
-        note = f"only the first {TEXT_CAP >> 20} MiB of the payload are compared"
+        note = f"only the first {VIEW.content_cap >> 20} MiB of the payload are compared"
     return CaptureText(url, capture.date, content_type, payload_text(body, content_type, url), note)

@@ -1,15 +1,18 @@
-"""Argument types: text to a value, or argparse's one-line error naming the option."""
+"""Argument types: text to a value, or argparse's one-line error naming the option.
+
+A crawl's flags that override a setting are typed by the setting itself
+(:mod:`.setting_flags`); these are the types of the other options.
+"""
 
 from __future__ import annotations
 
 import argparse
-import math
-import re
 from collections.abc import Callable
 from typing import TypeVar
 
 from recrawl.core.clock import parse_duration
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.setting_schema import parse_size
 
 T = TypeVar("T", int, float)
 
@@ -40,29 +43,6 @@ def converter(
     return convert
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
-_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
-def parse_size(text: str) -> int:
-    """``50M``, ``1G``, ``512k``, ``1048576`` (bytes) → bytes; K, M, G are powers of 1024."""
-    match = _SIZE.match(text)
-    if not match:
-        raise ValueError(text)
-    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
-
-
-def _seconds(text: str) -> float:
-    """A number of seconds (``0.5``), or a duration with its unit (``30s``, ``2m``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        return parse_duration(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
 def _fraction_or_percent(text: str) -> float:
     body = text.strip()
     return float(body[:-1]) / 100 if body.endswith("%") else float(body)
@@ -70,12 +50,6 @@ def _fraction_or_percent(text: str) -> float:
 
 positive_int = converter(
     int, "not a whole number", valid=lambda n: n >= 1, invalid="must be at least 1"
-)
-seconds = converter(  # 0.5, 30s, 2m
-    _seconds, "not a number of seconds", valid=lambda s: s >= 0, invalid="must not be negative"
-)
-positive_seconds = converter(  # a timeout: zero would fail every fetch at once
-    _seconds, "not a number of seconds", valid=lambda s: s > 0, invalid="must be more than 0"
 )
 size = converter(
     parse_size,

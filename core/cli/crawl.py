@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
 from recrawl.core.cli.crawl_report import CrawlReport, due_outlook, outlook_line
 from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
+from recrawl.core.cli.setting_flags import add_setting_flags, flag_overrides
 from recrawl.core.clock import Clock, parse_iso, to_iso, utcnow
-from recrawl.core.config import CrawlSettings
+from recrawl.core.config import CrawlSettings, with_overrides
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
@@ -132,34 +131,8 @@ def _crawl_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def crawl_options(p: argparse.ArgumentParser) -> None:
-    """The options of a crawl (``crawl``, ``watch``): limits, politeness, clock."""
-    p.add_argument("--rounds", type=positive_int, metavar="N", help="stop after N rounds")
-    p.add_argument(
-        "--max-pages", type=positive_int, metavar="N", help="stop after N fetches in all"
-    )
-    p.add_argument(
-        "--concurrency", type=positive_int, metavar="N", help="requests in flight, all hosts"
-    )
-    p.add_argument(
-        "--per-host", type=positive_int, metavar="N", help="requests in flight to one host"
-    )
-    p.add_argument(
-        "--delay",
-        type=seconds,
-        metavar="S",
-        help="seconds between two requests to one host (0.5, 2s; jittered)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=positive_seconds,
-        metavar="S",
-        help="seconds to connect, and to wait for the next byte (more than 0)",
-    )
-    p.add_argument(
-        "--ignore-robots",
-        action="store_true",
-        help="fetch what robots.txt disallows (only with the site owner's consent)",
-    )
+    """The options of a crawl (``crawl``, ``watch``): its settings' flags, the clock."""
+    add_setting_flags(p)
     p.add_argument(
         "--now",
         metavar="ISO",
@@ -188,21 +161,7 @@ def run_crawl(project: Project, args: argparse.Namespace) -> int:
 def crawl_settings(args: argparse.Namespace) -> tuple[CrawlSettings, Clock]:
     """The project's settings (``recrawl settings``, the app) with :func:`crawl_options`'
     flags over them, and the clock ``--now`` asks for."""
-    base = CrawlSettings(rounds=args.rounds, max_pages=args.max_pages)
-    settings = project_crawl_settings(base)
-    politeness = settings.politeness
-    if args.concurrency:
-        politeness = replace(politeness, concurrency=args.concurrency)
-    if args.per_host:
-        politeness = replace(politeness, per_host=args.per_host)
-    if args.delay is not None:
-        politeness = replace(politeness, delay=args.delay)
-    if args.ignore_robots:
-        politeness = replace(politeness, obey_robots=False)
-    fetch = settings.fetch
-    if args.timeout is not None:
-        fetch = replace(fetch, read_timeout=args.timeout, connect_timeout=args.timeout)
-    settings = replace(settings, politeness=politeness, fetch=fetch)
+    settings = with_overrides(project_crawl_settings(), flag_overrides(args), kept=False)
     return settings, Clock(parse_iso(args.now) if args.now else None)
 
 

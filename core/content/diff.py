@@ -8,7 +8,7 @@ marked, so a corrected number inside a long paragraph stands out.
 difflib matches the lines, then the words of a changed pair. Its worst case grows with
 the product of the sizes compared, so the work is bounded whatever the texts:
 
-- each side is cut at :data:`MAX_LINES` paragraphs and :data:`MAX_CHARS` characters
+- each side is cut at ``view.diff_max_lines`` paragraphs and ``view.diff_max_chars`` characters
   (:attr:`TextDiff.cut` says so);
 - lines the two sides share at their start and end are set aside before matching;
   difflib's step (find the longest match) costs up to the number of pairs of equal
@@ -33,10 +33,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-#: Paragraphs compared per side; the rest is left out (``cut``).
-MAX_LINES = 20_000
-#: Characters compared per side; the rest is left out (``cut``).
-MAX_CHARS = 4 << 20
+from recrawl.core.config import VIEW
+
 #: Pairs of equal lines (or words), one from each side, matched exactly; past it lines
 #: are matched with difflib's popular-line heuristic and words by shared ends.
 MATCH_WORK = 250_000
@@ -46,8 +44,6 @@ PAIR_CELLS = 10_000
 ALIKE = 0.5
 #: A pair of changed paragraphs is compared word by word up to this length each.
 WORD_CHARS = 20_000
-#: Lines of context around each change in the unified diff.
-CONTEXT = 3
 
 Kind = Literal["equal", "added", "removed", "changed"]
 #: A character range ``(start, end)`` of a paragraph.
@@ -188,7 +184,7 @@ def diff_lines(old: Sequence[str], new: Sequence[str]) -> TextDiff:
         old=old_lines,
         new=new_lines,
         rows=tuple(_mark_moves(rows)),
-        hunks=tuple(tuple(group) for group in _grouped(opcodes, CONTEXT)),
+        hunks=tuple(tuple(group) for group in _grouped(opcodes, VIEW.diff_context)),
         cut=old_cut or new_cut,
     )
 
@@ -205,8 +201,9 @@ def _paragraphs(text: str) -> list[str]:
 def _bounded(lines: Sequence[str]) -> tuple[tuple[str, ...], bool]:
     kept: list[str] = []
     chars = 0
+    max_lines, max_chars = VIEW.diff_max_lines, VIEW.diff_max_chars
     for line in lines:
-        if len(kept) == MAX_LINES or chars + len(line) > MAX_CHARS:
+        if len(kept) == max_lines or chars + len(line) > max_chars:
             return tuple(kept), True
         kept.append(line)
         chars += len(line)

@@ -24,7 +24,7 @@ with scripts off does.
 
 The CSS of one document (blocks and attributes, its ``srcdoc`` documents included) is
 read up to ``max_css_chars`` characters in all; a ``srcdoc`` is cut at the parse bounds
-(:mod:`markup_bounds`) and read at most :data:`MAX_SRCDOC_DEPTH` documents deep.
+(:mod:`markup_bounds`) and read at most ``parse.max_srcdoc_depth`` documents deep.
 """
 
 from __future__ import annotations
@@ -41,13 +41,9 @@ from recrawl.core.content.css import (
 from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.refs import Context, Embeds, EmbedSet
 from recrawl.core.content.rels import link_context
-from recrawl.core.content.scripts import MAX_SCRIPT_CHARS, script_guesses
+from recrawl.core.content.scripts import script_guesses
 from recrawl.core.content.srcset import parse_srcset
 from selectolax.lexbor import LexborHTMLParser
-
-#: ``srcdoc`` documents inside ``srcdoc`` documents read at most (each level's markup is
-#: a part of the level above, so a few levels bound the work to a few times the page).
-MAX_SRCDOC_DEPTH = 3
 
 #: Every element that may embed something. ``[style]`` and ``[background]`` match any
 #: element; Lexbor yields an element once for each selector it matches (consecutively).
@@ -102,7 +98,7 @@ class _Reading:
     css_total: int
     css_skipped: int = 0
     #: Characters of inline scripts still to be read for guesses (:mod:`.scripts`).
-    script_left: int = MAX_SCRIPT_CHARS
+    script_left: int = ParseSettings.max_script_chars
 
 
 def html_embeds(
@@ -217,8 +213,10 @@ def _css(text: str, reading: _Reading, *, block: bool) -> None:
 
 
 def _srcdoc(markup: str, reading: _Reading, depth: int) -> None:
-    if depth + 1 > MAX_SRCDOC_DEPTH:
-        reading.refs.note(f"iframe srcdoc documents more than {MAX_SRCDOC_DEPTH} deep not read")
+    if depth + 1 > ParseSettings.max_srcdoc_depth:
+        reading.refs.note(
+            f"iframe srcdoc documents more than {ParseSettings.max_srcdoc_depth} deep not read"
+        )
         return
     bounds = reading.bounds
     cut = find_cut(markup, bounds.max_depth, bounds.max_elements)

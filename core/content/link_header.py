@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import re
 
+from recrawl.core.config import ParseSettings
 from recrawl.core.content.refs import EmbedRef, EmbedSet
 from recrawl.core.content.rels import link_context
-
-#: Links of one header kept at most (a header is bounded by the HTTP client, tens of kB).
-LINK_HEADER_LIMIT = 100
 
 #: One parameter: ``; name``, then ``= token`` or ``= "quoted"`` (escapes in it).
 _PARAMETER = re.compile(
@@ -30,7 +28,9 @@ _GARBAGE = re.compile(r"[^;,<]+")
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
-def link_header_embeds(value: str, *, limit: int = LINK_HEADER_LIMIT) -> list[EmbedRef]:
+def link_header_embeds(
+    value: str, *, limit: int = ParseSettings.max_header_embeds
+) -> list[EmbedRef]:
     """The URLs a ``Link`` header's value asks to load with the page, as written (the
     engine resolves them against the response's URL); never raises."""
     refs = EmbedSet(limit)

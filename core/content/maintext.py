@@ -37,8 +37,9 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 #: Media types read as text besides ``text/*``: the lines of the file are its paragraphs.
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
 _TEXT_SUFFIXES = ("+xml", "+json")
-#: The head of a body looked at for NUL bytes (binary), as the crawl's parser does.
-_SNIFF_BYTES = 1445
+#: The head of a body looked at for NUL bytes (binary): the MIME Sniffing Standard's
+#: "resource header" length (the crawl's parser looks at as much).
+SNIFF_BYTES = 1445
 
 #: Elements whose text no reader sees.
 _HIDDEN = frozenset({"script", "style", "noscript", "template", "head", "svg", "iframe"})
@@ -260,7 +261,7 @@ def payload_text(body: bytes, content_type: str | None, url: str | None = None) 
     from w3lib.encoding import html_to_unicode  # loaded with the payload, as main_text's
 
     kind = (content_type or "").split(";")[0].strip().lower()
-    head = body[:_SNIFF_BYTES]
+    head = body[:SNIFF_BYTES]
     utf16 = head.startswith((b"\xfe\xff", b"\xff\xfe")) or "utf-16" in (content_type or "")
     if b"\x00" in head and not utf16:
         raise NotText(f"not text: {kind or 'no Content-Type'}, and binary bytes")

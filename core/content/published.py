@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, NamedTuple
 
+from recrawl.core.config import ParseSettings
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 # htmldate logs pages it cannot read as errors; they are only pages without a date. A
@@ -160,10 +161,6 @@ MODIFIED_NAMES = frozenset(
 )
 _ITEMPROP_PUBLISHED = frozenset({"datecreated", "datepublished"})
 _ITEMPROP_MODIFIED = frozenset({"datemodified", "dateupdate"})
-#: JSON-LD texts parsed (the larger are searched as text, as htmldate does).
-MAX_JSON_CHARS = 1_000_000
-#: JSON values walked in one script, at most.
-MAX_JSON_VALUES = 10_000
 #: A date in an address (htmldate's ``COMPLETE_URL``): /2026/11/02/, 2026-11-02, 2026_11_02.
 _URL_DATE = re.compile(r"\D(199\d|20[0-3]\d)[/_-]([0-1]?\d)[/_-]([0-3]?\d)(?:\D|$)")
 #: JSON-LD that is no JSON, searched as htmldate does (its ``JSON_PUBLISHED``).
@@ -358,7 +355,7 @@ class _Reading:
         if "ublished" not in script:
             return None
         data: Any = None
-        if len(script) <= MAX_JSON_CHARS:
+        if len(script) <= ParseSettings.max_json_chars:
             try:
                 data = json.loads(script)
             except (ValueError, RecursionError):
@@ -402,10 +399,10 @@ def _meta_kind(attrs: dict[str, str | None], itemprop: str) -> tuple[str | None,
 
 def _published_values(data: Any) -> Iterator[str]:
     """The ``datePublished`` values of parsed JSON-LD, in the order they are written
-    (depth first), at most :data:`MAX_JSON_VALUES` values walked."""
+    (depth first), at most ``parse.max_json_values`` values walked."""
     stack = [data]
     walked = 0
-    while stack and walked < MAX_JSON_VALUES:
+    while stack and walked < ParseSettings.max_json_values:
         value = stack.pop()
         walked += 1
         if isinstance(value, dict):

@@ -17,12 +17,8 @@ from __future__ import annotations
 
 import re
 
+from recrawl.core.config import ParseSettings
 from recrawl.core.content.refs import EmbedSet
-
-#: A script's text read for guesses, at most: the head of a bundle names its assets.
-MAX_SCRIPT_CHARS = 1_000_000
-#: Guesses taken from one script (or one document's inline scripts), at most.
-MAX_GUESSES = 50
 
 _EXTENSIONS = (
     "png|jpe?g|gif|svg|webp|avif|ico|bmp|css|js|mjs|json|woff2?|ttf|otf|eot|"
@@ -40,9 +36,11 @@ _GUESS = re.compile(
 )
 
 
-def script_guesses(text: str, refs: EmbedSet, *, max_chars: int = MAX_SCRIPT_CHARS) -> int:
+def script_guesses(
+    text: str, refs: EmbedSet, *, max_chars: int = ParseSettings.max_script_chars
+) -> int:
     """Add the paths ``text`` (a script) names to ``refs`` as guesses (context
-    ``script-guess``), at most :data:`MAX_GUESSES`; returns how many were added."""
+    ``script-guess``), at most ``parse.max_script_guesses``; returns how many were added."""
     added = 0
     for match in _GUESS.finditer(text, 0, max_chars):
         path = match.group(2)
@@ -51,6 +49,6 @@ def script_guesses(text: str, refs: EmbedSet, *, max_chars: int = MAX_SCRIPT_CHA
         before = len(refs.refs)
         refs.add(path, "script-guess")
         added += len(refs.refs) - before
-        if added >= MAX_GUESSES:
+        if added >= ParseSettings.max_script_guesses:
             break
     return added

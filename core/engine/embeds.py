@@ -29,7 +29,7 @@ from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.events import EventQueue, LinkRejected
 from recrawl.core.engine.parse import EmbedList, header_embeds
 from recrawl.core.filters.compiled import CompiledChain
-from recrawl.core.net.fetch import MAX_REDIRECTS, TOO_MANY_REDIRECTS
+from recrawl.core.net.fetch import TOO_MANY_REDIRECTS
 from recrawl.core.net.urls import host_of
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 
@@ -124,6 +124,7 @@ class RoundEmbeds:
     ) -> None:
         self.enabled = settings.embeds.enabled
         self.max_hops = settings.embeds.max_hops
+        self.max_redirects = settings.fetch.max_redirects
         self.limit = settings.parse.max_embeds
         self.clock = clock
         self.events = events
@@ -205,11 +206,12 @@ class RoundEmbeds:
             for url, hop, redirects in take:
                 found = await futures[url]
                 refs = found.refs
-                # at most MAX_REDIRECTS (as for robots.txt) from one embedded URL: a
-                # server redirecting /r/1 to /r/2 and on would keep the round fetching
-                if found.redirect and redirects >= MAX_REDIRECTS:
+                # at most fetch.max_redirects (as for robots.txt) from one embedded URL:
+                # a server redirecting /r/1 to /r/2 and on would keep the round fetching
+                if found.redirect and redirects >= self.max_redirects:
                     if url not in guesses:
-                        missing.append((url, f"{TOO_MANY_REDIRECTS} (more than {MAX_REDIRECTS})"))
+                        too_many = f"{TOO_MANY_REDIRECTS} (more than {self.max_redirects})"
+                        missing.append((url, too_many))
                     continue
                 if found.redirect:  # its target stands in for it, at the same hop
                     taken -= 1

@@ -14,7 +14,7 @@ identifier, a number nearly as varied as the URLs are many. A thread's pages
 and the one before) are stepped through by one number only.
 
 So a pattern of two numbers or more is a *lattice* once it has ``traps.max_lattice``
-URLs, at least :data:`GRID` times as many as its most varied number has values, and its
+URLs, at least ``traps.lattice_grid`` times as many as its most varied number has values, and its
 pages were seen to link each other by one-number steps in two places or more.
 """
 
@@ -23,11 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: A lattice has this many URLs, at least, for each value of its most varied number.
-GRID = 8
-#: Patterns followed at once; past this the ones seen once or twice are forgotten (each
-#: article of a news site has its own pattern: its slug is in it).
-PATTERNS_KEPT = 20_000
+from recrawl.core.config import TrapSettings
+
 #: A pattern checked at ``n`` URLs is checked again at ``n`` times this.
 _CHECK_GROWTH = 1.1
 _FORGET_BELOW = 3
@@ -92,8 +89,10 @@ class LatticeFinder:
     """One crawl's patterns of two numbers or more, counted until each is found to be a
     lattice (:meth:`add` says so once) or to be a list (then no longer counted)."""
 
-    def __init__(self, at_least: int) -> None:
-        self.at_least = max(at_least, 2)
+    def __init__(self, settings: TrapSettings) -> None:
+        self.at_least = max(settings.max_lattice, 2)
+        self.grid = settings.lattice_grid
+        self.patterns_kept = settings.patterns_kept
         self._tracked: dict[str, _Tracked] = {}
         self._lists: set[str] = set()  # patterns found to be lists: not counted again
 
@@ -107,7 +106,7 @@ class LatticeFinder:
             return None
         tracked = self._tracked.get(text)
         if tracked is None:
-            if len(self._tracked) >= PATTERNS_KEPT:
+            if len(self._tracked) >= self.patterns_kept:
                 self._forget()
             tracked = self._tracked[text] = _Tracked(numbers)
             self._step(tracked, numbers, linked_from)
@@ -141,7 +140,7 @@ class LatticeFinder:
             self._as_list(text)
             return None
         tracked.next_check = max(count + 1, int(count * _CHECK_GROWTH))
-        if count < GRID * widest or len(tracked.axes) < 2:
+        if count < self.grid * widest or len(tracked.axes) < 2:
             return None
         fields = _fields(tracked.values)
         self._as_list(text)  # reported once; the caller holds the pattern back
@@ -154,7 +153,7 @@ class LatticeFinder:
     def _forget(self) -> None:
         kept = {t: v for t, v in self._tracked.items() if v.count >= _FORGET_BELOW}
         # a crawl of endless distinct patterns, none repeated: start over
-        self._tracked = kept if len(kept) < PATTERNS_KEPT // 2 else {}
+        self._tracked = kept if len(kept) < self.patterns_kept // 2 else {}
 
 
 def _fields(values: list[set[str]]) -> Fields:

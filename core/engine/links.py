@@ -15,8 +15,9 @@ from datetime import datetime
 
 from recrawl.core import store
 from recrawl.core.clock import Clock
+from recrawl.core.config import ParseSettings
 from recrawl.core.engine.events import EventQueue, LinkRejected, LogMessage
-from recrawl.core.engine.parse import MAX_INVALID, ParseResult, bounded
+from recrawl.core.engine.parse import ParseResult, bounded
 from recrawl.core.engine.traps import SEQUENCE_KEY, Admitted, TrapGuard
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.filters import Chain
@@ -87,7 +88,7 @@ class LinkDiscoverer:
                 LogMessage(
                     "warning",
                     f"{page.url}: {parsed.malformed:,} links are no URL to fetch; "
-                    f"the first {MAX_INVALID} distinct ones are recorded as rejected links",
+                    f"the first {ParseSettings.max_invalid_links} distinct ones are recorded as rejected links",
                 )
             )
         now = self.clock.now()  # one instant for the page's links (one object, not 100,000)

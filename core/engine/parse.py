@@ -3,7 +3,7 @@
 Bodies other than HTML and CSS are stored, not parsed. The parser sees the page up to
 the parse bounds (core/content/markup_bounds.py); a page past one says where it was cut.
 Links and embeds are resolved against ``<base href>`` (a stylesheet's against its own
-URL) and canonicalized; malformed ones are counted and the first :data:`MAX_INVALID` of
+URL) and canonicalized; malformed ones are counted and the first ``parse.max_invalid_links`` of
 a page kept with the reason, never fatal. What a page embeds (docs/design.md §14) is found by
 :mod:`recrawl.core.content.embeds` and :mod:`recrawl.core.content.css`, as written; here
 it becomes URLs as a browser requests them (:func:`~recrawl.core.net.urls.embed_url`:
@@ -24,6 +24,7 @@ from recrawl.core.config import ParseSettings
 from recrawl.core.content.css import stylesheet_embeds
 from recrawl.core.content.embeds import html_embeds
 from recrawl.core.content.link_header import link_header_embeds
+from recrawl.core.content.maintext import SNIFF_BYTES
 from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.published import Unstated, stated_date
 from recrawl.core.content.refs import EmbedRef, EmbedSet
@@ -40,17 +41,8 @@ _LINKS = (
 )
 #: ``<link rel="alternate" type=...>`` types of the feeds a page advertises (docs/design.md §11).
 FEED_TYPES = ("application/rss+xml", "application/atom+xml")
-#: Feeds of one page kept (a page can advertise any number).
-MAX_FEEDS = 10
 _REFRESH_URL = re.compile(r"""^\s*\d*(?:\.\d*)?\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]+)""", re.I)
 _SKIPPED = ("javascript:", "mailto:", "tel:", "data:", "#")
-#: Malformed links of one page kept (as rejected links) with their reason; the rest are
-#: only counted, so a page of 100,000 bad links cannot flood the store.
-MAX_INVALID = 100
-#: A malformed link longer than this is kept cut, with its length said.
-MAX_INVALID_CHARS = 2000
-#: A title longer than this is kept cut (a page can stuff megabytes into one).
-MAX_TITLE = 500
 
 
 class Outlink(NamedTuple):
@@ -63,7 +55,7 @@ class Outlink(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class InvalidLink:
     """A link that is no URL the crawl can fetch: as written, resolved against the page
-    where that can be done, cut past :data:`MAX_INVALID_CHARS` (its length said); and
+    where that can be done, cut past ``parse.max_invalid_chars`` (its length said); and
     what is wrong with it."""
 
     url: str
@@ -74,7 +66,8 @@ class InvalidLink:
 class ParseResult:
     links: list[Outlink] = field(default_factory=list)
     text: str | None = None
-    #: Links that are no fetchable URL: all of them counted, the first MAX_INVALID kept.
+    #: Links that are no fetchable URL: all of them counted, the first
+    #: ``parse.max_invalid_links`` kept.
     malformed: int = 0
     invalid: list[InvalidLink] = field(default_factory=list)
     #: The page asked robots not to follow its links (<meta name=robots content=nofollow>).
@@ -86,7 +79,7 @@ class ParseResult:
     #: When the page says it was published (naive UTC), when asked (``date_by``).
     published: datetime | None = None
     #: The RSS and Atom feeds it advertises (``<link rel="alternate">``), canonical, at
-    #: most MAX_FEEDS.
+    #: most ``parse.max_feeds``.
     feeds: list[str] = field(default_factory=list)
     #: What it embeds (docs/design.md §14).
     embeds: EmbedList | None = None
@@ -131,7 +124,7 @@ class EmbedList:
 
     urls: list[str] = field(default_factory=list)
     #: References that are no URL to fetch, as written (resolved where possible), with
-    #: why: the first MAX_INVALID.
+    #: why: the first ``parse.max_invalid_links``.
     invalid: list[InvalidLink] = field(default_factory=list)
     #: Distinct references past the per-page limit, not kept.
     dropped: int = 0
@@ -161,7 +154,7 @@ def resolve_embeds(
         try:
             url = embed_url(ref.url, ref.base or base)
         except InvalidUrl as exc:
-            if len(found.invalid) < MAX_INVALID:
+            if len(found.invalid) < ParseSettings.max_invalid_links:
                 text = ref.url
                 with contextlib.suppress(ValueError):
                     text = urljoin(ref.base or base, text)
@@ -185,13 +178,9 @@ def resolve_embeds(
 
 def header_embeds(value: str, url: str) -> list[str]:
     """The preloads and stylesheets a ``Link`` response header names (as requested)."""
-    refs = link_header_embeds(value, limit=MAX_HEADER_EMBEDS)
-    found = resolve_embeds(refs, url, url, MAX_HEADER_EMBEDS)
+    refs = link_header_embeds(value, limit=ParseSettings.max_header_embeds)
+    found = resolve_embeds(refs, url, url, ParseSettings.max_header_embeds)
     return found.urls
-
-
-#: Embeds read from one response's ``Link`` header, at most.
-MAX_HEADER_EMBEDS = 100
 
 
 def is_script(content_type: str | None, url: str) -> bool:
@@ -275,9 +264,6 @@ def is_html(content_type: str | None, body: bytes) -> bool:
     return head.startswith((b"<!doctype html", b"<html"))
 
 
-#: The head of a body sniffed for binary bytes (the MIME Sniffing Standard's "resource
-#: header" length).
-SNIFF_BYTES = 1445
 _UTF16_BOMS = (b"\xfe\xff", b"\xff\xfe")
 
 
@@ -349,7 +335,7 @@ def parse_html(
     for href in raw_feeds:
         with contextlib.suppress(InvalidUrl):  # a feed that is no URL is no feed to read
             feed = canonical(href, base)
-            if feed not in result.feeds and len(result.feeds) < MAX_FEEDS:
+            if feed not in result.feeds and len(result.feeds) < bounds.max_feeds:
                 result.feeds.append(feed)
     return result
 
@@ -395,16 +381,17 @@ def _raw_links(
             result.nofollow_all = True
     title = tree.css_first("head > title")  # not an <svg>'s <title> in the body
     if title is not None:
-        result.title = " ".join(title.text().split())[:MAX_TITLE] or None
+        result.title = " ".join(title.text().split())[: ParseSettings.max_title] or None
     body_node = tree.body
     result.text = body_node.text(separator=" ") if body_node is not None else ""
     return raw_links, base_href, raw_feeds
 
 
 def _invalid(result: ParseResult, href: str, base: str, exc: InvalidUrl, kept: set[str]) -> None:
-    """Count a malformed link; keep the first MAX_INVALID distinct ones with the reason."""
+    """Count a malformed link; keep the first ``parse.max_invalid_links`` distinct ones
+    with the reason."""
     result.malformed += 1
-    if len(result.invalid) >= MAX_INVALID:
+    if len(result.invalid) >= ParseSettings.max_invalid_links:
         return
     text = href.strip()
     with contextlib.suppress(ValueError):  # as the page means it, where it can be read
@@ -416,7 +403,7 @@ def _invalid(result: ParseResult, href: str, base: str, exc: InvalidUrl, kept: s
 
 
 def bounded(url: str) -> str:
-    """``url`` as a record keeps it: cut past :data:`MAX_INVALID_CHARS`, its length said."""
-    if len(url) <= MAX_INVALID_CHARS:
+    """``url`` as a record keeps it: cut past ``parse.max_invalid_chars``, its length said."""
+    if len(url) <= ParseSettings.max_invalid_chars:
         return url
-    return f"{url[:MAX_INVALID_CHARS]}… (cut: {len(url):,} characters)"
+    return f"{url[: ParseSettings.max_invalid_chars]}… (cut: {len(url):,} characters)"

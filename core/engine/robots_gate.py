@@ -23,7 +23,7 @@ from recrawl.core.engine.events import EventQueue, LogMessage
 from recrawl.core.engine.offline import Reachability, unreached
 from recrawl.core.net.fetch import Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot
-from recrawl.core.net.robots import MAX_ROBOTS_BYTES, RobotsPolicy, cached_policy, policy_from
+from recrawl.core.net.robots import RobotsPolicy, cached_policy, policy_from
 from recrawl.core.net.urls import origin_of
 
 
@@ -87,7 +87,7 @@ class RobotsGate:
                     result = await self.fetcher.fetch(
                         origin + "/robots.txt",
                         now,
-                        max_bytes=MAX_ROBOTS_BYTES,
+                        max_bytes=self.settings.max_robots_bytes,
                         follow_redirects=True,
                         lane=lane,
                     )

@@ -60,7 +60,6 @@ from recrawl.core.net.fetch import CONNECTIONS_PER_LANE, Fetcher, FetchResult
 from recrawl.core.net.politeness import HostSlot, HostSlots
 from recrawl.core.store.models import NewsKind, Page, PageKind, PageStatus
 
-STOP_GRACE_S = 2.0  # in-flight fetches get this long to finish after stop()
 #: Page rows read in one query when a host's next page is not yet read.
 LOAD_AHEAD = 64
 #: Commit batches handed to the store thread and not yet committed, at most.
@@ -302,7 +301,7 @@ class Round:
 
     async def _cancel_on_stop(self) -> None:
         await self.parts.controls.until_stopped()
-        await asyncio.sleep(STOP_GRACE_S)
+        await asyncio.sleep(self.parts.settings.stop_grace)
         for task in self.workers:
             task.cancel()
 

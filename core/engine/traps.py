@@ -104,7 +104,7 @@ class TrapGuard:
         self._held_by: dict[str, str] = {}
         self.held_too_deep = 0
         self._source: tuple[str, Pattern] | None = None
-        self._lattices = LatticeFinder(settings.max_lattice)
+        self._lattices = LatticeFinder(settings)
         #: The lattices held back, as reported, by pattern (numbers as ``{n}``).
         self._lattice_of: dict[str, str] = {}
         #: Of them, the ones an earlier crawl found (said when first met this crawl).

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from recrawl.core.config import PROJECT_DEFAULTS
 from recrawl.core.filters.chain import Chain
 
-#: The bundled chain (package data), used until a project sets its own.
-DEFAULT_CHAIN_FILE = "default-chain.toml"
+#: The bundled chain (package data), used until a project sets its own (its setting:
+#: ``project.chain_file``).
+DEFAULT_CHAIN_FILE = PROJECT_DEFAULTS.chain_file
 SCOPE_FILTER = "scope"
 
 

@@ -72,8 +72,6 @@ class FetchResult:
 
 
 CONNECTIONS_PER_LANE = 4
-#: Hops followed where redirects are followed at all (robots.txt; RFC 9309 §2.3.1.2).
-MAX_REDIRECTS = 5
 TOO_MANY_REDIRECTS = "too many redirects"
 #: How a followed redirect to a URL httpx cannot request (javascript:, a bad host) starts.
 BAD_REDIRECT = "bad redirect target"
@@ -121,7 +119,7 @@ class Fetcher:
         return httpx.AsyncClient(
             transport=transport,
             follow_redirects=False,
-            max_redirects=MAX_REDIRECTS,
+            max_redirects=settings.max_redirects,
             timeout=httpx.Timeout(
                 settings.read_timeout,
                 connect=settings.connect_timeout,

@@ -15,10 +15,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from recrawl.core.clock import DAY
 from recrawl.core.config import PolitenessSettings
 from recrawl.core.net.http import parse_http_date
-
-DAY = 86400.0
 
 
 @dataclass(frozen=True)

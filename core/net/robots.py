@@ -26,7 +26,6 @@ from protego import Protego
 from recrawl.core import store
 from recrawl.core.net.fetch import BAD_REDIRECT, TOO_MANY_REDIRECTS
 
-MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB
 #: Retry an unreachable robots.txt sooner than a good one.
 ERROR_TTL = timedelta(hours=1)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from recrawl.core import store
 from recrawl.core.clock import human_duration, parse_duration, utcnow
+from recrawl.core.config import PROJECT_DEFAULTS
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
@@ -27,10 +28,10 @@ from recrawl.core.policy.scoring import Scoring, make_scoring
 from recrawl.core.policy.signature import Signature, make_signature
 from recrawl.core.resources import resource_text
 
-#: The issue 13 default (docs/design.md §4/§5 said text-profile, which misses one added
-#: sentence); projects made before keep the signature stored in their settings.
-DEFAULT_SIGNATURE = "main-text"
-DEFAULT_SCORING = "inlinks"
+#: A new project's signature and scoring (their settings: ``project.signature``,
+#: ``project.scoring``); projects made before keep the ones stored in their settings.
+DEFAULT_SIGNATURE = PROJECT_DEFAULTS.signature
+DEFAULT_SCORING = PROJECT_DEFAULTS.scoring
 
 
 def ensure_defaults() -> None:

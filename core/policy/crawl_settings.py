@@ -2,7 +2,9 @@
 
 The command line and the app start every crawl from them, so a delay chosen once holds
 for both; a command's flags override them for that crawl only. Stored by the dotted
-names of :data:`recrawl.core.config.STORABLE`; what is not stored keeps its default.
+names of the settings whose field says ``stored=True``
+(:data:`recrawl.core.config.STORABLE`); what is not stored keeps its default. Every
+value read or saved passes its setting's check (:func:`~recrawl.core.config.with_overrides`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def project_crawl_settings(base: CrawlSettings | None = None) -> CrawlSettings:
 def save(changes: Mapping[str, object | None]) -> dict[str, object]:
     """Keep ``changes`` (None forgets a setting: its default again); returns all kept.
 
-    Nothing is saved unless every change is a known setting of the right type.
+    Nothing is saved unless every change is a known setting with a value it takes.
     """
     kept = stored()
     for name, value in changes.items():
@@ -37,6 +39,6 @@ def save(changes: Mapping[str, object | None]) -> dict[str, object]:
             kept.pop(name, None)
         else:
             kept[name] = value
-    with_overrides(CrawlSettings(), kept)  # checks names and types before saving
+    with_overrides(CrawlSettings(), kept)  # checks names, types and bounds before saving
     store.set_setting(SETTING_KEY, kept)
     return kept

@@ -25,10 +25,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-MINUTE = 60.0
-HOUR = 3600.0
-DAY = 86400.0
-
 
 class Change(StrEnum):
     CHANGED = "changed"

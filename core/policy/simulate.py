@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from recrawl.core.policy.schedule import DAY, HOUR, Change, Corpus, FetchSchedule, ScheduleInput
+from recrawl.core.clock import DAY, HOUR
+from recrawl.core.policy.schedule import Change, Corpus, FetchSchedule, ScheduleInput
 from recrawl.core.policy.schedules import (
     BaseSchedule,
     ChangeRateSchedule,

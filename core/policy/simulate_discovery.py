@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from recrawl.core.policy.schedule import DAY, HOUR, Corpus, FetchSchedule
+from recrawl.core.clock import DAY, HOUR
+from recrawl.core.policy.schedule import Corpus, FetchSchedule
 from recrawl.core.policy.schedules import (
     BaseSchedule,
     ChangeRateSchedule,

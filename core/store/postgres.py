@@ -22,13 +22,12 @@ import psycopg
 from peewee import Database, Psycopg3Adapter
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json, Jsonb
+from recrawl.core.config import DatabaseSettings
 from recrawl.core.errors import PasswordNeeded, StoreBusy, StoreError
 from recrawl.core.store.reconnect import Reconnecting
 
 SCHEMES = ("postgresql", "postgres")
-#: How long a connection attempt waits for a server that does not answer (seconds).
-CONNECT_TIMEOUT = 10
-#: libpq's TCP settings, unless the URL names its own (docs/design.md §12, architecture.md):
+#: libpq's TCP settings, unless the URL names its own (docs/design.md §12, docs/architecture.md):
 #: a connection whose server went silent (a cut cable, a machine gone, a NAT
 #: that forgot it) fails after ~30 s instead of never (an idle wait for an answer has no
 #: timer but keepalives) or the kernel's ~15 min (unacknowledged bytes), so it is made
@@ -50,11 +49,10 @@ SESSION_SETUP = (
     "SET idle_in_transaction_session_timeout = 60000; SET tcp_keepalives_idle = 15; "
     "SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET tcp_user_timeout = 30000"
 )
-#: The advisory locks' first key ("RCRW"): the second names what is locked. Advisory
-#: locks belong to one database, so each project's store has its own.
+#: The advisory locks' first key ("RCRW"): the second names what is locked
+#: (:data:`recrawl.core.store.MIGRATION`, ...). Advisory locks belong to one database, so
+#: each project's store has its own.
 LOCK_SPACE = 0x52435257
-MIGRATION_LOCK = 1
-COMPACTION_LOCK = 2
 
 
 def client_version() -> str:
@@ -146,7 +144,7 @@ def connect(url: str, password: str | None = None) -> Database:
     check_url(url)
     params: dict[str, Any] = {"conninfo": url, "application_name": "recrawl"}
     if "connect_timeout" not in url:
-        params["connect_timeout"] = CONNECT_TIMEOUT
+        params["connect_timeout"] = round(DatabaseSettings.connect_timeout)
     params.update((name, value) for name, value in CLIENT_TCP.items() if name not in url)
     if password is not None:
         params["password"] = password

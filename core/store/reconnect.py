@@ -14,7 +14,7 @@ What is retried, and why it is safe:
   StoreError; the thread's next statement reconnects), and nothing while the thread
   holds an advisory lock (it went with the connection; another process may hold it now).
 
-Retries back off (doubling to :data:`MAX_BACKOFF`) and give up :attr:`give_up_after`
+Retries back off (doubling to ``database.max_backoff``) and give up :attr:`give_up_after`
 seconds after the server was lost, with one line (:class:`StoreLost`). Each loss and
 recovery is reported once per outage, to the crawl's log when one listens, else to the
 ``recrawl.store`` logger.
@@ -37,10 +37,6 @@ from recrawl.core.errors import RecrawlError, StoreError, StoreLost
 
 T = TypeVar("T")
 
-#: A lost server's first retry comes after this long (seconds), each next one after
-#: twice as long, up to MAX_BACKOFF.
-FIRST_BACKOFF = 0.25
-MAX_BACKOFF = 8.0
 #: What a server that answers says when it will never take the connection: no use trying
 #: again (libpq's words; its connection errors carry no sqlstate).
 _REFUSALS = ("password", "does not exist", "no pg_hba.conf entry", "authentication")
@@ -107,7 +103,7 @@ class _ThreadState(threading.local):
     def __init__(self) -> None:
         #: When this thread lost the server (monotonic), None while it has it.
         self.lost_at: float | None = None
-        self.backoff = FIRST_BACKOFF
+        self.backoff = DatabaseSettings.first_backoff
         #: Advisory locks this thread's connection holds (they end with it).
         self.locks = 0
 
@@ -279,7 +275,7 @@ class Reconnecting(PostgresqlDatabase):
         self._drop_connection()
         now = time.monotonic()
         if thread.lost_at is None:
-            thread.lost_at, thread.backoff = now, FIRST_BACKOFF
+            thread.lost_at, thread.backoff = now, DatabaseSettings.first_backoff
             message = self._outage.lost(why, self.give_up_after)
             if message:
                 self._tell(message)
@@ -293,7 +289,7 @@ class Reconnecting(PostgresqlDatabase):
                 "(database.give_up_after)"
             )
         time.sleep(min(thread.backoff, left))
-        thread.backoff = min(thread.backoff * 2, MAX_BACKOFF)
+        thread.backoff = min(thread.backoff * 2, DatabaseSettings.max_backoff)
 
     def _refuse_if_locked(self, why: str) -> None:
         if self._thread.locks:

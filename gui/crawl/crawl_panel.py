@@ -48,6 +48,7 @@ from recrawl.core.engine import (
 )
 from recrawl.core.watch.watcher import WatchSummary
 from recrawl.gui.common.flow_layout import FlowLayout
+from recrawl.gui.common.setting_widgets import fit_to_setting
 from recrawl.gui.context import AppContext
 from recrawl.gui.crawl import crawl_jobs
 from recrawl.gui.crawl.crawl_jobs import CrawlOutlook, crawl_summary_text
@@ -130,16 +131,15 @@ class CrawlPanel(Panel):
         polite_box = QGroupBox("Politeness and limits")
         polite_box.setToolTip("Kept in the project: `recrawl crawl` starts from the same settings")
         form = QFormLayout(polite_box)
+        # ranges and tooltips from the settings schema, within what these fields reach
         self.delay = QDoubleSpinBox()
-        self.delay.setRange(0.0, 120.0)
+        fit_to_setting(self.delay, "politeness.delay", reach=120.0, unit=True)
         self.delay.setDecimals(2)  # 0.05 s is a delay people type
         self.delay.setSingleStep(0.1)
-        self.delay.setSuffix(" s")
-        self.delay.setToolTip("Seconds between two requests to one host (jittered ±50 %)")
         self.per_host = QSpinBox()
-        self.per_host.setRange(1, 64)
+        fit_to_setting(self.per_host, "politeness.per_host", reach=64)
         self.concurrency = QSpinBox()
-        self.concurrency.setRange(1, 256)
+        fit_to_setting(self.concurrency, "politeness.concurrency", reach=256)
         self.max_pages = QSpinBox()
         self.max_pages.setRange(0, 10_000_000)
         self.max_pages.setSpecialValueText("no limit")

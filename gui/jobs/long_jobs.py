@@ -24,6 +24,7 @@ from recrawl.core.archive.compaction import CompactionProgress, CompactionSummar
 from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
+from recrawl.core.engine.gil import CRAWL_SWITCH_INTERVAL_S
 from recrawl.core.engine.resign import ResignProgress, switch_signature
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
@@ -112,13 +113,6 @@ class _Drivable(Protocol):
     def stop(self) -> None: ...
 
 
-#: How often the interpreter offers its lock to another thread while a crawl runs in the
-#: window's process (Python's default is 5 ms). The crawl's thread holds the lock for
-#: its fetches and records; each time the window's thread gives the lock up (Qt calls,
-#: painting) it waits up to this long to get it back, and a repaint does that many times.
-CRAWL_SWITCH_INTERVAL_S = 0.001
-
-
 class CrawlJob(_Job):
     """A crawl of the open project, or a watch (crawls as pages come due, DESIGN §10).
 
@@ -186,6 +180,8 @@ class CrawlJob(_Job):
 
         self._launch(call, name)
         self._switch_interval = sys.getswitchinterval()
+        # the window's thread gives the lock up at each Qt call and waits up to this to
+        # get it back (Python's default is 5 ms), many times a repaint
         sys.setswitchinterval(CRAWL_SWITCH_INTERVAL_S)
         self.sig_state.emit("running")
 

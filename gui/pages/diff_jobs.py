@@ -15,10 +15,9 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core.archive.page_diff import PageDiff, fetch_pair, latest_change, page_diff
+from recrawl.core.config import VIEW
 from recrawl.core.content.diff import Row, Span
 
-#: Unchanged paragraphs shown around a change; longer runs of them fold into one line.
-CONTEXT = 3
 #: Rows laid out at most (a document of many thousands would take the GUI thread long
 #: to lay out); past it the view says how many more there are.
 MAX_ROWS = 3_000
@@ -120,7 +119,7 @@ def fold_link(start: int) -> str:
 
 
 def _folded(rows: tuple[Row, ...], unfolded: frozenset[int]) -> list[Row | Fold]:
-    """The rows with each run of more than 2 × CONTEXT equal rows cut to its ends and a
+    """The rows with each run of more than 2 × view.diff_context equal rows cut to its ends and a
     fold for those between (followed by them when the fold is open)."""
     if all(row.kind == "equal" for row in rows):
         return list(rows)  # nothing changed: show it all
@@ -128,8 +127,8 @@ def _folded(rows: tuple[Row, ...], unfolded: frozenset[int]) -> list[Row | Fold]
     run: list[int] = []  # the run's row indexes
 
     def flush(first: bool, last: bool) -> None:
-        head = 0 if first else CONTEXT
-        tail = 0 if last else CONTEXT
+        head = 0 if first else VIEW.diff_context
+        tail = 0 if last else VIEW.diff_context
         if len(run) > head + tail + 1:
             out.extend(rows[i] for i in run[:head])
             hidden = run[head : len(run) - tail]

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.clock import human_duration
+from recrawl.core.clock import DAY, HOUR, human_duration
 from recrawl.core.errors import RecrawlError
 from recrawl.core.store import NEVER
 from recrawl.core.store.models import PageKind
@@ -50,8 +50,6 @@ from recrawl.gui.pages.pages_model import (
     missing_count,
 )
 
-HOUR = 3600.0
-DAY = 86400.0
 #: Qt lays out a run of text with nowhere to break in time that grows with its length
 #: squared: a 2 MiB run (a bomb of zeros, a base64 blob, minified script) held the GUI
 #: thread for minutes. Text with a run this long is wrapped anywhere instead.

@@ -18,14 +18,12 @@ from recrawl.core.archive.page_diff import capture_of_fetch
 from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.archive.segments import OPEN_SUFFIX
 from recrawl.core.clock import to_iso
+from recrawl.core.config import VIEW
 from recrawl.core.errors import NotFound
 from recrawl.core.net.decoding import PayloadDecoder
 from recrawl.core.policy import choices
 from recrawl.core.store.models import PageKind
 from recrawl.gui.common.formatting import local_time
-
-#: Show at most this much of a payload in the content dialog.
-CONTENT_CAP = 2 << 20
 
 
 @dataclass(frozen=True)
@@ -119,9 +117,9 @@ def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None
     capture = _capture(project_dir, url, fetched_at)
     record = capture_payload(project_dir, capture)
     headers = {k.lower(): v for k, v in record.http_headers}
-    # decoded a piece at a time and cut at CONTENT_CAP, as `recrawl show` does: a
+    # decoded a piece at a time and cut at view.content_cap, as `recrawl show` does: a
     # decompression bomb costs this dialog 2 MiB, not gigabytes
-    decoder = PayloadDecoder(record.body, headers.get("content-encoding"), CONTENT_CAP)
+    decoder = PayloadDecoder(record.body, headers.get("content-encoding"), VIEW.content_cap)
     body = b"".join(decoder)
     content_type = headers.get("content-type", "")
     charset = "utf-8"
@@ -137,7 +135,7 @@ def page_content(project_dir: Path, url: str, fetched_at: datetime | None = None
     if decoder.error is not None:
         problem = f"{decoder.error}; `recrawl show --raw` gives the payload as archived"
     elif decoder.cut:
-        problem = f"only the first {CONTENT_CAP >> 20} MiB are shown"
+        problem = f"only the first {VIEW.content_cap >> 20} MiB are shown"
     return Content(url, content_type, text, problem, capture.date)
 
 

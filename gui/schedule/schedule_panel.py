@@ -30,10 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.core import store
-from recrawl.core.clock import human_duration
+from recrawl.core.clock import DAY, human_duration
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import DAY
 from recrawl.core.policy.schedules import SCHEDULES, make_schedule, schedule_names
 from recrawl.core.policy.schedules.parameters import schedule_parameters
 from recrawl.core.policy.schedules.registry import WRAPPERS, own_parameters

@@ -1,18 +1,17 @@
 """File → Settings…: the crawl settings the project keeps, the ones ``recrawl settings``
 shows and ``recrawl crawl`` and the app start from.
 
-The dialog is made from the core's list of settings
-(:func:`recrawl.core.cli.settings.setting_fields`): each gets an editor for its kind, its
-default and help beneath, and its text is checked by the command line's own parser
-(:func:`~recrawl.core.cli.settings.parse_setting`), one line for each bad value. Save
-keeps the changed ones through the same core call as ``recrawl settings --set`` on the
-store thread (``context.jobs``), and a watcher takes them from its next round; Cancel
-writes nothing. A setting changed back to its default is forgotten (``--unset``).
+The dialog is made from the settings schema (:func:`recrawl.core.config.setting_fields`):
+each setting gets an editor for its kind, with its bounds (a spin box's range) and unit
+(its suffix), its help and default beneath and its name, unit and bounds as tooltip;
+its text is checked by the setting itself (:func:`~recrawl.core.config.parse_setting`,
+as ``recrawl settings --set`` checks it), one line for each bad value. Save keeps the
+changed ones through the same core call as ``recrawl settings --set`` on the store
+thread (``context.jobs``), and a watcher takes them from its next round; Cancel writes
+nothing. A setting changed back to its default is forgotten (``--unset``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -31,18 +30,19 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.cli.settings import (
-    SettingField,
-    keep_settings,
+from recrawl.core.clock import duration_text, human_duration
+from recrawl.core.config import (
+    CrawlSettings,
     parse_setting,
     setting_fields,
     setting_text,
     setting_value,
 )
-from recrawl.core.clock import duration_text, human_duration
-from recrawl.core.config import CrawlSettings
 from recrawl.core.errors import RecrawlError
 from recrawl.core.policy import crawl_settings
+from recrawl.core.setting_schema import SettingSpec
+from recrawl.core.watch.wake import wake_watcher
+from recrawl.gui.common.setting_widgets import spin_range, tooltip
 from recrawl.gui.context import AppContext
 
 #: What each kind's empty editor suggests.
@@ -52,8 +52,6 @@ PLACEHOLDERS = {
     "number": "a number",
     "text": "",
 }
-#: A whole number's editor goes this far (a large number lifts a limit).
-MAX_WHOLE = 2**31 - 1
 
 
 def load_values() -> dict[str, object]:
@@ -62,7 +60,7 @@ def load_values() -> dict[str, object]:
     return {item.name: setting_value(current, item.name) for item in setting_fields()}
 
 
-def field_label(item: SettingField) -> str:
+def field_label(item: SettingSpec) -> str:
     """``max_pages_per_host_round`` → ``Max pages per host round``."""
     words = item.name.rpartition(".")[2].replace("_", " ")
     return words[:1].upper() + words[1:]
@@ -73,14 +71,14 @@ class SettingEditor(QWidget):
 
     sig_edited = Signal()
 
-    def __init__(self, item: SettingField, parent: QWidget | None = None) -> None:
+    def __init__(self, item: SettingSpec, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.item = item
         #: A duration's exact seconds as shown (the shown text rounds them: 8685 min is
         #: "6.0 d"); kept while the text is not edited.
         self._filled: float | None = None
         self.input = self._make_input()
-        self.input.setToolTip(item.name)
+        self.input.setToolTip(tooltip(item))
         reset = QToolButton()
         reset.setText("Default")
         reset.setToolTip(f"Back to the default: {self._typed(item.default) or 'not set'}")
@@ -115,7 +113,10 @@ class SettingEditor(QWidget):
             return box
         if kind == "whole":
             spin = QSpinBox()
-            spin.setRange(0, MAX_WHOLE)
+            low, high = spin_range(self.item)
+            spin.setRange(int(low), int(high))
+            if self.item.unit:
+                spin.setSuffix(f" {self.item.unit}")
             spin.setGroupSeparatorShown(True)
             spin.valueChanged.connect(self.sig_edited)
             return spin
@@ -220,7 +221,7 @@ class SettingsDialog(QDialog):
             editor.sig_edited.connect(lambda e=editor: self._check(e))
             self.editors[item.name] = editor
             label = QLabel(field_label(item))
-            label.setToolTip(item.name)
+            label.setToolTip(tooltip(item))
             label.setBuddy(editor.input)
             label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             form.addRow(label, editor)
@@ -328,7 +329,12 @@ class SettingsDialog(QDialog):
         self._saving = True
         self.save_button.setEnabled(False)
         project_dir = self.context.project.path
-        job: Callable[[], object] = lambda: keep_settings(project_dir, changes)  # noqa: E731
+
+        def job() -> object:
+            kept = crawl_settings.save(changes)
+            wake_watcher(project_dir)  # a watcher crawls with them from its next round
+            return kept
+
         self.context.jobs.submit(job, lambda _: self._saved(len(changes)), self._save_failed)
 
     def _saved(self, count: int) -> None:

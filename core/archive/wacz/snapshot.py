@@ -29,6 +29,7 @@ from recrawl.core.archive.wacz.options import (
     ExportStopped,
     never,
 )
+from recrawl.core.config import EmbedSettings
 from recrawl.core.errors import MissingFile, ProjectError, WarcError
 from warcio.archiveiterator import ArchiveIterator
 
@@ -301,10 +302,6 @@ class Choice:
     pages: list[Capture] = field(default_factory=list)
 
 
-#: Embeds of embeds an export takes along with a page (as deep as a crawl fetches them).
-EMBED_HOPS = 2
-
-
 def choose(sources: list[Source], options: ExportOptions) -> Choice:
     """The captures the options ask for, with what each chosen page embeds (docs/design.md
     §14): of each of its embeds, the capture nearest in time to the page's, wherever it
@@ -358,7 +355,11 @@ def _embedded(
     # each capture's embeds as they were then (a page that moved to a new stylesheet
     # gets the old one with its older captures), and of those, their embeds then
     taken_at = {id(c): datetime.strptime(c.stamp, "%Y%m%d%H%M%S") for c in pages}
-    trees = store.embed_trees([(c.url, taken_at[id(c)]) for c in pages], EMBED_HOPS)
+    trees = store.embed_trees(
+        # embeds of embeds as deep as a crawl fetches them by default
+        [(c.url, taken_at[id(c)]) for c in pages],
+        EmbedSettings().max_hops,
+    )
     wanted = {url for tree in trees.values() for url in tree}
     by_url: dict[str, tuple[list[float], list[Capture]]] = {}
     for capture in sorted((c for c in everything if c.url in wanted), key=when):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from recrawl.core.policy.schedule import DAY
+from recrawl.core.clock import DAY
 from recrawl.core.policy.schedules.base import BaseSchedule
 
 

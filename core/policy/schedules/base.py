@@ -16,14 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from recrawl.core.policy.schedule import (
-    CHANGE_CODES,
-    DAY,
-    Change,
-    Corpus,
-    Decision,
-    ScheduleInput,
-)
+from recrawl.core.clock import DAY
+from recrawl.core.policy.schedule import CHANGE_CODES, Change, Corpus, Decision, ScheduleInput
 
 #: Field metadata of what a schedule learns as it runs (not a parameter a user sets).
 LEARNED = MappingProxyType({"learned": True})

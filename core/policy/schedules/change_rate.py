@@ -7,8 +7,9 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from recrawl.core.clock import DAY, MINUTE
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy.schedule import DAY, MINUTE, Change, Corpus, Decision, ScheduleInput
+from recrawl.core.policy.schedule import Change, Corpus, Decision, ScheduleInput
 from recrawl.core.policy.schedules.base import LEARNED, BaseSchedule
 from recrawl.core.policy.schedules.estimators import (
     RateEstimate,

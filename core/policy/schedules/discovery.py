@@ -27,17 +27,9 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from recrawl.core.clock import DAY, HOUR, MINUTE
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy.schedule import (
-    DAY,
-    HOUR,
-    MINUTE,
-    Change,
-    Corpus,
-    Decision,
-    FetchSchedule,
-    ScheduleInput,
-)
+from recrawl.core.policy.schedule import Change, Corpus, Decision, FetchSchedule, ScheduleInput
 from recrawl.core.policy.schedules.base import LEARNED, fixed_override, next_fetch_time
 from recrawl.core.policy.schedules.wrapping import FromBase
 

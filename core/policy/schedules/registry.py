@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from recrawl.core.config import PROJECT_DEFAULTS
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.schedule import FetchSchedule
 from recrawl.core.policy.schedules.adaptive import (
@@ -27,7 +28,8 @@ SCHEDULES: dict[str, type[FetchSchedule]] = {
     "nutch-adaptive": NutchAdaptiveSchedule,
     "change-rate": ChangeRateSchedule,
 }
-DEFAULT_SCHEDULE = "aronsson"
+#: A new project's schedule (its setting: ``project.schedule``).
+DEFAULT_SCHEDULE = PROJECT_DEFAULTS.schedule
 TIERS = "score-tiers"
 DISCOVERY = "discovery"
 #: Schedules that wrap a ``base`` one (of :data:`SCHEDULES`, default aronsson): their

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from recrawl.core.policy.schedule import DAY, Change, Corpus, Decision, FetchSchedule, ScheduleInput
+from recrawl.core.clock import DAY
+from recrawl.core.policy.schedule import Change, Corpus, Decision, FetchSchedule, ScheduleInput
 from recrawl.core.policy.schedules.base import LEARNED, fixed_override, next_fetch_time
 from recrawl.core.policy.schedules.wrapping import FromBase
 

@@ -6,7 +6,7 @@ import itertools
 import json
 
 import pytest
-from recrawl.core.policy.schedule import DAY
+from recrawl.core.clock import DAY
 
 from recrawl.main import main
 

@@ -6,8 +6,14 @@ import json
 import threading
 
 import pytest
-from recrawl.core.cli.settings import parse_setting, setting_fields, setting_text, setting_value
-from recrawl.core.config import DURATION_SETTINGS, STORABLE, CrawlSettings
+from recrawl.core.config import (
+    STORABLE,
+    CrawlSettings,
+    parse_setting,
+    setting_fields,
+    setting_text,
+    setting_value,
+)
 
 from recrawl.main import main
 from tests.httpserver import Reply
@@ -25,7 +31,8 @@ def test_every_storable_setting_is_listed_with_its_default(tmp_path, capsys):
     rows = settings_json(capsys, d)
     assert list(rows) == list(STORABLE)
     for name, row in rows.items():
-        assert set(row) == {"name", "value", "default", "is_default"} and row["name"] == name
+        assert set(row) == {"name", "value", "default", "is_default", "help", "unit"}
+        assert row["name"] == name and row["help"] == STORABLE[name].help
         assert row["is_default"] and row["value"] == row["default"]
     assert rows["politeness.delay"]["default"] == 1.0  # JSON keeps seconds
     assert main(["settings", str(d)]) == 0
@@ -56,6 +63,8 @@ def test_set_and_unset_are_kept_and_typed_as_on_the_command_line(tmp_path, capsy
         "value": 0.05,
         "default": 1.0,
         "is_default": False,
+        "help": "Time between two requests to one host (jittered by ±50 %).",
+        "unit": "s",
     }
     assert rows["politeness.per_host"]["value"] == 2
     assert rows["politeness.obey_robots"]["value"] is False
@@ -85,13 +94,13 @@ def test_set_and_unset_are_kept_and_typed_as_on_the_command_line(tmp_path, capsy
         (("--set", "politeness.delay=-1"), "politeness.delay: must not be negative"),
         (("--set", "fetch.read_timeout=0"), "fetch.read_timeout: must be more than 0"),
         (("--set", "politeness.per_host=0"), "politeness.per_host: must be at least 1"),
-        (("--set", "politeness.obey_robots=maybe"), "is true or false, not 'maybe'"),
+        (("--set", "politeness.obey_robots=maybe"), "obey_robots: not true or false: 'maybe'"),
         # a whole-request limit of 0 fails every fetch, as --timeout 0 would
         (("--set", "fetch.total_timeout=0"), "fetch.total_timeout: must be more than 0"),
         # robots.txt groups are matched by the agent's first word: there must be one
-        (("--set", "fetch.user_agent="), "fetch.user_agent must start with the crawler's name"),
-        (("--set", "fetch.user_agent=  "), "fetch.user_agent must start with the crawler's"),
-        (("--set", "fetch.user_agent=/1.0 (+x)"), "fetch.user_agent must start with the"),
+        (("--set", "fetch.user_agent="), "fetch.user_agent: must start with the crawler's name"),
+        (("--set", "fetch.user_agent=  "), "fetch.user_agent: must start with the crawler's"),
+        (("--set", "fetch.user_agent=/1.0 (+x)"), "fetch.user_agent: must start with the"),
         (
             ("--set", "politeness.delay=1", "--unset", "politeness.delay"),
             "politeness.delay is both set and unset",
@@ -119,7 +128,7 @@ def test_values_read_back_as_they_print():
         value = setting_value(defaults, name)
         if value is not None:  # a None default is had back by --unset, not typed
             assert parse_setting(name, setting_text(name, value)) == value
-    assert {n for n, kind in STORABLE.items() if kind is float} <= DURATION_SETTINGS
+    assert all(spec.kind == "duration" for spec in STORABLE.values() if spec.type is float)
     assert setting_text("fetch.total_timeout", None) == "not set"
     assert setting_text("politeness.delay", 0.0) == "0s"
     assert setting_text("fetch.read_timeout", 90.0) == "90s"
@@ -169,8 +178,7 @@ def test_trap_limits_are_settings_and_allowed_patterns_a_list(tmp_path, capsys):
         f"traps.allowed_patterns={pattern} http://example.org/p?page={{n}}",
     )
     assert rows["traps.max_depth"]["value"] == 20
-    assert rows["traps.max_sequence"] == {
-        "name": "traps.max_sequence",
+    assert {key: rows["traps.max_sequence"][key] for key in ("value", "default", "is_default")} == {
         "value": 40,
         "default": 40,
         "is_default": True,
@@ -211,3 +219,25 @@ def test_every_setting_has_its_help_in_the_help_text(capsys):
     kinds = {item.name: item.kind for item in fields}
     assert kinds["politeness.delay"] == "duration" and kinds["fetch.max_body_bytes"] == "size"
     assert kinds["traps.allowed_patterns"] == "list" and kinds["embeds.enabled"] == "bool"
+
+
+def test_json_gives_each_setting_its_help_and_unit(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    rows = settings_json(capsys, d)
+    assert rows["politeness.delay"]["unit"] == "s"
+    assert rows["fetch.max_body_bytes"]["unit"] == "bytes"
+    assert rows["traps.max_depth"]["unit"] == "links"
+    assert rows["politeness.obey_robots"]["unit"] is None
+    assert rows["politeness.obey_robots"]["help"] == "Obey robots.txt (RFC 9309)."
+    for name, row in rows.items():
+        assert row["help"] == STORABLE[name].help and row["unit"] == STORABLE[name].unit
+
+
+def test_help_lists_each_setting_with_its_unit_and_bounds(capsys):
+    with pytest.raises(SystemExit):
+        main(["settings", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Parallel connections to one host. (connections, ≥ 1)" in text
+    assert "fetch.read_timeout 30s How long the server may send nothing" in text
+    assert "before the fetch fails. (> 0s)" in text

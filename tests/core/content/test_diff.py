@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -122,7 +123,7 @@ def test_the_unified_diff_turns_old_into_new(old, new):
 
 
 def test_huge_texts_are_cut_at_the_bounds(monkeypatch):
-    monkeypatch.setattr(diff_module, "MAX_LINES", 1000)
+    monkeypatch.setattr(diff_module, "VIEW", replace(diff_module.VIEW, diff_max_lines=1000))
     old = [f"line {i} of the old text" for i in range(5000)]
     diff = diff_lines(old, old[:10])
     assert diff.cut and len(diff.old) == 1000 and len(diff.removed) == 990

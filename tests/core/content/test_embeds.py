@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from recrawl.core.config import ParseSettings
 from recrawl.core.content.css import MAX_STYLESHEET_CHARS
-from recrawl.core.content.embeds import MAX_SRCDOC_DEPTH, html_embeds
+from recrawl.core.content.embeds import html_embeds
 from recrawl.core.content.refs import Embeds, EmbedSet, fetchable
 from selectolax.lexbor import LexborHTMLParser
 
@@ -318,16 +318,18 @@ def test_srcdoc_documents_are_read_in_place_down_to_a_depth() -> None:
     # levels 0 (the page), 1, 2, 3 (srcdoc documents)
     found = embeds(markup)
     assert [ref.url for ref in found.refs] == [
-        f"level-{n}.png" for n in range(MAX_SRCDOC_DEPTH + 1)
+        f"level-{n}.png" for n in range(ParseSettings.max_srcdoc_depth + 1)
     ]
     deeper = "<img src=level-4.png>"
     for level in range(3, -1, -1):
         deeper = inner.format(n=level) + f'<iframe srcdoc="{escape(deeper)}"></iframe>'
     found = embeds(deeper)
     assert [ref.url for ref in found.refs] == [
-        f"level-{n}.png" for n in range(MAX_SRCDOC_DEPTH + 1)
+        f"level-{n}.png" for n in range(ParseSettings.max_srcdoc_depth + 1)
     ]
-    assert found.notes == [f"iframe srcdoc documents more than {MAX_SRCDOC_DEPTH} deep not read"]
+    assert found.notes == [
+        f"iframe srcdoc documents more than {ParseSettings.max_srcdoc_depth} deep not read"
+    ]
 
 
 def escape(markup: str) -> str:

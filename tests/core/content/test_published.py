@@ -9,8 +9,9 @@ import sys
 from datetime import date, datetime
 
 import pytest
+from recrawl.core.config import ParseSettings
 from recrawl.core.content import published
-from recrawl.core.content.published import MAX_JSON_CHARS, page_date
+from recrawl.core.content.published import page_date
 from selectolax.lexbor import LexborHTMLParser
 
 FETCHED = datetime(2026, 11, 5, 10, 0)
@@ -160,7 +161,9 @@ def test_the_publication_comes_first_then_the_address_then_times_then_changes():
         '{"datePublished": 20261102, "article": {"datePublished": "2026-11-02T08:00:00Z"}}',
         '{"datePublished": "soon"} {"datePublished": "2026-11-02T08:00:00Z"}',
         # (bigger than is parsed: searched as text)
-        '{"datePublished": "2026-11-02T08:00:00Z", "padding": "' + "x" * MAX_JSON_CHARS + '"}',
+        '{"datePublished": "2026-11-02T08:00:00Z", "padding": "'
+        + "x" * ParseSettings.max_json_chars
+        + '"}',
     ],
     ids=["comma", "graph", "value", "number", "two", "big"],
 )

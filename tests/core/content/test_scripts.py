@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from recrawl.core.config import ParseSettings
 from recrawl.core.content.refs import EmbedSet
-from recrawl.core.content.scripts import MAX_GUESSES, script_guesses
+from recrawl.core.content.scripts import script_guesses
 
 from tests.realdocs import python_docs
 
@@ -40,8 +41,8 @@ def test_what_is_no_path_is_no_guess():
 
 
 def test_a_script_names_at_most_its_share():
-    script = "".join(f'load("f{i}.png");' for i in range(10 * MAX_GUESSES))
-    assert len(guesses(script)) == MAX_GUESSES
+    script = "".join(f'load("f{i}.png");' for i in range(10 * ParseSettings.max_script_guesses))
+    assert len(guesses(script)) == ParseSettings.max_script_guesses
 
 
 def test_the_python_docs_scripts_guess_what_they_load_and_little_else():
@@ -52,4 +53,4 @@ def test_the_python_docs_scripts_guess_what_they_load_and_little_else():
 
 @given(st.text(max_size=2_000))
 def test_any_text_is_read_without_error_and_within_the_bound(text: str):
-    assert len(guesses(text)) <= MAX_GUESSES
+    assert len(guesses(text)) <= ParseSettings.max_script_guesses

@@ -7,10 +7,9 @@ import math
 from datetime import timedelta
 
 import pytest
-from recrawl.core.clock import Clock, utcnow
+from recrawl.core.clock import DAY, HOUR, Clock, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import DAY, HOUR
 
 from tests.crawling import T0, crawl, page
 

@@ -115,7 +115,7 @@ def test_a_binary_body_is_not_parsed_whatever_its_content_type():
 
 
 def test_the_title_is_the_documents_not_an_svgs_and_is_bounded():
-    from recrawl.core.engine.parse import MAX_TITLE
+    from recrawl.core.config import ParseSettings
 
     def title(html: str) -> str | None:
         return parse_html(html.encode(), "http://x.test/", "text/html").title
@@ -124,4 +124,4 @@ def test_the_title_is_the_documents_not_an_svgs_and_is_bounded():
     assert title("<html><head><title>A &amp; B</title></head><body></body></html>") == "A & B"
     assert title("<body><svg><title>a chart</title></svg></body>") is None
     assert title("<title>   </title>") is None
-    assert title(f"<title>{'t' * 100_000}</title>") == "t" * MAX_TITLE
+    assert title(f"<title>{'t' * 100_000}</title>") == "t" * ParseSettings().max_title

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from recrawl.core.clock import Clock, parse_iso, utcnow
+from recrawl.core.clock import DAY, Clock, parse_iso, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import DAY
 from recrawl.core.store.models import FetchEvent, Page
 
 from tests.crawling import crawl

@@ -29,9 +29,9 @@ def test_kept_settings_apply_to_the_defaults_and_survive_reopening(project):
     ("changes", "message"),
     [
         ({"politeness.speed": 1.0}, "no crawl setting 'politeness.speed'"),
-        ({"politeness.per_host": "two"}, "politeness.per_host takes a whole number"),
-        ({"politeness.per_host": True}, "politeness.per_host takes a whole number"),
-        ({"politeness.obey_robots": 1}, "politeness.obey_robots takes true or false"),
+        ({"politeness.per_host": "two"}, "politeness.per_host: takes a whole number"),
+        ({"politeness.per_host": True}, "politeness.per_host: takes a whole number"),
+        ({"politeness.obey_robots": 1}, "politeness.obey_robots: takes true or false"),
     ],
 )
 def test_a_wrong_setting_is_refused_and_nothing_is_saved(project, changes, message):

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from recrawl.core.policy.schedule import DAY, HOUR, Change, Corpus, ScheduleInput
+from recrawl.core.clock import DAY, HOUR
+from recrawl.core.policy.schedule import Change, Corpus, ScheduleInput
 from recrawl.core.policy.schedules import DiscoverySchedule, make_schedule
 from recrawl.core.policy.schedules.discovery import delay_optimum, solve_scale
 from recrawl.core.policy.simulate import corpus_rates

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from recrawl.core.clock import DAY
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy.schedule import DAY, Change, ScheduleInput
+from recrawl.core.policy.schedule import Change, ScheduleInput
 from recrawl.core.policy.schedules import make_schedule, schedule_names
 from recrawl.core.policy.schedules.estimators import (
     RATE_BINS,

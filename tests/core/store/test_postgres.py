@@ -17,9 +17,10 @@ from recrawl.core import store
 from recrawl.core.archive.compaction import compact
 from recrawl.core.errors import PasswordNeeded, StoreBusy
 from recrawl.core.project import PROJECT_FILE, STORE_FILE, Project
+from recrawl.core.store import COMPACTION, MIGRATION
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
 from recrawl.core.store.models import DB, MODELS, Setting
-from recrawl.core.store.postgres import COMPACTION_LOCK, LOCK_SPACE, MIGRATION_LOCK
+from recrawl.core.store.postgres import LOCK_SPACE
 
 from recrawl.main import main
 from tests.postgres import PASSWORD, PASSWORD_USER
@@ -143,11 +144,11 @@ def test_a_compaction_waits_for_no_one_and_two_never_run_at_once(tmp_path, pg_ur
     pg_project = Project.init(tmp_path / "p", db_url=pg_url)
     try:  # the compaction lock held by another process's session
         with psycopg.connect(pg_url, autocommit=True) as other:
-            other.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_SPACE, COMPACTION_LOCK))
+            other.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_SPACE, COMPACTION))
             with pytest.raises(StoreBusy, match="compacting"):
                 compact(pg_project, below=1.0)
             # released before closing: the server ends a closed session a moment later
-            other.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, COMPACTION_LOCK))
+            other.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, COMPACTION))
         assert compact(pg_project, below=1.0).compacted == []
     finally:
         pg_project.close()
@@ -156,7 +157,7 @@ def test_a_compaction_waits_for_no_one_and_two_never_run_at_once(tmp_path, pg_ur
 def test_a_migration_waits_for_the_one_running_and_then_finds_nothing_to_do(tmp_path, pg_url):
     with psycopg.connect(pg_url, autocommit=True) as other:
         other.execute("UPDATE setting SET value = '8' WHERE key = 'schema_version'")
-        other.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_SPACE, MIGRATION_LOCK))
+        other.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_SPACE, MIGRATION))
         opened: list[object] = []
 
         def open_it() -> None:
@@ -170,7 +171,7 @@ def test_a_migration_waits_for_the_one_running_and_then_finds_nothing_to_do(tmp_
             assert opener.is_alive() and not opened
         # meanwhile this session "migrates": the opener must not run 0009 again
         other.execute(f"UPDATE setting SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version'")
-        other.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, MIGRATION_LOCK))
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, MIGRATION))
         opener.join(timeout=60)
     assert opened and current_version(DB.obj) == SCHEMA_VERSION
     assert Setting.get(Setting.key == "schema_version").value == SCHEMA_VERSION

@@ -9,6 +9,7 @@ import zlib
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import QApplication
 from recrawl.core.clock import utcnow
+from recrawl.core.config import VIEW
 from recrawl.core.engine import inject
 from recrawl.gui.pages import page_jobs
 from recrawl.gui.pages.page_detail import ContentDialog
@@ -32,7 +33,7 @@ def test_a_bomb_shows_its_first_megabytes_and_a_corrupt_gzip_says_so(project, se
     crawl(project)
 
     shown = page_jobs.page_content(project.path, server.url("/bomb"))
-    assert shown.text == "a" * page_jobs.CONTENT_CAP
+    assert shown.text == "a" * VIEW.content_cap
     assert shown.note == "only the first 2 MiB are shown"
     broken = page_jobs.page_content(project.path, server.url("/corrupt"))
     assert broken.text == ""
@@ -46,7 +47,7 @@ def test_the_content_view_lays_out_a_long_unbroken_run_at_once(qtbot):
     """A bomb of zeros decodes to 2 MiB with nowhere to break a line; Qt's word wrap lays
     that out in time that grows with its square (minutes on the GUI thread): such text
     is wrapped anywhere, and text with spaces still wraps at words."""
-    run = Content("http://example.org/bomb", "text/html", "\x00" * page_jobs.CONTENT_CAP, None)
+    run = Content("http://example.org/bomb", "text/html", "\x00" * VIEW.content_cap, None)
     dialog = ContentDialog(run)
     qtbot.addWidget(dialog)
     assert dialog.text.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
@@ -56,7 +57,7 @@ def test_the_content_view_lays_out_a_long_unbroken_run_at_once(qtbot):
     QApplication.processEvents()  # the layout happens here, on the GUI thread
     # a guard against minutes, not a speed goal (this takes about a second)
     assert time.monotonic() - started < 30
-    assert dialog.text.document().characterCount() == page_jobs.CONTENT_CAP + 1
+    assert dialog.text.document().characterCount() == VIEW.content_cap + 1
     prose = ContentDialog(Content("http://example.org/", "text/html", "<p>a word " * 1000, None))
     qtbot.addWidget(prose)
     assert prose.text.wordWrapMode() == QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere

@@ -5,8 +5,8 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 from recrawl.core import cli
+from recrawl.core.clock import DAY
 from recrawl.core.policy import choices
-from recrawl.core.policy.schedule import DAY
 from recrawl.core.policy.schedules import make_schedule
 from recrawl.core.policy.simulate import REFERENCE_PAGES, simulate_page
 from recrawl.gui.schedule.schedule_panel import SchedulePanel

@@ -98,8 +98,10 @@ def test_bad_values_are_one_line_each_and_nothing_is_saved(qtbot, window):
     editors = dialog.editors
     assert editors["politeness.per_host"].input.value() == 3
     editors["politeness.per_host"].input.setValue(0)
+    assert editors["politeness.per_host"].input.value() == 1  # its range is the schema's
     editors["politeness.delay"].input.setText("soon")
     editors["fetch.user_agent"].input.setText("")
+    editors["watch.round_gap"].input.setText("-5")
     editors["politeness.concurrency"].input.setValue(4)  # good, but not saved alone
     assert editors["politeness.delay"].error.isVisibleTo(dialog)  # checked as typed
     dialog.save_button.click()
@@ -107,8 +109,8 @@ def test_bad_values_are_one_line_each_and_nothing_is_saved(qtbot, window):
     # the command line's own messages (core's parse_setting)
     assert len(lines) == 3, lines
     assert lines[0].startswith("politeness.delay: not a number of seconds")
-    assert lines[1].startswith("politeness.per_host: must be at least 1")
-    assert lines[2].startswith("fetch.user_agent must start with the crawler's name")
+    assert lines[1].startswith("fetch.user_agent: must start with the crawler's name")
+    assert lines[2] == "watch.round_gap: must not be negative: '-5'"
     assert dialog.isVisible()
     rows = cli_settings(window.context.project)
     assert (
@@ -143,3 +145,34 @@ def test_a_duration_shown_rounded_is_saved_exact_while_unedited(qtbot, window):
     rows = cli_settings(window.context.project)
     assert rows["watch.round_gap"]["value"] == 8685 * 60
     assert rows["fetch.user_agent"]["value"] == "Archivist/2.0"
+
+
+def test_editors_take_their_ranges_units_and_tooltips_from_the_schema(qtbot, window):
+    from recrawl.core.config import STORABLE
+
+    dialog = open_settings(qtbot, window)
+    per_host = dialog.editors["politeness.per_host"].input
+    assert isinstance(per_host, QSpinBox)
+    assert (per_host.minimum(), per_host.suffix()) == (1, " connections")
+    depth = dialog.editors["traps.max_depth"].input
+    assert (depth.minimum(), depth.suffix()) == (0, " links")
+    for name, editor in dialog.editors.items():
+        spec = STORABLE[name]
+        assert editor.input.toolTip().startswith(name)
+        assert spec.bounds_text() in editor.input.toolTip()
+        if isinstance(editor.input, QSpinBox) and spec.meta.min is not None:
+            assert editor.input.minimum() == spec.meta.min, name
+    assert dialog.editors["fetch.read_timeout"].input.toolTip() == "fetch.read_timeout · s · > 0s"
+    dialog.reject()
+
+
+def test_the_crawl_panel_fields_take_their_ranges_from_the_schema(qtbot, window):
+    from recrawl.core.config import STORABLE
+
+    window.show_panel("crawl")
+    panel = window.panels["crawl"]
+    assert panel.per_host.minimum() == STORABLE["politeness.per_host"].meta.min == 1
+    assert panel.concurrency.minimum() == 1 and panel.delay.minimum() == 0.0
+    assert panel.delay.suffix() == " s"
+    assert STORABLE["politeness.delay"].help in panel.delay.toolTip()
+    assert "politeness.per_host" in panel.per_host.toolTip()
