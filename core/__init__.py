@@ -4,14 +4,16 @@
     watch      watching: crawl rounds as pages come due, sleeping in between
     engine     crawl rounds: generate → fetch → parse → filter → update → segment
     project    a project folder: its store, its writer lock, recovery on open
+    replay     pywb serving the captures in a process of its own, and its handle
     archive    WARC segments, CDXJ indexes, captures, compaction, recovery
     policy     schedules, signatures, scoring, simulation, the project's choices
     net        URLs, HTTP fetching, robots.txt, per-host politeness
     store      the database: models, migrations, queries
     filters    URL filter chains (pure: no store, no network)
     content    a page's main text, text diffs (pure)
-    errors, clock, config, resources, textfile, words   shared by all
+    errors, clock, config, interrupts, resources, textfile, words   shared by all
 
 ``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).
-Nothing here imports Qt or :mod:`recrawl.gui`.
+Nothing here imports Qt or :mod:`recrawl.gui`; nothing below ``cli`` imports it: the app
+and the command line are front ends beside each other, each calling the layers below.
 """

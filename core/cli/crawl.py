@@ -10,13 +10,13 @@ from pathlib import Path
 
 from recrawl.core.cli.arguments import positive_int, positive_seconds, seconds
 from recrawl.core.cli.crawl_report import CrawlReport, due_outlook, outlook_line
-from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, parse_iso, to_iso, utcnow
 from recrawl.core.config import CrawlSettings
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.interrupts import run_interruptible
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text
