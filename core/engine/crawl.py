@@ -6,7 +6,7 @@ and ``stop()`` may be called from any other thread.
 
 A run takes due pages round by round (:class:`~.round.Round`); the parts a round works
 with: the robots gate (:mod:`.robots_gate`), the fetch recorder (:mod:`.record`: change
-detection, the capture writer of :mod:`.captures`, link discovery of :mod:`.links`) and
+detection, the capture writer of :mod:`.capture_writer`, link discovery of :mod:`.links`) and
 the commit pipeline (:mod:`.commits`).
 
 Durability: each fetch's WARC records are written first; every ``commit_every`` fetches

@@ -42,7 +42,7 @@ from recrawl.core.engine.analysis import (
     signing,
     unsigned_payload,
 )
-from recrawl.core.engine.captures import CaptureWriter, archived_whole
+from recrawl.core.engine.capture_writer import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
