@@ -1,6 +1,6 @@
 """The crawl engine: rounds of generate → fetch → parse → filter → update → segment.
 
-:class:`Crawler` is the synchronous facade the CLI, the GUI worker and the tests call. It
+:class:`Crawler` is the synchronous facade the CLI, the app's crawl job and the tests call. It
 owns its asyncio loop, so ``run()`` blocks the calling thread; ``pause()``, ``resume()``
 and ``stop()`` may be called from any other thread.
 

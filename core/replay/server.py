@@ -48,7 +48,7 @@ class ReplayServer:
     """``recrawl replay`` on a project, in a subprocess, until :meth:`stop`.
 
     Starting blocks until the server listens (a second or two: pywb loads), so the app
-    starts one from a worker thread (``wait=False``, then :meth:`wait_started` there,
+    starts one on a thread of its own (``wait=False``, then :meth:`wait_started` there,
     which :meth:`abort` from another thread cuts short). Raises :class:`ReplayUnavailable`
     without pywb, :class:`ReplayError` when the server does not start for another reason.
     """
