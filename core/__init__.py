@@ -14,6 +14,6 @@
     errors, clock, config, interrupts, resources, textfile, words   shared by all
 
 ``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).
-Nothing here imports Qt or :mod:`recrawl.gui`; nothing below ``cli`` imports it: the app
-and the command line are front ends beside each other, each calling the layers below.
+Nothing here imports Qt or :mod:`recrawl.gui`. The app and the command line are front ends
+beside each other: each calls the layers below ``cli``, and the app never imports ``cli``.
 """
