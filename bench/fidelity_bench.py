@@ -607,7 +607,7 @@ def replay_failures(visit_: Visit, replay_base: str, live_failed: dict[str, str]
 def compare_sample(
     browser: Browser, site: Site, project: Path, captures: dict[str, list[Capture]], out: Path
 ) -> list[PageResult]:
-    from recrawl.core.cli.replay import ReplayServer
+    from recrawl.core.replay.server import ReplayServer
 
     sample = choose_sample(site)
     live: dict[str, Visit] = {}

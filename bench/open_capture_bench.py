@@ -6,7 +6,7 @@ A project of a few thousand pages is built as the crawl benchmark builds one (it
 generated site, served by nginx if installed, crawled by ``recrawl crawl``), then the
 app's steps are timed as it runs them: the capture's stamp looked up in the project's
 indexes, the replay server started (``recrawl replay`` in a subprocess:
-:class:`recrawl.core.cli.replay.ReplayServer`), and the capture's replay URL fetched as
+:class:`recrawl.core.replay.server.ReplayServer`), and the capture's replay URL fetched as
 a browser would: pywb's frame (its banner), then the page in it (``mp_``), to the page's
 first byte and its whole body (the banner's scripts and styles aside). Cold: no server yet (a new one per
 try); warm: the server already runs (a different page each try). Medians are printed.
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.crawl_bench import BIN, generate_site, start_server
 
 if TYPE_CHECKING:
-    from recrawl.core.cli.replay import ReplayServer
+    from recrawl.core.replay.server import ReplayServer
 
 
 def _open(replay: ReplayServer, stamp: str, url: str) -> tuple[float, float, int, int]:
@@ -75,8 +75,8 @@ def _ms(seconds: float) -> str:
 
 def open_capture_lines(pages: int = 3000, cold: int = 3, warm: int = 20) -> list[str]:
     from recrawl.core import store
-    from recrawl.core.cli.replay import ReplayServer
     from recrawl.core.project import Project
+    from recrawl.core.replay.server import ReplayServer
     from recrawl.core.store.models import Page
     from recrawl.gui.pages.page_jobs import replay_stamp
 

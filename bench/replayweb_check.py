@@ -974,8 +974,8 @@ def run_browser(
 
 
 def start_pywb(project: Path) -> Any:
-    from recrawl.core.cli.replay import ReplayServer
     from recrawl.core.errors import ReplayError
+    from recrawl.core.replay.server import ReplayServer
 
     try:
         return ReplayServer(project)

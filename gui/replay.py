@@ -1,7 +1,7 @@
 """Captures opened in the browser as they looked: the project's replay server, in the background.
 
 "Open capture in browser" needs ``recrawl replay`` serving the project
-(:class:`~recrawl.core.cli.replay.ReplayServer`, a process of its own). The first request
+(:class:`~recrawl.core.replay.server.ReplayServer`, a process of its own). The first request
 starts it on a worker thread (pywb takes a second or two to load); the URLs asked for
 meanwhile open once its port is known, and later ones at once. One server per project,
 kept until the project closes or the app quits; if it dies, the next request starts
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
-from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.errors import RecrawlError, ReplayUnavailable
+from recrawl.core.replay.server import ReplayServer
 from recrawl.gui.jobs.threads import start_thread
 
 #: What the app says when pywb is not installed (pip) or not in the bundle.

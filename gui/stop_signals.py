@@ -2,7 +2,7 @@
 
 Closing the window stops a running crawl after its fetches in flight, lets a compaction
 finish, and then quits (gui/main_window.py); a second Ctrl-C or SIGTERM kills at once
-(:mod:`recrawl.core.cli.interrupts`, whose handlers these are).
+(:mod:`recrawl.core.interrupts`, whose handlers these are).
 
 Qt's event loop runs in C++, and Python runs a signal's handler only when the
 interpreter next gets control, which an idle window may not give it for ever. As
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QSocketNotifier, QTimer
 from PySide6.QtWidgets import QWidget
-from recrawl.core.cli.interrupts import StopSignals
+from recrawl.core.interrupts import StopSignals
 
 
 @contextlib.contextmanager

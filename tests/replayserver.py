@@ -1,6 +1,6 @@
 """pywb, a standard replay tool, serving a pywb root folder on 127.0.0.1 for tests.
 
-The product's own server is ``recrawl replay`` (:class:`recrawl.core.cli.replay.ReplayServer`,
+The product's own server is ``recrawl replay`` (:class:`recrawl.core.replay.server.ReplayServer`,
 which the replay tests use); this harness serves any pywb root as pywb lays it out (a
 WACZ unpacked, say), or one :func:`collection` builds over a project.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from recrawl.core.cli.replay import ReplayServer
+    from recrawl.core.replay.server import ReplayServer
 
 COLLECTION = "project"
 

@@ -15,7 +15,7 @@ under its banner; ``mp_`` after the timestamp for the page alone (links, images 
 styles rewritten to their captures), ``id_`` for the archived bytes as the server sent
 them.
 
-Nothing here imports pywb: the server process (:mod:`recrawl.core.cli.replay_server`)
+Nothing here imports pywb: the server process (:mod:`recrawl.core.replay.pywb_process`)
 hands these rules to it.
 """
 

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from recrawl.core.cli.crawl_report import CrawlReport, due_outlook, outlook_line
-from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
@@ -16,6 +15,7 @@ from recrawl.core.cli.setting_flags import add_setting_flags, flag_overrides
 from recrawl.core.clock import Clock, parse_iso, to_iso, utcnow
 from recrawl.core.config import CrawlSettings, with_overrides
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.interrupts import run_interruptible
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.textfile import read_text

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from recrawl.core.cli.interrupts import StopSignals
 from recrawl.core.cli.output import DIR_HELP, human_size
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import human_duration, parse_iso
+from recrawl.core.interrupts import StopSignals
 from recrawl.core.project import Project
 from recrawl.core.words import plural
 

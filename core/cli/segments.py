@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from recrawl.core import store
 from recrawl.core.cli.arguments import fraction
-from recrawl.core.cli.interrupts import StopSignals
 from recrawl.core.cli.output import DIR_HELP, human_size, print_rows
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import to_iso
+from recrawl.core.interrupts import StopSignals
 from recrawl.core.project import Project
 from recrawl.core.words import percent, plural
 

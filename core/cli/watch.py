@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from recrawl.core.cli.arguments import duration
 from recrawl.core.cli.crawl import crawl_options, crawl_settings
 from recrawl.core.cli.crawl_report import baseline_done_line, gone_reason
-from recrawl.core.cli.interrupts import run_interruptible
 from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, human_duration, to_iso
 from recrawl.core.engine.events import Event, LogMessage, PageFetched, WatchRound, WatchSleeping
+from recrawl.core.interrupts import run_interruptible
 from recrawl.core.project import Project
 from recrawl.core.store.models import NewsKind
 from recrawl.core.words import plural

@@ -52,9 +52,9 @@ def _worker_arguments(p: argparse.ArgumentParser) -> None:
 def run_worker(project: Project, args: argparse.Namespace) -> int:
     # the engine and `watch`'s report: not for `workers`
     from recrawl.core.cli.crawl import crawl_settings
-    from recrawl.core.cli.interrupts import run_interruptible
     from recrawl.core.cli.watch import WatchReport, watch_counts
     from recrawl.core.engine.worker import WorkerSession
+    from recrawl.core.interrupts import run_interruptible
     from recrawl.core.watch.watcher import Watcher
 
     settings, clock = crawl_settings(args)

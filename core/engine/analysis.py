@@ -4,10 +4,10 @@ A big page takes a while to parse, even within the parse bounds (core/content/ma
 on the event loop that would hold up every other host's fetches and timeouts (a page of
 100,000 nested ``<div>`` elements once held them for two minutes), and in the crawl's
 process it holds the interpreter lock the other threads (the app's window) need. So
-pages are analysed by worker processes (:mod:`.pool`). A tiny page is analysed on the
+pages are analysed by analysis processes (:mod:`.pool`). A tiny page is analysed on the
 loop: its analysis costs less than sending it. A signature that cannot be sent to
 another process (a plug-in holding threads or locks) is computed in the crawl's process,
-on one worker thread (one parse tree in memory at once).
+on one thread of its own (one parse tree in memory at once).
 
 A *deferrable* signature (``main-text``: some 8 ms a page, more than the rest of the
 page's analysis together) is computed only when a comparison needs it. A page's first
@@ -186,7 +186,7 @@ def analyse_page(
     asked: Asked = Asked(),
 ) -> Analysis:
     """The page's analysis (pure but for reading ``asked.earlier``: the same in the
-    crawl's process and in a worker)."""
+    crawl's process and in an analysis process)."""
     parsed = embeds = None
     if is_html(content_type, body):
         parsed = parse_html(body, url, content_type, bounds, date_by=asked.date_by)
@@ -252,7 +252,7 @@ def sign_earlier(
 
 
 def can_be_sent(signature: Signature) -> bool:
-    """Whether ``signature`` can go to a worker process (it pickles)."""
+    """Whether ``signature`` can go to an analysis process (it pickles)."""
     try:
         pickle.dumps(signature)
     except Exception:  # any reason at all: it stays in this process
@@ -321,7 +321,8 @@ class PageAnalyser:
         return analyse_page(url, content_type, body, self.signature, self.bounds, asked)
 
     def close(self) -> None:
-        """Wait for the analyses in progress (bounded), then end the thread and workers."""
+        """Wait for the analyses in progress (bounded), then end the thread and the analysis
+        processes."""
         if self._thread is not None:
             self._thread.shutdown(wait=True, cancel_futures=True)
             self._thread = None

@@ -1,7 +1,7 @@
 """Stop and pause: set from any thread, obeyed by the crawl's event loop.
 
-``threading.Event``s, not queued signals or loop callbacks: a GUI worker busy inside
-the loop never runs queued slots, and the loop only needs to look.
+``threading.Event``s, not queued signals or loop callbacks: the app's crawl job, busy
+inside the loop, never runs queued slots, and the loop only needs to look.
 """
 
 from __future__ import annotations

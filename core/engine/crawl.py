@@ -1,12 +1,12 @@
 """The crawl engine: rounds of generate → fetch → parse → filter → update → segment.
 
-:class:`Crawler` is the synchronous facade the CLI, the GUI worker and the tests call. It
+:class:`Crawler` is the synchronous facade the CLI, the app's crawl job and the tests call. It
 owns its asyncio loop, so ``run()`` blocks the calling thread; ``pause()``, ``resume()``
 and ``stop()`` may be called from any other thread.
 
 A run takes due pages round by round (:class:`~.round.Round`); the parts a round works
 with: the robots gate (:mod:`.robots_gate`), the fetch recorder (:mod:`.record`: change
-detection, the capture writer of :mod:`.captures`, link discovery of :mod:`.links`) and
+detection, the capture writer of :mod:`.capture_writer`, link discovery of :mod:`.links`) and
 the commit pipeline (:mod:`.commits`).
 
 Durability: each fetch's WARC records are written first; every ``commit_every`` fetches

@@ -3,28 +3,28 @@
 A page's analysis (its parse, its links canonicalised, its signature, its WARC records)
 is pure CPU work in Python. In the crawl's own process it holds the interpreter lock
 that the fetches, the store thread and, in the app, the window need: at full speed the
-window stalled for a quarter of a second at a time. So the pages go to a few worker
+window stalled for a quarter of a second at a time. So the pages go to a few analysis
 processes (``spawn``: safe beside Qt and threads, the same on every platform), started
 when the crawl first needs one and kept until it ends. What is stateful (the links
 already seen, the trap guard, the store, the order of records) stays in the crawl's
 process.
 
-Each worker has two pipes, written and read by the crawl's event loop itself (asyncio's
-pipe transports): no thread of the crawl's process carries the pages. A process pool's
-executor did, with two threads of its own that, at a few hundred pages a second, took a
-tenth of the crawl's processor time and fought the loop for the interpreter lock.
-A frame is ``multiprocessing.Connection``'s (a 4-byte big-endian length, then the
-pickle), so a worker reads and answers with a plain ``Connection``. An answer starts with
-its page's number and whether it succeeded, outside its pickle: an answer that cannot be
-unpickled here (an exception whose ``__init__`` wants other arguments) fails its own page,
-not the worker's pipe.
+Each analysis process has two pipes, written and read by the crawl's event loop itself
+(asyncio's pipe transports): no thread of the crawl's process carries the pages. A
+process pool's executor did, with two threads of its own that, at a few hundred pages a
+second, took a tenth of the crawl's processor time and fought the loop for the
+interpreter lock. A frame is ``multiprocessing.Connection``'s (a 4-byte big-endian
+length, then the pickle), so an analysis process reads and answers with a plain
+``Connection``. An answer starts with its page's number and whether it succeeded,
+outside its pickle: an answer that cannot be unpickled here (an exception whose
+``__init__`` wants other arguments) fails its own page, not the process's pipe.
 
-A worker ignores SIGINT (the crawl's process decides what an interrupt means) and ends
-as soon as the crawl's process is gone, however it went (a SIGKILL leaves no orphan):
-a thread of the worker waits on the parent's sentinel; one whose parent died while it
-was starting ends silently too (:mod:`recrawl.core.engine.quiet_spawn`). A worker that
-dies (killed, or crashed by a page) fails the pages it held with an error; the next
-page starts another.
+An analysis process ignores SIGINT (the crawl's process decides what an interrupt means)
+and ends as soon as the crawl's process is gone, however it went (a SIGKILL leaves no
+orphan): a thread of it waits on the parent's sentinel; one whose parent died while it
+was starting ends silently too (:mod:`recrawl.core.engine.quiet_spawn`). One that dies
+(killed, or crashed by a page) fails the pages it held with an error; the next page
+starts another.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ from recrawl.core.policy.signature import Signature
 
 #: Set (to a folder) in the environment of a crawl, each analysis process writes its
 #: peak resident memory there when it ends (``<pid>.peak``, kB): the memory tests and
-#: benchmarks count the workers' memory with the crawl's.
+#: benchmarks count the analysis processes' memory with the crawl's.
 PEAK_DIR_VARIABLE = "RECRAWL_PEAK_DIR"
-#: How long :meth:`AnalysisPool.close` lets a worker finish the page it holds.
+#: How long :meth:`AnalysisPool.close` lets an analysis process finish the page it holds.
 CLOSE_GRACE_S = 10.0
 
 _LENGTH = struct.Struct("!i")
@@ -72,7 +72,7 @@ class ProcessesGone(RuntimeError):
 
 
 @dataclass(eq=False)
-class _Worker:
+class _Child:
     """One analysis process, seen from the crawl's loop."""
 
     process: BaseProcess
@@ -84,11 +84,11 @@ class _Worker:
 
 
 class _Answers(asyncio.Protocol):
-    """A worker's answers, framed as ``Connection.send_bytes`` frames them."""
+    """A child's answers, framed as ``Connection.send_bytes`` frames them."""
 
-    def __init__(self, pool: AnalysisPool, worker: list[_Worker]) -> None:
+    def __init__(self, pool: AnalysisPool, child: list[_Child]) -> None:
         self._pool = pool
-        self._worker = worker  # filled in once the worker is made (it needs this first)
+        self._child = child  # filled in once the child is made (it needs this first)
         self._buffer = bytearray()
 
     def data_received(self, data: bytes) -> None:
@@ -101,7 +101,7 @@ class _Answers(asyncio.Protocol):
             if len(buffer) < end:
                 break
             number, ok = _ANSWER.unpack_from(buffer, start + _LENGTH.size)
-            future = self._worker[0].waiting.pop(number, None)
+            future = self._child[0].waiting.pop(number, None)
             if future is not None and not future.done():  # else: its page was cancelled
                 try:
                     value = pickle.loads(
@@ -122,7 +122,7 @@ class _Answers(asyncio.Protocol):
         del buffer[:start]
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._pool._lost(self._worker[0])
+        self._pool._lost(self._child[0])
 
 
 class AnalysisPool:
@@ -132,11 +132,11 @@ class AnalysisPool:
         self.signature = signature
         self.bounds = bounds
         self.processes = max(1, processes)
-        self._workers: list[_Worker] = []
-        #: Held while workers are started: pages that come together start them once.
+        self._children: list[_Child] = []
+        #: Held while children are started: pages that come together start them once.
         self._starting = asyncio.Lock()
         self._numbers = itertools.count()
-        #: Workers started, the first ones included (each after one died: one more).
+        #: Children started, the first ones included (each after one died: one more).
         self.started = 0
 
     async def analyse(
@@ -146,27 +146,27 @@ class AnalysisPool:
         body: bytes,
         asked: Asked,
     ) -> Analysis:
-        """The page's analysis, made by a worker; raises what the analysis raised, or
-        :class:`ProcessesGone` if the worker died meanwhile."""
-        worker = await self._least_busy()
+        """The page's analysis, made by an analysis process; raises what the analysis raised,
+        or :class:`ProcessesGone` if the process died meanwhile."""
+        child = await self._least_busy()
         number = next(self._numbers)
         future: asyncio.Future[Analysis] = asyncio.get_running_loop().create_future()
-        worker.waiting[number] = future
+        child.waiting[number] = future
         message = pickle.dumps((number, url, content_type, body, asked), pickle.HIGHEST_PROTOCOL)
-        worker.tasks.writelines((_LENGTH.pack(len(message)), message))
+        child.tasks.writelines((_LENGTH.pack(len(message)), message))
         try:
             return await future
         finally:
-            worker.waiting.pop(number, None)
+            child.waiting.pop(number, None)
 
-    async def _least_busy(self) -> _Worker:
-        async with self._starting:  # the pages behind the first wait for its workers
-            self._workers = [worker for worker in self._workers if worker.alive]
-            while len(self._workers) < self.processes:
-                self._workers.append(await self._start())
-        return min(self._workers, key=lambda worker: len(worker.waiting))
+    async def _least_busy(self) -> _Child:
+        async with self._starting:  # the pages behind the first wait for its children
+            self._children = [child for child in self._children if child.alive]
+            while len(self._children) < self.processes:
+                self._children.append(await self._start())
+        return min(self._children, key=lambda child: len(child.waiting))
 
-    async def _start(self) -> _Worker:
+    async def _start(self) -> _Child:
         context = multiprocessing.get_context("spawn")
         task_out, task_in = context.Pipe(duplex=False)
         answer_out, answer_in = context.Pipe(duplex=False)
@@ -184,62 +184,62 @@ class AnalysisPool:
             answer_out.close()
             raise
         finally:
-            task_out.close()  # the worker's ends: its death must reach us as an end of file
+            task_out.close()  # the child's ends: its death must reach us as an end of file
             answer_in.close()
         loop = asyncio.get_running_loop()
-        slot: list[_Worker] = []
-        worker = None
+        slot: list[_Child] = []
+        child = None
         try:
             tasks, _ = await loop.connect_write_pipe(asyncio.Protocol, task_in)
-            worker = _Worker(process, tasks)
-            slot.append(worker)
-            worker.answers, _ = await loop.connect_read_pipe(
+            child = _Child(process, tasks)
+            slot.append(child)
+            child.answers, _ = await loop.connect_read_pipe(
                 lambda: _Answers(self, slot), answer_out
             )
-        except BaseException:  # cancelled meanwhile (the crawl stopped): no worker is left
-            if worker is not None:
-                worker.alive = False
-                worker.tasks.abort()
+        except BaseException:  # cancelled meanwhile (the crawl stopped): no child is left
+            if child is not None:
+                child.alive = False
+                child.tasks.abort()
             task_in.close()
             answer_out.close()
             process.kill()
             process.join()
             raise
         self.started += 1
-        return worker
+        return child
 
-    def _lost(self, worker: _Worker) -> None:
-        """A worker's answers ended: it died (or was closed); its pages fail."""
-        worker.alive = False
-        worker.tasks.close()
+    def _lost(self, child: _Child) -> None:
+        """A child's answers ended: it died (or was closed); its pages fail."""
+        child.alive = False
+        child.tasks.close()
         gone = ProcessesGone(
             "the process analysing the page ended unexpectedly (killed, or crashed by the page)"
         )
-        for future in worker.waiting.values():
+        for future in child.waiting.values():
             if not future.done():
                 future.set_exception(gone)
-        worker.waiting.clear()
+        child.waiting.clear()
 
     def close(self) -> None:
-        """Let the workers finish the page they hold, then end them."""
-        workers, self._workers = self._workers, []
-        for worker in workers:
+        """Let the analysis processes finish the page they hold, then end them."""
+        children, self._children = self._children, []
+        for child in children:
             # closed now, not when the loop next runs (join below holds it): pages not
-            # sent yet are dropped (their analyses are abandoned), the worker reads to the
+            # sent yet are dropped (their analyses are abandoned), the child reads to the
             # end of its pipe; its next answer finds no reader, and it returns
-            worker.tasks.abort()
-            worker.tasks.get_extra_info("pipe").close()
-            if worker.answers is not None:
-                worker.answers.close()
-                worker.answers.get_extra_info("pipe").close()
-        for worker in workers:
-            worker.process.join(CLOSE_GRACE_S)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
+            child.tasks.abort()
+            child.tasks.get_extra_info("pipe").close()
+            if child.answers is not None:
+                child.answers.close()
+                child.answers.get_extra_info("pipe").close()
+        for child in children:
+            child.process.join(CLOSE_GRACE_S)
+            if child.process.is_alive():
+                child.process.kill()
+                child.process.join()
 
 
-# -- in the worker processes --------------------------------------------------------
+# -- in the analysis processes -----------------------------------------------------
 
 
 def _serve(
@@ -292,7 +292,7 @@ def _answer(number: int, value: Analysis | Exception) -> bytes:
 
 
 def _end_with(sentinel: int) -> None:
-    """End this worker the moment the crawl's process has ended."""
+    """End this analysis process the moment the crawl's process has ended."""
     wait([sentinel])
     os._exit(1)
 

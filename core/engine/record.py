@@ -16,7 +16,7 @@ from recrawl.core import store
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import Analysis
-from recrawl.core.engine.captures import CaptureWriter
+from recrawl.core.engine.capture_writer import CaptureWriter
 from recrawl.core.engine.embeds import Embedded, Found, failure_reason, refs_of
 from recrawl.core.engine.events import EventQueue, LogMessage, PageFetched
 from recrawl.core.engine.links import LinkDiscoverer

@@ -1,6 +1,6 @@
-"""One crawl round: its pages fetched by per-host workers into one segment (docs/design.md §3).
+"""One crawl round: its pages fetched by host tasks into one segment (docs/design.md §3).
 
-Each host with due pages gets ``per_host`` workers that take its pages in turn, with the
+Each host with due pages gets ``per_host`` host tasks that take its pages in turn, with the
 host's politeness (:class:`~recrawl.core.net.politeness.HostSlot`), the robots gate, and
 the crawl's connection limit. Every ``commit_every`` fetches (or ``commit_seconds``) the
 round hands its batch to the commit pipeline. A stopped round leaves its unfetched pages
@@ -8,7 +8,7 @@ due; a paused one commits what it has and sends nothing until resumed.
 
 What a fetched page embeds joins the round (:mod:`.embeds`): each embed to fetch is
 queued on its host, ahead of that host's pages, and a host with no pages in the round
-gets workers of its own when its first embed comes; the round ends once every queue is
+gets host tasks of its own when its first embed comes; the round ends once every queue is
 empty and every page capture knows what it found of its embeds.
 
 Memory: a round queues its pages as ids and URLs, and reads each page's row when its
@@ -42,7 +42,7 @@ from recrawl.core.engine.analysis import (
     signing,
     unsigned_payload,
 )
-from recrawl.core.engine.captures import CaptureWriter, archived_whole
+from recrawl.core.engine.capture_writer import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
@@ -135,7 +135,7 @@ class HostQueue:
 
 
 class Round:
-    """One round's segment, commit batch and counts, and the workers that fill them."""
+    """One round's segment, commit batch and counts, and the host tasks that fill them."""
 
     def __init__(self, parts: CrawlParts, pages: list[store.DuePage]) -> None:
         self.parts = parts
@@ -170,15 +170,15 @@ class Round:
             queue.append(page)
             parts.links.remember(page.url)
         parts.recorder.start_round(self.queues)  # their baselines tell a first fetch's news
-        #: The host workers, and how many of each host's are still taking turns.
-        self.workers: list[asyncio.Task[None]] = []
+        #: The host tasks, and how many of each host's are still taking turns.
+        self.host_tasks: list[asyncio.Task[None]] = []
         self.serving: dict[str, int] = {}
         #: The ids queued as embeds (docs/design.md §14), until recorded.
         self.embed_jobs: set[int] = set()
         #: Hosts that take no more turns this round, and why (said to their embeds).
         self.closed: dict[str, str] = {}
-        #: Set when an embed is queued (and its host maybe given workers): _until_done
-        #: waits for those workers too, and says "not fetched" if none will run.
+        #: Set when an embed is queued (and its host maybe given host tasks): _until_done
+        #: waits for those tasks too, and says "not fetched" if none will run.
         self.requeued = asyncio.Event()
         self.embeds = RoundEmbeds(
             parts.settings,
@@ -229,18 +229,18 @@ class Round:
         parts.events.emit(self.stats.finished(BaselineDone(d.host, d.url, d.pages) for d in done))
 
     async def _until_done(self) -> None:
-        """Wait for the host workers, those embeds start included, and the page captures
-        gathering their embeds; a worker's error (a bug) ends the round."""
+        """Wait for the host tasks, those embeds start included, and the page captures
+        gathering their embeds; a host task's error (a bug) ends the round."""
         while True:
             self.requeued.clear()
-            running = [task for task in self.workers if not task.done()]
+            running = [task for task in self.host_tasks if not task.done()]
             if not running:
                 # nothing will fetch what is still queued: said as those embeds' reason
                 self.embeds.orphaned(self._unfetched_reason())
             waiting = set(running) | self.embeds.tasks
             if not waiting:
                 break
-            # a capture's embeds queued from now on may start workers this wait would
+            # a capture's embeds queued from now on may start host tasks this wait would
             # not know of, or none (stopped): it looks again then
             requeued = asyncio.ensure_future(self.requeued.wait())
             try:
@@ -253,13 +253,15 @@ class Round:
                 if task is requeued or task.cancelled():
                     continue
                 error = task.exception()
-                if error is not None and (task in self.workers or not isinstance(error, Exception)):
+                if error is not None and (
+                    task in self.host_tasks or not isinstance(error, Exception)
+                ):
                     raise error
                 if error is not None:  # a capture's embeds could not be gathered
                     self.parts.events.emit(
                         LogMessage("error", f"embeds of a page not gathered: {error}")
                     )
-        for task in self.workers:
+        for task in self.host_tasks:
             if not task.cancelled() and (error := task.exception()) is not None:
                 raise error
 
@@ -271,16 +273,16 @@ class Round:
         return "not fetched: its host's turn ended first"
 
     def _serve(self, slot: HostSlot) -> None:
-        """Start the host's workers (a host's workers share few client lanes, so
+        """Start the host's tasks (a host's tasks share few client lanes, so
         connections get reused: fetch.py)."""
         count = max(1, self.parts.settings.politeness.per_host)
         self.serving[slot.host] = self.serving.get(slot.host, 0) + count
-        for worker in range(count):
-            lane = slot.lane + worker // CONNECTIONS_PER_LANE
-            self.workers.append(asyncio.create_task(self._host_worker(slot, lane)))
+        for number in range(count):
+            lane = slot.lane + number // CONNECTIONS_PER_LANE
+            self.host_tasks.append(asyncio.create_task(self._host_task(slot, lane)))
 
     def _enqueue_embed(self, state: store.EmbedState) -> None:
-        """Queue an embed to fetch on its host, which gets workers if it has none."""
+        """Queue an embed to fetch on its host, which gets host tasks if it has none."""
         closed = self.closed.get(state.host)
         if closed is not None:  # the host asked for a break, or could not be reached
             self.embeds.not_fetched(state.url, closed)
@@ -302,12 +304,12 @@ class Round:
     async def _cancel_on_stop(self) -> None:
         await self.parts.controls.until_stopped()
         await asyncio.sleep(self.parts.settings.stop_grace)
-        for task in self.workers:
+        for task in self.host_tasks:
             task.cancel()
 
     # -- per host --------------------------------------------------------------------
 
-    async def _host_worker(self, slot: HostSlot, lane: int) -> None:
+    async def _host_task(self, slot: HostSlot, lane: int) -> None:
         # A 2xx page is analysed while its lane fetches the next one: analysis is no
         # request, so the host still gets one request at a time per lane, and the
         # connection is not left idle meanwhile. One page per lane is analysed at a time.
@@ -317,7 +319,7 @@ class Round:
                 await self._fetch_pages(slot, lane, analysing)
             finally:
                 # no await since its queue was last seen empty: an embed queued from now
-                # on starts workers of its own
+                # on starts host tasks of its own
                 self.serving[slot.host] -= 1
         except BaseException:  # stopped (cancelled), or a bug: its page is not recorded
             for task in analysing:

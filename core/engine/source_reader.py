@@ -24,9 +24,9 @@ from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import EventQueue, LogMessage
 from recrawl.core.engine.links import LinkDiscoverer
-from recrawl.core.engine.listings import Listing, parse_feed, parse_sitemap, unpacked
 from recrawl.core.engine.offline import Unreached
 from recrawl.core.engine.robots_gate import RobotsGate
+from recrawl.core.engine.source_parser import Listing, parse_feed, parse_sitemap, unpacked
 from recrawl.core.engine.sources import FEED, FUTURE_SLACK, SITEMAP, SourceFinder, next_interval
 from recrawl.core.engine.stats import CrawlStats
 from recrawl.core.net.fetch import Fetcher, FetchResult

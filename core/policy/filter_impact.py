@@ -3,7 +3,7 @@
 Applying a chain (:mod:`.filter_reach`) changes known pages; the preview counts them.
 
 Both run the compiled fast path, so a preview over a large project stays quick (the
-GUI calls these from a worker thread).
+GUI calls these from a job's thread).
 """
 
 from __future__ import annotations

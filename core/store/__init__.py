@@ -13,7 +13,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     robots        the robots.txt cache
     rejected      links the filter chain turned away
     filtered      known pages the chain rejects: kept, never fetched, and why
-    listing       the GUI's page listing, read in blocks
+    page_list     the GUI's page list: filtered, sorted, read in blocks
     news          news items: what happened to pages, counts by day and site, unseen
     baselines     each host's first crawl: one news item, completed when nothing is left
     sites         pages grouped by host (the app's Sites list); hosts taken out of a crawl
@@ -96,13 +96,6 @@ from recrawl.core.store.filtered import (
     record_filtered,
     unfilter_pages,
 )
-from recrawl.core.store.listing import (
-    LISTING_COLUMNS,
-    PageQuery,
-    count_listing,
-    iter_listing,
-    listing_rows,
-)
 from recrawl.core.store.models import DiscoveredVia, PageKind, Source, SourceKind
 from recrawl.core.store.news import (
     FilterMark,
@@ -125,6 +118,13 @@ from recrawl.core.store.news import (
     seen_mark,
     seen_marks,
     unseen_news_count,
+)
+from recrawl.core.store.page_list import (
+    LISTING_COLUMNS,
+    PageQuery,
+    count_listing,
+    iter_listing,
+    listing_rows,
 )
 from recrawl.core.store.pages import (
     DuePage,

@@ -13,8 +13,8 @@ from typing import Any
 
 from peewee import SQL, Expression, Field, NodeList, fn
 from recrawl.core.errors import NotFound
-from recrawl.core.store.listing import LISTING_COLUMNS
 from recrawl.core.store.models import DB, DiscoveredVia, FetchEvent, Page, PageKind, PageStatus
+from recrawl.core.store.page_list import LISTING_COLUMNS
 from recrawl.core.store.sql import chunks, insert_rows, is_server_store
 from recrawl.core.store.workers import leased_hosts
 

@@ -83,7 +83,7 @@ def check_url(url: str) -> None:
 
 class _Closer:
     """Closes a connection when the thread that opened it ends: peewee keeps one per
-    thread (the app's workers, a crawl's threads) and leaves those of ended threads to
+    thread (the app's job threads, a crawl's threads) and leaves those of ended threads to
     the garbage collector, which would close them with a ResourceWarning."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:

@@ -266,7 +266,7 @@ def _check_text_libraries() -> None:
 
     from recrawl.core.content.maintext import main_text
     from recrawl.core.content.published import page_date
-    from recrawl.core.engine.listings import parse_feed, parse_sitemap
+    from recrawl.core.engine.source_parser import parse_feed, parse_sitemap
 
     sentence = "The glacier's front moved back by more than two kilometres in forty years."
     meta = '<meta property="article:published_time" content="2026-11-02T08:00:00+00:00">'

@@ -30,3 +30,22 @@ def test_core_never_imports_qt(tmp_path):
     assert result.returncode == 0, result.stderr
     assert len(modules) > 40
     assert "recrawl.core.engine.crawl" in modules and "recrawl.core.store.models" in modules
+
+
+def test_the_app_replays_and_stops_without_the_command_line(tmp_path):
+    """The GUI and the command line are front ends beside each other: the replay server
+    and the stop signals the app uses come from the engine, and load neither the command
+    line nor, in the app's process, pywb and gevent (gevent would patch the app)."""
+    script = (
+        "import sys\n"
+        "import recrawl.gui.replay, recrawl.gui.stop_signals\n"
+        "from recrawl.core.replay.server import ReplayServer\n"
+        "from recrawl.core.interrupts import StopSignals\n"
+        "loaded = [m for m in sys.modules if m.startswith('recrawl.core.cli')\n"
+        "          or m.split('.')[0] in ('pywb', 'gevent')]\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr

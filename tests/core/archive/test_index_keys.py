@@ -29,10 +29,10 @@ from recrawl.core.archive.cdxj import read_index
 from recrawl.core.archive.cdxj import surt as index_key
 from recrawl.core.archive.compaction import compact
 from recrawl.core.archive.wacz import ALL, ExportOptions, export_wacz
-from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.engine import inject
 from recrawl.core.net.urls import canonical
 from recrawl.core.project import Project
+from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import Segment, Setting
 
 from recrawl.main import main

@@ -24,9 +24,9 @@ from recrawl.core.archive.compaction import compact
 from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.archive.segments import index_path
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED
-from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.engine import inject
 from recrawl.core.project import Project
+from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import Segment
 
 from tests import httpserver

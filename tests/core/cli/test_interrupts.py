@@ -11,7 +11,7 @@ import signal
 from collections.abc import Iterator
 
 import pytest
-from recrawl.core.cli.interrupts import StopSignals
+from recrawl.core.interrupts import StopSignals
 
 
 @pytest.fixture

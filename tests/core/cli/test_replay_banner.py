@@ -1,7 +1,7 @@
 """pywb's banner says a capture's time as the app does: local, with its zone (issue 25).
 
 pywb's own banner read the capture's UTC stamp as local time, unlabelled. The replay
-server serves its banner script changed (core/cli/replay_banner.py); a real browser
+server serves its banner script changed (core/replay/banner.py); a real browser
 (headless Chromium, where installed) shows the banner of a real capture in Tokyo's time.
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from recrawl.core.archive.captures import find_captures
 from recrawl.core.archive.replay import capture_stamp
-from recrawl.core.cli.replay import ReplayServer
-from recrawl.core.cli.replay_banner import SCRIPT, local_script
 from recrawl.core.engine import inject
+from recrawl.core.replay.banner import SCRIPT, local_script
+from recrawl.core.replay.server import ReplayServer
 
 from tests.crawling import T0, clock_at, crawl
 from tests.httpserver import Reply
@@ -31,7 +31,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 def test_the_installed_pywbs_banner_script_is_one_the_server_knows_how_to_change():
     original = PYWB_SCRIPT.read_text(encoding="utf-8")
     changed = local_script(original)
-    assert changed is not None, "pywb's banner changed: core/cli/replay_banner.py must follow"
+    assert changed is not None, "pywb's banner changed: core/replay/banner.py must follow"
     assert "Date.UTC(this.year" in changed and 'timeZoneName: "short"' in changed
     assert local_script("an unknown script") is None
 

@@ -18,10 +18,10 @@ import pytest
 from recrawl.core.archive.captures import find_captures
 from recrawl.core.archive.compaction import compact
 from recrawl.core.archive.replay import capture_stamp
-from recrawl.core.cli.replay import INSTALL_HINT, ReplayServer
 from recrawl.core.engine import inject
 from recrawl.core.errors import ReplayUnavailable
 from recrawl.core.project import Project
+from recrawl.core.replay.server import INSTALL_HINT, ReplayServer
 from recrawl.core.store.models import Segment
 
 from recrawl.main import main

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 from recrawl.core.archive.captures import find_captures
-from recrawl.core.cli.replay import ReplayServer
 from recrawl.core.engine import LinkRejected, PageFetched, inject
 from recrawl.core.project import Project
+from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import FetchEvent, News, Page, PageKind, RejectedLink
 
 from tests.crawling import DAY, T0, clock_at, crawl, fast_settings

@@ -1,4 +1,4 @@
-"""What a sitemap or feed lists (core/engine/listings.py): pure, whatever the input."""
+"""What a sitemap or feed lists (core/engine/source_parser.py): pure, whatever the input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 from hypothesis import given
 from hypothesis import strategies as st
 from recrawl.core.config import SourceSettings
-from recrawl.core.engine.listings import Entry, parse_feed, parse_sitemap, unpacked
+from recrawl.core.engine.source_parser import Entry, parse_feed, parse_sitemap, unpacked
 from recrawl.core.engine.sources import next_interval
 
 BASE = "http://example.org/sitemap.xml"

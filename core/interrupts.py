@@ -123,10 +123,10 @@ def signal_name(signum: int) -> str:
 
 
 def block_stop_signals() -> None:
-    """Keep the stop signals off the calling (worker) thread.
+    """Keep the stop signals off the calling thread (a job's, not the main one).
 
     The kernel hands a process's signal to any thread that does not block it, and only
-    the main thread runs Python's handlers: blocked in the workers, a signal wakes the
+    the main thread runs Python's handlers: blocked in the other threads, a signal wakes the
     main thread at once, whatever it is waiting on.
     """
     if hasattr(signal, "pthread_sigmask"):

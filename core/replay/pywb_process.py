@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from recrawl.core.archive.replay import COLLECTION, INDEX_FOLDERS, warc_paths
-from recrawl.core.cli.interrupts import STOP_SIGNALS, signal_name
-from recrawl.core.cli.replay_banner import local_banner
 from recrawl.core.errors import ReplayError
+from recrawl.core.interrupts import STOP_SIGNALS, signal_name
+from recrawl.core.replay.banner import local_banner
 
 #: The index source type the collection's config names (registered with pywb below).
 _SOURCE_TYPE = "recrawl-project"
@@ -179,7 +179,7 @@ def _app(project_dir: Path, own: Path) -> Any:
         # pywb's framed replay (its default): its banner (the capture's date, the other
         # captures) above the page, which is at ``<TIMESTAMP>mp_/<URL>``
         "framed_replay": True,
-        # served before pywb's own static files: the banner in local time (replay_banner.py)
+        # served before pywb's own static files: the banner in local time (banner.py)
         "static_dir": str(static_dir),
     }
     app = FrontEndApp(config_file=DEFAULT_CONFIG, custom_config=config)
