@@ -5,7 +5,7 @@
 ``many-links``: one page with ``--links`` same-site links that robots.txt denies (issue 12
 measured 369 MiB): the crawl fetches the page, makes a page of every link, then records
 each as robots-denied without requesting it. ``hostile``: the hostile server of the test
-suite (tests/hostile.py: bombs, endless bodies, 100,000 links, 100,000 nested elements, a
+suite (tests/support/hostile.py: bombs, endless bodies, 100,000 links, 100,000 nested elements, a
 calendar trap...) crawled as issue 12 did (``--delay 0 --per-host 4 --timeout 5 --rounds
 3``; it measured 488 MiB). Each crawl is ``recrawl crawl`` in a child process; its peak RSS
 is that process's VmHWM. The target is under 300 MiB for each; exit status
@@ -114,7 +114,7 @@ def crawl_many_links(work: Path, links: int) -> Measured:
 def crawl_hostile(work: Path) -> Measured | None:
     sys.path.insert(0, str(HERE.parent))
     try:
-        from tests.hostile import HostileServer  # the test suite's hostile server
+        from tests.support.hostile import HostileServer  # the test suite's hostile server
     except ImportError:
         return None
     server = HostileServer()
@@ -152,7 +152,7 @@ def main() -> int:
             cases.append(("the hostile server (--rounds 3)", crawl_hostile(work)))
         for name, run in cases:
             if run is None:
-                print(f"{name}: skipped (tests/hostile.py is not in this checkout)")
+                print(f"{name}: skipped (tests/support/hostile.py is not in this checkout)")
                 continue
             if run.returncode:
                 print(f"{name}: the crawl failed ({run.returncode}):\n{run.stderr[-2000:]}")

@@ -19,7 +19,7 @@ pywb comes with the project's replay extra (``pip install -e '.[replay]'``, in `
 without it the pywb column says so and the rest runs.
 
 1. Builds a project by two real crawls, a month apart, of a small site on two hosts
-   (tests/httpserver.py): pages on 127.0.0.1 (a home page, a page that changed between the
+   (tests/support/httpserver.py): pages on 127.0.0.1 (a home page, a page that changed between the
    crawls, a page answered 304 the second time, one that never changes, one with a query
    string) and one on 127.0.0.2; each page on 127.0.0.1 embeds, from 127.0.0.2, a
    stylesheet (changed between the crawls: its heading colour) that imports another
@@ -95,9 +95,9 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import Page as StoredPage
 from recrawl.core.store.models import PageKind
 
-from tests import httpserver
-from tests.crawling import T0, clock_at, crawl
-from tests.httpserver import Reply
+from tests.support import httpserver
+from tests.support.crawling import T0, clock_at, crawl
+from tests.support.httpserver import Reply
 
 BIN = Path(sys.executable).parent
 MONTH = timedelta(days=31)

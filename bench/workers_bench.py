@@ -5,7 +5,7 @@
 A generated static site (bench/crawl_bench.py's) served on eight loopback hosts,
 127.0.0.2 … 127.0.0.9 (one nginx listening on all eight, else Python servers), is
 crawled to the end by N workers (``--until-idle``) sharing a project whose store is in
-a private PostgreSQL cluster (started like the tests' one, tests/postgres.py); then by
+a private PostgreSQL cluster (started like the tests' one, tests/support/postgres.py); then by
 one worker on SQLite beside it. Prints pages/s and the speed-up over one worker (target:
 2 workers ≥ 1.7×).
 
@@ -41,7 +41,7 @@ from bench.crawl_bench import (
     generate_site,
     start_nginx,
 )
-from tests.postgres import Cluster, binaries
+from tests.support.postgres import Cluster, binaries
 
 HOSTS = tuple(f"127.0.0.{i}" for i in range(2, 10))
 LEASE_S = 60.0

@@ -32,8 +32,8 @@ import pytest
 from hypothesis import settings
 from recrawl.core.project import Project
 
-from tests.httpserver import TestServer
-from tests.postgres import Cluster, binaries
+from tests.support.httpserver import TestServer
+from tests.support.postgres import Cluster, binaries
 
 # No deadline per example: a busy machine makes one slow, and that proves nothing.
 settings.register_profile("recrawl", deadline=None)
@@ -99,7 +99,7 @@ def server() -> Iterator[TestServer]:
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
-    """This test process's private PostgreSQL cluster (tests/postgres.py)."""
+    """This test process's private PostgreSQL cluster (tests/support/postgres.py)."""
     required = os.environ.get("RECRAWL_REQUIRE_PG") == "1"
     bin_dir = binaries()
     if bin_dir is None:
@@ -134,7 +134,7 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
 def store_kind() -> str:
     """Which store ``project`` uses: SQLite, or what ``RECRAWL_TEST_STORE`` says
     (``postgresql``: the whole suite on PostgreSQL); a module may run on both
-    (tests/stores.py)."""
+    (tests/support/stores.py)."""
     return os.environ.get("RECRAWL_TEST_STORE", "sqlite")
 
 

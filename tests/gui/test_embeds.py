@@ -1,7 +1,7 @@
 """What pages embed (docs/design.md §14), as the app shows it: the Pages panel's kinds and each
 capture's completeness, the Crawl panel's counts, and "why not crawled?" for embeds.
 
-The site (:mod:`tests.embedsite`) embeds every kind, most of it from a second host; here
+The site (:mod:`tests.support.embedsite`) embeds every kind, most of it from a second host; here
 some of it goes missing on purpose: an embed rule turns the videos away, robots.txt the
 PDF, one image is a 404 and one script a 500. Its home page also links to its own logo,
 which the default chain's ``no-binaries`` rejects as a page: archived all the same, as
@@ -25,10 +25,10 @@ from recrawl.gui.filters.filters_panel import EMBEDS_TAB, FiltersPanel
 from recrawl.gui.pages.pages_model import EMBEDS_COLUMN, INCOMPLETE_BRUSH, PagesModel
 from recrawl.gui.pages.pages_panel import PagesPanel
 
-from tests.crawling import T0, clock_at, crawl, fast_settings
-from tests.embedsite import EmbedSite
 from tests.gui.helpers import open_window, select_page
-from tests.httpserver import Reply
+from tests.support.crawling import T0, clock_at, crawl, fast_settings
+from tests.support.embedsite import EmbedSite
+from tests.support.httpserver import Reply
 
 pytestmark = pytest.mark.slow
 

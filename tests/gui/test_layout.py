@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLayout, QWidget
 from recrawl.core.policy import choices
 
 from tests.gui.helpers import select_page
-from tests.httpserver import Reply
+from tests.support.httpserver import Reply
 
 #: The chain's rules: PDFs rejected by a line, the rest kept.
 NO_PDF = r"""

@@ -20,9 +20,9 @@ from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
 from recrawl.gui.replay import UNAVAILABLE
 
-from tests.crawling import DAY, clock_at, crawl
 from tests.gui.helpers import open_window, select_page
-from tests.replayserver import fetch, shown
+from tests.support.crawling import DAY, clock_at, crawl
+from tests.support.replayserver import fetch, shown
 
 pytestmark = pytest.mark.slow
 

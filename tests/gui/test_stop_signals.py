@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from recrawl.main import main
-from tests.consistency import check_project
-from tests.interrupted import ROOT, GatedSite, read_until, recrawl, urls, watchdog
+from tests.support.consistency import check_project
+from tests.support.interrupted import ROOT, GatedSite, read_until, recrawl, urls, watchdog
 
 PAGES = 20
 

@@ -27,9 +27,9 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import Compaction, Page, Segment
 
 from recrawl.main import main
-from tests import httpserver
-from tests.crawling import DAY, T0, clock_at, crawl
-from tests.warcs import cdxj_lines, read_warc
+from tests.support import httpserver
+from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.warcs import cdxj_lines, read_warc
 
 # path -> the page changes every this many rounds (99: never in these six rounds)
 PAGES = {

@@ -16,9 +16,9 @@ from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, Segment
 
-from tests import httpserver
-from tests.crawling import DAY, T0, clock_at, settings
-from tests.crawling import crawl as crawl_now
+from tests.support import httpserver
+from tests.support.crawling import DAY, T0, clock_at, settings
+from tests.support.crawling import crawl as crawl_now
 
 #: A crawl here may wait on the test (a held answer): no fetch times out meanwhile.
 PATIENT = settings(read_timeout=300.0, total_timeout=None)

@@ -36,9 +36,9 @@ from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import Segment, Setting
 
 from recrawl.main import main
-from tests import httpserver
-from tests.crawling import DAY, T0, clock_at, crawl
-from tests.replayserver import Replay, collection, fetch
+from tests.support import httpserver
+from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.replayserver import Replay, collection, fetch
 
 pytestmark = pytest.mark.slow
 

@@ -29,11 +29,11 @@ from recrawl.core.project import Project
 from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import Segment
 
-from tests import httpserver
-from tests.crawling import DAY, T0, clock_at, crawl
-from tests.httpserver import Reply
-from tests.replayserver import Replayed, fetch, shown
-from tests.warcs import read_warc, record_at, warcio_check
+from tests.support import httpserver
+from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.httpserver import Reply
+from tests.support.replayserver import Replayed, fetch, shown
+from tests.support.warcs import read_warc, record_at, warcio_check
 
 pytestmark = pytest.mark.slow
 

@@ -37,10 +37,10 @@ from recrawl.core.project import STORE_FILE, Project
 from recrawl.core.store.models import Segment
 from warcio.archiveiterator import ArchiveIterator
 
-from tests import httpserver
-from tests.crawling import DAY, T0, clock_at, crawl
-from tests.httpserver import Reply
-from tests.replayserver import Replay
+from tests.support import httpserver
+from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.httpserver import Reply
+from tests.support.replayserver import Replay
 
 pytestmark = pytest.mark.slow
 

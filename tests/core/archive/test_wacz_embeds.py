@@ -15,12 +15,12 @@ from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageKind
 
-from tests import httpserver
 from tests.core.archive.test_wacz import BIN, captures, pages_of, validate
-from tests.crawling import DAY, T0, clock_at, crawl, fast_settings, page
-from tests.embedsite import EmbedSite
-from tests.httpserver import Reply
-from tests.replayserver import Replay
+from tests.support import httpserver
+from tests.support.crawling import DAY, T0, clock_at, crawl, fast_settings, page
+from tests.support.embedsite import EmbedSite
+from tests.support.httpserver import Reply
+from tests.support.replayserver import Replay
 
 pytestmark = pytest.mark.slow
 

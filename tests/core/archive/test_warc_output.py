@@ -13,9 +13,16 @@ import surt
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Page, PageStatus, Segment
 
-from tests.crawling import DAY, T0, clock_at, crawl, page, settings
-from tests.httpserver import Reply
-from tests.warcs import cdxj_lines, read_warc, record_at, records_for, warc_files, warcio_check
+from tests.support.crawling import DAY, T0, clock_at, crawl, page, settings
+from tests.support.httpserver import Reply
+from tests.support.warcs import (
+    cdxj_lines,
+    read_warc,
+    record_at,
+    records_for,
+    warc_files,
+    warcio_check,
+)
 
 MiB = 1024 * 1024
 HOME = b"""<html><body>

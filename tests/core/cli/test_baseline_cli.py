@@ -16,10 +16,10 @@ from pathlib import Path
 import feedparser
 import pytest
 
-from tests.interrupted import recrawl
-from tests.siteserver import StaticSite
-from tests.stores import store_kind  # noqa: F401  # on both stores
-from tests.watching import watched_project, watching
+from tests.support.interrupted import recrawl
+from tests.support.siteserver import StaticSite
+from tests.support.stores import store_kind  # noqa: F401  # on both stores
+from tests.support.watching import watched_project, watching
 
 PAGES = 30
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from recrawl.main import main
-from tests.stores import store_kind  # noqa: F401  # the CLI's contract on both stores
+from tests.support.stores import store_kind  # noqa: F401  # the CLI's contract on both stores
 
 CRAWL_KEYS = {"rounds", "fetched", "new_urls", "errors", "elapsed_s", "pages_per_s", "segments"}
 #: Beside DESIGN §8's keys: the crawl's news (§10).
@@ -246,7 +246,7 @@ def test_show_at_picks_the_capture_closest_before(tmp_path, capsys, server, db_a
     state = {"body": "<p>first version</p>"}
 
     def route(handler):
-        from tests.httpserver import Reply
+        from tests.support.httpserver import Reply
 
         return Reply(200, state["body"].encode(), {"Content-Type": "text/html"})
 

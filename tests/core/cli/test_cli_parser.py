@@ -10,7 +10,7 @@ import pytest
 from recrawl.core.cli.parser import LISTED, build_parser, command_word
 
 from recrawl.main import main
-from tests.interrupted import recrawl
+from tests.support.interrupted import recrawl
 
 
 @pytest.mark.parametrize(

@@ -26,10 +26,10 @@ from recrawl.core.engine import inject
 from recrawl.core.project import Project
 
 from recrawl.main import main
-from tests import fswatch, httpserver
-from tests.consistency import check_project
-from tests.crawling import DAY, T0, clock_at, crawl
-from tests.interrupted import ROOT, GatedSite, read_until, recrawl, start, urls, watchdog
+from tests.support import fswatch, httpserver
+from tests.support.consistency import check_project
+from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.interrupted import ROOT, GatedSite, read_until, recrawl, start, urls, watchdog
 
 PAGES = 40
 

@@ -41,7 +41,7 @@ def loaded(name: str, modules: list[str]) -> bool:
 
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
-    from tests.httpserver import TestServer
+    from tests.support.httpserver import TestServer
 
     server = TestServer().start()
     try:

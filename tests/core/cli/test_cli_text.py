@@ -10,7 +10,7 @@ import pytest
 from recrawl.core.cli.parser import LISTED, build_parser
 
 from recrawl.main import main
-from tests.httpserver import Reply
+from tests.support.httpserver import Reply
 
 
 def subparser(name: str) -> argparse.ArgumentParser:

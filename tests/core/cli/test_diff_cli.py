@@ -17,8 +17,8 @@ import pytest
 from recrawl.core.clock import parse_iso, to_iso
 
 from recrawl.main import main
-from tests.httpserver import Reply
-from tests.sphinxlike import sentence, sphinx_page
+from tests.support.httpserver import Reply
+from tests.support.sphinxlike import sentence, sphinx_page
 
 DIFF_KEYS = {"url", "from", "to", "added", "removed", "unified"}
 ROUNDS = ("2027-01-01T00:00:00Z", "2027-04-01T00:00:00Z", "2027-08-01T00:00:00Z",

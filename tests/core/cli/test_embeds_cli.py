@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from recrawl.core.cli.entry import main
 
-from tests.embedsite import EmbedSite
+from tests.support.embedsite import EmbedSite
 
 pytestmark = pytest.mark.slow
 

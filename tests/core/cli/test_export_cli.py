@@ -20,7 +20,7 @@ from recrawl.core.cli import export as export_cli
 from recrawl.core.cli.export import JSON_KEYS, ProgressLine
 
 from recrawl.main import main
-from tests.httpserver import Reply
+from tests.support.httpserver import Reply
 
 ROUNDS = ("2027-01-01T00:00:00Z", "2027-02-01T00:00:00Z")
 

@@ -31,7 +31,7 @@ def run(capsys, *args: object) -> tuple[int, str, str]:
 def crawled(tmp_path_factory):
     """Three crawls a month apart: the first crawl (a baseline of 3 pages), then /a changed
     (linking to /c, new) and /b gone, then /b back."""
-    from tests.httpserver import TestServer
+    from tests.support.httpserver import TestServer
 
     server = TestServer().start()
     try:

@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 import pytest
 from recrawl.core.clock import parse_iso, to_iso
 
-from tests.interrupted import recrawl
-from tests.stores import store_kind  # noqa: F401  # the store's transaction on both
+from tests.support.interrupted import recrawl
+from tests.support.stores import store_kind  # noqa: F401  # the store's transaction on both
 
 DAY = timedelta(days=1)
 #: aronsson's first step after a fetch whose change is unknown: 1.2 × 10 d + 1800 s.

@@ -19,9 +19,9 @@ from recrawl.core.engine import inject
 from recrawl.core.replay.banner import SCRIPT, local_script
 from recrawl.core.replay.server import ReplayServer
 
-from tests.crawling import T0, clock_at, crawl
-from tests.httpserver import Reply
-from tests.replayserver import fetch
+from tests.support.crawling import T0, clock_at, crawl
+from tests.support.httpserver import Reply
+from tests.support.replayserver import fetch
 
 pywb = pytest.importorskip("pywb")
 PYWB_SCRIPT = Path(pywb.__file__).parent / "static" / SCRIPT

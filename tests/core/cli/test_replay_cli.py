@@ -25,10 +25,10 @@ from recrawl.core.replay.server import INSTALL_HINT, ReplayServer
 from recrawl.core.store.models import Segment
 
 from recrawl.main import main
-from tests.crawling import DAY, T0, clock_at, crawl
-from tests.httpserver import Reply
-from tests.interrupted import read_until, recrawl, start, watchdog
-from tests.replayserver import fetch, shown
+from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.httpserver import Reply
+from tests.support.interrupted import read_until, recrawl, start, watchdog
+from tests.support.replayserver import fetch, shown
 
 pytestmark = pytest.mark.slow
 

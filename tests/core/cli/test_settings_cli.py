@@ -16,7 +16,7 @@ from recrawl.core.config import (
 )
 
 from recrawl.main import main
-from tests.httpserver import Reply
+from tests.support.httpserver import Reply
 
 
 def settings_json(capsys, d, *args: str) -> dict[str, dict]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from recrawl.main import main
-from tests.httpserver import Reply
+from tests.support.httpserver import Reply
 
 MiB = 1 << 20
 CRAWL_CAP = 10 * MiB  # FetchSettings.max_body_bytes
@@ -43,7 +43,7 @@ def encoded(body: bytes, encoding: str) -> Reply:
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    from tests.httpserver import TestServer
+    from tests.support.httpserver import TestServer
 
     server = TestServer().start()
     good = gzip.compress(b"<p>fine</p>" * 1000)

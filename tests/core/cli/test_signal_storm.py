@@ -9,7 +9,7 @@ answers; a compaction after a random number of changes to its files (inotify). F
 SIGINT and SIGTERM the test then holds still what could otherwise race the signal: the
 site's answers (the crawl cannot end meanwhile) or the database's write lock (the
 compaction's journal cannot move on). After each signal the next command recovers what
-is left, and ``tests.consistency`` checks the project.
+is left, and ``tests.support.consistency`` checks the project.
 
 The seed is ``RECRAWL_SIGNAL_SEED`` (default below); a failure names it.
 """
@@ -29,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from recrawl.main import main
-from tests import fswatch
-from tests.consistency import check_project
-from tests.interrupted import GatedSite, read_until, recrawl, start, watchdog
+from tests.support import fswatch
+from tests.support.consistency import check_project
+from tests.support.interrupted import GatedSite, read_until, recrawl, start, watchdog
 
 SEED = int(os.environ.get("RECRAWL_SIGNAL_SEED", "20270112"))
 PAGES = 16

@@ -11,8 +11,8 @@ import pytest
 from recrawl.core.project import STORE_FILE
 
 from recrawl.main import main
-from tests.interrupted import read_until, recrawl, start, watchdog
-from tests.siteserver import StaticSite
+from tests.support.interrupted import read_until, recrawl, start, watchdog
+from tests.support.siteserver import StaticSite
 
 ARTICLE = (
     "<html><head><title>Grossberg</title></head><body><nav><a href='/'>Home</a></nav>"

@@ -6,7 +6,7 @@ import json
 
 from recrawl.main import main
 from tests.core.cli.test_news_cli import run
-from tests.httpserver import Reply
+from tests.support.httpserver import Reply
 
 SOURCE_KEYS = [
     "url", "kind", "host", "found_via", "found_from", "first_seen", "last_fetched",

@@ -14,10 +14,17 @@ import pytest
 from recrawl.core.watch.wake import WAKE_FILE, stop_watcher, watcher_of
 
 from recrawl.main import main
-from tests import httpserver
-from tests.consistency import check_project
-from tests.interrupted import GatedSite, recrawl, urls
-from tests.watching import PATIENCE, context_switches, cpu_seconds, run, watched_project, watching
+from tests.support import httpserver
+from tests.support.consistency import check_project
+from tests.support.interrupted import GatedSite, recrawl, urls
+from tests.support.watching import (
+    PATIENCE,
+    context_switches,
+    cpu_seconds,
+    run,
+    watched_project,
+    watching,
+)
 
 ROUND_KEYS = [
     "started_at", "fetched", "new_pages", "changed_pages", "gone_pages", "back_pages",

@@ -16,8 +16,8 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageStatus, Segment, Worker
 from warcio.archiveiterator import ArchiveIterator
 
-from tests.interrupted import recrawl, start, watchdog
-from tests.multisite import MultiHostSite, wait_until
+from tests.support.interrupted import recrawl, start, watchdog
+from tests.support.multisite import MultiHostSite, wait_until
 
 LEASE = "3s"
 WORKER_OPTIONS = ("--until-idle", "--json", "--delay", "0", "--timeout", "5")

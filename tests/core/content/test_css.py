@@ -18,7 +18,7 @@ from recrawl.core.content.css import (
 )
 from recrawl.core.content.refs import EmbedRef, EmbedSet
 
-from tests.realdocs import python_docs
+from tests.support.realdocs import python_docs
 
 #: What a reference is trimmed of (a URL parser's C0 controls and space).
 TRIMMED = "".join(map(chr, range(0x21)))

@@ -13,7 +13,7 @@ from recrawl.core.content.embeds import html_embeds
 from recrawl.core.content.refs import Embeds, EmbedSet, fetchable
 from selectolax.lexbor import LexborHTMLParser
 
-from tests.realdocs import python_docs
+from tests.support.realdocs import python_docs
 
 
 def embeds(

@@ -11,8 +11,8 @@ from recrawl.core.errors import NotText
 from recrawl.core.policy.maintext_signature import MainTextSignature
 from selectolax.lexbor import LexborHTMLParser
 
-from tests.realdocs import python_docs
-from tests.sphinxlike import sentence, sphinx_page
+from tests.support.realdocs import python_docs
+from tests.support.sphinxlike import sentence, sphinx_page
 
 CLIMB = "The summit is 2,345 m above the sea and draws thousands of climbers every summer."
 ROUTE = "The normal route starts at the hut and takes about six hours in good weather."

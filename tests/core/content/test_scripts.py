@@ -8,7 +8,7 @@ from recrawl.core.config import ParseSettings
 from recrawl.core.content.refs import EmbedSet
 from recrawl.core.content.scripts import script_guesses
 
-from tests.realdocs import python_docs
+from tests.support.realdocs import python_docs
 
 
 def guesses(text: str) -> list[str]:

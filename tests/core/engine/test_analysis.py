@@ -10,7 +10,7 @@ from recrawl.core.engine import PageFetched, StatsSnapshot, inject
 from recrawl.core.engine.analysis import INLINE_BYTES
 from recrawl.core.store.models import PageStatus
 
-from tests.crawling import T0, Events, clock_at, crawl, events_of, page, settings
+from tests.support.crawling import T0, Events, clock_at, crawl, events_of, page, settings
 
 #: How long the blocked analysis waits for the loop before the test calls it stalled.
 PATIENCE_S = 60.0

@@ -9,9 +9,9 @@ from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, SERVER_NOT_MODIFIED
 from recrawl.core.engine import PageFetched, inject
 from recrawl.core.store.models import PageStatus
 
-from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
-from tests.httpserver import Reply
-from tests.warcs import record_at, records_for
+from tests.support.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
+from tests.support.httpserver import Reply
+from tests.support.warcs import record_at, records_for
 
 ETAG = '"v1-5f3a"'
 LAST_MODIFIED = "Wed, 01 Oct 2025 10:00:00 GMT"

@@ -17,7 +17,7 @@ from recrawl.core.engine import (
 )
 from recrawl.core.store.models import Page, Segment
 
-from tests.crawling import fast_settings
+from tests.support.crawling import fast_settings
 
 
 def _site(server, n: int = 60) -> None:

@@ -7,7 +7,7 @@ from recrawl.core.clock import utcnow
 from recrawl.core.engine import Crawler, inject
 from recrawl.core.store.models import Page, PageStatus
 
-from tests.crawling import crawl, fast_settings
+from tests.support.crawling import crawl, fast_settings
 
 
 def test_crawl_follows_links_and_sets_first_seen_once(project, server):

@@ -19,9 +19,9 @@ from recrawl.core.engine import Crawler, CrawlSummary, inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageStatus
 
-from tests.consistency import check_project
-from tests.crawling import Events, fast_settings
-from tests.dbproxy import CutProxy
+from tests.support.consistency import check_project
+from tests.support.crawling import Events, fast_settings
+from tests.support.dbproxy import CutProxy
 
 PAGES = 80
 #: Answers the site gives before the fault strikes: the crawl is well under way.

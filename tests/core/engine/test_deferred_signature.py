@@ -11,8 +11,8 @@ from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.store.models import FetchEvent, News, Page
 
-from tests.crawling import crawl
-from tests.httpserver import Reply
+from tests.support.crawling import crawl
+from tests.support.httpserver import Reply
 
 PARAGRAPH = (
     "The survey measured the glacier's retreat over forty years and found that its "

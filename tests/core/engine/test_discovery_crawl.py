@@ -11,7 +11,7 @@ from recrawl.core.clock import DAY, HOUR, Clock, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 
-from tests.crawling import T0, crawl, page
+from tests.support.crawling import T0, crawl, page
 
 #: Over 2 kB: the hub is analysed by the worker processes, not inline.
 FILLER = "<p>" + "Latest stories from the newsroom, updated as they are published. " * 40 + "</p>"

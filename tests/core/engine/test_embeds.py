@@ -1,6 +1,6 @@
 """What pages embed (docs/design.md §14), archived with the page on two loopback hosts.
 
-The site (:mod:`tests.embedsite`) embeds every kind a page can, most of it from a second
+The site (:mod:`tests.support.embedsite`) embeds every kind a page can, most of it from a second
 host; the crawl runs with the project's default chain, whose pages-only ``no-binaries``
 rule must not keep a page's images out.
 """
@@ -17,10 +17,10 @@ from recrawl.core.project import Project
 from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import FetchEvent, News, Page, PageKind, RejectedLink
 
-from tests.crawling import DAY, T0, clock_at, crawl, fast_settings
-from tests.embedsite import CDN_FILES, WITH_ETAG, EmbedSite
-from tests.replayserver import fetch
-from tests.warcs import records_for
+from tests.support.crawling import DAY, T0, clock_at, crawl, fast_settings
+from tests.support.embedsite import CDN_FILES, WITH_ETAG, EmbedSite
+from tests.support.replayserver import fetch
+from tests.support.warcs import records_for
 
 pytestmark = pytest.mark.slow
 

@@ -13,11 +13,11 @@ import pytest
 from recrawl.core.engine import Crawler, inject
 from recrawl.core.store.models import FetchEvent, Page, PageKind
 
-from tests import httpserver
-from tests.crawling import T0, clock_at, crawl, settings
-from tests.embedcrawls import capture_of, quick
-from tests.httpserver import Reply
-from tests.warcs import records_for
+from tests.support import httpserver
+from tests.support.crawling import T0, clock_at, crawl, settings
+from tests.support.embedcrawls import capture_of, quick
+from tests.support.httpserver import Reply
+from tests.support.warcs import records_for
 
 pytestmark = pytest.mark.slow
 
@@ -177,7 +177,7 @@ import sys
 from dataclasses import replace
 from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
-from tests.crawling import fast_settings
+from tests.support.crawling import fast_settings
 project = Project.open(sys.argv[1])
 settings = fast_settings()
 settings = replace(settings, commit_every=5, commit_seconds=0.05,
@@ -199,7 +199,7 @@ def test_killed_mid_round_with_embeds_nothing_committed_is_lost_or_captured_twic
     from recrawl.core.clock import utcnow
     from recrawl.core.project import Project
 
-    from tests.consistency import check_project
+    from tests.support.consistency import check_project
 
     pages = 60
     png = {"Content-Type": "image/png"}

@@ -1,7 +1,7 @@
 """An older project (schema 11: pages alone) after the upgrade (docs/design.md §14).
 
 ``tests/data/schema-11-project`` was made by Recrawl before embeds (commit ff0a348):
-``recrawl crawl --now 2027-01-01T00:00:00Z`` of :mod:`tests.embedsite` with its pages
+``recrawl crawl --now 2027-01-01T00:00:00Z`` of :mod:`tests.support.embedsite` with its pages
 served on 127.0.0.5:38513 (the address is in its captures, so the test serves the same
 site there again). Its next crawl fetches what each page embeds; nothing stored before
 is lost or rewritten.
@@ -19,8 +19,8 @@ import pytest
 from recrawl.core.cli.entry import main
 from recrawl.core.store.migrations import SCHEMA_VERSION
 
-from tests import httpserver
-from tests.embedsite import EmbedSite
+from tests.support import httpserver
+from tests.support.embedsite import EmbedSite
 
 pytestmark = pytest.mark.slow
 

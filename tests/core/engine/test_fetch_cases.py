@@ -20,9 +20,9 @@ from recrawl.core.engine import Crawler, LogMessage, RoundFinished, RoundStarted
 from recrawl.core.net.http import decode_body
 from recrawl.core.store.models import Link, Page, PageStatus, RejectedLink
 
-from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
-from tests.httpserver import Reply
-from tests.warcs import records_for
+from tests.support.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
+from tests.support.httpserver import Reply
+from tests.support.warcs import records_for
 
 MiB = 1024 * 1024
 HTML = {"Content-Type": "text/html; charset=utf-8"}

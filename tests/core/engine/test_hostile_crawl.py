@@ -1,4 +1,4 @@
-"""A crawl of the hostile server (tests/hostile.py), as issue 12 ran it: ``recrawl crawl
+"""A crawl of the hostile server (tests/support/hostile.py), as issue 12 ran it: ``recrawl crawl
 --delay 0 --per-host 4 --timeout 5 --rounds 3`` over every misbehaviour at once.
 
 The goal: the crawl completes; every page's status and fetch history say what happened
@@ -26,9 +26,9 @@ from recrawl.core.engine.traps import SEQUENCE_KEY
 from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page, PageStatus, RejectedLink
 
-from tests.hostile import CALENDAR_START, MANY_LINKS, HostileServer
-from tests.peak_memory import WORKER_LIMIT, measured_command, peaks
-from tests.warcs import warcio_check
+from tests.support.hostile import CALENDAR_START, MANY_LINKS, HostileServer
+from tests.support.peak_memory import WORKER_LIMIT, measured_command, peaks
+from tests.support.warcs import warcio_check
 
 pytestmark = pytest.mark.slow
 

@@ -14,12 +14,12 @@ import pytest
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Page, PageKind
 
-from tests import httpserver
-from tests.crawling import T0, clock_at, crawl
-from tests.embedcrawls import capture_of, missing, quick
-from tests.hostile import HostileServer
-from tests.httpserver import Reply
-from tests.warcs import records_for
+from tests.support import httpserver
+from tests.support.crawling import T0, clock_at, crawl
+from tests.support.embedcrawls import capture_of, missing, quick
+from tests.support.hostile import HostileServer
+from tests.support.httpserver import Reply
+from tests.support.warcs import records_for
 
 pytestmark = pytest.mark.slow
 

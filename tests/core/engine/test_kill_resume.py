@@ -15,8 +15,8 @@ from recrawl.core.engine import LogMessage, inject
 from recrawl.core.store.models import Baseline, FetchEvent, News, Page, PageStatus, Segment
 from warcio.archiveiterator import ArchiveIterator
 
-from tests.crawling import crawl
-from tests.warcs import warcio_check
+from tests.support.crawling import crawl
+from tests.support.warcs import warcio_check
 
 PAGES = 150
 
@@ -25,7 +25,7 @@ import sys
 from dataclasses import replace
 from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
-from tests.crawling import fast_settings
+from tests.support.crawling import fast_settings
 project = Project.open(sys.argv[1])
 Crawler(project, replace(fast_settings(), commit_every=7, commit_seconds=0.05)).run()
 """

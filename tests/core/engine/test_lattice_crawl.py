@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.calendarsite import CalendarSite, NewsSite
-from tests.interrupted import recrawl
+from tests.support.calendarsite import CalendarSite, NewsSite
+from tests.support.interrupted import recrawl
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.policy.schedules import FixedSchedule
 from recrawl.core.store.models import Page
 
-from tests.crawling import Events
+from tests.support.crawling import Events
 
 CHAIN = '[[filter]]\nkind = "suffix"\nname = "no-zip"\nrules = "+\\n.zip"\n'  # line 2 rejects
 SITE = "http://a.example/"

@@ -1,7 +1,7 @@
 """A crawl's peak memory (issue 12): under 300 MiB for one page of 100,000 links that
 robots.txt denies (it was 369 MiB). The crawl is ``recrawl crawl`` in a child process
 that reports its own peak resident memory (VmHWM) at exit, and its analysis processes
-theirs (each under tests.peak_memory.WORKER_LIMIT); the hostile crawl's peak is checked
+theirs (each under tests.support.peak_memory.WORKER_LIMIT); the hostile crawl's peak is checked
 in test_hostile_crawl.py. ``bench/memory_bench.py`` prints both figures."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from recrawl.core.config import CrawlSettings
 
-from tests.httpserver import Reply
-from tests.peak_memory import WORKER_LIMIT, measured_command, peaks
+from tests.support.httpserver import Reply
+from tests.support.peak_memory import WORKER_LIMIT, measured_command, peaks
 
 pytestmark = pytest.mark.slow
 

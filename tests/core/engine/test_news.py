@@ -14,8 +14,8 @@ from recrawl.core.clock import utcnow
 from recrawl.core.engine import PageFetched, RoundFinished, inject
 from recrawl.core.store.models import FetchEvent, News, Page
 
-from tests.crawling import T0, Events, clock_at, crawl, fast_settings
-from tests.stores import store_kind  # noqa: F401  # every test on both stores
+from tests.support.crawling import T0, Events, clock_at, crawl, fast_settings
+from tests.support.stores import store_kind  # noqa: F401  # every test on both stores
 
 WORDS = "archivists watch sites for months and want to know when each page changed"
 
@@ -149,7 +149,7 @@ def test_a_first_crawl_over_several_crawls_is_one_item_growing_until_nothing_is_
 
 
 def test_each_host_has_its_own_baseline_and_a_host_added_later_gets_one(project, server):
-    from tests.httpserver import TestServer
+    from tests.support.httpserver import TestServer
 
     other = TestServer(address="127.0.0.2").start()
     try:
@@ -186,7 +186,7 @@ def test_each_host_has_its_own_baseline_and_a_host_added_later_gets_one(project,
 
 def test_a_page_first_fetched_after_failures_starts_the_baseline_then(project, server):
     """A 5xx first, then a 200: the host's first crawl starts at its first success."""
-    from tests.httpserver import Reply
+    from tests.support.httpserver import Reply
 
     server.routes["/"] = Reply(500, b"down")
     inject([server.url("/")], T0)
@@ -212,8 +212,8 @@ def test_a_broken_link_is_no_gone_news(project, server):
 
 def test_what_pages_embed_is_in_no_baseline_and_no_news(project):
     """The pages' host gets its baseline; the CDN host, which holds embeds alone, none."""
-    from tests.embedcrawls import quick
-    from tests.embedsite import EmbedSite
+    from tests.support.embedcrawls import quick
+    from tests.support.embedsite import EmbedSite
 
     site = EmbedSite()
     try:

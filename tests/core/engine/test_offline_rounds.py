@@ -12,7 +12,7 @@ from recrawl.core.clock import utcnow
 from recrawl.core.engine import Crawler, inject
 from recrawl.core.store.models import PageStatus
 
-from tests.crawling import Events, events_of, fast_settings, page
+from tests.support.crawling import Events, events_of, fast_settings, page
 
 
 @pytest.fixture

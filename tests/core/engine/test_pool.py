@@ -27,7 +27,7 @@ from recrawl.core.engine.analysis import INLINE_BYTES, Asked
 from recrawl.core.engine.pool import AnalysisPool
 from recrawl.core.store.models import PageStatus
 
-from tests.crawling import T0, Events, clock_at, crawl, events_of, page, settings
+from tests.support.crawling import T0, Events, clock_at, crawl, events_of, page, settings
 
 #: How long a test waits for something that should come at once.
 PATIENCE_S = 60.0
@@ -137,7 +137,7 @@ from recrawl.core.clock import utcnow
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
-from tests.crawling import fast_settings
+from tests.support.crawling import fast_settings
 settings = replace(fast_settings(), parse=ParseSettings(processes=2))
 Crawler(Project.open(sys.argv[1]), settings).run()
 """

@@ -13,7 +13,7 @@ from recrawl.core.engine import inject
 from recrawl.core.engine.analysis import INLINE_BYTES
 from recrawl.core.net.urls import host_of
 
-from tests.crawling import DAY, T0, clock_at, crawl, page, settings
+from tests.support.crawling import DAY, T0, clock_at, crawl, page, settings
 
 FEED_DATE = datetime(2026, 12, 20, 6, 0)
 

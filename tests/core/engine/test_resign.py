@@ -14,7 +14,7 @@ from recrawl.core.policy.signature import make_signature
 from recrawl.core.store.models import Page
 from recrawl.core.store.signatures import count_other_kind
 
-from tests.crawling import DAY, clock_at, crawl, events_of, page
+from tests.support.crawling import DAY, clock_at, crawl, events_of, page
 
 STORY = (
     "<p>Surveyors returned from the summit of the Grossberg last week with new measurements "

@@ -8,7 +8,7 @@ from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.store.models import FetchEvent, Page
 
-from tests.crawling import crawl
+from tests.support.crawling import crawl
 
 PARAGRAPH = (
     "Archivists watch sites for months and want to know when each page changed, "
@@ -100,7 +100,7 @@ def test_opic_hands_cash_to_outlinks(project, server):
 def test_opic_cash_is_conserved_across_batches(project, server):
     from dataclasses import replace
 
-    from tests.crawling import fast_settings
+    from tests.support.crawling import fast_settings
 
     choices.set_scoring("opic")
     server.html("/", '<a href="/a">a</a>')

@@ -14,9 +14,9 @@ from recrawl.core.net.robots import policy_from
 from recrawl.core.policy.refetch import refetch
 from recrawl.core.store.models import PageStatus, Robots
 
-from tests.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
-from tests.httpserver import Reply
-from tests.warcs import records_for
+from tests.support.crawling import DAY, T0, Events, clock_at, crawl, events_of, page, settings
+from tests.support.httpserver import Reply
+from tests.support.warcs import records_for
 
 UA = FetchSettings().user_agent
 

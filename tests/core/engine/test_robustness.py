@@ -11,8 +11,8 @@ from recrawl.core.config import FetchSettings, PolitenessSettings
 from recrawl.core.engine import inject
 from recrawl.core.store.models import FetchEvent, Page, PageStatus
 
-from tests.crawling import crawl, fast_settings
-from tests.httpserver import Reply
+from tests.support.crawling import crawl, fast_settings
+from tests.support.httpserver import Reply
 
 
 def _page(url: str) -> Page:

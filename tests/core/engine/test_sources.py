@@ -11,8 +11,8 @@ from recrawl.core.config import SourceSettings
 from recrawl.core.engine import inject
 from recrawl.core.store.models import DiscoveredVia, Page, PageStatus, Source
 
-from tests.crawling import DAY, T0, Events, clock_at, crawl, page, settings
-from tests.httpserver import Reply
+from tests.support.crawling import DAY, T0, Events, clock_at, crawl, page, settings
+from tests.support.httpserver import Reply
 
 XML = {"Content-Type": "application/xml"}
 

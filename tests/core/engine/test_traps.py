@@ -22,7 +22,7 @@ from recrawl.core.filters.compiled import compile_chain
 from recrawl.core.policy.schedules import FixedSchedule
 from recrawl.core.store.models import Page, PageStatus, RejectedLink
 
-from tests.crawling import T0, Events, clock_at, crawl, settings
+from tests.support.crawling import T0, Events, clock_at, crawl, settings
 
 SITE = "http://a.example"
 ACCEPT_ALL = parse_chain('[[filter]]\nkind = "domain-deny"\nrules = ""\n')

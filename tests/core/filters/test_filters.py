@@ -11,7 +11,7 @@ from recrawl.core.filters import ChainError, parse_chain
 from recrawl.core.filters.chain import explain_rules
 from recrawl.core.store.models import Page, RejectedLink
 
-from tests.crawling import crawl
+from tests.support.crawling import crawl
 
 
 def chain(*filters: tuple[str, str] | tuple[str, str, bool]) -> object:

@@ -1,4 +1,4 @@
-"""The fetcher against the hostile server (tests/hostile.py): every misbehaviour ends in a
+"""The fetcher against the hostile server (tests/support/hostile.py): every misbehaviour ends in a
 result that says what happened, within the read timeout or the whole-request limit."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from recrawl.core.config import FetchSettings
 from recrawl.core.net.fetch import TOO_MANY_REDIRECTS, Fetcher, FetchResult
 from recrawl.core.net.robots import policy_from
 
-from tests.crawling import T0
-from tests.hostile import EXCESS, HostileServer, brotli_bomb, deflate_bomb, gzip_bomb
+from tests.support.crawling import T0
+from tests.support.hostile import EXCESS, HostileServer, brotli_bomb, deflate_bomb, gzip_bomb
 
 MiB = 1 << 20
 CAP = 4 * MiB  # more than a bomb (about 1 MB), far less than it inflates to

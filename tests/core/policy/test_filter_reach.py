@@ -22,8 +22,8 @@ from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageStatus, RejectedLink
 
 from tests.core.filters.test_filters_compiled import chains, urls
-from tests.crawling import T0, clock_at, crawl, page
-from tests.httpserver import Reply
+from tests.support.crawling import T0, clock_at, crawl, page
+from tests.support.httpserver import Reply
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)

@@ -16,8 +16,8 @@ from recrawl.core.policy.schedule import Change, ScheduleInput
 from recrawl.core.policy.schedules import make_schedule, schedule_names
 from recrawl.core.store.models import Page, PageStatus
 
-from tests.crawling import DAY, T0
-from tests.stores import store_kind  # noqa: F401  # one transaction on both stores
+from tests.support.crawling import DAY, T0
+from tests.support.stores import store_kind  # noqa: F401  # one transaction on both stores
 
 HOUR = timedelta(hours=1)
 NOW = T0 + 2 * HOUR

@@ -20,7 +20,7 @@ from recrawl.core.policy.sites import (
 )
 from recrawl.core.store.models import Page, PageStatus
 
-from tests.crawling import T0
+from tests.support.crawling import T0
 
 HOUR = timedelta(hours=1)
 

@@ -16,8 +16,8 @@ from recrawl.core.project import Project
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
 from recrawl.core.store.models import DB, CrawlRun, FetchEvent
 
-from tests.crawling import T0, clock_at, crawl, fast_settings
-from tests.httpserver import Reply
+from tests.support.crawling import T0, clock_at, crawl, fast_settings
+from tests.support.httpserver import Reply
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,7 +27,7 @@ import sys
 from dataclasses import replace
 from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
-from tests.crawling import fast_settings
+from tests.support.crawling import fast_settings
 project = Project.open(sys.argv[1])
 settings = fast_settings()
 settings = replace(settings, politeness=replace(settings.politeness, per_host=1),

@@ -12,8 +12,8 @@ from recrawl.core.project import Project
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
 from recrawl.core.store.models import DB, Baseline, News, Page
 
-from tests import httpserver
-from tests.crawling import T0, clock_at, crawl
+from tests.support import httpserver
+from tests.support.crawling import T0, clock_at, crawl
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 HOUR = timedelta(hours=1)

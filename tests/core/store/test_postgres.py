@@ -1,7 +1,7 @@
 """The store in PostgreSQL (docs/design.md §12): `recrawl init DIR --db URL`, what it refuses
 in one line, passwords, the schema, and the advisory locks.
 
-Each test has its own database in this process's private cluster (tests/postgres.py).
+Each test has its own database in this process's private cluster (tests/support/postgres.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from recrawl.core.store.models import DB, MODELS, Setting
 from recrawl.core.store.postgres import LOCK_SPACE
 
 from recrawl.main import main
-from tests.postgres import PASSWORD, PASSWORD_USER
+from tests.support.postgres import PASSWORD, PASSWORD_USER
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

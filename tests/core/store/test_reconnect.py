@@ -2,7 +2,7 @@
 before its COMMIT runs again, one whose COMMIT went through does not; reads and writes
 after a restart; giving up in one line; never silently without an advisory lock.
 
-Each test's store is reached through a relay whose cable the test cuts (tests/dbproxy.py).
+Each test's store is reached through a relay whose cable the test cuts (tests/support/dbproxy.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from recrawl.core import store
 from recrawl.core.errors import StoreError, StoreLost
 from recrawl.core.store.models import DB, Setting
 
-from tests.dbproxy import CutProxy
+from tests.support.dbproxy import CutProxy
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from recrawl.core.clock import utcnow
 from recrawl.core.errors import LeaseLost, WorkerNameTaken
 from recrawl.core.store.models import HostLease, Page, Worker
 
-from tests.stores import store_kind  # noqa: F401  # every test on both stores
+from tests.support.stores import store_kind  # noqa: F401  # every test on both stores
 
 HOSTS = [f"h{i}.example" for i in range(5)]
 

@@ -19,8 +19,8 @@ from recrawl.core.project import Project
 from recrawl.core.watch.wake import WAKE_FILE, stop_watcher, wake_watcher, watcher_of
 from recrawl.core.watch.watcher import Watcher, WatchSummary
 
-from tests.crawling import fast_settings, page
-from tests.interrupted import recrawl
+from tests.support.crawling import fast_settings, page
+from tests.support.interrupted import recrawl
 
 PATIENCE = 60.0
 HOUR = timedelta(hours=1)

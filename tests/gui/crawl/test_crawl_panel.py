@@ -14,8 +14,8 @@ from recrawl.core.engine import PageFetched
 from recrawl.core.policy import choices
 from recrawl.core.store.models import Page
 
-from tests.httpserver import Reply
-from tests.siteserver import StaticSite
+from tests.support.httpserver import Reply
+from tests.support.siteserver import StaticSite
 
 
 def crawl_panel(window):

@@ -25,7 +25,7 @@ import sys
 from dataclasses import replace
 from recrawl.core.engine import Crawler
 from recrawl.core.project import Project
-from tests.crawling import fast_settings
+from tests.support.crawling import fast_settings
 project = Project.open(sys.argv[1])
 settings = fast_settings()
 settings = replace(settings, politeness=replace(settings.politeness, per_host=1),

@@ -15,7 +15,7 @@ from recrawl.core.archive.wacz import ALL, LATEST
 from recrawl.core.engine import inject
 from recrawl.gui.jobs import long_jobs
 
-from tests.crawling import DAY, T0, clock_at, crawl
+from tests.support.crawling import DAY, T0, clock_at, crawl
 
 
 def crawled(project, server) -> None:

@@ -21,9 +21,9 @@ from recrawl.gui.news.news_model import (
 )
 from recrawl.gui.news.news_panel import NewsPanel
 
-from tests.crawling import T0, clock_at, crawl
 from tests.gui.helpers import open_window
 from tests.gui.news.test_news_panel import DAY1, add_news, news_panel, wait_items
+from tests.support.crawling import T0, clock_at, crawl
 
 NOON = T0 + timedelta(hours=12)
 LONG = "3. An Informal Introduction to Python — Python 3.12.1 documentation"

@@ -12,8 +12,8 @@ from recrawl.gui.news.news_model import BLOCK, PUBLISHED_COLUMN, URL_COLUMN, URL
 from recrawl.gui.news.news_panel import NewsPanel
 from recrawl.gui.pages.pages_panel import PagesPanel
 
-from tests.crawling import T0, clock_at, crawl
 from tests.gui.helpers import open_window
+from tests.support.crawling import T0, clock_at, crawl
 
 NOON = T0 + timedelta(hours=12)  # the same day on any clock within 11 h of UTC
 DAY1, DAY2 = date(2027, 1, 1), date(2027, 1, 2)
@@ -242,7 +242,7 @@ def test_a_first_crawl_is_one_item_growing_then_done_and_unseen_again(
     """A first crawl split over crawls (a round each) is one What's new item: under way
     with what it archived so far, then done; bold again once done, though "Mark all as
     seen" was pressed while it was under way."""
-    from tests.crawling import fast_settings
+    from tests.support.crawling import fast_settings
 
     server.html("/", '<title>Home</title><a href="/a">a</a>')
     server.html("/a", '<title>A</title><a href="/b">b</a>')

@@ -22,10 +22,10 @@ from recrawl.gui.common import formatting
 from recrawl.gui.pages.diff_jobs import ADDED_WORDS, REMOVED_WORDS
 from recrawl.gui.pages.pages_panel import PagesPanel
 
-from tests.crawling import DAY, clock_at, crawl
 from tests.gui.helpers import open_window, select_page
-from tests.httpserver import Reply
-from tests.realdocs import python_docs
+from tests.support.crawling import DAY, clock_at, crawl
+from tests.support.httpserver import Reply
+from tests.support.realdocs import python_docs
 
 WRONG = (
     "The summit of the mountain is 2,435 m above the sea, which makes it the highest "

@@ -15,8 +15,8 @@ from recrawl.gui.pages import page_jobs
 from recrawl.gui.pages.page_detail import ContentDialog
 from recrawl.gui.pages.page_jobs import Content
 
-from tests.crawling import crawl
-from tests.httpserver import Reply
+from tests.support.crawling import crawl
+from tests.support.httpserver import Reply
 
 MiB = 1 << 20
 

@@ -13,9 +13,9 @@ from recrawl.core.engine import inject
 from recrawl.core.policy.sites import remove_site
 from recrawl.gui.pages.pages_model import ERROR_COLUMN, HISTORY_COLUMNS, RAW_ROLE, PagesModel
 
-from tests.crawling import T0, clock_at, crawl
 from tests.gui.helpers import open_window
-from tests.httpserver import Reply
+from tests.support.crawling import T0, clock_at, crawl
+from tests.support.httpserver import Reply
 
 DAY = 86400.0
 

@@ -31,8 +31,8 @@ from recrawl.gui.pages.pages_model import (
 )
 from recrawl.gui.pages.pages_panel import PagesPanel
 
-from tests.crawling import DAY, T0, clock_at, crawl
 from tests.gui.helpers import open_window
+from tests.support.crawling import DAY, T0, clock_at, crawl
 
 TEXT = (
     "Archivists watch sites for months and want to know when each page changed, "

@@ -7,7 +7,7 @@ from recrawl.core import store
 from recrawl.core.project import PROJECT_FILE, Project
 
 from tests.gui.helpers import capture_warnings, open_window
-from tests.postgres import PASSWORD, PASSWORD_USER
+from tests.support.postgres import PASSWORD, PASSWORD_USER
 
 
 def test_a_password_is_asked_for_used_and_never_stored(

@@ -186,7 +186,7 @@ def crawled(project, server):
     from recrawl.core.clock import utcnow
     from recrawl.core.engine import inject
 
-    from tests.crawling import crawl
+    from tests.support.crawling import crawl
 
     server.html("/", '<a href="/a">a</a> <a href="/b">b</a>')
     server.html("/a", "<p>Alpha: a page of a few words.</p>")

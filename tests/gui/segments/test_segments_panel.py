@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QAbstractItemView
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Segment
 
-from tests.crawling import DAY, T0, clock_at, crawl
 from tests.gui.helpers import capture_warnings
+from tests.support.crawling import DAY, T0, clock_at, crawl
 
 ROUNDS = 4
 

@@ -10,7 +10,7 @@ from recrawl.core.config import STORABLE
 from recrawl.core.policy import crawl_settings
 from recrawl.gui.settings.settings_dialog import SettingsDialog
 
-from tests.interrupted import recrawl
+from tests.support.interrupted import recrawl
 
 
 def cli_settings(project) -> dict[str, dict]:

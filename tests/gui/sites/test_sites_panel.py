@@ -15,8 +15,8 @@ from recrawl.core.store.models import Page, PageStatus
 from recrawl.gui.sites.sites_model import BLOCK, SITE_ROLE
 from recrawl.gui.sites.sites_panel import SitesPanel
 
-from tests.crawling import T0, clock_at, crawl
 from tests.gui.helpers import open_window
+from tests.support.crawling import T0, clock_at, crawl
 
 
 def open_sites(qtbot, window) -> SitesPanel:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from recrawl.gui.startup.display import problem
 
-from tests.interrupted import ROOT
+from tests.support.interrupted import ROOT
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11 and Wayland")
 

@@ -19,8 +19,8 @@ from recrawl.core.watch.watcher import WatchSummary
 from recrawl.gui.watch import autostart
 
 from tests.gui.helpers import open_window
-from tests.interrupted import start, watchdog
-from tests.watching import watching
+from tests.support.interrupted import start, watchdog
+from tests.support.watching import watching
 
 
 def watch_soon(interval: str = "2s") -> None:

@@ -15,8 +15,8 @@ from recrawl.gui.workers.workers_model import DEAD_COLOUR, ROW_ROLE
 from recrawl.gui.workers.workers_panel import REFRESH_MS, SQLITE_NOTE
 
 from tests.gui.helpers import open_window
-from tests.interrupted import recrawl, start, watchdog
-from tests.multisite import MultiHostSite
+from tests.support.interrupted import recrawl, start, watchdog
+from tests.support.multisite import MultiHostSite
 
 SHOTS = Path(os.environ.get("RECRAWL_SHOTS", "")) if os.environ.get("RECRAWL_SHOTS") else None
 

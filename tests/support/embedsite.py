@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
-from tests.httpserver import Reply, TestServer
+from tests.support.httpserver import Reply, TestServer
 
 #: A 1×1 PNG, made distinct per path by a text chunk (still a valid image).
 _PNG_HEAD = base64.b64decode(

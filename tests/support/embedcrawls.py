@@ -8,7 +8,7 @@ from dataclasses import replace
 from recrawl.core.config import CrawlSettings
 from recrawl.core.store.models import FetchEvent, Page
 
-from tests.crawling import settings
+from tests.support.crawling import settings
 
 
 def quick(**parse: object) -> CrawlSettings:

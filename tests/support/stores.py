@@ -1,9 +1,9 @@
 """Running a module's tests on both stores: import this ``store_kind`` into it.
 
-    from tests.stores import store_kind  # noqa: F401  # every test on both stores
+    from tests.support.stores import store_kind  # noqa: F401  # every test on both stores
 
 Every test of the module that uses ``project`` (or ``store_url``) then runs on SQLite
-and on PostgreSQL (tests/postgres.py). Choose such modules for what they prove: the
+and on PostgreSQL (tests/support/postgres.py). Choose such modules for what they prove: the
 suite runs each of their tests twice.
 """
 

@@ -24,7 +24,7 @@ from recrawl.core.store.models import (
     Segment,
 )
 
-from tests.warcs import cdxj_lines, read_warc, warcio_check
+from tests.support.warcs import cdxj_lines, read_warc, warcio_check
 
 #: ``show(url)``: what ``recrawl show`` prints for the page (its exit status must be 0).
 Show = Callable[[str], bytes]

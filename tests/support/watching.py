@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from tests.interrupted import recrawl, start, watchdog
+from tests.support.interrupted import recrawl, start, watchdog
 
 #: How long a test waits for a line, a hit, a file at most: a bound on failure only.
 PATIENCE = 60.0

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from tests.httpserver import Reply, TestServer
+from tests.support.httpserver import Reply, TestServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def recrawl(*args: object, check: bool = True) -> subprocess.CompletedProcess[str]:

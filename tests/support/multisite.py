@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.httpserver import PATIENCE_S
+from tests.support.httpserver import PATIENCE_S
 
 
 class _Quiet(ThreadingHTTPServer):

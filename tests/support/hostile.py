@@ -1,6 +1,6 @@
 """A hostile web server on 127.0.0.1, run as its own process, every misbehaviour by path.
 
-Run by :class:`HostileServer` (``python tests/hostile.py`` prints its ports as JSON);
+Run by :class:`HostileServer` (``python tests/support/hostile.py`` prints its ports as JSON);
 its own process, so the crawl under test shares no GIL with it. It speaks raw bytes over
 asyncio streams, so it can break HTTP in ways no library server would: hang before or
 after its headers, drip a byte a second, lie about lengths, reset mid-body, answer in
