@@ -10,7 +10,7 @@
     store      the database: models, migrations, queries
     filters    URL filter chains (pure: no store, no network)
     content    a page's main text, text diffs (pure)
-    errors, clock, config, resources, textfile, words   shared by all
+    errors, clock, config, layout, resources, textfile, words   shared by all
 
 ``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).
 Nothing here imports Qt or :mod:`recrawl.gui`.

@@ -201,7 +201,7 @@ class MainWindow(QMainWindow):
         gc.unfreeze()  # the old panels' objects may be collected again
         self._close_context()
         changes = Changes(self)
-        jobs = StoreJobs(self)
+        jobs = StoreJobs(project, self)
         context = AppContext(
             project=project,
             jobs=jobs,
@@ -277,7 +277,7 @@ class MainWindow(QMainWindow):
                 self.open_project(old)  # its store is still the open one
             return False
         if old is not None and old is not project:
-            old.release_lock()
+            old.close()  # its store and lock; the new project is the active one here
         self.open_project(project)
         return True
 

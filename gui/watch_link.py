@@ -17,9 +17,6 @@ from recrawl.core.watch import wake
 from recrawl.gui.jobs import StoreJobs
 from recrawl.gui.watch_text import WatcherHolder
 
-#: The file a running watcher keeps in the project folder (its wake channel).
-WATCH_FILE = wake.WAKE_FILE
-
 
 def watcher_holder(project_dir: Path) -> WatcherHolder | None:
     """The other process watching the project, if one does (this app's own watch is not)."""

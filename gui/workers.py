@@ -35,14 +35,16 @@ class _Worker(QObject):
     sig_finished = Signal(object)
     sig_failed = Signal(str)
 
-    def __init__(self, call: Callable[[Callable[[Any], None]], Any]) -> None:
+    def __init__(self, project: Project, call: Callable[[Callable[[Any], None]], Any]) -> None:
         super().__init__()
+        self._project = project
         self._call = call
 
     @Slot()
     def run(self) -> None:
         try:
-            result = self._call(self.sig_report.emit)
+            with self._project.active():
+                result = self._call(self.sig_report.emit)
         except RecrawlError as exc:
             self.sig_failed.emit(str(exc))
         except Exception as exc:  # reported in the window, not lost
@@ -50,7 +52,8 @@ class _Worker(QObject):
         else:
             self.sig_finished.emit(result)
         finally:
-            store.close_database()  # this thread's connection
+            with self._project.active():
+                store.close_database()  # this thread's connection
             self.thread().quit()
 
 
@@ -61,6 +64,8 @@ class _Job(QObject):
     sig_failed = Signal(str)
     #: Emitted once the thread is gone, after finished or failed.
     sig_idle = Signal()
+    #: Whose store the job's thread works on (each job sets it).
+    _project: Project
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +79,7 @@ class _Job(QObject):
     def _launch(self, call: Callable[[Callable[[Any], None]], Any], name: str) -> None:
         if self.busy:
             raise RuntimeError(f"{name} is already running")
-        worker = _Worker(call)
+        worker = _Worker(self._project, call)  # the thread enters its project
         worker.sig_report.connect(self._report)
         worker.sig_finished.connect(self.sig_finished)
         worker.sig_failed.connect(self.sig_failed)
