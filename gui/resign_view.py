@@ -1,7 +1,7 @@
 """The Schedule panel's signature switch in progress: a bar, a line, a Stop button.
 
 Choosing another signature recomputes every page's stored signature from its archived
-payload (:mod:`recrawl.core.engine.resign`), on a worker thread of its own
+payload (:mod:`recrawl.core.engine.re_signing`), on a worker thread of its own
 (:class:`~recrawl.gui.workers.ResignJob`); a project of a million pages takes a while,
 so the panel shows how far it is and can stop it after the batch in hand.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
-from recrawl.core.engine.resign import ResignProgress
+from recrawl.core.engine.re_signing import ResignProgress
 from recrawl.core.project import Project
 from recrawl.core.words import plural
 from recrawl.gui.workers import ResignJob

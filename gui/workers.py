@@ -22,7 +22,7 @@ from recrawl.core.archive.compaction import CompactionProgress, CompactionSummar
 from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
-from recrawl.core.engine.resign import ResignProgress, switch_signature
+from recrawl.core.engine.re_signing import ResignProgress, switch_signature
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.threads import start_thread
@@ -258,8 +258,8 @@ class CompactionJob(_Job):
 
 class ResignJob(_Job):
     """A signature switch of the open project: every page's stored signature recomputed
-    (:func:`recrawl.core.engine.resign.switch_signature`); ``sig_progress`` carries its
-    :class:`~recrawl.core.engine.resign.ResignProgress`, ``sig_finished`` the last one."""
+    (:func:`recrawl.core.engine.re_signing.switch_signature`); ``sig_progress`` carries its
+    :class:`~recrawl.core.engine.re_signing.ResignProgress`, ``sig_finished`` the last one."""
 
     sig_progress = Signal(object)
 

@@ -137,7 +137,7 @@ def run_signature(project: Project, args: argparse.Namespace) -> int:
         kind = choices.signature_kind()
         print(json.dumps({"signature": kind}) if args.json else kind)
         return 0
-    from recrawl.core.cli.resign import switch_signature_command  # the engine: late
+    from recrawl.core.cli.re_signing import switch_signature_command  # the engine: late
 
     return switch_signature_command(project, args.set, args.json)
 

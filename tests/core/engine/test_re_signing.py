@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
-from recrawl.core.engine.resign import ResignProgress, recompute_signatures, switch_signature
+from recrawl.core.engine.re_signing import ResignProgress, recompute_signatures, switch_signature
 from recrawl.core.policy import choices
 from recrawl.core.policy.signature import make_signature
 from recrawl.core.store.models import Page
@@ -176,9 +176,9 @@ def test_a_small_edit_is_a_change_in_a_crawl_with_the_default(project, server):
 
 
 def test_big_payloads_make_smaller_batches(project, site, monkeypatch):
-    from recrawl.core.engine import resign
+    from recrawl.core.engine import re_signing
 
-    monkeypatch.setattr(resign, "BATCH_BYTES", 1)  # every payload is "big": one a batch
+    monkeypatch.setattr(re_signing, "BATCH_BYTES", 1)  # every payload is "big": one a batch
     seen: list[int] = []
     state = switch_signature(project.path, "md5", progress=lambda s: seen.append(s.done))
     assert seen == [0, 1, 2, 3, 4] and state.recomputed == 4

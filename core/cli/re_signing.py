@@ -9,7 +9,7 @@ import time
 from typing import TextIO
 
 from recrawl.core.cli.interrupts import StopSignals
-from recrawl.core.engine.resign import ResignProgress, switch_signature
+from recrawl.core.engine.re_signing import ResignProgress, switch_signature
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import wake_watcher
 from recrawl.core.words import plural
