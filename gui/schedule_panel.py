@@ -44,7 +44,7 @@ from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.plots import BOUND, plot_column, plot_widget
-from recrawl.gui.resign_view import ResignView
+from recrawl.gui.resign_view import ReSigningView
 from recrawl.gui.schedule_form import ParameterForm
 
 #: One colour per reference page, from the fastest-changing (warm) to the never (grey).
@@ -152,9 +152,9 @@ class SchedulePanel(Panel):
         self.saved_label = QLabel()
         self.saved_label.setWordWrap(True)
         #: Another signature recomputes the pages' stored ones, with its progress here.
-        self.resign = ResignView(self.context.project)
-        self.resign.sig_done.connect(self._resigned)
-        self.resign.sig_failed.connect(self._apply_failed)
+        self.re_signing = ReSigningView(self.context.project)
+        self.re_signing.sig_done.connect(self._re_signed)
+        self.re_signing.sig_failed.connect(self._apply_failed)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -163,7 +163,7 @@ class SchedulePanel(Panel):
         left_layout.addWidget(self.problem_label)
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.saved_label)
-        left_layout.addWidget(self.resign)
+        left_layout.addWidget(self.re_signing)
         left_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -242,7 +242,7 @@ class SchedulePanel(Panel):
 
     def shutdown(self) -> None:
         self._timer.stop()
-        self.resign.shutdown()
+        self.re_signing.shutdown()
 
     def _policy_changed(self) -> None:
         if self.isVisible() and not self._saving:
@@ -437,9 +437,9 @@ class SchedulePanel(Panel):
 
     def apply(self) -> None:
         """Save the schedule on the store thread, then tell the other panels; another
-        signature is then switched to by the resign job (the pages' signatures
+        signature is then switched to by the re-signing job (the pages' signatures
         recomputed, the choice saved with the first batch of them)."""
-        if self.problem is not None or self.resign.busy:
+        if self.problem is not None or self.re_signing.busy:
             return
         name, assignments, signature = self._current()
         switch = self.saved is None or signature != self.saved[2]
@@ -452,13 +452,13 @@ class SchedulePanel(Panel):
         def saved(answer: tuple[int, tuple[str, dict[str, Any], str]]) -> None:
             self._replanned, result = answer  # said by _applied
             if switch:
-                self.resign.start(signature)  # _resigned() ends the apply
+                self.re_signing.start(signature)  # _re_signed() ends the apply
             else:
                 self._applied(result)
 
         self.context.jobs.submit(save, saved, self._apply_failed)
 
-    def _resigned(self, _state: object) -> None:
+    def _re_signed(self, _state: object) -> None:
         self.context.jobs.submit(_load, self._applied, self._apply_failed)
 
     def _applied(self, result: tuple[str, dict[str, Any], str]) -> None:

@@ -22,7 +22,7 @@ from recrawl.core.archive.compaction import CompactionProgress, CompactionSummar
 from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
-from recrawl.core.engine.re_signing import ResignProgress, switch_signature
+from recrawl.core.engine.re_signing import ReSigningProgress, switch_signature
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.gui.threads import start_thread
@@ -256,10 +256,10 @@ class CompactionJob(_Job):
         self.sig_progress.emit(progress.phase, progress.done, progress.total)
 
 
-class ResignJob(_Job):
+class ReSigningJob(_Job):
     """A signature switch of the open project: every page's stored signature recomputed
     (:func:`recrawl.core.engine.re_signing.switch_signature`); ``sig_progress`` carries its
-    :class:`~recrawl.core.engine.re_signing.ResignProgress`, ``sig_finished`` the last one."""
+    :class:`~recrawl.core.engine.re_signing.ReSigningProgress`, ``sig_finished`` the last one."""
 
     sig_progress = Signal(object)
 
@@ -272,7 +272,7 @@ class ResignJob(_Job):
         self._stop.clear()
         stop = self._stop
 
-        def call(report: Callable[[Any], None]) -> ResignProgress:
+        def call(report: Callable[[Any], None]) -> ReSigningProgress:
             return switch_signature(self._project.path, kind, progress=report, stop=stop)
 
         self._launch(call, "signatures")

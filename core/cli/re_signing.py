@@ -9,7 +9,7 @@ import time
 from typing import TextIO
 
 from recrawl.core.cli.interrupts import StopSignals
-from recrawl.core.engine.re_signing import ResignProgress, switch_signature
+from recrawl.core.engine.re_signing import ReSigningProgress, switch_signature
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import wake_watcher
 from recrawl.core.words import plural
@@ -28,7 +28,7 @@ class ProgressLine:
         self.last = 0.0
         self.shown = False
 
-    def __call__(self, state: ResignProgress) -> None:
+    def __call__(self, state: ReSigningProgress) -> None:
         if state.total == 0:
             return
         now = time.monotonic()
