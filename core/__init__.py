@@ -1,9 +1,10 @@
 """Recrawl's Qt-free engine, in layers; each imports only the ones below it.
 
     cli        the ``recrawl`` command line: parses, calls, prints
+    services   what the front ends do to a project; each change wakes its watcher
     watch      watching: crawl rounds as pages come due, sleeping in between
     engine     crawl rounds: generate → fetch → parse → filter → update → segment
-    project    a project folder: its store, its writer lock, recovery on open
+    project    a project folder: its own store, its writer lock, recovery on open
     archive    WARC segments, CDXJ indexes, captures, compaction, recovery
     policy     schedules, signatures, scoring, simulation, the project's choices
     net        URLs, HTTP fetching, robots.txt, per-host politeness

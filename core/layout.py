@@ -1,4 +1,4 @@
-"""A project folder's layout: every name in it, in one place (docs/design.md §2, §4).
+"""A project folder's layout: every name in it, in one place (docs/design.md §7, §10, §12).
 
     recrawl.sqlite (-wal, -shm)     the store, unless the project file names a server
     recrawl.toml                    the project file: the store's database URL (§12)

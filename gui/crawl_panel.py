@@ -47,7 +47,7 @@ from recrawl.core.engine import (
     WatchSleeping,
 )
 from recrawl.core.watch.watcher import WatchSummary
-from recrawl.gui import crawl_jobs, watch_link
+from recrawl.gui import crawl_jobs
 from recrawl.gui.context import AppContext
 from recrawl.gui.crawl_jobs import CrawlOutlook, crawl_summary_text
 from recrawl.gui.crawl_progress import CrawlProgress, LogTail
@@ -269,13 +269,12 @@ class CrawlPanel(Panel):
         group, _, field = name.partition(".")
         default = getattr(getattr(self._defaults(), group), field)
         change = {name: None if value == default else value}
+        settings = self.context.services.settings  # a watcher takes them at once
         self.context.jobs.submit(
-            lambda: crawl_jobs.save_settings(change),
+            lambda: settings.save(change),
             lambda _: None,
             lambda message: self.context.changes.sig_status.emit(f"{name} was not kept: {message}"),
         )
-        # after the save (one lane): a watcher takes the new settings at once
-        watch_link.wake_soon(self.context.jobs, self.context.project.path)
 
     def _watch_settings(self) -> Callable[[], CrawlSettings]:
         """What a watch reads before each crawl: the project's settings as they are then

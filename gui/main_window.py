@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.gui.address_note import AddressNote
 from recrawl.gui.context import AppContext, Changes
 from recrawl.gui.crawl_panel import CrawlPanel
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
             changes=changes,
             watch=WatchMonitor(project.path, jobs, changes, self),
             replay=ReplayService(project.path, self),
+            services=Services(project),
         )
         self.context = context
         self.wacz_export = WaczExport(project, self)

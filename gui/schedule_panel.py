@@ -40,7 +40,6 @@ from recrawl.core.policy.schedules.registry import WRAPPERS, own_parameters
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.policy.simulate import REFERENCE_PAGES, reference_trajectories
 from recrawl.core.policy.simulate_discovery import ScheduleFigures, schedule_figures
-from recrawl.gui import watch_link
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.plots import BOUND, plot_column, plot_widget
@@ -446,8 +445,10 @@ class SchedulePanel(Panel):
         self._saving = True
         self.apply_button.setEnabled(False)
 
+        schedule = self.context.services.schedule
+
         def save() -> tuple[int, tuple[str, dict[str, Any], str]]:
-            return choices.replace_schedule(name, assignments).replanned.moved, _load()
+            return schedule.replace(name, assignments).replanned.moved, _load()
 
         def saved(answer: tuple[int, tuple[str, dict[str, Any], str]]) -> None:
             self._replanned, result = answer  # said by _applied
@@ -475,7 +476,6 @@ class SchedulePanel(Panel):
             f"Saved the {result[0]} schedule with {result[2]} signatures{replanned}"
         )
         self.context.changes.sig_policy.emit()
-        watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due times moved
 
     def _apply_failed(self, message: str) -> None:
         self._saving = False
