@@ -22,9 +22,10 @@ from recrawl.core.archive.compaction import CompactionProgress, CompactionSummar
 from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
-from recrawl.core.engine.re_signing import ReSigningProgress, switch_signature
+from recrawl.core.engine.re_signing import ReSigningProgress
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.gui.threads import start_thread
 
 
@@ -258,8 +259,9 @@ class CompactionJob(_Job):
 
 class ReSigningJob(_Job):
     """A signature switch of the open project: every page's stored signature recomputed
-    (:func:`recrawl.core.engine.re_signing.switch_signature`); ``sig_progress`` carries its
-    :class:`~recrawl.core.engine.re_signing.ReSigningProgress`, ``sig_finished`` the last one."""
+    (:meth:`recrawl.core.services.re_signing.ReSigningService.switch`); ``sig_progress``
+    carries its :class:`~recrawl.core.engine.re_signing.ReSigningProgress`,
+    ``sig_finished`` the last one."""
 
     sig_progress = Signal(object)
 
@@ -272,8 +274,10 @@ class ReSigningJob(_Job):
         self._stop.clear()
         stop = self._stop
 
+        re_signing = Services(self._project).re_signing  # tells the watcher when done
+
         def call(report: Callable[[Any], None]) -> ReSigningProgress:
-            return switch_signature(self._project.path, kind, progress=report, stop=stop)
+            return re_signing.switch(kind, progress=report, stop=stop)
 
         self._launch(call, "signatures")
 
