@@ -221,9 +221,9 @@ class SitesPanel(Panel):
         site = self.selected_site()
         if site is None:
             return
-        host, now, operations = site.host, utcnow(), self.context.services.sites
+        host, now, schedule = site.host, utcnow(), self.context.services.schedule
         self.context.jobs.submit(
-            lambda: operations.refetch(host, now),  # as `recrawl refetch --site`
+            lambda: schedule.refetch(now, hosts=[host]),  # as `recrawl refetch --site`
             lambda done: self._refetched(host, done),
             self._say,
         )

@@ -20,7 +20,7 @@ the operation and nothing after it. Reading (listings, counts) stays in
     schedule     the fetch schedule, the scoring, pages made due again (refetch)
     seeds        seed URLs and sources (sitemaps, feeds) added
     settings     the project's kept crawl settings
-    sites        hosts taken out of the crawl, or made due again
+    sites        hosts taken out of the crawl
     re_signing   the signature switched, the pages' signatures recomputed
 """
 

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from recrawl.core.policy import choices
+from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy.choices import SavedSchedule
-from recrawl.core.policy.refetch import Refetched, refetch
+from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.services.service import Service
 
@@ -42,9 +43,10 @@ class ScheduleService(Service):
         everything: bool = False,
     ) -> Refetched:
         """Make ``urls``, the pages of ``hosts`` or ``everything`` due now; the watcher
-        is told when any moved."""
+        is told when any moved. ``recrawl refetch`` and the Sites panel's button both
+        come here."""
         with self.project.active():
-            done = refetch(now, urls=urls, hosts=hosts, everything=everything)
+            done = refetching.refetch(now, urls=urls, hosts=hosts, everything=everything)
         if done.made_due:
             self.changed()
         return done

@@ -1,11 +1,9 @@
-"""Hosts taken out of the crawl, or made due again (the app's Sites panel)."""
+"""Hosts taken out of the crawl (the app's Sites panel; making one due again is the
+schedule's :meth:`~recrawl.core.services.schedule.ScheduleService.refetch`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from recrawl.core.policy import sites
-from recrawl.core.policy.refetch import Refetched, refetch
 from recrawl.core.policy.sites import Removal
 from recrawl.core.services.service import Service
 
@@ -16,11 +14,4 @@ class SitesService(Service):
         with self.project.active():
             done = sites.remove_site(host)
         self.changed()  # the chain changed
-        return done
-
-    def refetch(self, host: str, now: datetime) -> Refetched:
-        """Make every page of ``host`` due now (as ``recrawl refetch --site``)."""
-        with self.project.active():
-            done = refetch(now, hosts=[host])
-        self.changed()
         return done

@@ -55,7 +55,6 @@ CHANGES: dict[str, Callable[[Services], object]] = {
     "chain": lambda s: s.chain.apply(choices.chain_text()),
     "settings": lambda s: s.settings.save({"politeness.delay": 0.5}),
     "remove site": lambda s: s.sites.remove("b.example"),
-    "refetch site": lambda s: s.sites.refetch("a.example", utcnow()),
     "re-signing": lambda s: s.re_signing.switch("md5"),
 }
 
