@@ -45,7 +45,7 @@ from recrawl.core.errors import (
     StoreError,
 )
 from recrawl.core.layout import PROJECT_FILE, STORE_FILE, Layout
-from recrawl.core.store.active import current
+from recrawl.core.store.active import closed, current, is_closed
 from recrawl.core.store.migrations import SCHEMA_VERSION
 
 
@@ -92,6 +92,9 @@ class Project:
         self.db_url = db_url
         #: The store, once opened (by :meth:`open` or :meth:`init`).
         self._database: Database | None = None
+        #: The store that was active where this project was opened: active again there
+        #: when this one closes (a command run inside the app's process, a test).
+        self._before: Database | None = None
         #: A password the user typed for the database server: this session's only.
         self.password = password
         self._lock_handle: int | None = None
@@ -208,6 +211,7 @@ class Project:
         return cls.init(default_project_dir())
 
     def _open_store(self, create: bool = False) -> None:
+        self._before = current()
         try:
             self._database = store.open_database(
                 self.store_location,
@@ -231,13 +235,15 @@ class Project:
         )
 
     def close(self) -> None:
-        """Close this thread's connection to the store and release the lock; the project is
-        no longer the active one here."""
+        """Close this thread's connection to the store and release the lock; where it was
+        the active project, the one active before it opened is again (unless closed)."""
         if self._database is not None:
             with contextlib.suppress(Exception):
                 self._database.close()
+            closed(self._database)
             if current() is self._database:
-                store.activate(None)
+                before = self._before
+                store.activate(None if before is None or is_closed(before) else before)
         self.release_lock()
 
     def recover_if_idle(self) -> list[str]:

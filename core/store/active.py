@@ -17,6 +17,7 @@ asyncio tasks copy their context when made, so the tasks of a crawl see its proj
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -77,6 +78,19 @@ DB = ActiveStore()
 def active_database() -> Database:
     """The database active in this context (:class:`NoActiveStore` when none is)."""
     return DB.database()
+
+
+#: Stores whose project was closed: never made active again by a project closing after.
+_CLOSED: weakref.WeakSet[Database] = weakref.WeakSet()
+
+
+def closed(db: Database) -> None:
+    """``db``'s project closed."""
+    _CLOSED.add(db)
+
+
+def is_closed(db: Database) -> bool:
+    return db in _CLOSED
 
 
 def current() -> Database | None:

@@ -137,3 +137,23 @@ def test_an_older_store_is_opened_once_to_be_upgraded(tmp_path, monkeypatch):
         assert store.page_count() > 0
     finally:
         project.close()
+
+
+def test_a_project_opened_and_closed_inside_another_leaves_the_first_active(two):
+    a, _ = two
+    with a.active():
+        _add(["http://a.example/"])
+    a.enter()
+    inner = Project.open(two[1].path)  # as a command run in the app's process does
+    assert store.page_count() == 0
+    inner.close()
+    assert _urls() == ["http://a.example/"]
+
+
+def test_a_closed_project_is_never_made_active_again(tmp_path):
+    first = Project.init(tmp_path / "first")
+    second = Project.init(tmp_path / "second")
+    first.close()
+    second.close()  # first was active before it, but is closed
+    with pytest.raises(NoActiveStore):
+        store.page_count()
