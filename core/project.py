@@ -34,8 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from peewee import Database
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import (
@@ -47,6 +47,9 @@ from recrawl.core.errors import (
 from recrawl.core.layout import PROJECT_FILE, STORE_FILE, Layout
 from recrawl.core.store.active import closed, current, is_closed
 from recrawl.core.store.migrations import SCHEMA_VERSION
+
+if TYPE_CHECKING:  # peewee after recrawl.core.store: it loads psycopg otherwise (quiet_peewee)
+    from peewee import Database
 
 
 def default_project_dir() -> Path:
