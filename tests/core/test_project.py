@@ -101,6 +101,7 @@ def test_a_query_where_no_project_is_active_fails_clearly(two):
 
 
 def test_closing_a_project_leaves_no_store_active(tmp_path):
+    store.activate(None)  # what an earlier test in this process left active: nothing
     project = Project.init(tmp_path / "p")
     assert store.page_count() == 0  # opening made it active here
     project.close()
@@ -151,6 +152,7 @@ def test_a_project_opened_and_closed_inside_another_leaves_the_first_active(two)
 
 
 def test_a_closed_project_is_never_made_active_again(tmp_path):
+    store.activate(None)
     first = Project.init(tmp_path / "first")
     second = Project.init(tmp_path / "second")
     first.close()
