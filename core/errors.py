@@ -4,7 +4,7 @@
     ├── ProjectError          the project folder is missing, unreadable or not a project
     │   └── ProjectLocked     another process holds the project
     ├── StoreError            the database cannot be opened or migrated
-    │   ├── OutdatedStore     written by an older Recrawl (not upgraded when not asked)
+    │   ├── NoActiveStore     a query ran where no project is active (a bug, not the user's)
     │   ├── PasswordNeeded    the database server asks for a password libpq was not given
     │   ├── StoreBusy         another process migrates or compacts the store (PostgreSQL)
     │   ├── WorkerNameTaken   a live crawl worker has that name already
@@ -39,11 +39,9 @@ class StoreError(RecrawlError):
     pass
 
 
-class OutdatedStore(StoreError):
-    def __init__(self, version: int) -> None:
-        super().__init__(f"the store was written by an older Recrawl (schema {version})")
-        #: The schema version the store has.
-        self.version = version
+class NoActiveStore(StoreError):
+    """A store query ran in a thread or context where no project is active: each thread
+    enters its project's context (``with project.active():``) before it queries."""
 
 
 class PasswordNeeded(StoreError):

@@ -19,6 +19,7 @@ non-interactive shell) stays ignored.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import select
 import signal
@@ -73,7 +74,10 @@ def run_interruptible(job: Job[T], stopping: str) -> T:
         finally:
             ending.send(b".")
 
-    thread = threading.Thread(target=target, name="recrawl-job")
+    # the job queries the store of the project open here (recrawl.core.store.active)
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(target,), name="recrawl-job"
+    )
     try:
         with StopSignals(job.stop, stopping):
             thread.start()

@@ -1,9 +1,14 @@
-"""A project: one folder with the store (``recrawl.sqlite``) and ``segments/``.
+"""A project: one folder with the store (``recrawl.sqlite``) and ``segments/`` (its layout:
+:mod:`recrawl.core.layout`).
 
 Or the store in PostgreSQL (docs/design.md §12): then the folder has no ``recrawl.sqlite`` but
 a project file, ``recrawl.toml``, naming the database by its URL (never a password).
 
-Opening a project opens its store and binds it to :data:`recrawl.core.store.models.DB`.
+A project owns its store (docs/design.md §2): :attr:`Project.database`, opened once. Opening
+a project makes it the active one where it is opened (the calling thread's context);
+another thread enters it with ``with project.active():`` before it queries
+(:mod:`recrawl.core.store.active`), so two projects open in one process never see each
+other's pages.
 Only :meth:`Project.init` makes a store; opening never does, and refuses a store file
 that is empty or another program's (the store module looks before writing a byte).
 Writers (a crawl, a compaction) take the project lock first.
@@ -29,22 +34,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import (
-    OutdatedStore,
     ProjectError,
     ProjectLocked,
     RecrawlError,
     StoreError,
 )
+from recrawl.core.layout import PROJECT_FILE, STORE_FILE, Layout
+from recrawl.core.store.active import closed, current, is_closed
 from recrawl.core.store.migrations import SCHEMA_VERSION
 
-STORE_FILE = "recrawl.sqlite"
-PROJECT_FILE = "recrawl.toml"
-SEGMENTS_DIR = "segments"
-LOCK_FILE = "recrawl.lock"
+if TYPE_CHECKING:  # peewee after recrawl.core.store: it loads psycopg otherwise (quiet_peewee)
+    from peewee import Database
 
 
 def default_project_dir() -> Path:
@@ -56,17 +61,17 @@ def default_project_dir() -> Path:
 def read_project_file(folder: Path) -> str | None:
     """The database URL the folder's project file names (None: no project file)."""
     try:
-        text = (folder / PROJECT_FILE).read_text(encoding="utf-8")
+        text = Layout(folder).project_file.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ProjectError(f"cannot read {folder / PROJECT_FILE}: {exc}") from None
+        raise ProjectError(f"cannot read {Layout(folder).project_file}: {exc}") from None
     try:
         url = tomllib.loads(text).get("store")
     except tomllib.TOMLDecodeError as exc:
-        raise ProjectError(f"{folder / PROJECT_FILE} is not a project file: {exc}") from None
+        raise ProjectError(f"{Layout(folder).project_file} is not a project file: {exc}") from None
     if not isinstance(url, str) or not url:
-        raise ProjectError(f'{folder / PROJECT_FILE} names no store (store = "URL")')
+        raise ProjectError(f'{Layout(folder).project_file} names no store (store = "URL")')
     return url
 
 
@@ -78,13 +83,21 @@ def _write_project_file(folder: Path, url: str) -> None:
     )
     partial = folder / f"{PROJECT_FILE}.partial"
     partial.write_text(text, encoding="utf-8")
-    os.replace(partial, folder / PROJECT_FILE)
+    os.replace(partial, Layout(folder).project_file)
 
 
 class Project:
     def __init__(self, path: Path, db_url: str | None = None, password: str | None = None) -> None:
         self.path = path
-        self.db_url = db_url or f"sqlite:///{path / STORE_FILE}"
+        #: Where everything is in the folder.
+        self.layout = Layout(path)
+        #: The database server's URL (PostgreSQL), or None: the folder's own SQLite file.
+        self.db_url = db_url
+        #: The store, once opened (by :meth:`open` or :meth:`init`).
+        self._database: Database | None = None
+        #: The store that was active where this project was opened: active again there
+        #: when this one closes (a command run inside the app's process, a test).
+        self._before: Database | None = None
         #: A password the user typed for the database server: this session's only.
         self.password = password
         self._lock_handle: int | None = None
@@ -98,7 +111,28 @@ class Project:
 
     @property
     def segments_dir(self) -> Path:
-        return self.path / SEGMENTS_DIR
+        return self.layout.segments
+
+    @property
+    def store_location(self) -> Path | str:
+        """Where the store is: the folder's SQLite file, or the database server's URL."""
+        return self.db_url if self.db_url is not None else self.layout.store_file
+
+    @property
+    def database(self) -> Database:
+        if self._database is None:
+            raise ProjectError(f"the project {self.path} is not open")
+        return self._database
+
+    def active(self) -> contextlib.AbstractContextManager[Database]:
+        """Meanwhile, store queries in this context go to this project's store: what a
+        thread does before it queries (opening a project makes it active where it opens)."""
+        return store.using(self.database)
+
+    def enter(self) -> None:
+        """Make this project's store the active one of this context from now on (a
+        thread's first act; :meth:`active` for a block)."""
+        store.activate(self.database)
 
     @classmethod
     def init(
@@ -115,9 +149,9 @@ class Project:
         if folder.exists() and not folder.is_dir():
             raise ProjectError(f"{folder} is a file: a project needs a folder of its own")
         named = read_project_file(folder) if folder.is_dir() else None
-        has_file = (folder / STORE_FILE).exists()
+        has_file = Layout(folder).store_file.exists()
         if db_url is not None and (has_file or (named is not None and named != db_url)):
-            where = folder / STORE_FILE if has_file else named
+            where = Layout(folder).store_file if has_file else named
             raise ProjectError(f"{folder} is a project already, with its store in {where}")
         if has_file or named is not None:
             return cls.open(folder, password=password)  # refuses a store that is not ours
@@ -132,7 +166,7 @@ class Project:
             check_url(db_url)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / SEGMENTS_DIR).mkdir(exist_ok=True)
+            Layout(folder).segments.mkdir(exist_ok=True)
         except OSError as exc:
             raise ProjectError(f"cannot create project folder {folder}: {exc.strerror}") from None
         project = cls(folder, db_url, password)
@@ -142,7 +176,7 @@ class Project:
                 _write_project_file(folder, db_url)
             except OSError as exc:
                 project.close()
-                raise ProjectError(f"cannot write {folder / PROJECT_FILE}: {exc}") from None
+                raise ProjectError(f"cannot write {Layout(folder).project_file}: {exc}") from None
         project.created = True
         # the policy stack (numpy): only a new project needs its defaults written
         from recrawl.core.policy.choices import ensure_defaults
@@ -168,7 +202,7 @@ class Project:
         if not folder.is_dir():
             raise ProjectError(f"{folder} is a file, not a project folder")
         db_url = db_url or read_project_file(folder)
-        if db_url is None and not (folder / STORE_FILE).exists():
+        if db_url is None and not Layout(folder).store_file.exists():
             raise ProjectError(f"{folder} is not a Recrawl project (no {STORE_FILE})")
         project = cls(folder, db_url, password)
         project._open_store()
@@ -180,26 +214,39 @@ class Project:
         return cls.init(default_project_dir())
 
     def _open_store(self, create: bool = False) -> None:
+        self._before = current()
         try:
-            try:
-                store.open_database(
-                    self.db_url, create=create, upgrade=False, password=self.password
-                )
-            except OutdatedStore as old:
-                # not while a writer (of the older Recrawl) works on it: module docstring
-                with self.locked("upgrading the store"):
-                    store.open_database(self.db_url, password=self.password)
-                self.notes.append(
-                    f"upgraded the store of {self.path} from schema {old.version} to "
-                    f"{SCHEMA_VERSION}; older versions of Recrawl can no longer open it"
-                )
+            self._database = store.open_database(
+                self.store_location,
+                create=create,
+                password=self.password,
+                upgrading=self._upgrading,
+            )
         except (StoreError, ProjectLocked):
             raise
         except Exception as exc:  # sqlite3.DatabaseError and friends: a corrupt file
             raise StoreError(f"cannot open the store of {self.path}: {exc}") from None
 
+    @contextlib.contextmanager
+    def _upgrading(self, version: int) -> Iterator[None]:
+        # not while a writer (of the older Recrawl) works on it: module docstring
+        with self.locked("upgrading the store"):
+            yield
+        self.notes.append(
+            f"upgraded the store of {self.path} from schema {version} to "
+            f"{SCHEMA_VERSION}; older versions of Recrawl can no longer open it"
+        )
+
     def close(self) -> None:
-        store.close_database()
+        """Close this thread's connection to the store and release the lock; where it was
+        the active project, the one active before it opened is again (unless closed)."""
+        if self._database is not None:
+            with contextlib.suppress(Exception):
+                self._database.close()
+            closed(self._database)
+            if current() is self._database:
+                before = self._before
+                store.activate(None if before is None or is_closed(before) else before)
         self.release_lock()
 
     def recover_if_idle(self) -> list[str]:
@@ -237,7 +284,7 @@ class Project:
             raise ProjectLocked(
                 f"the project {self.path} is busy ({self._lock_purpose}); wait for it to finish"
             )
-        fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.layout.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             _lock_fd(fd)
         except OSError:
@@ -341,7 +388,7 @@ def folder_use(path: str | os.PathLike[str]) -> FolderUse:
         return FolderUse(folder, FolderKind.MISSING)
     if not folder.is_dir():
         return FolderUse(folder, FolderKind.FILE)
-    if (folder / STORE_FILE).exists() or (folder / PROJECT_FILE).exists():
+    if Layout(folder).is_project():
         return FolderUse(folder, FolderKind.PROJECT)
     entries = 0
     try:

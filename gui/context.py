@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.gui.jobs.long_jobs import CompactionJob, CrawlJob
 from recrawl.gui.jobs.store_jobs import StoreJobs
 from recrawl.gui.preferences import Preferences
@@ -42,3 +43,5 @@ class AppContext:
     watch: WatchMonitor
     #: The project's replay server (pywb), for "Open capture in browser".
     replay: ReplayService
+    #: The operations on the project (each wakes its watcher when what is due changed).
+    services: Services

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.gui.common.address_note import AddressNote
 from recrawl.gui.common.elided_label import ElidedLabel
 from recrawl.gui.context import AppContext, Changes
@@ -201,7 +202,7 @@ class MainWindow(QMainWindow):
         gc.unfreeze()  # the old panels' objects may be collected again
         self._close_context()
         changes = Changes(self)
-        jobs = StoreJobs(self)
+        jobs = StoreJobs(project, self)
         context = AppContext(
             project=project,
             jobs=jobs,
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
             changes=changes,
             watch=WatchMonitor(project.path, jobs, changes, self),
             replay=ReplayService(project.path, self),
+            services=Services(project),
         )
         self.context = context
         self.wacz_export = WaczExport(project, self)
@@ -277,7 +279,7 @@ class MainWindow(QMainWindow):
                 self.open_project(old)  # its store is still the open one
             return False
         if old is not None and old is not project:
-            old.release_lock()
+            old.close()  # its store and lock; the new project is the active one here
         self.open_project(project)
         return True
 

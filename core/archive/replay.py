@@ -24,13 +24,13 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from recrawl.core.archive.segments import HISTORY_DIR
+from recrawl.core.layout import HISTORY_DIR, SEGMENTS_DIR, Layout
 
 #: The collection's name in replay URLs.
 COLLECTION = "project"
 #: The folders holding the indexes, as glob patterns under the project folder: each
 #: segment's own folder, and history's.
-INDEX_FOLDERS = ("segments/*", HISTORY_DIR)
+INDEX_FOLDERS = (f"{SEGMENTS_DIR}/*", HISTORY_DIR)
 
 _WARC_SUFFIX = ".warc.gz"
 
@@ -66,6 +66,6 @@ def warc_paths(project_dir: Path, filename: str, index: str | None = None) -> li
         paths.append(project_dir / Path(index).parent / filename)
     if filename.endswith(_WARC_SUFFIX):
         name = filename.removesuffix(_WARC_SUFFIX)
-        paths.append(project_dir / "segments" / name / filename)
+        paths.append(Layout(project_dir).segment(name) / filename)
     paths.append(project_dir / HISTORY_DIR / filename)
     return list(dict.fromkeys(paths))  # once each, in order

@@ -20,6 +20,7 @@ from recrawl.core.archive.segments import OPEN_SUFFIX, index_path, warc_relpath
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED, fsync_dir, iter_records
 from recrawl.core.archive.warc_writer import Members, RecordWriter, Written
 from recrawl.core.errors import WarcError
+from recrawl.core.layout import Layout
 from recrawl.core.net.http import HttpRequest, HttpResponse
 
 #: Bytes of records held before they are handed to the OS (also at each commit).
@@ -40,7 +41,7 @@ class SegmentWriter:
         self.project_dir = project_dir
         self.name = name
         self.relpath = warc_relpath(name)
-        self.dir = project_dir / "segments" / name
+        self.dir = Layout(project_dir).segment(name)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.final_path = project_dir / self.relpath
         self.open_path = self.final_path.with_name(self.final_path.name + OPEN_SUFFIX)

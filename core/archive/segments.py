@@ -13,12 +13,13 @@ from pathlib import Path
 from recrawl.core import store
 from recrawl.core.archive.warc import StoredRecord, read_record
 from recrawl.core.clock import segment_name
+from recrawl.core.layout import HISTORY_DIR, Layout, segment_relpath
 
 OPEN_SUFFIX = ".open"
 
 
 def warc_relpath(name: str) -> str:
-    return f"segments/{name}/{name}.warc.gz"
+    return segment_relpath(name, f"{name}.warc.gz")
 
 
 def index_path(warc: Path) -> Path:
@@ -28,9 +29,8 @@ def index_path(warc: Path) -> Path:
 
 def index_files(project_dir: Path) -> list[Path]:
     """Every finished CDXJ index: the segments' and history's."""
-    return sorted((project_dir / "segments").glob("*/*.cdxj")) + sorted(
-        (project_dir / HISTORY_DIR).glob("*.cdxj")
-    )
+    layout = Layout(project_dir)
+    return sorted(layout.segments.glob("*/*.cdxj")) + sorted(layout.history.glob("*.cdxj"))
 
 
 def resolve(project_dir: Path, relpath: str) -> Path:
@@ -40,9 +40,6 @@ def resolve(project_dir: Path, relpath: str) -> Path:
         return final
     pending = final.with_name(final.name + OPEN_SUFFIX)
     return pending if pending.exists() else final
-
-
-HISTORY_DIR = "history"
 
 
 def history_relpath(name: str) -> str:
@@ -72,7 +69,7 @@ def allocate_name(project_dir: Path, start: datetime, tag: str | None = None) ->
     instant = start.replace(microsecond=0)
     while (
         (name := segment_name(instant) + (f"-{tag}" if tag else "")) in taken
-        or (project_dir / "segments" / name).exists()
+        or Layout(project_dir).segment(name).exists()
         or (project_dir / history_relpath(name)).exists()
         or (project_dir / legacy_history_relpath(name)).exists()
     ):

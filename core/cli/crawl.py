@@ -18,8 +18,8 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.interrupts import run_interruptible
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.core.textfile import read_text
-from recrawl.core.watch.wake import wake_watcher
 from recrawl.core.words import plural
 
 
@@ -77,9 +77,7 @@ def _inject_arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_inject(project: Project, args: argparse.Namespace) -> int:
-    # the engine (httpx, parsers): not for init
-    from recrawl.core.engine import inject
-    from recrawl.core.engine.seeds import inject_sources
+    seeds = Services(project).seeds  # the engine (httpx, parsers): not for init
 
     urls = list(args.urls)
     if args.file:
@@ -89,12 +87,12 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
     now = utcnow()
     for kind, given in (("feed", args.feed), ("sitemap", args.sitemap)):
         if given:
-            sources = inject_sources(given, kind, now)
+            sources = seeds.add_sources(given, kind, now)
             for note in sources.notes():
                 print(note)
             print(f"injected {sources.added} new of {plural(len(set(given)), kind)}")
     if urls:
-        result = inject(urls, now)
+        result = seeds.add(urls, now)
         for note in result.notes():
             print(note)
         print(f"injected {result.added} new of {plural(len(result.urls), 'URL')}")
@@ -106,7 +104,6 @@ def run_inject(project: Project, args: argparse.Namespace) -> int:
             )
         for url, verdict in result.rejected:
             warn(f"{url} not added: {verdict.describe()}")
-    wake_watcher(project.path)  # new seeds and sources are due now (written: it reads them)
     return 0
 
 

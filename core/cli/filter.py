@@ -209,7 +209,7 @@ def _action(project: Project, args: argparse.Namespace) -> int:
     """get, set, import, export, preview, stats: on the project's chain."""
     from recrawl.core.policy import choices  # the policy stack: only these actions need it
     from recrawl.core.policy.filter_impact import known_urls, preview, rule_hits
-    from recrawl.core.watch.wake import wake_watcher
+    from recrawl.core.services import Services
 
     action = args.filter_command
     if action == "get":
@@ -219,17 +219,16 @@ def _action(project: Project, args: argparse.Namespace) -> int:
         return 0
     if action == "set":
         text = read_text(args.file, "chain file")
-        applied = choices.apply_chain(text)
+        applied = Services(project).chain.apply(text)
         print(f"chain set: {len(applied.chain.filters)} filters")
         _print_reach(applied.reach)
-        wake_watcher(project.path)
         _show_lint(applied.chain, text, always=True)
         return 0
     if action == "import":
         embeds = choices.project_chain().embed_rules.filters
         order = parse_order(args.order)
         text = import_nutch(args.nutch_conf_dir, order, embeds)
-        applied = choices.apply_chain(text)
+        applied = Services(project).chain.apply(text)
         chain = applied.chain
         names = ", ".join(f"{f.name} ({f.kind})" for f in chain.filters)
         print(f"imported {len(chain.filters)} filters: {names}")
@@ -237,7 +236,6 @@ def _action(project: Project, args: argparse.Namespace) -> int:
             files = ", ".join(f"{path.name} ({kind})" for kind, path in skipped)
             print(f"left out, as --order does not name their kinds: {files}")
         _print_reach(applied.reach)
-        wake_watcher(project.path)
         _show_lint(chain, text, always=True)
         return 0
     if action == "export":

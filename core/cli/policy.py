@@ -21,7 +21,7 @@ from recrawl.core.policy.schedules.parameters import DURATION_PARAMETERS
 from recrawl.core.policy.scoring import SCORINGS
 from recrawl.core.policy.signature import SIGNATURES
 from recrawl.core.project import Project
-from recrawl.core.watch.wake import wake_watcher
+from recrawl.core.services import Services
 from recrawl.core.words import plural
 
 
@@ -50,9 +50,8 @@ def _schedule_arguments(p: argparse.ArgumentParser) -> None:
 def run_schedule(project: Project, args: argparse.Namespace) -> int:
     replanned = None
     if args.set or args.param:
-        saved = choices.set_schedule(args.set, args.param)
+        saved = Services(project).schedule.set(args.set, args.param)
         schedule, replanned = saved.schedule, saved.replanned
-        wake_watcher(project.path)  # next fetches moved
     else:
         schedule = choices.project_schedule()
     description = choices.describe_schedule(schedule)
@@ -137,7 +136,7 @@ def run_signature(project: Project, args: argparse.Namespace) -> int:
         kind = choices.signature_kind()
         print(json.dumps({"signature": kind}) if args.json else kind)
         return 0
-    from recrawl.core.cli.resign import switch_signature_command  # the engine: late
+    from recrawl.core.cli.re_signing import switch_signature_command  # the engine: late
 
     return switch_signature_command(project, args.set, args.json)
 
@@ -150,7 +149,9 @@ def _scoring_arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_scoring(project: Project, args: argparse.Namespace) -> int:
-    scoring = choices.set_scoring(args.set) if args.set else choices.project_scoring()
+    scoring = (
+        Services(project).schedule.set_scoring(args.set) if args.set else choices.project_scoring()
+    )
     print(json.dumps({"scoring": scoring.kind}) if args.json else scoring.kind)
     return 0
 

@@ -11,10 +11,10 @@ from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import utcnow
 from recrawl.core.errors import InvalidArgument, NotFound
-from recrawl.core.policy.refetch import Refetched, refetch
+from recrawl.core.policy.refetch import Refetched
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.core.textfile import read_text
-from recrawl.core.watch.wake import wake_watcher
 from recrawl.core.words import plural
 
 #: Unknown URLs named one by one; the rest are counted.
@@ -52,9 +52,9 @@ def run_refetch(project: Project, args: argparse.Namespace) -> int:
         urls += url_lines(read_text(args.file, "URL list"))
     if sum((bool(urls), bool(args.site), args.all)) != 1:
         raise InvalidArgument("give URLs (or --file), --site HOST or --all: exactly one of them")
-    done = refetch(utcnow(), urls=urls, hosts=args.site, everything=args.all)
-    if done.made_due:
-        wake_watcher(project.path)  # due now: a sleeping watcher fetches them
+    done = Services(project).schedule.refetch(
+        utcnow(), urls=urls, hosts=args.site, everything=args.all
+    )
     if args.json:
         print(json.dumps(_to_json(done)))
     else:

@@ -19,7 +19,8 @@ from recrawl.core.archive.replay import COLLECTION
 from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
 from recrawl.core.errors import ProjectError, RecrawlError, ReplayUnavailable
-from recrawl.core.project import PROJECT_FILE, STORE_FILE, Project
+from recrawl.core.layout import STORE_FILE, Layout
+from recrawl.core.project import Project
 from recrawl.core.replay.server import INSTALL_HINT, UNAVAILABLE, replay_installed
 
 #: The port served when none is given (pywb's own default).
@@ -97,7 +98,7 @@ def project_folder(path: str | Path) -> Path:
     folder = Path(path).expanduser().absolute()
     if not folder.is_dir():
         raise ProjectError(f"no project at {folder}")
-    if not (folder / STORE_FILE).exists() and not (folder / PROJECT_FILE).exists():
+    if not Layout(folder).is_project():
         raise ProjectError(f"{folder} is not a Recrawl project (no {STORE_FILE})")
     return folder
 

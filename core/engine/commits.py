@@ -31,7 +31,9 @@ class CommitPipeline:
 
     def __init__(self, worker: WorkerSession | None = None) -> None:
         self.worker = worker
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recrawl-store")
+        self._thread = ThreadPoolExecutor(  # on the crawl's project's store
+            max_workers=1, thread_name_prefix="recrawl-store", initializer=store.entering()
+        )
         self._pending: list[asyncio.Future[int]] = []
 
     def commit(

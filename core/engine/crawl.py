@@ -96,16 +96,17 @@ class Crawler:
         self.project = project
         self.settings = settings or CrawlSettings()
         self.clock = clock or Clock()
-        self.schedule = schedule or project_schedule()
-        self.signature = signature or project_signature()
         #: The project's chain text as this crawl judges links by it (None: a chain was
         #: given, and stays); a chain applied meanwhile is followed from the next round.
         self._chain_text: str | None = None
-        if chain is None:
-            self._chain_text = chain_text()
-            chain = parse_chain(self._chain_text)
+        with project.active():  # its own choices, wherever the crawler is made
+            self.schedule = schedule or project_schedule()
+            self.signature = signature or project_signature()
+            if chain is None:
+                self._chain_text = chain_text()
+                chain = parse_chain(self._chain_text)
+            self.scoring = scoring or project_scoring()
         self.chain = chain
-        self.scoring = scoring or project_scoring()
         #: False: the caller holds the project lock for this crawl (a watcher's "watch").
         self.take_lock = take_lock
         #: Hold connect failures until a host answers; end at a round none did (.offline).
@@ -163,6 +164,12 @@ class Crawler:
     # -- facade ----------------------------------------------------------------------
 
     def run(self) -> CrawlSummary:
+        """Crawl; every store query of the crawl, its threads' included, goes to the
+        project's store."""
+        with self.project.active():
+            return self._run()
+
+    def _run(self) -> CrawlSummary:
         shared = store.is_server_store()
         own = self.worker is None and shared  # a crawl on a shared store leases as a worker
         if own:

@@ -78,7 +78,7 @@ class RobotsGate:
             if policy is not None:
                 return policy
             now = self.clock.now()
-            policy = cached_policy(origin, now, self.settings.robots_ttl)
+            policy = cached_policy(store.robots_entry(origin), now, self.settings.robots_ttl)
             if policy is None:
                 wait = slot.reserve()
                 if wait > 0:

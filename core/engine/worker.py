@@ -19,6 +19,7 @@ and fetched again by whoever holds the host next.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import os
 import re
@@ -85,8 +86,11 @@ class WorkerSession:
     def start(self) -> None:
         """Register (WorkerNameTaken when a live worker has the name) and start beating."""
         store.register_worker(self.name, os.getpid(), socket.gethostname(), self.lease_seconds)
-        self._thread = threading.Thread(
-            target=self._beat, name=f"recrawl-heartbeat-{self.tag}", daemon=True
+        self._thread = threading.Thread(  # beats on the store of the project open here
+            target=contextvars.copy_context().run,
+            args=(self._beat,),
+            name=f"recrawl-heartbeat-{self.tag}",
+            daemon=True,
         )
         self._thread.start()
 

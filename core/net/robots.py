@@ -1,4 +1,5 @@
-"""robots.txt per RFC 9309, parsed by protego, cached in the store for 24 h.
+"""robots.txt per RFC 9309, parsed by protego; a cached answer (the engine keeps it in the store)
+holds 24 h.
 
 What each answer means (every policy names it in :attr:`RobotsPolicy.note`):
 
@@ -21,9 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from protego import Protego
-from recrawl.core import store
 from recrawl.core.net.fetch import BAD_REDIRECT, TOO_MANY_REDIRECTS
 
 #: Retry an unreachable robots.txt sooner than a good one.
@@ -104,8 +105,22 @@ def _unavailable(failure: str) -> RobotsPolicy:
     return RobotsPolicy("unavailable", note=note, failure=failure)
 
 
-def cached_policy(origin: str, now: datetime, ttl: float) -> RobotsPolicy | None:
-    entry = store.robots_entry(origin)
+class CachedAnswer(Protocol):
+    """An origin's robots.txt answer as a cache keeps it (the store's robots row)."""
+
+    @property
+    def fetched_at(self) -> datetime: ...
+    @property
+    def http_status(self) -> int | None: ...
+    @property
+    def body(self) -> str | None: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+def cached_policy(entry: CachedAnswer | None, now: datetime, ttl: float) -> RobotsPolicy | None:
+    """The policy of a cached answer still fresh at ``now`` (``ttl``: seconds a good one
+    holds); None: nothing cached, or too old."""
     if entry is None:
         return None
     failed = entry.error is not None or (entry.http_status or 0) >= 500

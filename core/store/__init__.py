@@ -3,6 +3,7 @@
 Models live in :mod:`.models`, schema changes in :mod:`.migrations`, and every query the
 engine runs in the modules below, one per concern; callers write ``store.due_pages(...)``.
 
+    active        which store a query goes to: the project active in the calling context
     connection    opening, closing, transactions
     settings      the project's settings (JSON by key)
     pages         adding, finding and choosing pages; their fetch history
@@ -31,6 +32,7 @@ from recrawl.core.store import quiet_peewee  # noqa: F401
 
 # isort: split
 
+from recrawl.core.store.active import activate, active_database, entering, using
 from recrawl.core.store.baselines import (
     BaselineState,
     CompletedBaseline,
@@ -261,6 +263,8 @@ __all__ = [
     "SourceKind",
     "SourceReading",
     "WorkerInfo",
+    "activate",
+    "active_database",
     "add_embeds",
     "add_pages",
     "add_sources",
@@ -299,6 +303,7 @@ __all__ = [
     "end_compaction",
     "end_crawl_run",
     "end_worker",
+    "entering",
     "exclusive",
     "filter_pages",
     "get_setting",
@@ -381,4 +386,5 @@ __all__ = [
     "unfinished_captures_due",
     "unfinished_compactions",
     "unseen_news_count",
+    "using",
 ]

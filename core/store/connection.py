@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from peewee import Database, PostgresqlDatabase, SqliteDatabase
-from recrawl.core.errors import OutdatedStore, StoreError
+from recrawl.core.errors import ProjectError, StoreError
+from recrawl.core.store.active import _ACTIVE, active_database, current
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version, migrate
 from recrawl.core.store.models import DB, Setting
 from recrawl.core.store.sql import is_server_store
@@ -43,41 +44,55 @@ SQLITE_PRAGMAS: dict[str, int | str] = {
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+#: Where a store is: a SQLite file (a project's own ``recrawl.sqlite``), or a database URL
+#: (``postgresql://…``; ``sqlite:///PATH`` for a file named by URL).
+StoreLocation = Path | str
+
+
 def open_database(
-    url: str, *, create: bool = False, upgrade: bool = True, password: str | None = None
+    where: StoreLocation,
+    *,
+    create: bool = False,
+    password: str | None = None,
+    upgrading: Callable[[int], contextlib.AbstractContextManager[object]] | None = None,
 ) -> Database:
-    """Connect, migrate, and bind every model to the database ``url`` names.
+    """Connect to the store at ``where``, upgrade it, and make it this context's active
+    store (:mod:`.active`); it is opened once, upgraded or not.
 
     ``create``: an empty database may become a new store (else it is refused).
-    ``upgrade=False``: a store of an older schema raises :class:`OutdatedStore` instead
-    of being migrated (the caller may take the project lock and open it again).
+    ``upgrading(version)``: held while a store of that older schema version is upgraded
+    (the project takes its lock: a crawl of an older Recrawl never sees it change).
     ``password``: for a database server, one the user typed (never stored).
     """
-    if url.startswith(_SQLITE_FILE) and "?" not in url:
-        _check_sqlite_file(Path(url[len(_SQLITE_FILE) :]), create)
+    if isinstance(where, str) and where.startswith(_SQLITE_FILE) and "?" not in where:
+        where = Path(where[len(_SQLITE_FILE) :])
+    if isinstance(where, Path):
+        _check_sqlite_file(where, create)
     try:
-        db = _connect(url, password)
+        db = _connect(where, password)
     except StoreError:
         raise
     except Exception as exc:
         raise StoreError(f"cannot open the store ({exc})") from None
-    previous = DB.obj
+    before = _ACTIVE.set(db)  # migrations query through the models
     try:
-        DB.initialize(db)
         db.connect(reuse_if_open=True)
         _check_is_store(db, create)
         found = current_version(db)
-        if not upgrade and 0 < found < SCHEMA_VERSION:
-            raise OutdatedStore(found)
         if found != SCHEMA_VERSION:  # migrate() refuses a newer one
-            with exclusive(MIGRATION, "upgrading the store", wait=True):
+            held = (
+                upgrading(found)
+                if upgrading is not None and 0 < found < SCHEMA_VERSION
+                else contextlib.nullcontext()
+            )
+            with held, exclusive(MIGRATION, "upgrading the store", wait=True):
                 migrate(db)  # reads the version again: another process may have migrated
     except Exception as exc:
-        # the store that was open stays the one every query goes to
+        # the store that was active stays the one this context's queries go to
         with contextlib.suppress(Exception):
             db.close()
-        DB.initialize(previous)
-        if isinstance(exc, StoreError):
+        _ACTIVE.reset(before)
+        if isinstance(exc, StoreError | ProjectError):
             raise
         raise _describe(db, exc) from None
     return db
@@ -118,7 +133,7 @@ def exclusive(what: int, purpose: str, *, wait: bool = False) -> Iterator[None]:
         return
     from recrawl.core.store.postgres import advisory_lock
 
-    with advisory_lock(DB.obj, what, wait=wait, purpose=purpose):
+    with advisory_lock(active_database(), what, wait=wait, purpose=purpose):
         yield
 
 
@@ -171,11 +186,11 @@ def _check_is_store(db: Database, create: bool) -> None:
     raise StoreError("the database is empty: not a Recrawl store")
 
 
-def _connect(url: str, password: str | None) -> Database:
-    # A project's own store (sqlite:///PATH) opens directly: playhouse.db_url imports the
+def _connect(url: StoreLocation, password: str | None) -> Database:
+    # A project's own store (a file) opens directly: playhouse.db_url imports the
     # driver of every database it knows, a tenth of a quick command's start-up.
-    if url.startswith(_SQLITE_FILE) and "?" not in url:
-        return SqliteDatabase(url[len(_SQLITE_FILE) :], pragmas=SQLITE_PRAGMAS)
+    if isinstance(url, Path):
+        return SqliteDatabase(str(url), pragmas=SQLITE_PRAGMAS)
     if url.split(":", 1)[0].lower() in ("postgresql", "postgres"):
         from recrawl.core.store import postgres
 
@@ -188,8 +203,10 @@ def _connect(url: str, password: str | None) -> Database:
 
 
 def close_database() -> None:
-    if DB.obj is not None and not DB.is_closed():
-        DB.close()
+    """Close this thread's connection to the active store (if any is active and open)."""
+    db = current()
+    if db is not None and not db.is_closed():
+        db.close()
 
 
 def transaction() -> contextlib.AbstractContextManager[object]:
@@ -206,7 +223,7 @@ def retried(function: Callable[..., T], *args: object) -> T:
         return function(*args)
     from recrawl.core.store.reconnect import Reconnecting
 
-    db = DB.obj
+    db = active_database()
     assert isinstance(db, Reconnecting)
     return db.run_transaction(lambda: function(*args))
 
@@ -221,7 +238,7 @@ def reconnecting(give_up_after: float, report: Callable[[str], None]) -> Iterato
         return
     from recrawl.core.store.reconnect import Reconnecting
 
-    db = DB.obj
+    db = active_database()
     assert isinstance(db, Reconnecting)
     before = db.give_up_after, db.report
     db.give_up_after, db.report = give_up_after, report

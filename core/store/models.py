@@ -1,4 +1,4 @@
-"""The store's schema (docs/design.md §2) as peewee models bound to one proxy.
+"""The store's schema (docs/design.md §2) as peewee models on the active store (:mod:`.active`).
 
 Nothing here runs queries: those live in :mod:`recrawl.core.store`. All datetimes are naive UTC.
 Offsets and sizes in WARC files, and the ids of the tables that grow with every fetch, are
@@ -17,7 +17,6 @@ from peewee import (
     BigIntegerField,
     BlobField,
     CharField,
-    DatabaseProxy,
     DateTimeField,
     FloatField,
     ForeignKeyField,
@@ -25,8 +24,7 @@ from peewee import (
     Model,
     TextField,
 )
-
-DB = DatabaseProxy()
+from recrawl.core.store.active import DB as DB  # the models' database, re-exported
 
 
 class JSONField(TextField):

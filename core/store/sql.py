@@ -36,7 +36,7 @@ CHUNK = 500  # stays well under SQLite's bound-variable limit
 
 def is_server_store() -> bool:
     """Whether the open store is on a database server (PostgreSQL), not a file."""
-    return isinstance(DB.obj, PostgresqlDatabase)
+    return isinstance(DB.obj, PostgresqlDatabase)  # None: no store active
 
 
 def writing() -> contextlib.AbstractContextManager[object]:

@@ -33,8 +33,8 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core.clock import parse_iso, to_iso
+from recrawl.core.layout import Layout
 
-WAKE_FILE = "recrawl.watch"
 #: Seconds a client waits for a watcher's answer (it answers from a thread of its own).
 ANSWER_TIMEOUT = 5.0
 _MAX_LINE = 256
@@ -71,7 +71,7 @@ def watcher_of(project_dir: Path) -> WatcherInfo | None:
 
 def _read(project_dir: Path) -> dict[str, object] | None:
     try:
-        text = (project_dir / WAKE_FILE).read_text(encoding="utf-8")
+        text = Layout(project_dir).wake_file.read_text(encoding="utf-8")
         info = json.loads(text)
     except (OSError, ValueError):
         return None  # no watcher, or a file half-written or not ours
@@ -131,7 +131,7 @@ class WakeChannel:
         stop: Callable[[], None],
         since: datetime,
     ) -> None:
-        self.path = Path(project_dir) / WAKE_FILE
+        self.path = Layout(Path(project_dir)).wake_file
         self._actions = {"wake": wake, "stop": stop, "ping": lambda: None}
         self._token = secrets.token_hex(16)
         self._closing = False

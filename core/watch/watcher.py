@@ -107,7 +107,8 @@ class Watcher:
         #: Read before each crawl, so settings changed meanwhile (and the watcher woken)
         #: hold from the next round; ``rounds`` and ``max_pages`` bound the whole watch.
         self._settings = settings if settings is not None else project_crawl_settings
-        self.settings = self._current_settings()
+        with project.active():
+            self.settings = self._current_settings()
         self.clock = clock or Clock()
         self.for_seconds = for_seconds
         self.events = EventQueue(observer)
@@ -159,7 +160,12 @@ class Watcher:
     # -- facade ----------------------------------------------------------------------
 
     def run(self) -> WatchSummary:
-        """Watch until stop(), ``for_seconds`` or the settings' rounds/max_pages."""
+        """Watch until stop(), ``for_seconds`` or the settings' rounds/max_pages (on the
+        project's store, whichever thread runs it)."""
+        with self.project.active():
+            return self._run()
+
+    def _run(self) -> WatchSummary:
         started = time.monotonic()
         timer = None
         if self.for_seconds is not None:

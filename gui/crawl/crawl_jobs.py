@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -61,10 +60,6 @@ def _alive_elsewhere(pid: int | None) -> bool:
 def load_settings() -> CrawlSettings:
     """The project's crawl settings (the defaults with what it keeps)."""
     return crawl_settings.project_crawl_settings()
-
-
-def save_settings(changes: Mapping[str, object | None]) -> dict[str, object]:
-    return crawl_settings.save(changes)
 
 
 # -- sentences ------------------------------------------------------------------------

@@ -57,7 +57,6 @@ from recrawl.gui.crawl.crawl_view import LOG_LINES, CrawlProgressView
 from recrawl.gui.crawl.notify_box import NotifyBox
 from recrawl.gui.crawl.seeds_box import SeedsBox
 from recrawl.gui.panel import Panel
-from recrawl.gui.watch import watch_link
 from recrawl.gui.watch.watch_text import (
     WatcherHolder,
     sleeping_text,
@@ -270,13 +269,12 @@ class CrawlPanel(Panel):
         group, _, field = name.partition(".")
         default = getattr(getattr(self._defaults(), group), field)
         change = {name: None if value == default else value}
+        settings = self.context.services.settings  # a watcher takes them at once
         self.context.jobs.submit(
-            lambda: crawl_jobs.save_settings(change),
+            lambda: settings.save(change),
             lambda _: None,
             lambda message: self.context.changes.sig_status.emit(f"{name} was not kept: {message}"),
         )
-        # after the save (one lane): a watcher takes the new settings at once
-        watch_link.wake_soon(self.context.jobs, self.context.project.path)
 
     def _watch_settings(self) -> Callable[[], CrawlSettings]:
         """What a watch reads before each crawl: the project's settings as they are then

@@ -19,10 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.core.clock import utcnow
-from recrawl.core.engine import InjectResult, inject
+from recrawl.core.engine import InjectResult
 from recrawl.core.words import plural
 from recrawl.gui.context import AppContext
-from recrawl.gui.watch import watch_link
 
 
 class SeedsBox(QGroupBox):
@@ -67,13 +66,10 @@ class SeedsBox(QGroupBox):
             return
         self.add_seeds.setEnabled(False)
         self.seed_status.setText("Adding…")
-        folder = self.context.project.path
+        seeds = self.context.services.seeds
 
         def add() -> InjectResult:
-            result = inject(urls, utcnow())
-            if result.added:
-                watch_link.wake_watcher(folder)  # new seeds are due now
-            return result
+            return seeds.add(urls, utcnow())  # new seeds are due now: the watcher is told
 
         def added(result: InjectResult) -> None:
             self._seeded(result)

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import parse_chain
 from recrawl.core.filters.nutch import Exported, export_nutch, import_nutch
 from recrawl.core.policy import choices
 from recrawl.core.policy.filter_impact import known_urls, preview
 from recrawl.core.policy.filter_reach import Progress, Reach
-from recrawl.core.watch.wake import wake_watcher
+from recrawl.core.services import Services
 
 
 def load() -> str:
@@ -42,23 +41,14 @@ class Applied:
 
 
 def apply(
+    services: Services,
     text: str,
     base: str | None,
-    project_dir: Path,
     progress: Progress | None = None,
 ) -> Applied:
-    """Apply ``text`` unless the stored chain moved on since the editor loaded ``base``:
-    stored and applied to the known pages (``progress(done, total)`` as they are
-    judged), then the project's watcher, if one runs, is told."""
-    if base is not None and choices.chain_text() != base:
-        # e.g. new seeds added their hosts to the scope filter: writing the old draft
-        # back would silently take them out again
-        raise InvalidArgument(
-            "the project's chain changed since it was loaded (adding seeds adds their hosts "
-            "to the scope filter); Revert to see it, then make your edit again"
-        )
-    applied = choices.apply_chain(text, progress=progress)
-    wake_watcher(project_dir)
+    """Apply ``text`` unless the stored chain moved on since the editor loaded ``base``
+    (:meth:`recrawl.core.services.chain.ChainService.apply`)."""
+    applied = services.chain.apply(text, base=base, progress=progress)
     return Applied(len(applied.chain.filters), choices.chain_text(), applied.reach)
 
 

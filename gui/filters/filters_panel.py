@@ -291,7 +291,7 @@ class FiltersPanel(Panel):
             return
         text = self.draft.to_toml()
         applied = ChainDraft.from_toml(text)
-        base, folder = self._base_text, self.context.project.path
+        base, services = self._base_text, self.context.services
         progress = self.sig_apply_progress.emit  # queued to this thread
         self.applying = True
         self.apply_progress.setRange(0, 0)
@@ -299,7 +299,7 @@ class FiltersPanel(Panel):
         self.apply_button.setEnabled(False)
         self.status.setText("Applying the chain to the known pages…")
         self.context.jobs.compute(  # every known page: off the store lane
-            lambda: filter_jobs.apply(text, base, folder, progress),
+            lambda: filter_jobs.apply(services, text, base, progress),
             lambda result: self._applied(applied, result),
             self._apply_failed,
         )

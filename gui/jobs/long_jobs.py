@@ -25,9 +25,10 @@ from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
 from recrawl.core.engine.gil import CRAWL_SWITCH_INTERVAL_S
-from recrawl.core.engine.resign import ResignProgress, switch_signature
+from recrawl.core.engine.re_signing import ReSigningProgress
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.gui.jobs.threads import start_thread
 
 
@@ -38,14 +39,16 @@ class _JobRunner(QObject):
     sig_finished = Signal(object)
     sig_failed = Signal(str)
 
-    def __init__(self, call: Callable[[Callable[[Any], None]], Any]) -> None:
+    def __init__(self, project: Project, call: Callable[[Callable[[Any], None]], Any]) -> None:
         super().__init__()
+        self._project = project
         self._call = call
 
     @Slot()
     def run(self) -> None:
         try:
-            result = self._call(self.sig_report.emit)
+            with self._project.active():
+                result = self._call(self.sig_report.emit)
         except RecrawlError as exc:
             self.sig_failed.emit(str(exc))
         except Exception as exc:  # reported in the window, not lost
@@ -53,7 +56,8 @@ class _JobRunner(QObject):
         else:
             self.sig_finished.emit(result)
         finally:
-            store.close_database()  # this thread's connection
+            with self._project.active():
+                store.close_database()  # this thread's connection
             self.thread().quit()
 
 
@@ -64,6 +68,8 @@ class _Job(QObject):
     sig_failed = Signal(str)
     #: Emitted once the thread is gone, after finished or failed.
     sig_idle = Signal()
+    #: Whose store the job's thread works on (each job sets it).
+    _project: Project
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -77,7 +83,7 @@ class _Job(QObject):
     def _launch(self, call: Callable[[Callable[[Any], None]], Any], name: str) -> None:
         if self.busy:
             raise RuntimeError(f"{name} is already running")
-        runner = _JobRunner(call)
+        runner = _JobRunner(self._project, call)  # the thread enters its project
         runner.sig_report.connect(self._report)
         runner.sig_finished.connect(self.sig_finished)
         runner.sig_failed.connect(self.sig_failed)
@@ -249,10 +255,11 @@ class CompactionJob(_Job):
         self.sig_progress.emit(progress.phase, progress.done, progress.total)
 
 
-class SignatureSwitchJob(_Job):
+class ReSigningJob(_Job):
     """A signature switch of the open project: every page's stored signature recomputed
-    (:func:`recrawl.core.engine.resign.switch_signature`); ``sig_progress`` carries its
-    :class:`~recrawl.core.engine.resign.ResignProgress`, ``sig_finished`` the last one."""
+    (:meth:`recrawl.core.services.re_signing.ReSigningService.switch`); ``sig_progress``
+    carries its :class:`~recrawl.core.engine.re_signing.ReSigningProgress`,
+    ``sig_finished`` the last one."""
 
     sig_progress = Signal(object)
 
@@ -265,8 +272,10 @@ class SignatureSwitchJob(_Job):
         self._stop.clear()
         stop = self._stop
 
-        def call(report: Callable[[Any], None]) -> ResignProgress:
-            return switch_signature(self._project.path, kind, progress=report, stop=stop)
+        re_signing = Services(self._project).re_signing  # tells the watcher when done
+
+        def call(report: Callable[[Any], None]) -> ReSigningProgress:
+            return re_signing.switch(kind, progress=report, stop=stop)
 
         self._launch(call, "signatures")
 

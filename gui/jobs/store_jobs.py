@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from recrawl.core import store
 from recrawl.core.errors import RecrawlError
+from recrawl.core.project import Project
 from recrawl.gui.jobs.threads import start_thread
 
 Done = Callable[[Any], None]
@@ -29,8 +30,9 @@ class _LaneRunner(QObject):
     sig_done = Signal(int, object)
     sig_failed = Signal(int, str)
 
-    def __init__(self, closing: threading.Event) -> None:
+    def __init__(self, project: Project, closing: threading.Event) -> None:
         super().__init__()
+        self._project = project
         self._closing = closing
 
     @Slot(int, object)
@@ -38,7 +40,8 @@ class _LaneRunner(QObject):
         if self._closing.is_set():
             return  # queued for a project that is being closed: nobody wants the answer
         try:
-            result = job()
+            with self._project.active():  # each job: Qt keeps no Python context per thread
+                result = job()
         except RecrawlError as exc:
             self.sig_failed.emit(ticket, str(exc))
         except Exception as exc:  # a failed job must not kill the thread
@@ -48,7 +51,8 @@ class _LaneRunner(QObject):
 
     @Slot()
     def finish(self) -> None:
-        store.close_database()  # this thread's connection, if it opened one
+        with self._project.active():
+            store.close_database()  # this thread's connection, if it opened one
         self.thread().quit()
 
 
@@ -60,13 +64,14 @@ class _Lane(QObject):
 
     def __init__(
         self,
+        project: Project,
         name: str,
         on_done: Callable[..., None],
         on_failed: Callable[..., None],
         closing: threading.Event,
     ) -> None:
         super().__init__()
-        self.runner = _LaneRunner(closing)
+        self.runner = _LaneRunner(project, closing)
         self._thread: QThread = start_thread(self.runner, name)  # not QObject.thread()
         self.sig_run.connect(self.runner.run)
         self.sig_finish.connect(self.runner.finish)
@@ -79,19 +84,20 @@ class _Lane(QObject):
 
 
 class StoreJobs(QObject):
-    """``submit`` (short queries) and ``compute`` (long jobs); both return a ticket."""
+    """``submit`` (short queries) and ``compute`` (long jobs) on ``project``'s store; both
+    return a ticket."""
 
     #: Any job failed (after its own error callback, if it had one).
     sig_failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._tickets = itertools.count(1)
         self._callbacks: dict[int, tuple[Done, Failed | None]] = {}
         self._closed = False
         self._closing = threading.Event()
-        self._store = _Lane("store-jobs", self._done, self._failed, self._closing)
-        self._compute = _Lane("compute-jobs", self._done, self._failed, self._closing)
+        self._store = _Lane(project, "store-jobs", self._done, self._failed, self._closing)
+        self._compute = _Lane(project, "compute-jobs", self._done, self._failed, self._closing)
 
     def submit(self, job: Callable[[], Any], on_done: Done, on_error: Failed | None = None) -> int:
         return self._queue(self._store, job, on_done, on_error)

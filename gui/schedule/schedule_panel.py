@@ -42,9 +42,8 @@ from recrawl.core.policy.simulate_discovery import ScheduleFigures, schedule_fig
 from recrawl.gui.common.plots import BOUND, plot_column, plot_widget
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
+from recrawl.gui.schedule.re_signing_view import ReSigningView
 from recrawl.gui.schedule.schedule_form import ParameterForm
-from recrawl.gui.schedule.signature_switch import SignatureSwitchView
-from recrawl.gui.watch import watch_link
 
 #: One colour per reference page, from the fastest-changing (warm) to the never (grey).
 PAGE_COLOURS = ("#d1495b", "#edae49", "#2d6a8f", "#666666")
@@ -151,9 +150,9 @@ class SchedulePanel(Panel):
         self.saved_label = QLabel()
         self.saved_label.setWordWrap(True)
         #: Another signature recomputes the pages' stored ones, with its progress here.
-        self.signature_switch = SignatureSwitchView(self.context.project)
-        self.signature_switch.sig_done.connect(self._signature_switched)
-        self.signature_switch.sig_failed.connect(self._apply_failed)
+        self.re_signing = ReSigningView(self.context.project)
+        self.re_signing.sig_done.connect(self._re_signed)
+        self.re_signing.sig_failed.connect(self._apply_failed)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -162,7 +161,7 @@ class SchedulePanel(Panel):
         left_layout.addWidget(self.problem_label)
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.saved_label)
-        left_layout.addWidget(self.signature_switch)
+        left_layout.addWidget(self.re_signing)
         left_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -241,7 +240,7 @@ class SchedulePanel(Panel):
 
     def shutdown(self) -> None:
         self._timer.stop()
-        self.signature_switch.shutdown()
+        self.re_signing.shutdown()
 
     def _policy_changed(self) -> None:
         if self.isVisible() and not self._saving:
@@ -436,28 +435,30 @@ class SchedulePanel(Panel):
 
     def apply(self) -> None:
         """Save the schedule on the store thread, then tell the other panels; another
-        signature is then switched to by the signature switch job (the pages' signatures
+        signature is then switched to by the re-signing job (the pages' signatures
         recomputed, the choice saved with the first batch of them)."""
-        if self.problem is not None or self.signature_switch.busy:
+        if self.problem is not None or self.re_signing.busy:
             return
         name, assignments, signature = self._current()
         switch = self.saved is None or signature != self.saved[2]
         self._saving = True
         self.apply_button.setEnabled(False)
 
+        schedule = self.context.services.schedule
+
         def save() -> tuple[int, tuple[str, dict[str, Any], str]]:
-            return choices.replace_schedule(name, assignments).replanned.moved, _load()
+            return schedule.replace(name, assignments).replanned.moved, _load()
 
         def saved(answer: tuple[int, tuple[str, dict[str, Any], str]]) -> None:
             self._replanned, result = answer  # said by _applied
             if switch:
-                self.signature_switch.start(signature)  # _signature_switched() ends the apply
+                self.re_signing.start(signature)  # _re_signed() ends the apply
             else:
                 self._applied(result)
 
         self.context.jobs.submit(save, saved, self._apply_failed)
 
-    def _signature_switched(self, _state: object) -> None:
+    def _re_signed(self, _state: object) -> None:
         self.context.jobs.submit(_load, self._applied, self._apply_failed)
 
     def _applied(self, result: tuple[str, dict[str, Any], str]) -> None:
@@ -474,7 +475,6 @@ class SchedulePanel(Panel):
             f"Saved the {result[0]} schedule with {result[2]} signatures{replanned}"
         )
         self.context.changes.sig_policy.emit()
-        watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due times moved
 
     def _apply_failed(self, message: str) -> None:
         self._saving = False

@@ -147,7 +147,7 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
             expected = {site.url(path) for path in PAGES}
             if fetched != expected:
                 raise AssertionError(f"crawled {sorted(fetched)}, expected {sorted(expected)}")
-            warcs = sorted((project.path / "segments").glob("*/*.warc.gz"))
+            warcs = sorted(project.segments_dir.glob("*/*.warc.gz"))
             if not warcs:
                 raise AssertionError("no WARC segment was written")
             captured = set()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy import sites
 from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.sites import Removal, Site
@@ -34,7 +33,6 @@ from recrawl.gui.common.tables import compact_rows
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
 from recrawl.gui.sites.sites_model import SITE_ROLE, SitesModel
-from recrawl.gui.watch import watch_link
 
 EMPTY_HINT = (
     "<h3>No sites yet</h3>"
@@ -209,9 +207,9 @@ class SitesPanel(Panel):
         site = self.selected_site()
         if site is None:
             return
-        host, now = site.host, utcnow()
+        host, now, schedule = site.host, utcnow(), self.context.services.schedule
         self.context.jobs.submit(
-            lambda: refetching.refetch(now, hosts=[host]),  # as `recrawl refetch --site`
+            lambda: schedule.refetch(now, hosts=[host]),  # as `recrawl refetch --site`
             lambda done: self._refetched(host, done),
             self._say,
         )
@@ -229,7 +227,6 @@ class SitesPanel(Panel):
             pages = "its page was" if already == 1 else f"its {already:,} pages were"
             self._say(f"{host}: {pages} due already; {when} fetches them.")
         self.context.changes.sig_pages.emit()
-        watch_link.wake_soon(self.context.jobs, self.context.project.path)  # due now
 
     # -- remove -----------------------------------------------------------------------
 
@@ -254,14 +251,8 @@ class SitesPanel(Panel):
         box.open()  # window-modal; the event loop keeps running
 
     def remove(self, host: str) -> None:
-        folder = self.context.project.path
-
-        def remove_and_wake() -> Removal:
-            done = sites.remove_site(host)
-            watch_link.wake_watcher(folder)  # the chain changed
-            return done
-
-        self.context.jobs.submit(remove_and_wake, self._removed, self._say)
+        operations = self.context.services.sites
+        self.context.jobs.submit(lambda: operations.remove(host), self._removed, self._say)
 
     def _removed(self, done: Removal) -> None:
         others = [h for h in done.hosts if h != done.host]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from recrawl.core import store
-from recrawl.core.project import STORE_FILE
+from recrawl.core.layout import Layout
 from recrawl.gui.jobs.store_jobs import StoreJobs
 from recrawl.gui.watch import watch_link
 from recrawl.gui.watch.watch_text import WatcherHolder
@@ -52,7 +52,7 @@ class WatchMonitor(QObject):
         self._changes = changes
         self.holder: WatcherHolder | None = None
         self._checking = False
-        self._wake_file = project_dir / watch_link.WATCH_FILE
+        self._wake_file = Layout(project_dir).wake_file
         self._wake_file_seen = self._wake_file.exists()
         self._files = QFileSystemWatcher(self)
         self._files.fileChanged.connect(self._file_changed)
@@ -73,8 +73,7 @@ class WatchMonitor(QObject):
         self.check()
 
     def _store_paths(self) -> list[Path]:
-        store = self._dir / STORE_FILE
-        return [store, store.with_name(store.name + "-wal")]
+        return Layout(self._dir).store_files()
 
     def _watch_paths(self) -> None:
         wanted = [self._dir]

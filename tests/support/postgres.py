@@ -134,14 +134,19 @@ class Cluster:
 
     def _make_template(self) -> None:
         from recrawl.core.policy.choices import ensure_defaults
-        from recrawl.core.store import close_database, open_database
+        from recrawl.core.store import activate, open_database
+        from recrawl.core.store.active import current
 
         with self.admin() as conn:
             conn.execute(f"CREATE DATABASE {TEMPLATE}")
             conn.execute(f"CREATE ROLE {PASSWORD_USER} LOGIN PASSWORD '{PASSWORD}'")
-        open_database(self.url(TEMPLATE), create=True)
-        ensure_defaults()  # what Project.init writes into a new store
-        close_database()
+        before = current()
+        db = open_database(self.url(TEMPLATE), create=True)
+        try:
+            ensure_defaults()  # what Project.init writes into a new store
+        finally:  # no query of a later test may reach the template (nor keep a session in it)
+            db.close()
+            activate(before)
 
     def new_database(self, empty: bool = False, owner: str = USER) -> str:
         """A new database's URL: a migrated store (``empty``: nothing in it), its tables

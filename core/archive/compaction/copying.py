@@ -15,7 +15,6 @@ from recrawl.core.archive.cdxj import relocated_lines, write_index
 from recrawl.core.archive.compaction.plan import HISTORY, KEEP, Plan, Source
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress
 from recrawl.core.archive.segments import (
-    HISTORY_DIR,
     OPEN_SUFFIX,
     history_relpath,
     index_path,
@@ -24,6 +23,7 @@ from recrawl.core.archive.segments import (
 from recrawl.core.archive.warc import fsync_dir
 from recrawl.core.archive.warc_writer import RecordWriter
 from recrawl.core.errors import WarcError
+from recrawl.core.layout import Layout
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -126,9 +126,9 @@ def copy_plan(
     finally:
         for output in outputs.values():
             output.close()
-    fsync_dir(project_dir / "segments")
+    fsync_dir(Layout(project_dir).segments)
     if HISTORY in outputs:
-        fsync_dir(project_dir / HISTORY_DIR)
+        fsync_dir(Layout(project_dir).history)
     return outputs.get(KEEP), outputs.get(HISTORY)
 
 

@@ -27,6 +27,7 @@ from recrawl.core.archive.segments import (
 )
 from recrawl.core.archive.warc import fsync_dir
 from recrawl.core.errors import ProjectError
+from recrawl.core.layout import Layout
 
 
 def commit(
@@ -103,13 +104,13 @@ def _put_in_place(project_dir: Path, name: str, sources: Sequence[str], progress
             os.replace(temp, final)
             fsync_dir(final.parent)
     live = store.segment_names()
-    gone = [project_dir / "segments" / source for source in sources if source not in live]
+    gone = [Layout(project_dir).segment(source) for source in sources if source not in live]
     # Freeing a file's blocks is the file system's slow part, and it runs outside the
     # GIL: a few folders at a time finish sooner than one after another.
     with ThreadPoolExecutor(4) as pool:
         for done, _ in enumerate(pool.map(_remove_folder, gone), 1):
             progress(CompactionProgress("delete", done, len(gone)))
-    fsync_dir(project_dir / "segments")
+    fsync_dir(Layout(project_dir).segments)
 
 
 def _remove_folder(folder: Path) -> None:
@@ -124,7 +125,7 @@ def roll_back(project_dir: Path, name: str, now: datetime) -> None:
         with contextlib.suppress(OSError):
             temp_path(final).unlink(missing_ok=True)
     with contextlib.suppress(OSError):  # not empty: something else lives there, leave it
-        (project_dir / "segments" / name).rmdir()
+        Layout(project_dir).segment(name).rmdir()
     store.end_compaction(name, "rolled_back", now)
 
 

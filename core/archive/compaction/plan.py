@@ -15,6 +15,7 @@ from recrawl.core import store
 from recrawl.core.archive.cdxj import Index, IndexEntry, parse_index, parse_line
 from recrawl.core.archive.segments import index_files, index_path, warc_relpath
 from recrawl.core.errors import InvalidArgument, NotFound, WarcError
+from recrawl.core.layout import SEGMENTS_DIR
 
 #: Where a capture goes: the new segment, the history file, or nowhere.
 KEEP, HISTORY, DROP = 0, 1, 2
@@ -187,7 +188,7 @@ def _referred_from_elsewhere(project_dir: Path, sources: list[Source]) -> set[tu
         return needed
     compacted = {source.name for source in sources}
     for index in index_files(project_dir):
-        if index.parent.name in compacted and index.parent.parent.name == "segments":
+        if index.parent.name in compacted and index.parent.parent.name == SEGMENTS_DIR:
             continue
         with open(index, encoding="utf-8", newline="\n") as fh:
             for number, line in enumerate(fh, 1):

@@ -33,7 +33,8 @@ from recrawl.core.archive.wacz import (
 )
 from recrawl.core.engine import inject
 from recrawl.core.errors import InvalidArgument, MissingFile, NotFound
-from recrawl.core.project import STORE_FILE, Project
+from recrawl.core.layout import STORE_FILE
+from recrawl.core.project import Project
 from recrawl.core.store.models import Segment
 from warcio.archiveiterator import ArchiveIterator
 

@@ -47,7 +47,11 @@ def archived(tmp_path_factory) -> Iterator[tuple[Path, EmbedSite]]:
 
 
 def export(project: Path, out: Path, **options: object) -> Path:
-    export_wacz(project, out, ExportOptions(**options))  # type: ignore[arg-type]
+    opened = Project.open(project)  # as `recrawl export` does: on the project's own store
+    try:
+        export_wacz(project, out, ExportOptions(**options))  # type: ignore[arg-type]
+    finally:
+        opened.close()
     return out
 
 

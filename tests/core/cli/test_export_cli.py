@@ -171,7 +171,8 @@ def test_a_round_still_being_written_is_left_out_and_said(crawled, capsys, tmp_p
     from recrawl.core.archive.segment_writer import SegmentWriter
     from recrawl.core.archive.segments import allocate_name
     from recrawl.core.clock import parse_iso
-    from recrawl.core.project import LOCK_FILE, Project
+    from recrawl.core.layout import LOCK_FILE
+    from recrawl.core.project import Project
 
     at = parse_iso("2027-03-01T00:00:00Z")
     project = Project.open(crawled)

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from recrawl.core.project import STORE_FILE
+from recrawl.core.layout import STORE_FILE
 
 from recrawl.main import main
 from tests.support.interrupted import read_until, recrawl, start, watchdog

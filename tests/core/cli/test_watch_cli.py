@@ -11,7 +11,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from recrawl.core.watch.wake import WAKE_FILE, stop_watcher, watcher_of
+from recrawl.core.layout import WAKE_FILE
+from recrawl.core.watch.wake import stop_watcher, watcher_of
 
 from recrawl.main import main
 from tests.support import httpserver

@@ -116,9 +116,12 @@ def test_a_chain_applied_during_a_crawl_is_followed_from_the_next_round(project,
     def hub(_request) -> Reply:
         # the chain is applied (another thread, its own connection, as in the app) while
         # the crawl fetches /hub: the crawl judges /hub's links by the chain it started with
-        worker = threading.Thread(
-            target=lambda: (choices.apply_chain(edited, T0), store.close_database())
-        )
+        def apply() -> None:
+            with project.active():  # a thread of its own enters its project first
+                choices.apply_chain(edited, T0)
+                store.close_database()
+
+        worker = threading.Thread(target=apply)
         worker.start()
         worker.join()
         return Reply(200, b'<a href="/old/1">old</a> <a href="/keep/1">keep</a>')

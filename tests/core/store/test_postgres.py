@@ -13,10 +13,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from peewee import Database
 from recrawl.core import store
 from recrawl.core.archive.compaction import compact
 from recrawl.core.errors import PasswordNeeded, StoreBusy
-from recrawl.core.project import PROJECT_FILE, STORE_FILE, Project
+from recrawl.core.layout import PROJECT_FILE, STORE_FILE
+from recrawl.core.project import Project
 from recrawl.core.store import COMPACTION, MIGRATION
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version
 from recrawl.core.store.models import DB, MODELS, Setting
@@ -173,6 +175,10 @@ def test_a_migration_waits_for_the_one_running_and_then_finds_nothing_to_do(tmp_
         other.execute(f"UPDATE setting SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version'")
         other.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, MIGRATION))
         opener.join(timeout=60)
-    assert opened and current_version(DB.obj) == SCHEMA_VERSION
-    assert Setting.get(Setting.key == "schema_version").value == SCHEMA_VERSION
-    store.close_database()
+    assert opened
+    db = opened[0]
+    assert isinstance(db, Database)
+    with store.using(db):  # the opener's store was active in its thread only
+        assert current_version(db) == SCHEMA_VERSION
+        assert Setting.get(Setting.key == "schema_version").value == SCHEMA_VERSION
+        store.close_database()

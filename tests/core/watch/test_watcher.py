@@ -14,9 +14,10 @@ from recrawl.core.clock import Clock, utcnow
 from recrawl.core.config import CrawlSettings, WatchSettings
 from recrawl.core.engine import Event, inject
 from recrawl.core.engine.events import WatchRound, WatchSleeping
+from recrawl.core.layout import WAKE_FILE
 from recrawl.core.policy import choices
 from recrawl.core.project import Project
-from recrawl.core.watch.wake import WAKE_FILE, stop_watcher, wake_watcher, watcher_of
+from recrawl.core.watch.wake import stop_watcher, wake_watcher, watcher_of
 from recrawl.core.watch.watcher import Watcher, WatchSummary
 
 from tests.support.crawling import fast_settings, page

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
-from recrawl.core.project import STORE_FILE, Project
+from recrawl.core.layout import STORE_FILE
+from recrawl.core.project import Project
 from recrawl.gui.app import open_named_project
 from recrawl.gui.project.new_project_dialog import NewProjectDialog
 

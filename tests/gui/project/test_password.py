@@ -4,7 +4,8 @@ asks, uses the answer for this session, and never stores it."""
 from __future__ import annotations
 
 from recrawl.core import store
-from recrawl.core.project import PROJECT_FILE, Project
+from recrawl.core.layout import PROJECT_FILE
+from recrawl.core.project import Project
 
 from tests.gui.helpers import capture_warnings, open_window
 from tests.support.postgres import PASSWORD, PASSWORD_USER

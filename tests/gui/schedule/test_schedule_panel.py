@@ -202,14 +202,14 @@ def test_another_signature_recomputes_the_pages_with_progress(qtbot, crawled, wi
     panel = open_panel(qtbot, window)
     panel.signature_combo.setCurrentText("md5")
     seen = []
-    panel.signature_switch.job.sig_progress.connect(lambda state: seen.append(state.done))
-    with qtbot.waitSignal(panel.signature_switch.sig_done) as done:
+    panel.re_signing.job.sig_progress.connect(lambda state: seen.append(state.done))
+    with qtbot.waitSignal(panel.re_signing.sig_done) as done:
         qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     assert seen == [0, 3]  # before the first batch, after it
     state = done.args[0]
     assert (state.total, state.recomputed, state.unreadable) == (3, 3, 0)
-    assert panel.signature_switch.label.text() == "Recomputed 3 pages' signatures as md5."
-    assert not panel.signature_switch.bar.isVisible()
+    assert panel.re_signing.label.text() == "Recomputed 3 pages' signatures as md5."
+    assert not panel.re_signing.bar.isVisible()
     qtbot.waitUntil(lambda: not panel._saving and panel.saved is not None)
     assert panel.saved[2] == "md5" and panel.signature_combo.currentText() == "md5"
     wait_drawn(qtbot, panel, lambda: True)

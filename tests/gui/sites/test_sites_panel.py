@@ -105,7 +105,7 @@ def test_refetch_goes_through_the_core_call_refetch_uses(qtbot, watched, prefs, 
     choose(qtbot, panel, "127.0.0.1")
     with qtbot.waitSignal(window.context.changes.sig_pages):
         qtbot.mouseClick(panel.refetch_button, Qt.MouseButton.LeftButton)
-    assert calls[0] == {"hosts": ["127.0.0.1"]}
+    assert calls[0] == {"urls": (), "hosts": ["127.0.0.1"], "everything": False}
     assert calls[1].made_due == 3
     assert panel.message.text().startswith("127.0.0.1: 3 more pages are due now")
     # again: nothing more to make due, and the panel says so with the count

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
-from recrawl.core.engine.resign import ResignProgress, recompute_signatures, switch_signature
+from recrawl.core.engine.re_signing import ReSigningProgress, recompute_signatures, switch_signature
 from recrawl.core.policy import choices
 from recrawl.core.policy.signature import make_signature
 from recrawl.core.store.models import Page
@@ -60,7 +60,7 @@ def last_change(url: str) -> str:
 
 
 def test_after_a_switch_the_next_fetch_compares_like_with_like(project, site):
-    progress: list[ResignProgress] = []
+    progress: list[ReSigningProgress] = []
     state = switch_signature(project.path, "main-text", progress=progress.append)
     assert choices.project_signature().kind == "main-text"
     assert (state.total, state.recomputed, state.unreadable, state.skipped) == (4, 4, 0, 0)
@@ -114,9 +114,9 @@ def test_a_page_whose_payload_cannot_be_read_gets_no_signature(project, site):
 
 def test_a_stopped_recompute_leaves_every_page_consistent_and_resumes(project, site):
     stop = threading.Event()
-    seen: list[ResignProgress] = []
+    seen: list[ReSigningProgress] = []
 
-    def after_each_batch(state: ResignProgress) -> None:
+    def after_each_batch(state: ReSigningProgress) -> None:
         seen.append(state)
         if state.done >= 2:
             stop.set()
@@ -176,9 +176,9 @@ def test_a_small_edit_is_a_change_in_a_crawl_with_the_default(project, server):
 
 
 def test_big_payloads_make_smaller_batches(project, site, monkeypatch):
-    from recrawl.core.engine import resign
+    from recrawl.core.engine import re_signing
 
-    monkeypatch.setattr(resign, "BATCH_BYTES", 1)  # every payload is "big": one a batch
+    monkeypatch.setattr(re_signing, "BATCH_BYTES", 1)  # every payload is "big": one a batch
     seen: list[int] = []
     state = switch_signature(project.path, "md5", progress=lambda s: seen.append(s.done))
     assert seen == [0, 1, 2, 3, 4] and state.recomputed == 4

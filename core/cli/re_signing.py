@@ -8,10 +8,10 @@ import threading
 import time
 from typing import TextIO
 
-from recrawl.core.engine.resign import ResignProgress, switch_signature
+from recrawl.core.engine.re_signing import ReSigningProgress
 from recrawl.core.interrupts import StopSignals
 from recrawl.core.project import Project
-from recrawl.core.watch.wake import wake_watcher
+from recrawl.core.services import Services
 from recrawl.core.words import plural
 
 #: Seconds between progress lines when stderr is no terminal (a log file).
@@ -28,7 +28,7 @@ class ProgressLine:
         self.last = 0.0
         self.shown = False
 
-    def __call__(self, state: ResignProgress) -> None:
+    def __call__(self, state: ReSigningProgress) -> None:
         if state.total == 0:
             return
         now = time.monotonic()
@@ -57,10 +57,9 @@ def switch_signature_command(project: Project, kind: str, as_json: bool) -> int:
     signals = StopSignals(stop.set, "stopping after the batch in hand; --set again resumes")
     try:
         with signals:
-            state = switch_signature(project.path, kind, progress=line, stop=stop)
+            state = Services(project).re_signing.switch(kind, progress=line, stop=stop)
     finally:
         line.end()
-    wake_watcher(project.path)
     if as_json:
         recompute = {
             "pages": state.total,

@@ -1,4 +1,5 @@
-"""Switching a project's signature: each page's stored signature recomputed (docs/design.md §5).
+"""Re-signing: a project's signature switched, each page's stored signature recomputed
+(docs/design.md §5).
 
 A fetch compares the new signature with the stored one only when both are of the same
 kind; after a switch every page would say "unknown" on its next fetch. So the switch
@@ -60,7 +61,7 @@ POOL_FROM = 2000
 
 
 @dataclass(frozen=True)
-class ResignProgress:
+class ReSigningProgress:
     """How far a recompute has come (what the CLI's progress line and the app show)."""
 
     kind: str
@@ -110,11 +111,11 @@ def switch_signature(
     project_dir: Path,
     kind: str,
     *,
-    progress: Callable[[ResignProgress], None] | None = None,
+    progress: Callable[[ReSigningProgress], None] | None = None,
     stop: threading.Event | None = None,
     workers: int | None = None,
     batch: int = BATCH,
-) -> ResignProgress:
+) -> ReSigningProgress:
     """Choose ``kind`` for the project and recompute the pages' signatures with it.
 
     The choice is saved in the transaction of the first batch (alone when no page needs
@@ -136,12 +137,12 @@ def recompute_signatures(
     project_dir: Path,
     signature: Signature,
     *,
-    progress: Callable[[ResignProgress], None] | None = None,
+    progress: Callable[[ReSigningProgress], None] | None = None,
     stop: threading.Event | None = None,
     workers: int | None = None,
     batch: int = BATCH,
     choose: bool = False,
-) -> ResignProgress:
+) -> ReSigningProgress:
     """Recompute every page's signature that is not of ``signature``'s kind.
 
     ``progress`` is called before the first batch and after each; ``stop`` ends it
@@ -151,7 +152,7 @@ def recompute_signatures(
     """
     settings = project_crawl_settings()
     cap, bounds = settings.fetch.max_body_bytes, settings.parse
-    state = ResignProgress(signature.kind, count_other_kind(signature.kind))
+    state = ReSigningProgress(signature.kind, count_other_kind(signature.kind))
     if progress is not None:
         progress(state)
     if workers is None:

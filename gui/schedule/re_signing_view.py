@@ -1,22 +1,22 @@
 """The Schedule panel's signature switch in progress: a bar, a line, a Stop button.
 
 Choosing another signature recomputes every page's stored signature from its archived
-payload (:mod:`recrawl.core.engine.resign`), on a thread of its own
-(:class:`~recrawl.gui.jobs.long_jobs.SignatureSwitchJob`); a project of a million pages takes
-a while, so the panel shows how far it is and can stop it after the batch in hand.
+payload (:mod:`recrawl.core.engine.re_signing`), on a thread of its own
+(:class:`~recrawl.gui.jobs.long_jobs.ReSigningJob`); a project of a million pages takes a while,
+so the panel shows how far it is and can stop it after the batch in hand.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
-from recrawl.core.engine.resign import ResignProgress
+from recrawl.core.engine.re_signing import ReSigningProgress
 from recrawl.core.project import Project
 from recrawl.core.words import plural
-from recrawl.gui.jobs.long_jobs import SignatureSwitchJob
+from recrawl.gui.jobs.long_jobs import ReSigningJob
 
 
-def progress_text(state: ResignProgress) -> str:
+def progress_text(state: ReSigningProgress) -> str:
     """``Recomputing main-text signatures: 1,200 of 10,000 pages``, or what it did."""
     if not state.finished and not state.stopped:
         return (
@@ -26,7 +26,7 @@ def progress_text(state: ResignProgress) -> str:
     return f"{text[0].upper()}{text[1:]}."
 
 
-class SignatureSwitchView(QWidget):
+class ReSigningView(QWidget):
     """Runs a switch and shows it; ``sig_done`` carries its last progress."""
 
     sig_done = Signal(object)
@@ -34,7 +34,7 @@ class SignatureSwitchView(QWidget):
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.job = SignatureSwitchJob(project, self)
+        self.job = ReSigningJob(project, self)
         self.bar = QProgressBar()
         self.bar.setFormat("%v of %m pages")
         self.label = QLabel()
@@ -53,7 +53,7 @@ class SignatureSwitchView(QWidget):
         layout.addWidget(self.label)
         self.bar.hide()
         self.stop_button.hide()
-        self.last: ResignProgress | None = None
+        self.last: ReSigningProgress | None = None
         self.job.sig_progress.connect(self._progress)
         self.job.sig_finished.connect(self._finished)
         self.job.sig_failed.connect(self._failed)
@@ -82,14 +82,14 @@ class SignatureSwitchView(QWidget):
         self.job.stop()
         self.job.wait()
 
-    def _progress(self, state: ResignProgress) -> None:
+    def _progress(self, state: ReSigningProgress) -> None:
         self.last = state
         self.bar.setRange(0, max(state.total, 1))
         self.bar.setValue(state.done)
         if self.stop_button.isEnabled():
             self.label.setText(progress_text(state))
 
-    def _finished(self, state: ResignProgress) -> None:
+    def _finished(self, state: ReSigningProgress) -> None:
         self.last = state
         self.bar.hide()
         self.stop_button.hide()
