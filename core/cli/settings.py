@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from recrawl.core.cli.output import DIR_HELP
@@ -34,16 +32,8 @@ from recrawl.core.config import (
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import crawl_settings
 from recrawl.core.project import Project
+from recrawl.core.services import Services
 from recrawl.core.setting_schema import SettingSpec
-from recrawl.core.watch.wake import wake_watcher
-
-
-def keep_settings(project_dir: Path, changes: Mapping[str, object | None]) -> dict[str, object]:
-    """Keep ``changes`` (values as :func:`parse_setting` gives them; None: the default
-    again) and tell a watcher of the project; returns all kept."""
-    kept = crawl_settings.save(changes)
-    wake_watcher(project_dir)  # a watcher crawls with them from its next round
-    return kept
 
 
 def _settings_arguments(p: argparse.ArgumentParser) -> None:
@@ -102,7 +92,7 @@ def run_settings(project: Project, args: argparse.Namespace) -> int:
             raise InvalidArgument(f"{name} is both set and unset")
         stored_spec(name)  # an unknown name is refused, naming those there are
         changes[name] = None
-    kept = keep_settings(project.path, changes) if changes else crawl_settings.stored()
+    kept = Services(project).settings.save(changes) if changes else crawl_settings.stored()
     rows = _rows(kept)
     if args.json:
         print(json.dumps(rows, indent=1))

@@ -41,7 +41,6 @@ from recrawl.core.config import (
 from recrawl.core.errors import RecrawlError
 from recrawl.core.policy import crawl_settings
 from recrawl.core.setting_schema import SettingSpec
-from recrawl.core.watch.wake import wake_watcher
 from recrawl.gui.common.setting_widgets import spin_range, tooltip
 from recrawl.gui.context import AppContext
 
@@ -328,12 +327,10 @@ class SettingsDialog(QDialog):
             return
         self._saving = True
         self.save_button.setEnabled(False)
-        project_dir = self.context.project.path
+        services = self.context.services
 
         def job() -> object:
-            kept = crawl_settings.save(changes)
-            wake_watcher(project_dir)  # a watcher crawls with them from its next round
-            return kept
+            return services.settings.save(changes)  # a watcher crawls with them next round
 
         self.context.jobs.submit(job, lambda _: self._saved(len(changes)), self._save_failed)
 

@@ -1,5 +1,5 @@
 """File → Export WACZ…: the dialog, the export on its thread with a progress dialog, the
-outcome; Cancel leaves no file (the package itself: tests/core/archive/test_wacz.py)."""
+outcome; Cancel leaves no file (the package itself: tests/core/archive/wacz/test_wacz.py)."""
 
 from __future__ import annotations
 

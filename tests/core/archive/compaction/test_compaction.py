@@ -405,7 +405,7 @@ print("exit", flush=True)
 
 
 def _compact_child(proj: Path, drop: bool) -> subprocess.Popen:
-    root = Path(__file__).resolve().parents[3]
+    root = Path(__file__).resolve().parents[4]
     return subprocess.Popen(
         [sys.executable, "-c", COMPACT_SCRIPT, str(proj), "drop" if drop else "keep"],
         cwd=root,

@@ -1,5 +1,5 @@
 """``recrawl export`` (docs/design.md §13): a WACZ of a crawled project, its progress line and
-summary, and one clear line for bad input (the package itself: tests/core/archive/test_wacz.py)."""
+summary, and one clear line for bad input (the package itself: tests/core/archive/wacz/test_wacz.py)."""
 
 from __future__ import annotations
 
