@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from recrawl.main import main
-from tests.core.cli.test_news_cli import run
+from tests.core.cli.test_news import run
 from tests.support.httpserver import Reply
 
 SOURCE_KEYS = [

@@ -21,7 +21,7 @@ from recrawl.core.policy.sites import remove_site
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageStatus, RejectedLink
 
-from tests.core.filters.test_filters_compiled import chains, urls
+from tests.core.filters.test_compiled import chains, urls
 from tests.support.crawling import T0, clock_at, crawl, page
 from tests.support.httpserver import Reply
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from recrawl.core import store
 
-from tests.core.store.test_news_store import HOUR, T0, add_news, sample
+from tests.core.store.test_news import HOUR, T0, add_news, sample
 
 
 def unseen() -> set[tuple[str, str]]:

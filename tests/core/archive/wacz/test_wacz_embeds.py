@@ -15,7 +15,7 @@ from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page, PageKind
 
-from tests.core.archive.test_wacz import BIN, captures, pages_of, validate
+from tests.core.archive.wacz.test_wacz import BIN, captures, pages_of, validate
 from tests.support import httpserver
 from tests.support.crawling import DAY, T0, clock_at, crawl, fast_settings, page
 from tests.support.embedsite import EmbedSite
