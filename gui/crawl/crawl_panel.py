@@ -126,7 +126,36 @@ class CrawlPanel(Panel):
         # the parts tests read by name
         self.seeds, self.add_seeds = seeds_box.seeds, seeds_box.add_seeds
         self.seed_status, self.inject_seeds = seeds_box.seed_status, seeds_box.inject_seeds
+        polite_box = self._build_politeness()
+        controls = self._build_controls()
+        self.banner = WatchedBanner()
 
+        self.view = CrawlProgressView()
+        # the parts tests and the window read by name
+        self.round_label = self.view.round_label
+        self.progress = self.view.progress
+        self.log = self.view.log
+        self.plot = self.view.plot
+        self.curve = self.view.curve
+
+        left = QWidget()
+        left_column = QVBoxLayout(left)
+        left_column.setContentsMargins(0, 0, 0, 0)
+        left_column.addWidget(seeds_box, 1)
+        left_column.addWidget(polite_box)
+        left_column.addLayout(controls)
+        left_column.addWidget(self.notify_box)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.view)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([300, 700])  # the plot and the log keep room in a narrow window
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addWidget(splitter)
+
+    def _build_politeness(self) -> QGroupBox:
+        """The project's politeness and the crawl's limits, kept as they are edited."""
         polite_box = QGroupBox("Politeness and limits")
         polite_box.setToolTip("Kept in the project: `recrawl crawl` starts from the same settings")
         form = QFormLayout(polite_box)
@@ -167,7 +196,10 @@ class CrawlPanel(Panel):
         form.addRow("Stop after pages", self.max_pages)
         form.addRow("Stop after rounds", self.rounds)
         form.addRow("", self.obey_robots)
+        return polite_box
 
+    def _build_controls(self) -> FlowLayout:
+        """Start, Watch, Pause, Resume, Stop, and whether to be notified."""
         self.start_button = QPushButton("Start")
         self.watch_button = QPushButton("Watch")
         self.watch_button.setCheckable(True)
@@ -194,31 +226,7 @@ class CrawlPanel(Panel):
         ):
             controls.addWidget(button)
         controls.addStretch(1)
-        self.banner = WatchedBanner()
-
-        self.view = CrawlProgressView()
-        # the parts tests and the window read by name
-        self.round_label = self.view.round_label
-        self.progress = self.view.progress
-        self.log = self.view.log
-        self.plot = self.view.plot
-        self.curve = self.view.curve
-
-        left = QWidget()
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(seeds_box, 1)
-        left_column.addWidget(polite_box)
-        left_column.addLayout(controls)
-        left_column.addWidget(self.notify_box)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.view)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([300, 700])  # the plot and the log keep room in a narrow window
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.banner)
-        layout.addWidget(splitter)
+        return controls
 
     # -- the project's crawl settings ------------------------------------------------
 

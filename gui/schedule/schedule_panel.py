@@ -118,6 +118,16 @@ class SchedulePanel(Panel):
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self._build_choices())
+        splitter.addWidget(self._build_simulation())
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self._connect()
+
+    def _build_choices(self) -> QWidget:
+        """The left column: schedule and signature, their parameters, Apply and Revert."""
         self.schedule_combo = QComboBox()
         self.schedule_combo.addItems(schedule_names())
         self.schedule_about = QLabel()
@@ -167,7 +177,10 @@ class SchedulePanel(Panel):
         scroll.setWidgetResizable(True)
         scroll.setWidget(left)
         scroll.setMinimumWidth(280)
+        return scroll
 
+    def _build_simulation(self) -> QWidget:
+        """The right column: the reference pages' simulated trajectories and figures."""
         self.plot = plot_widget("time since the first fetch", "days", "interval", "days")
         self.plot.setLogMode(x=False, y=True)
         self.plot.addLegend(offset=(-10, 10))
@@ -211,16 +224,10 @@ class SchedulePanel(Panel):
             "recrawl simulate --corpus 200 --days D --schedules NAME and "
             "recrawl simulate --discovery 200 --days D --schedules NAME"
         )
-        right = plot_column(self.plot, controls, self.figures_label, caption)
         self.caption = caption
+        return plot_column(self.plot, controls, self.figures_label, caption)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(scroll)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
-
+    def _connect(self) -> None:
         self.schedule_combo.currentTextChanged.connect(self._schedule_chosen)
         self.signature_combo.currentTextChanged.connect(self._signature_chosen)
         self.form.sig_edited.connect(self._edited)
