@@ -11,6 +11,7 @@ value, and ``docs/settings.md`` (``docs/make_settings_table.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,12 +25,20 @@ from recrawl import __version__
 DEFAULT_CONTACT_URL = "https://github.com/recrawl/recrawl"
 
 
+#: An HTTP header value as h11 sends it: visible ASCII, spaces and tabs only between.
+_HEADER_VALUE = re.compile(r"[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*")
+
+
 def _user_agent_rule(value: str) -> str | None:
     """A User-Agent names the crawler: robots.txt groups are matched by its first word
     (``Archivist`` in ``Archivist/1.0 (+https://…)``), and servers log who came."""
-    if value.split("/", 1)[0].split():
-        return None
-    return "must start with the crawler's name, like 'Archivist/1.0 (+https://example.org/contact)'"
+    if not value.split("/", 1)[0].split():
+        return "must start with the crawler's name, like 'Archivist/1.0 (+https://example.org/contact)'"
+    if not _HEADER_VALUE.fullmatch(value):
+        # httpx sends str headers as ASCII and h11 refuses a value with space at its ends
+        # or a control character: such an agent fails every fetch (or the crawl at once)
+        return "must be printable ASCII on one line, with no space at either end"
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)

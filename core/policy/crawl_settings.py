@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from recrawl.core import store
 from recrawl.core.config import CrawlSettings, with_overrides
+from recrawl.core.errors import InvalidArgument
 
 SETTING_KEY = "crawl_settings"
 
@@ -24,8 +25,20 @@ def stored() -> dict[str, object]:
 
 
 def project_crawl_settings(base: CrawlSettings | None = None) -> CrawlSettings:
-    """``base`` (the defaults) with what the project keeps."""
-    return with_overrides(base or CrawlSettings(), stored())
+    """``base`` (the defaults) with what the project keeps (InvalidArgument naming a kept
+    value this version refuses, and how to forget it)."""
+    kept = stored()
+    try:
+        return with_overrides(base or CrawlSettings(), kept)
+    except InvalidArgument as exc:
+        for name, value in kept.items():  # which one: the message says how to forget it
+            try:
+                with_overrides(CrawlSettings(), {name: value})
+            except InvalidArgument:
+                raise InvalidArgument(
+                    f"{exc} (kept in the project: `recrawl settings DIR --unset {name}` forgets it)"
+                ) from None
+        raise
 
 
 def save(changes: Mapping[str, object | None]) -> dict[str, object]:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import TypeVar
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -277,6 +278,9 @@ class CrawlPanel(Panel):
         group, _, field = name.partition(".")
         default = getattr(getattr(self._defaults(), group), field)
         change = {name: None if value == default else value}
+        # what a Start crawls with from now on (settings()): the edit, not the value before
+        part = replace(getattr(self._stored, group), **{field: value})
+        self._stored = replace(self._stored, **{group: part})
         settings = self.context.services.settings  # a watcher takes them at once
         self.context.jobs.submit(
             lambda: settings.save(change),
@@ -293,11 +297,12 @@ class CrawlPanel(Panel):
     def settings(self) -> CrawlSettings:
         """The settings a Start uses: the project's, with the fields and limits shown."""
         base = self._stored
+        kept = base.politeness
         politeness = replace(
-            base.politeness,
-            delay=round(self.delay.value(), 3),
-            per_host=self.per_host.value(),
-            concurrency=self.concurrency.value(),
+            kept,
+            delay=_unless_shown(round(self.delay.value(), 3), kept.delay, self.delay),
+            per_host=_unless_shown(self.per_host.value(), kept.per_host, self.per_host),
+            concurrency=_unless_shown(self.concurrency.value(), kept.concurrency, self.concurrency),
             obey_robots=self.obey_robots.isChecked(),
         )
         return replace(
@@ -521,3 +526,16 @@ class CrawlPanel(Panel):
     def shutdown(self) -> None:
         self._timer.stop()
         self._sleep_timer.stop()
+
+
+T = TypeVar("T", int, float)
+
+
+def _unless_shown(value: T, kept: T, field: QSpinBox | QDoubleSpinBox) -> T:
+    """``value``, the field's, or ``kept`` where the field shows it as near as it can: a
+    kept delay of 5 min (``recrawl settings``) past the field's 120 s, or 0.004 s past its
+    two decimals, is crawled with as kept; only an edit changes it."""
+    shown = min(max(kept, field.minimum()), field.maximum())
+    if isinstance(field, QDoubleSpinBox):
+        shown = round(shown, field.decimals())
+    return kept if value == shown else value

@@ -101,6 +101,10 @@ def test_set_and_unset_are_kept_and_typed_as_on_the_command_line(tmp_path, capsy
         (("--set", "fetch.user_agent="), "fetch.user_agent: must start with the crawler's name"),
         (("--set", "fetch.user_agent=  "), "fetch.user_agent: must start with the crawler's"),
         (("--set", "fetch.user_agent=/1.0 (+x)"), "fetch.user_agent: must start with the"),
+        # sent as an HTTP header: one that httpx or h11 refuses would fail every fetch
+        (("--set", "fetch.user_agent=Archivé/1.0"), "fetch.user_agent: must be printable ASCII"),
+        (("--set", "fetch.user_agent=Archivist/1.0 "), "fetch.user_agent: must be printable"),
+        (("--set", "fetch.user_agent=  Archivist/1.0"), "fetch.user_agent: must be printable"),
         (
             ("--set", "politeness.delay=1", "--unset", "politeness.delay"),
             "politeness.delay is both set and unset",

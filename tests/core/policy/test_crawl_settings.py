@@ -44,3 +44,16 @@ def test_a_wrong_setting_is_refused_and_nothing_is_saved(project, changes, messa
 def test_whole_numbers_are_taken_for_seconds():
     settings = with_overrides(CrawlSettings(), {"fetch.read_timeout": 5})
     assert settings.fetch.read_timeout == 5.0 and isinstance(settings.fetch.read_timeout, float)
+
+
+def test_a_kept_value_this_version_refuses_says_how_to_forget_it(project):
+    # an agent with a space at its end, kept by a Recrawl that took it (every fetch failed)
+    from recrawl.core import store
+
+    store.set_setting(crawl_settings.SETTING_KEY, {"fetch.user_agent": "Archivist/1.0 "})
+    with pytest.raises(InvalidArgument) as refused:
+        crawl_settings.project_crawl_settings()
+    assert "fetch.user_agent: must be printable ASCII" in str(refused.value)
+    assert "`recrawl settings DIR --unset fetch.user_agent`" in str(refused.value)
+    crawl_settings.save({"fetch.user_agent": None})  # forgetting it needs no valid rest
+    assert crawl_settings.project_crawl_settings() == CrawlSettings()

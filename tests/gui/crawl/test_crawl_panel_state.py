@@ -77,6 +77,23 @@ def test_politeness_is_the_projects_and_a_change_is_kept(qtbot, project, prefs):
     again.close()
 
 
+def test_a_kept_value_the_fields_cannot_show_is_what_a_start_crawls_with(qtbot, project, prefs):
+    # `recrawl settings --set politeness.delay=5m`: past what the field reaches (120 s),
+    # and a delay of 0.004 s past its two decimals; the app's crawl is as polite
+    crawl_settings.save({"politeness.delay": 300.0, "politeness.concurrency": 1000})
+    window = open_window(qtbot, project, prefs)
+    panel = crawl_panel(qtbot, window)
+    assert panel.delay.value() == 120.0  # as far as the field goes
+    settings = panel.settings()
+    assert settings.politeness.delay == 300.0 and settings.politeness.concurrency == 1000
+    assert crawl_settings.stored()["politeness.delay"] == 300.0  # nothing rewritten
+    panel.delay.setValue(2.5)  # an edit is the user's: it holds
+    qtbot.waitUntil(lambda: crawl_settings.stored().get("politeness.delay") == 2.5)
+    assert panel.settings().politeness.delay == 2.5
+    assert panel.settings().politeness.concurrency == 1000
+    window.close()
+
+
 def test_after_stop_the_bar_shows_what_the_round_fetched(qtbot, window, server):
     server.latency = 0.05
     server.html("/", "".join(f'<a href="/p{i}">p{i}</a>' for i in range(40)))
