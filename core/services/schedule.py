@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from recrawl.core import store
 from recrawl.core.policy import choices
 from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy.choices import SavedSchedule
@@ -50,3 +51,10 @@ class ScheduleService(Service):
         if done.made_due:
             self.changed()
         return done
+
+    def fix_interval(self, url: str, seconds: float | None, now: datetime) -> None:
+        """Pin ``url``'s interval to ``seconds`` (None: the schedule decides it again);
+        its next fetch moves at once, so the watcher is told."""
+        with self.project.active():
+            store.set_fixed_interval(url, seconds, now)
+        self.changed()

@@ -33,9 +33,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core import store
 from recrawl.core.clock import utcnow
-from recrawl.core.policy import refetch as refetching
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 from recrawl.gui.common import formatting
 from recrawl.gui.common.flow_layout import FlowLayout
@@ -321,8 +319,9 @@ class PagesPanel(Panel):
             message = f"{url} is due: the next fetch of a page that embeds it fetches it too"
         else:
             message = f"{url} is due: the next crawl round fetches it"
+        schedule = self.context.services.schedule
         self.context.jobs.submit(
-            lambda: refetching.refetch(now, urls=[url]),  # as `recrawl refetch DIR URL`
+            lambda: schedule.refetch(now, urls=[url]),  # as `recrawl refetch DIR URL`
             lambda done: self._acted(
                 url, message if done.due else f"{url} is not made due: the filter chain rejects it"
             ),
@@ -336,8 +335,9 @@ class PagesPanel(Panel):
             if seconds is None
             else f"{url}: interval fixed"
         )
+        schedule = self.context.services.schedule
         self.context.jobs.submit(
-            lambda: store.set_fixed_interval(url, seconds, now),
+            lambda: schedule.fix_interval(url, seconds, now),
             lambda _: self._acted(url, message),
             self.context.changes.sig_status.emit,
         )

@@ -56,6 +56,7 @@ CHANGES: dict[str, Callable[[Services], object]] = {
     "settings": lambda s: s.settings.save({"politeness.delay": 0.5}),
     "remove site": lambda s: s.sites.remove("b.example"),
     "re-signing": lambda s: s.re_signing.switch("md5"),
+    "fix an interval": lambda s: s.schedule.fix_interval("http://a.example/", 3600.0, utcnow()),
 }
 
 

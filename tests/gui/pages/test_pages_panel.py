@@ -231,7 +231,7 @@ def test_actions_refetch_fix_interval_show_content_open(qtbot, crawled, prefs, s
     )
     qtbot.mouseClick(panel.detail.refetch_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: Page.get(Page.url == static).next_fetch <= utcnow())
-    assert calls == [{"urls": [static]}]
+    assert calls == [{"urls": [static], "hosts": (), "everything": False}]
 
     qtbot.mouseClick(panel.detail.fix_button, Qt.MouseButton.LeftButton)
     dialog = panel.detail.fix_dialog
