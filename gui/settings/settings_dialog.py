@@ -76,6 +76,9 @@ class SettingEditor(QWidget):
         #: A duration's exact seconds as shown (the shown text rounds them: 8685 min is
         #: "6.0 d"); kept while the text is not edited.
         self._filled: float | None = None
+        #: A whole number beyond what the spin box holds (kept by ``recrawl settings``),
+        #: as read: the box shows its limit, and saving another change keeps this one.
+        self._beyond: int | None = None
         self.input = self._make_input()
         self.input.setToolTip(tooltip(item))
         reset = QToolButton()
@@ -153,7 +156,10 @@ class SettingEditor(QWidget):
         if isinstance(widget, QCheckBox):
             widget.setChecked(bool(value))
         elif isinstance(widget, QSpinBox):
-            widget.setValue(value if isinstance(value, int) else 0)
+            whole = value if isinstance(value, int) else 0
+            beyond = not widget.minimum() <= whole <= widget.maximum()
+            self._beyond = whole if beyond else None
+            widget.setValue(self._clamped(whole))
         elif isinstance(widget, QPlainTextEdit):
             items = value if isinstance(value, tuple) else ()
             widget.setPlainText("\n".join(str(item) for item in items))
@@ -167,6 +173,8 @@ class SettingEditor(QWidget):
         if isinstance(widget, QCheckBox):
             return "true" if widget.isChecked() else "false"
         if isinstance(widget, QSpinBox):
+            if self._beyond is not None and widget.value() == self._clamped(self._beyond):
+                return str(self._beyond)  # as read, while the box is not edited
             return str(widget.value())
         if isinstance(widget, QPlainTextEdit):
             return " ".join(widget.toPlainText().split())  # list items, apart by spaces
@@ -174,6 +182,10 @@ class SettingEditor(QWidget):
         if self._filled is not None and widget.text().strip() == human_duration(self._filled):
             return duration_text(self._filled)  # as filled: exact, not as rounded for show
         return widget.text()
+
+    def _clamped(self, whole: int) -> int:
+        assert isinstance(self.input, QSpinBox)
+        return max(self.input.minimum(), min(whole, self.input.maximum()))
 
     def value(self) -> object:
         """The value, checked as the command line checks it (RecrawlError if bad)."""

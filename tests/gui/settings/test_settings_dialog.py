@@ -147,6 +147,20 @@ def test_a_duration_shown_rounded_is_saved_exact_while_unedited(qtbot, window):
     assert rows["fetch.user_agent"]["value"] == "Archivist/2.0"
 
 
+def test_a_whole_number_beyond_its_box_is_kept_when_another_change_is_saved(qtbot, window):
+    """`recrawl settings --set traps.max_depth=3000000000` is more than a spin box holds:
+    the box shows its limit, and saving another setting leaves the kept value alone."""
+    crawl_settings.save({"traps.max_depth": 3_000_000_000})
+    dialog = open_settings(qtbot, window)
+    depth = dialog.editors["traps.max_depth"]
+    assert depth.input.value() == depth.input.maximum()
+    dialog.editors["fetch.user_agent"].input.setText("Archivist/2.0")
+    assert "traps.max_depth" not in dialog.changes()
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    assert cli_settings(window.context.project)["traps.max_depth"]["value"] == 3_000_000_000
+
+
 def test_editors_take_their_ranges_units_and_tooltips_from_the_schema(qtbot, window):
     from recrawl.core.config import STORABLE
 
