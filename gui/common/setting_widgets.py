@@ -46,3 +46,19 @@ def fit_to_setting(
     if unit and spec.unit:
         box.setSuffix(f" {spec.unit}")
     box.setToolTip(f"{spec.help}\n{tooltip(spec)}")
+
+
+def count_suffix(box: QSpinBox, unit: str) -> None:
+    """``unit`` (a plural: "connections") after ``box``'s number, singular at one: a spin
+    box's suffix is fixed text, so it follows the value."""
+    one = _singular(unit)
+    box.valueChanged.connect(lambda value: box.setSuffix(f" {one if value == 1 else unit}"))
+    box.setSuffix(f" {one if box.value() == 1 else unit}")
+
+
+def _singular(unit: str) -> str:
+    if unit.endswith("ies"):
+        return unit[:-3] + "y"  # entries, retries
+    if unit.endswith(("sses", "ches")):
+        return unit[:-2]  # processes, fetches
+    return unit.removesuffix("s")

@@ -41,7 +41,7 @@ from recrawl.core.config import (
 from recrawl.core.errors import RecrawlError
 from recrawl.core.policy import crawl_settings
 from recrawl.core.setting_schema import SettingSpec
-from recrawl.gui.common.setting_widgets import spin_range, tooltip
+from recrawl.gui.common.setting_widgets import count_suffix, spin_range, tooltip
 from recrawl.gui.context import AppContext
 
 #: What each kind's empty editor suggests.
@@ -118,7 +118,7 @@ class SettingEditor(QWidget):
             low, high = spin_range(self.item)
             spin.setRange(int(low), int(high))
             if self.item.unit:
-                spin.setSuffix(f" {self.item.unit}")
+                count_suffix(spin, self.item.unit)
             spin.setGroupSeparatorShown(True)
             spin.valueChanged.connect(self.sig_edited)
             return spin

@@ -167,7 +167,9 @@ def test_editors_take_their_ranges_units_and_tooltips_from_the_schema(qtbot, win
     dialog = open_settings(qtbot, window)
     per_host = dialog.editors["politeness.per_host"].input
     assert isinstance(per_host, QSpinBox)
-    assert (per_host.minimum(), per_host.suffix()) == (1, " connections")
+    assert (per_host.minimum(), per_host.value(), per_host.suffix()) == (1, 1, " connection")
+    per_host.setValue(2)  # the unit reads as a count does: "1 connection", "2 connections"
+    assert per_host.suffix() == " connections"
     depth = dialog.editors["traps.max_depth"].input
     assert (depth.minimum(), depth.suffix()) == (0, " links")
     for name, editor in dialog.editors.items():
