@@ -330,6 +330,98 @@ class EmbedSettings:
     )
 
 
+#: How a page is captured: fetched over HTTP (its embeds found in its markup), or loaded
+#: in a browser (what its scripts load recorded as they load it).
+CAPTURE_MODES = ("http", "browser")
+MIB = 1 << 20
+
+
+def _capture_mode_rule(value: str) -> str | None:
+    if value not in CAPTURE_MODES:
+        return "must be " + " or ".join(CAPTURE_MODES)
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaptureSettings:
+    """Browser capture (docs/design.md §16): a page whose host is in ``browser`` mode is
+    loaded in the system's Chromium, every response it loads is fetched by the crawl
+    (robots.txt, the embed rules) and archived, and its rendered DOM and a screenshot are
+    kept beside the capture. Each bound below ends that page's load with the reason in
+    its fetch record; the crawl goes on."""
+
+    mode: str = setting(
+        "http",
+        help="How pages are captured: http (fetched, their embeds found in the markup) or "
+        "browser (loaded in Chromium, with what their scripts load). A host's own mode: "
+        "capture.mode@HOST=browser.",
+        stored=True,
+        rule=_capture_mode_rule,
+    )
+    chromium: str = setting(
+        "",
+        help="The Chromium to capture with (empty: Debian's chromium package, or a "
+        "chromium on the PATH).",
+        stored=True,
+    )
+    page_timeout: float = setting(
+        30.0,
+        help="A page's load, at most: it is done at network idle or after this long, "
+        "whichever comes first (its fetch record says it was cut).",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+        stored=True,
+    )
+    idle: float = setting(
+        0.5,
+        help="Network idle: no request of the page in flight for this long.",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+        stored=True,
+    )
+    max_scrolls: int = setting(
+        10,
+        help="After the load, the page is scrolled down a screen at a time, at most this "
+        "many times, for content that loads on scroll (0: not scrolled).",
+        unit="scrolls",
+        min=0,
+        stored=True,
+    )
+    max_navigations: int = setting(
+        10,
+        help="Navigations of a page's own frame by its scripts, at most (a redirect loop "
+        "in JavaScript stops here).",
+        unit="navigations",
+        min=1,
+    )
+    max_memory: int = setting(
+        1024 * MIB,
+        help="The browser's memory, all its processes together: above this it is "
+        "restarted between pages.",
+        unit=BYTES,
+        min=64 * MIB,
+        stored=True,
+    )
+    page_memory: int = setting(
+        512 * MIB,
+        help="The script heap of one page, at most (a page that allocates more crashes "
+        "alone, said on its fetch record).",
+        unit=BYTES,
+        min=16 * MIB,
+    )
+    viewport_width: int = setting(
+        1280, help="The browser window's width.", unit="pixels", min=320, max=7680
+    )
+    viewport_height: int = setting(
+        800, help="The browser window's height.", unit="pixels", min=240, max=4320
+    )
+    screenshots: bool = setting(
+        True, help="Keep a screenshot (PNG) of each browser capture.", stored=True
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrapSettings:
     """Limits on crawler traps: sites that make up pages without end (a calendar whose
@@ -586,6 +678,7 @@ class CrawlSettings:
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     database: DatabaseSettings = field(default_factory=DatabaseSettings)
     embeds: EmbedSettings = field(default_factory=EmbedSettings)
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     rounds: int | None = setting(
         None,

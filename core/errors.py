@@ -106,3 +106,11 @@ class ReplayError(RecrawlError):
 
 class ReplayUnavailable(ReplayError):
     """pywb, which replay needs, is not installed (an optional extra)."""
+
+
+class BrowserError(RecrawlError):
+    """The browser that captures pages in ``browser`` mode could not start or answer."""
+
+
+class BrowserMissing(BrowserError):
+    """No Chromium to capture with (Debian's ``chromium`` package, or ``capture.chromium``)."""
