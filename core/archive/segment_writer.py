@@ -16,6 +16,7 @@ from pathlib import Path
 
 from recrawl.core import store
 from recrawl.core.archive.cdxj import cdxj_line, write_index
+from recrawl.core.archive.rendering import DOM, DOM_MIME, SCREENSHOT, SCREENSHOT_MIME
 from recrawl.core.archive.segments import OPEN_SUFFIX, index_path, warc_relpath
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED, fsync_dir, iter_records
 from recrawl.core.archive.warc_writer import Members, RecordWriter, Written
@@ -148,6 +149,17 @@ class SegmentWriter:
             url, instant, written, {"mime": "warc/revisit", "status": status, "digest": digest}
         )
         return written
+
+    def write_rendering(
+        self, url: str, instant: datetime, concurrent_to: str, dom: bytes, screenshot: bytes | None
+    ) -> None:
+        """A browser capture's rendered DOM and screenshot, right after its records: not
+        indexed, they travel with the capture wherever it is copied (compaction, export)."""
+        self.records.write_rendering(url, instant, concurrent_to, DOM, DOM_MIME, dom)
+        if screenshot is not None:
+            self.records.write_rendering(
+                url, instant, concurrent_to, SCREENSHOT, SCREENSHOT_MIME, screenshot
+            )
 
     def rollback(self, offset: int) -> None:
         """Take back every record written from ``offset`` on (none of it is committed)."""

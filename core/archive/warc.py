@@ -100,6 +100,24 @@ def iter_records(path: Path, limit: int | None = None) -> Iterator[IndexedRecord
             yield IndexedRecord(iterator.get_record_offset(), iterator.get_record_length(), stored)
 
 
+def iter_records_from(path: Path, offset: int) -> Iterator[IndexedRecord]:
+    """The records of a file from the one at ``offset`` on (offsets in the file)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            iterator = ArchiveIterator(fh)
+            for record in iterator:
+                stored = _stored(record)
+                iterator.read_to_end()
+                yield IndexedRecord(
+                    offset + iterator.get_record_offset(), iterator.get_record_length(), stored
+                )
+    except FileNotFoundError:
+        raise MissingFile(f"WARC file missing: {path}") from None
+    except (ArchiveLoadFailed, OSError, zlib.error, EOFError, ValueError) as exc:
+        raise WarcError(f"corrupt WARC record in {path} after offset {offset}: {exc}") from None
+
+
 def fsync_dir(path: Path) -> None:
     if os.name != "posix":
         return

@@ -319,3 +319,22 @@ class RecordWriter:
             warc_headers_dict={"WARC-Date": warc_date(instant), "WARC-Concurrent-To": revisit_id},
         )
         return self._write(record)
+
+    def write_rendering(
+        self, url: str, instant: datetime, concurrent_to: str, kind: str, mime: str, body: bytes
+    ) -> Written:
+        """A browser capture's rendering (:mod:`..rendering`): a ``resource`` record named
+        ``urn:KIND:URL`` beside the capture it was rendered from (``WARC-Concurrent-To``),
+        as Browsertrix names its ``urn:screenshot:`` records."""
+        record = self._writer.create_warc_record(
+            f"urn:{kind}:{url}",
+            "resource",
+            payload=io.BytesIO(body),
+            length=len(body),
+            warc_content_type=mime,
+            warc_headers_dict={
+                "WARC-Date": warc_date(instant),
+                "WARC-Concurrent-To": concurrent_to,
+            },
+        )
+        return self._write(record)
