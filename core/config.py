@@ -381,6 +381,14 @@ class CaptureSettings:
         above_min=True,
         stored=True,
     )
+    tabs: int = setting(
+        4,
+        help="Pages loaded in the browser at once, at most, each in a tab of its own "
+        "(and never more than politeness.concurrency).",
+        unit="tabs",
+        min=1,
+        stored=True,
+    )
     max_scrolls: int = setting(
         10,
         help="After the load, the page is scrolled down a screen at a time, at most this "

@@ -56,6 +56,8 @@ class CaptureWriter:
 
     def __init__(self, writer: SegmentWriter) -> None:
         self.writer = writer
+        #: The record id of the latest capture written (what its rendering is beside).
+        self.last_id = ""
 
     @property
     def segment(self) -> str:
@@ -82,6 +84,10 @@ class CaptureWriter:
         if earlier is not None and earlier.payload_digest == digest and not result.truncated:
             return self._revisit(page, result, now, IDENTICAL_PAYLOAD, earlier)
         return self.response(page, result, now, digest, members)
+
+    def rendering(self, url: str, now: datetime, dom: bytes, screenshot: bytes | None) -> None:
+        """A browser capture's DOM and screenshot, beside the capture just written."""
+        self.writer.write_rendering(url, now, self.last_id, dom, screenshot)
 
     def not_modified(self, page: Page, result: FetchResult, now: datetime) -> Capture:
         """A 304: a revisit of the payload archived before (whole if there is none)."""
@@ -113,6 +119,7 @@ class CaptureWriter:
             members=members,
         )
         seg, rel = self.writer.name, self.writer.relpath
+        self.last_id = written.record_id
         return Capture(
             seg, rel, written.offset, written.length,
             written.offset, written.length, rel, seg, written.record_id, now, digest,
@@ -134,6 +141,7 @@ class CaptureWriter:
             refers_to_date=earlier.payload_date,
             refers_to_id=earlier.payload_record_id,
         )
+        self.last_id = written.record_id
         return replace(
             earlier,
             segment=self.writer.name,

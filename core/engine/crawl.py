@@ -30,6 +30,7 @@ from recrawl.core.archive.recovery import recover
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import PageAnalyser
+from recrawl.core.engine.browser_pages import BrowserSession
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import CrawlFinished, CrawlSummary, EventQueue, LogMessage, Observer
@@ -237,6 +238,8 @@ class Crawler:
             processes = default_processes()
         parse = replace(settings.parse, hash_links=self.schedule.counts_new_links)
         analyser = PageAnalyser(self.signature, parse, processes)
+        # started by the first page of a host captured in a browser, if any
+        browser = BrowserSession(settings, self.events)
         robots = None
         if politeness.obey_robots:
             robots = RobotsGate(
@@ -268,6 +271,7 @@ class Crawler:
             self.worker,
             lambda: self.links.embed_rules,
             self.schedule.initial_interval(),
+            browser,
         )
         reader = None
         if settings.sources.enabled:
@@ -325,6 +329,7 @@ class Crawler:
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
             self._release()
+            await browser.close()
             await fetcher.aclose()
             analyser.close()
             if reader is not None:

@@ -32,7 +32,8 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from recrawl.core import store
-from recrawl.core.archive.segments import read_payload
+from recrawl.core.archive.rendering import DOM_MIME, rendering_at
+from recrawl.core.archive.segments import read_payload, resolve
 from recrawl.core.clock import utcnow
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.analysis import analyse_page
@@ -239,6 +240,13 @@ def _read_batch(project_dir: Path, pages: list[SignedPage]) -> list[_Job]:
 def _read(project_dir: Path, page: SignedPage) -> _Job:
     if page.payload_file is None or page.payload_offset is None:
         return _Job(page, None, (), b"")
+    if page.capture_file is not None and page.capture_offset is not None:
+        try:
+            dom = rendering_at(resolve(project_dir, page.capture_file), page.capture_offset).dom
+        except (WarcError, OSError):
+            dom = None
+        if dom is not None:  # a browser capture is signed by what it rendered (§16)
+            return _Job(page, 200, (("Content-Type", DOM_MIME),), dom)
     try:
         record = read_payload(project_dir, page.payload_file, page.payload_offset)
     except (WarcError, OSError):  # a missing or corrupt WARC: counted, never fatal

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from recrawl.core import store
+from recrawl.core.browser.load import Rendering
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import Analysis
@@ -104,6 +105,7 @@ class FetchRecorder:
         asked_wait: float | None = None,
         analysis: Analysis | Exception | None = None,
         embedded: Embedded | None = None,
+        rendering: Rendering | None = None,
     ) -> Outcome:
         """Record one fetch; a bug or absurd input costs that page, not the crawl.
 
@@ -119,7 +121,9 @@ class FetchRecorder:
         try:
             if isinstance(analysis, Exception):
                 raise analysis
-            self._record(page, result, outcome, batch, captures, asked_wait, analysis, embedded)
+            self._record(
+                page, result, outcome, batch, captures, asked_wait, analysis, embedded, rendering
+            )
         except Exception as exc:
             captures.rollback(mark)
             batch.restore(saved)
@@ -278,7 +282,10 @@ class FetchRecorder:
         asked_wait: float | None,
         analysis: Analysis | None,
         embedded: Embedded | None = None,
+        rendering: Rendering | None = None,
     ) -> None:
+        """``rendering``: a browser capture's (docs/design.md §16): the analysis is of its
+        DOM, kept beside the capture with its screenshot."""
         now = result.started_at
         change = Change.UNKNOWN
         capture: Capture | None = None
@@ -306,6 +313,10 @@ class FetchRecorder:
                 if page.outlinks is not None:
                     new_links = OutlinksSignature.new_links(page.outlinks, outlinks)
             capture = captures.page(page, result, now, analysis.members)
+            if rendering is not None:
+                captures.rendering(page.url, now, rendering.dom, rendering.screenshot)
+                if rendering.notes:
+                    note = "; ".join(filter(None, [note, *rendering.notes]))
             change, signature = self._change(page, analysis, capture)
         elif outcome is Outcome.NOT_MODIFIED:
             change = Change.UNCHANGED

@@ -42,6 +42,15 @@ from recrawl.core.engine.analysis import (
     signing,
     unsigned_payload,
 )
+from recrawl.core.engine.browser_pages import (
+    BrowserSession,
+    Loaded,
+    PageLoad,
+    RoundLoads,
+    capture_mode,
+    embed_row,
+    rendered_result,
+)
 from recrawl.core.engine.capture_writer import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
@@ -97,6 +106,8 @@ class CrawlParts:
     embed_rules: Callable[[], CompiledChain] | None = None
     #: New embeds' first interval (the schedule's initial one).
     initial_interval: float = 10 * 86400.0
+    #: The browser of hosts captured in ``browser`` mode (docs/design.md §16).
+    browser: BrowserSession | None = None
 
 
 class HostQueue:
@@ -190,6 +201,8 @@ class Round:
             self._enqueue_embed,
             lambda: self.batch,
         )
+        #: What the round's browser page loads fetched (.browser_pages).
+        self.loads = RoundLoads()
         #: Rows read ahead of their turn (LOAD_AHEAD), or put back in a queue.
         self.loaded: dict[int, Page] = {}
         #: No host answered and some failed to connect: nothing of it was recorded (.offline).
@@ -380,14 +393,25 @@ class Round:
             # a page archived before embeds were keeps no list of them: a 304 would tell
             # none, so it is asked for whole once (unchanged: an identical-payload revisit)
             conditional = embed or not self._embeds_unknown(page)
-            async with parts.connections:
-                result = await parts.fetcher.fetch(
-                    page.url,
-                    parts.clock.now(),
-                    etag=page.etag if conditional else None,
-                    last_modified=page.server_last_modified if conditional else None,
-                    lane=lane,
-                )
+            load: Loaded | None = None
+            if not embed and self._in_browser(page.host):
+                load = await self._load(page, slot, lane)
+                if load is None:  # no browser: the host's pages stay due (said once)
+                    slot.finished()
+                    for ref in queue.pages:
+                        self.loaded.pop(ref.id, None)
+                    queue.pages.clear()
+                    continue
+                result = load.result
+            else:
+                async with parts.connections:
+                    result = await parts.fetcher.fetch(
+                        page.url,
+                        parts.clock.now(),
+                        etag=page.etag if conditional else None,
+                        last_modified=page.server_last_modified if conditional else None,
+                        lane=lane,
+                    )
             slot.finished()
             if parts.reach is not None and parts.reach.holds(result):
                 self._hold(slot.host, partial(self._held_failure, page, result, embed))
@@ -416,19 +440,40 @@ class Round:
             else:
                 slot.answered()
             if outcome is Outcome.OK:
-                asked = self._asked(page, result)
+                asked = self._asked(page, result, browser=load is not None)
                 if analysing:
                     await analysing.pop()
-                analysing.append(asyncio.create_task(self._analyse(page, result, asked)))
+                analysing.append(asyncio.create_task(self._analyse(page, result, asked, load)))
                 continue
             analysis = None
-            if outcome in _REPLACING and not embed:
+            if outcome in _REPLACING and not embed and load is None:
                 analysis = await self._sign_replaced(page)
-            await self._record(page, result, outcome, asked_wait, analysis)
+            await self._record(page, result, outcome, asked_wait, analysis, load)
 
-    async def _analyse(self, page: Page, result: FetchResult, asked: Asked) -> None:
-        analysis = await self.parts.analyser.analyse(page.url, result, asked)
-        await self._record(page, result, Outcome.OK, None, analysis)
+    async def _analyse(
+        self, page: Page, result: FetchResult, asked: Asked, load: Loaded | None = None
+    ) -> None:
+        # a browser page is what it rendered: its signature, text, links are the DOM's
+        seen = result if load is None else rendered_result(result, load.rendering)
+        analysis = await self.parts.analyser.analyse(page.url, seen, asked)
+        await self._record(page, result, Outcome.OK, None, analysis, load)
+
+    def _in_browser(self, host: str) -> bool:
+        return (
+            self.parts.browser is not None and capture_mode(self.parts.settings, host) == "browser"
+        )
+
+    async def _load(self, page: Page, slot: HostSlot, lane: int) -> Loaded | None:
+        """The page loaded in the browser (one fetch of its host for the politeness
+        delay, whatever it loads); None when there is no browser (said once a host)."""
+        session = self.parts.browser
+        assert session is not None
+        if await session.browser() is None:
+            session.not_fetched(page.host)
+            return None
+        handler = PageLoad(self, page, slot, lane)
+        rendering = await session.load(page.url, handler)
+        return Loaded.of(handler, rendering, self.parts.clock.now())
 
     async def _record(
         self,
@@ -437,8 +482,12 @@ class Round:
         outcome: Outcome,
         asked_wait: float | None,
         analysis: Analysis | Exception | None,
+        load: Loaded | None = None,
     ) -> None:
         recorder = self.parts.recorder
+        if load is not None:
+            await self._record_loaded(page, result, outcome, analysis, load)
+            return
         if page.id in self.embed_jobs:
             self.embed_jobs.discard(page.id)
             recorded, found = recorder.record_embed_safely(
@@ -460,6 +509,57 @@ class Round:
         if embedded is not None and recorded is outcome:
             self.embeds.captured(page.id, page.url, result.started_at, embedded)
         await self._maybe_commit()
+
+    async def _record_loaded(
+        self,
+        page: Page,
+        result: FetchResult,
+        outcome: Outcome,
+        analysis: Analysis | Exception | None,
+        load: Loaded,
+    ) -> None:
+        """A browser page's fetch: its document and rendering, then what it loaded."""
+        handler, rendering = load.handler, load.rendering
+        embedded = handler.embedded() if outcome is Outcome.OK else None
+        recorded = self.parts.recorder.record_safely(
+            page, result, outcome, self.batch, self.captures, None, analysis, embedded,
+            rendering if outcome is Outcome.OK else None,
+        )  # fmt: skip
+        self.stats.count(recorded)
+        await self._record_embeds(page, handler)
+        if recorded is Outcome.OK and self.embeds.enabled:
+            self.batch.completeness.append(handler.completeness())
+        await self._maybe_commit()
+
+    async def _record_embeds(self, page: Page, handler: PageLoad) -> None:
+        """What a browser page loaded, as its embeds' fetches (revisits when unchanged)."""
+        items = handler.to_record()
+        if not items:
+            return
+        parts = self.parts
+        urls = [url for url, _ in items]
+        states = store.embed_states(urls)
+        new = [url for url in dict.fromkeys(urls) if url not in states]
+        if new:
+            now = parts.clock.now()
+            rows = [embed_row(url, page.url, now, parts.initial_interval) for url in new]
+            states.update(await parts.commits.run(store.add_embeds, rows, now))
+        ids = [s.id for s in states.values() if s.kind == PageKind.EMBED]
+        pages = store.pages_by_id(ids)
+        for url, fetched in items:
+            state = states.get(url)
+            row = pages.get(state.id) if state is not None else None
+            if row is None:
+                # a page of the crawl (a frame of the site): its own fetch archives it
+                continue
+            outcome = classify(fetched)
+            if outcome is Outcome.THROTTLED:
+                outcome = Outcome.FAILED
+            analysis = Analysis(None, None) if outcome is Outcome.OK else None
+            done, _ = parts.recorder.record_embed_safely(
+                row, fetched, outcome, self.batch, self.captures, analysis
+            )
+            self.stats.count_embed(done)
 
     def _embeds_unknown(self, page: Page) -> bool:
         """Whether the page's HTML was archived before embeds were (docs/design.md §14): its
@@ -484,11 +584,14 @@ class Round:
         self.embeds.fetched(page.url, found)
         return outcome
 
-    def _asked(self, page: Page, result: FetchResult) -> Asked:
+    def _asked(self, page: Page, result: FetchResult, *, browser: bool = False) -> Asked:
         """What a 2xx page's analysis is asked for besides its parse (analysis.Asked)."""
         parts = self.parts
         if page.id in self.embed_jobs:  # its bytes decide whether it changed
             return Asked(sign=False, archive=self._to_archive(page, result))
+        if browser:  # its DOM, not its bytes, says whether it changed: always signed
+            date_by = result.started_at if never_fetched(page) else None
+            return Asked(True, None, self._to_archive(page, result), date_by)
         sign, earlier = signing(
             page,
             result,

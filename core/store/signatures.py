@@ -23,6 +23,9 @@ class SignedPage:
     url: str
     payload_file: str | None
     payload_offset: int | None
+    #: Its latest capture: a browser capture's rendered DOM lies beside it (§16).
+    capture_file: str | None = None
+    capture_offset: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +59,14 @@ def count_other_kind(kind: str) -> int:
 def other_kind_pages(kind: str, after_id: int, limit: int) -> list[SignedPage]:
     """The next ``limit`` such pages with an id above ``after_id``, by id."""
     query = (
-        Page.select(Page.id, Page.url, Page.payload_file, Page.payload_offset)
+        Page.select(
+            Page.id,
+            Page.url,
+            Page.payload_file,
+            Page.payload_offset,
+            Page.capture_file,
+            Page.capture_offset,
+        )
         .where(_other_kind(kind) & (Page.id > after_id))
         .order_by(Page.id)
         .limit(limit)
