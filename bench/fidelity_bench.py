@@ -183,10 +183,15 @@ def recrawl_command(project: Path, flags: list[str]) -> list[str]:
     return [str(BIN / "recrawl"), "crawl", str(project), "--delay", "0", *flags, "--json"]
 
 
-def recrawl_archive(site: Site, project: Path, flags: list[str], logs: Path) -> RecrawlRun:
+def recrawl_archive(
+    site: Site, project: Path, flags: list[str], logs: Path, capture: str = "http"
+) -> RecrawlRun:
     recrawl = str(BIN / "recrawl")
     tag = project.name
     init = checked(run_timed([recrawl, "init", str(project)], logs / f"{tag}-init"), "recrawl init")
+    if capture != "http":
+        mode = [recrawl, "settings", str(project), "--set", f"capture.mode={capture}"]
+        checked(run_timed(mode, logs / f"{tag}-settings"), "recrawl settings")
     seed = site.url("index.html")
     inject = checked(
         run_timed([recrawl, "inject", str(project), seed], logs / f"{tag}-inject"), "recrawl inject"
@@ -707,6 +712,12 @@ def main() -> int:
     parser.add_argument("--skip-wget", action="store_true", help="no wget crawls (no timing ratio)")
     parser.add_argument("--chromium", default=CHROMIUM, help=f"the browser (default: {CHROMIUM})")
     parser.add_argument("--keep", action="store_true", help="keep the projects and wget's folders")
+    parser.add_argument(
+        "--capture",
+        choices=("http", "browser"),
+        default="http",
+        help="the projects' capture mode (capture.mode; default http)",
+    )
     args, crawl_flags = parser.parse_known_args()
     runs = 1 if args.quick else max(1, args.runs)
     missing = [
@@ -754,7 +765,7 @@ def timed_crawls(
     logs.mkdir(exist_ok=True)
     crawls = Crawls([], [])
     for n in range(runs):
-        r = recrawl_archive(site, scratch / f"project-{n}", flags, logs)
+        r = recrawl_archive(site, scratch / f"project-{n}", flags, logs, args.capture)
         crawls.recrawl.append(r)
         print(
             f"recrawl run {n + 1}: {r.summary['fetched']} fetched in {r.summary['rounds']} rounds, "
