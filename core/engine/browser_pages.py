@@ -22,9 +22,11 @@ import asyncio
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from recrawl.core import store
 from recrawl.core.browser.load import Answer, Intercepted, Refusal, Rendering
+from recrawl.core.clock import human_duration
 from recrawl.core.engine.embeds import Embedded, failure_reason
 from recrawl.core.engine.events import LogMessage
 from recrawl.core.engine.offline import Unreached
@@ -99,7 +101,7 @@ class BrowserSession:
         await browser.start()
         return browser
 
-    def not_fetched(self, host: str) -> None:
+    def not_fetched(self, host: str, wait: float) -> None:
         """Say once per host why its pages are left due."""
         if host in self._said:
             return
@@ -107,7 +109,8 @@ class BrowserSession:
         self.events.emit(
             LogMessage(
                 "error",
-                f"{host} is captured with a browser: {self.missing}; its pages are not fetched",
+                f"{host} is captured with a browser: {self.missing}; its pages are not "
+                f"fetched (tried again in {human_duration(wait)})",
             )
         )
 
@@ -199,7 +202,7 @@ class PageLoad:
         if future is None:
             future = loads.fetched[url] = asyncio.get_running_loop().create_future()
             try:
-                loaded = await self._fetch(url)
+                loaded = await self._fetch(url, list(request.headers.items()))
             except BaseException as exc:
                 del loads.fetched[url]
                 future.set_exception(exc)
@@ -214,7 +217,7 @@ class PageLoad:
             self.refused.append((url, loaded.answer.reason))
         return loaded.answer
 
-    async def _fetch(self, url: str) -> _Response:
+    async def _fetch(self, url: str, sent_as: list[tuple[str, str]]) -> _Response:
         parts = self.round.parts
         now = parts.clock.now()
         host = host_of(url)
@@ -227,7 +230,9 @@ class PageLoad:
                 reason = (denied.failure if denied.unavailable else None) or "denied by robots.txt"
                 return _Response(FetchResult(url, now, error=reason), Refusal(reason), asked=False)
         async with parts.connections:
-            result = await parts.fetcher.fetch(url, now, lane=parts.hosts[host].lane)
+            result = await parts.fetcher.fetch(
+                url, now, lane=parts.hosts[host].lane, sent_as=sent_as
+            )
         if result.response is None:
             return _Response(result, Refusal(failure_reason(None, result.error)))
         loads = self.round.loads
@@ -245,17 +250,34 @@ class PageLoad:
 
     # -- once loaded ----------------------------------------------------------------
 
+    def _embeds(self) -> list[str]:
+        """What the page embeds: what it asked for, each once; not the icon a browser
+        asks every site for by itself, when the site has none."""
+        urls = [url for url, _ in self.loaded] + [url for url, _ in self.refused]
+        unasked = {
+            url
+            for url, loaded in self.loaded
+            if _browser_icon(url) and (loaded.result.status or 500) >= 400
+        }
+        return [url for url in dict.fromkeys(urls) if url not in unasked]
+
     def embedded(self) -> Embedded:
         """What the page embeds: what it loaded (archived or refused), each once."""
-        urls = [url for url, _ in self.loaded] + [url for url, _ in self.refused]
-        return Embedded(store.Refs(tuple(dict.fromkeys(urls))))
+        return Embedded(store.Refs(tuple(self._embeds())))
 
     def completeness(self) -> store.Completeness:
-        """What the capture found of its embeds: every response it loaded is archived."""
+        """What the capture found of its embeds: each response it loaded is archived,
+        as it came; one it was refused, or an error (>= 400), is missing."""
+        embeds = set(self._embeds())
         missing: dict[str, str] = {}
         for url, reason in self.refused:
-            missing.setdefault(url, reason)
-        archived = len({url for url, _ in self.loaded} - missing.keys())
+            if url in embeds:
+                missing.setdefault(url, reason)
+        for url, loaded in self.loaded:
+            status = loaded.result.status
+            if url in embeds and status is not None and status >= 400:
+                missing.setdefault(url, f"HTTP {status}")
+        archived = len(embeds - missing.keys())
         kept = tuple(list(missing.items())[: store.MISSING_KEPT])
         started = (
             self.document.started_at if self.document is not None else self.round.parts.clock.now()
@@ -298,6 +320,10 @@ class Loaded:
             )
             return cls(handler, rendering, failed)
         return cls(handler, rendering, document)
+
+
+def _browser_icon(url: str) -> bool:
+    return urlsplit(url).path == "/favicon.ico"
 
 
 def _answer(result: FetchResult) -> Answer:

@@ -32,7 +32,7 @@ from pathlib import Path
 from recrawl.core import store
 from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
-from recrawl.core.clock import Clock, human_duration
+from recrawl.core.clock import HOUR, Clock, human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine.analysis import (
     Analysis,
@@ -73,6 +73,8 @@ from recrawl.core.store.models import NewsKind, Page, PageKind, PageStatus
 LOAD_AHEAD = 64
 #: Commit batches handed to the store thread and not yet committed, at most.
 MAX_PENDING_COMMITS = 4
+#: How long a browser host's pages wait when there is no browser to load them.
+NO_BROWSER_WAIT = HOUR
 #: Outcomes whose capture becomes the page's payload in place of its last 2xx.
 _REPLACING = (Outcome.GONE, Outcome.REDIRECT_PERM, Outcome.REDIRECT_TEMP)
 
@@ -396,11 +398,9 @@ class Round:
             load: Loaded | None = None
             if not embed and self._in_browser(page.host):
                 load = await self._load(page, slot, lane)
-                if load is None:  # no browser: the host's pages stay due (said once)
+                if load is None:  # no browser: the host's pages wait (said once)
                     slot.finished()
-                    for ref in queue.pages:
-                        self.loaded.pop(ref.id, None)
-                    queue.pages.clear()
+                    self._put_off(page, queue)
                     continue
                 result = load.result
             else:
@@ -469,7 +469,7 @@ class Round:
         session = self.parts.browser
         assert session is not None
         if await session.browser() is None:
-            session.not_fetched(page.host)
+            session.not_fetched(page.host, NO_BROWSER_WAIT)
             return None
         handler = PageLoad(self, page, slot, lane)
         rendering = await session.load(page.url, handler)
@@ -683,6 +683,15 @@ class Round:
         if self.parts.controls.paused and len(self.batch):
             self._commit()  # what is done is saved before the pause, however long
         await self.parts.controls.until_resumed()
+
+    def _put_off(self, page: Page, queue: HostQueue) -> None:
+        """A browser host's pages with no browser to load them: tried again after
+        :data:`NO_BROWSER_WAIT` (a watcher would otherwise wake for them at once)."""
+        later = self.parts.clock.now() + timedelta(seconds=NO_BROWSER_WAIT)
+        for ref in [page, *queue.pages]:
+            self.loaded.pop(ref.id, None)
+            self.batch.page_updates.append((ref.id, {"next_fetch": later}))
+        queue.pages.clear()
 
     def _defer_host(self, slot: HostSlot, wait: float) -> None:
         """The host asked for a long pause: its other pages wait for a later round."""

@@ -72,6 +72,15 @@ class FetchResult:
 
 
 CONNECTIONS_PER_LANE = 4
+#: Request headers the crawler always sends as its own: who it is, what it can decode,
+#: no cookies, the whole body (a range would archive a part), the connection's own.
+OWN_HEADERS = frozenset(
+    {
+        "host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade",
+        "user-agent", "accept-encoding", "cookie", "range", "if-range", "if-none-match",
+        "if-modified-since", "te", "proxy-authorization",
+    }
+)  # fmt: skip
 TOO_MANY_REDIRECTS = "too many redirects"
 #: How a followed redirect to a URL httpx cannot request (javascript:, a bad host) starts.
 BAD_REDIRECT = "bad redirect target"
@@ -150,8 +159,13 @@ class Fetcher:
         max_bytes: int | None = None,
         follow_redirects: bool = False,
         lane: int = 0,
+        sent_as: list[tuple[str, str]] | None = None,
     ) -> FetchResult:
-        """Fetch ``url``; ``lane`` picks the client (keep one host's requests on few lanes)."""
+        """Fetch ``url``; ``lane`` picks the client (keep one host's requests on few lanes).
+
+        ``sent_as``: headers a browser asked to send (its Accept, Referer, Origin, what a
+        script set), in place of the crawler's own of the same names; never those that
+        make the response something else than the whole body (:data:`OWN_HEADERS`)."""
         lane %= len(self.clients)
         client, transport = self.clients[lane], self.transports[lane]
         result = FetchResult(url=url, started_at=started_at)
@@ -162,12 +176,18 @@ class Fetcher:
             headers.append((b"If-None-Match", etag.encode("latin-1", "replace")))
         if last_modified:
             headers.append((b"If-Modified-Since", http_date(last_modified).encode("ascii")))
+        base = self._headers
+        if sent_as:
+            extra = [(k, v) for k, v in sent_as if k.lower() not in OWN_HEADERS]
+            names = {k.lower().encode("latin-1") for k, _ in extra}
+            base = [(k, v) for k, v in base if k.lower() not in names]
+            headers += [(k.encode("latin-1"), v.encode("latin-1", "replace")) for k, v in extra]
         limit = self.settings.whole_request_timeout
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(limit):
                 await self._fetch_into(
-                    client, transport, result, url, headers, cap, follow_redirects
+                    client, transport, result, url, base + headers, cap, follow_redirects
                 )
         except TimeoutError:
             if result.response is None:
@@ -220,7 +240,7 @@ class Fetcher:
             request = httpx.Request(
                 "GET",
                 url,
-                headers=self._headers + headers,
+                headers=headers,
                 extensions={"timeout": self._timeouts, "trace": fresh},
             )
             try:
