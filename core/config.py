@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from recrawl.core.clock import DAY, HOUR
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, setting, specs
+from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, carried, setting, specs
 
 from recrawl import __version__
 
@@ -336,6 +337,10 @@ CAPTURE_MODES = ("http", "browser")
 MIB = 1 << 20
 
 
+#: A host's own capture mode is kept as this setting's name with ``@HOST``.
+CAPTURE_MODE = "capture.mode"
+
+
 def _capture_mode_rule(value: str) -> str | None:
     if value not in CAPTURE_MODES:
         return "must be " + " or ".join(CAPTURE_MODES)
@@ -420,6 +425,32 @@ class CaptureSettings:
     screenshots: bool = setting(
         True, help="Keep a screenshot (PNG) of each browser capture.", stored=True
     )
+    #: (host or domain, mode) pairs, by host: the sites with a mode of their own.
+    host_modes: tuple[tuple[str, str], ...] = carried(
+        (), why="capture.mode@HOST, kept by recrawl.core.policy.capture_modes"
+    )
+
+    def mode_for(self, host: str) -> str:
+        """How pages of ``host`` are captured: the mode of the longest entry that is the
+        host or a domain above it (``example.org`` covers ``www.example.org``), else
+        :attr:`mode`."""
+        if not self.host_modes:
+            return self.mode
+        modes = self._modes_by_host
+        name = host.lower().removesuffix(".")
+        while True:
+            mode = modes.get(name)
+            if mode is not None:
+                return mode
+            dot = name.find(".")
+            if dot < 0:
+                return self.mode
+            name = name[dot + 1 :]
+
+    @cached_property
+    def _modes_by_host(self) -> dict[str, str]:
+        # the engine asks for every page: a lookup a label, not a scan of the entries
+        return dict(self.host_modes)
 
 
 @dataclass(frozen=True, kw_only=True)
