@@ -434,18 +434,21 @@ class CaptureSettings:
         """How pages of ``host`` are captured: the mode of the longest entry that is the
         host or a domain above it (``example.org`` covers ``www.example.org``), else
         :attr:`mode`."""
+        entry = self.entry_for(host)
+        return self.mode if entry is None else self._modes_by_host[entry]
+
+    def entry_for(self, host: str) -> str | None:
+        """The entry of :attr:`host_modes` that decides ``host``'s mode (None: none does)."""
         if not self.host_modes:
-            return self.mode
+            return None
         modes = self._modes_by_host
         name = host.lower().removesuffix(".")
-        while True:
-            mode = modes.get(name)
-            if mode is not None:
-                return mode
+        while name not in modes:
             dot = name.find(".")
             if dot < 0:
-                return self.mode
+                return None
             name = name[dot + 1 :]
+        return name
 
     @cached_property
     def _modes_by_host(self) -> dict[str, str]:

@@ -20,7 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from recrawl.core import store
-from recrawl.core.config import CAPTURE_MODE, CAPTURE_MODES, CaptureSettings
+from recrawl.core.config import (
+    CAPTURE_MODE,
+    CAPTURE_MODES,
+    CaptureSettings,
+    CrawlSettings,
+    with_overrides,
+)
 from recrawl.core.errors import InvalidArgument, InvalidUrl
 from recrawl.core.net.urls import canonical, host_of
 from recrawl.core.policy.signature import UNCOMPARABLE
@@ -29,6 +35,7 @@ from recrawl.core.policy.signature import UNCOMPARABLE
 KEY = "capture_modes"
 #: A host's own mode is named as the setting with ``@HOST``.
 PREFIX = CAPTURE_MODE + "@"
+CAPTURE_CHROMIUM = "capture.chromium"
 #: What a host's text may not hold: it is a name, not a URL.
 _NOT_IN_HOST = set("/?#@\\ \t\r\n")
 
@@ -97,13 +104,15 @@ def with_host_modes(capture: CaptureSettings, modes: Mapping[str, str]) -> Captu
     return replace(capture, host_modes=tuple(sorted(modes.items())))
 
 
-def kept_modes(project_wide: object) -> CaptureSettings:
-    """The capture modes the project keeps now: ``project_wide`` (the kept
-    ``capture.mode``, None or a refused value: the default) and the hosts' own."""
+def kept_modes(kept: Mapping[str, object]) -> CaptureSettings:
+    """The capture settings the crawl settings ``kept`` hold (those a later version
+    refuses: their defaults), with the hosts' own modes: how each site is captured now,
+    read even while another kept value is refused."""
     capture = CaptureSettings()
-    with contextlib.suppress(InvalidArgument):
-        if project_wide is not None:
-            capture = replace(capture, mode=check_mode(CAPTURE_MODE, project_wide))
+    for name in (CAPTURE_MODE, CAPTURE_CHROMIUM):
+        with contextlib.suppress(InvalidArgument):
+            if name in kept:
+                capture = with_overrides(CrawlSettings(capture=capture), {name: kept[name]}).capture
     return with_host_modes(capture, host_modes())
 
 

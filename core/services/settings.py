@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from recrawl.core import store
-from recrawl.core.config import CAPTURE_MODE
 from recrawl.core.policy import capture_modes, crawl_settings
 from recrawl.core.policy.capture_modes import ModeSwitch
 from recrawl.core.services.service import Service
@@ -31,9 +30,9 @@ class SettingsService(Service):
         a host's own ``capture.mode@HOST``): their pages' signatures are forgotten in the
         same transaction, so the next fetch of each is ``unknown``, not a false change."""
         with self.project.active(), store.transaction():
-            before = capture_modes.kept_modes(crawl_settings.stored().get(CAPTURE_MODE))
+            before = capture_modes.kept_modes(crawl_settings.stored())
             kept = crawl_settings.save(changes)
-            after = capture_modes.kept_modes(kept.get(CAPTURE_MODE))
+            after = capture_modes.kept_modes(kept)
             switch = capture_modes.forget_switched(before, after)
         self.changed()
         return Saved(kept, switch)
