@@ -10,11 +10,12 @@ from recrawl.core import store
 from recrawl.core.clock import Clock, parse_iso, utcnow
 from recrawl.core.engine import inject
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy import crawl_settings
+from recrawl.core.policy import capture_modes, crawl_settings
 from recrawl.core.policy.signature import UNCOMPARABLE
 from recrawl.core.services import Services
 from recrawl.core.store.models import FetchEvent, News, Page, PageKind
 
+from tests.support.chromium import chromium_or_skip
 from tests.support.crawling import T0, crawl
 
 SIGNED = b"0123456789abcdef"
@@ -115,3 +116,30 @@ def test_the_next_fetch_after_a_switch_is_unknown_not_news(project, server):
     )
     # signed anew from that fetch: the one after compares like with like again
     assert Page.get(Page.url == switched).signature_kind == "main-text"
+
+
+def test_capturing_a_site_keeps_the_fewest_entries(project):
+    signed_pages("http://a.example/", "http://www.a.example/")
+    sites = Services(project).sites
+    done = sites.capture_site("A.example", "browser")
+    assert (done.host, done.mode, done.switch.pages) == ("a.example", "browser", 2)
+    assert capture_modes.host_modes() == {"a.example": "browser"}
+    # browser already by a.example's entry: no entry of its own, nothing switched
+    assert sites.capture_site("www.a.example", "browser").switch.hosts == ()
+    assert capture_modes.host_modes() == {"a.example": "browser"}
+    done = sites.capture_site("www.a.example", "http")  # its own, over the domain's
+    assert done.switch.hosts == ("www.a.example",)
+    assert capture_modes.host_modes() == {"a.example": "browser", "www.a.example": "http"}
+    sites.capture_site("a.example", "http")  # what the project says: the entry goes
+    assert capture_modes.host_modes() == {"www.a.example": "http"}
+
+
+def test_browser_mode_without_its_chromium_says_so_and_is_kept(project):
+    chromium_or_skip()  # the one found when capture.chromium is empty
+    sites = Services(project).sites
+    assert sites.capture_site("a.example", "browser").missing is None
+    Services(project).settings.update({"capture.chromium": "/nonexistent/chromium"})
+    done = sites.capture_site("b.example", "browser")
+    assert done.missing == "capture.chromium: no browser to run at /nonexistent/chromium"
+    assert capture_modes.host_modes() == {"a.example": "browser", "b.example": "browser"}
+    assert sites.capture_site("b.example", "http").missing is None  # http needs none
