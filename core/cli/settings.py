@@ -132,7 +132,7 @@ def run_settings(project: Project, args: argparse.Namespace) -> int:
         name = row["name"]
         if row["is_default"]:
             where = "default"
-        elif capture_modes.per_host(name) is not None:
+        elif name.startswith(capture_modes.PREFIX):
             where = f"kept (project-wide {row['default']})"
         else:
             where = f"kept (default {setting_text(name, row['default'])})"

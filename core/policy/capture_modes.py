@@ -28,8 +28,6 @@ from recrawl.core.config import (
     with_overrides,
 )
 from recrawl.core.errors import InvalidArgument, InvalidUrl
-from recrawl.core.net.urls import canonical, host_of
-from recrawl.core.policy.signature import UNCOMPARABLE
 
 #: The store's key of the per-host modes: a JSON object host → mode.
 KEY = "capture_modes"
@@ -59,6 +57,9 @@ def host_entry(text: str, name: str | None = None) -> str:
     elif _NOT_IN_HOST & set(word) or (":" in word and not word.startswith("[")):
         problem = f"not a host name: {text!r} (a name like example.org, no scheme, port or path)"
     else:
+        # here: quick commands that only read the settings never load w3lib
+        from recrawl.core.net.urls import canonical, host_of
+
         try:
             host = host_of(canonical(f"http://{word}/"))
         except InvalidUrl as exc:
@@ -137,4 +138,7 @@ def forget_switched(before: CaptureSettings, after: CaptureSettings) -> ModeSwit
     hosts = tuple(h for h in candidates if before.mode_for(h) != after.mode_for(h))
     if not hosts:
         return ModeSwitch()
+    # here: the signatures' module loads the main-text parser, which reading settings never needs
+    from recrawl.core.policy.signature import UNCOMPARABLE
+
     return ModeSwitch(hosts, store.forget_signatures(hosts, UNCOMPARABLE))
