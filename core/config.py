@@ -339,6 +339,11 @@ MIB = 1 << 20
 
 #: A host's own capture mode is kept as this setting's name with ``@HOST``.
 CAPTURE_MODE = "capture.mode"
+#: A page's ``signature_kind`` when its archived capture is not to be compared with its
+#: next fetch: its capture mode changed (raw HTML against a rendered page would be a
+#: change every time), so that fetch says ``unknown`` and starts its signatures over;
+#: re-signing under another kind leaves it so.
+UNCOMPARABLE = "uncomparable"
 
 
 def _capture_mode_rule(value: str) -> str | None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
-from recrawl.core.config import ParseSettings
+from recrawl.core.config import UNCOMPARABLE, ParseSettings
 from recrawl.core.engine.parse import (
     EmbedList,
     ParseResult,
@@ -46,7 +46,7 @@ from recrawl.core.engine.parse import (
 )
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
-from recrawl.core.policy.signature import UNCOMPARABLE, OutlinksSignature, Signature
+from recrawl.core.policy.signature import OutlinksSignature, Signature
 
 if TYPE_CHECKING:  # not at run time: the analysis processes need no HTTP client
     from recrawl.core.engine.pool import AnalysisPool

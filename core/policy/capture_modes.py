@@ -23,6 +23,7 @@ from recrawl.core import store
 from recrawl.core.config import (
     CAPTURE_MODE,
     CAPTURE_MODES,
+    UNCOMPARABLE,
     CaptureSettings,
     CrawlSettings,
     with_overrides,
@@ -138,7 +139,4 @@ def forget_switched(before: CaptureSettings, after: CaptureSettings) -> ModeSwit
     hosts = tuple(h for h in candidates if before.mode_for(h) != after.mode_for(h))
     if not hosts:
         return ModeSwitch()
-    # here: the signatures' module loads the main-text parser, which reading settings never needs
-    from recrawl.core.policy.signature import UNCOMPARABLE
-
     return ModeSwitch(hosts, store.forget_signatures(hosts, UNCOMPARABLE))

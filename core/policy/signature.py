@@ -31,11 +31,6 @@ from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.maintext_signature import MainTextSignature
 from recrawl.core.policy.schedule import Change
 
-#: A page's ``signature_kind`` when its archived payload is not to be compared with its
-#: next fetch: its capture mode changed (raw HTML against a rendered page would be a
-#: change every time), so that fetch says ``unknown`` and starts the page's signatures over.
-UNCOMPARABLE = "uncomparable"
-
 
 class Signature(Protocol):
     # A read-only property, so that frozen dataclasses satisfy the protocol.

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from peewee import Expression, Field, fn
+from recrawl.core.config import UNCOMPARABLE
 from recrawl.core.store.models import DB, Page, PageKind
 from recrawl.core.store.sql import chunks
 
@@ -48,7 +49,12 @@ def _compared() -> Expression:
 
 
 def _other_kind(kind: str) -> Expression:
-    return _compared() & ((Page.signature_kind != kind) | Page.signature_kind.is_null())
+    # a page whose capture mode changed keeps no signature: its archived capture is of
+    # the other mode, so its next fetch compares with nothing (forget_signatures)
+    return _compared() & (
+        Page.signature_kind.is_null()
+        | ((Page.signature_kind != kind) & (Page.signature_kind != UNCOMPARABLE))
+    )
 
 
 def forget_signatures(hosts: Sequence[str], kind: str | None) -> int:

@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from recrawl.core import store
 from recrawl.core.clock import Clock, parse_iso, utcnow
+from recrawl.core.config import UNCOMPARABLE
 from recrawl.core.engine import inject
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy import capture_modes, crawl_settings
-from recrawl.core.policy.signature import UNCOMPARABLE
 from recrawl.core.services import Services
 from recrawl.core.store.models import FetchEvent, News, Page, PageKind
 
@@ -143,3 +143,20 @@ def test_browser_mode_without_its_chromium_says_so_and_is_kept(project):
     assert done.missing == "capture.chromium: no browser to run at /nonexistent/chromium"
     assert capture_modes.host_modes() == {"a.example": "browser", "b.example": "browser"}
     assert sites.capture_site("b.example", "http").missing is None  # http needs none
+
+
+def test_re_signing_leaves_a_switched_page_compared_with_nothing(project, server):
+    """Its archive is of the other mode: signed from it, the next fetch would compare
+    raw HTML with a rendered page again."""
+    switched, kept = server.url("/switched"), server.url("/kept")
+    for path in ("/switched", "/kept"):
+        server.html(path, article("The first version of the report. "))
+    inject([switched, kept], utcnow())
+    crawl(project, clock=at(0))
+    Page.update(host="other.example").where(Page.url == kept).execute()
+    services = Services(project)
+    services.sites.set_capture_mode("127.0.0.1", "browser")
+    done = services.re_signing.switch("md5")
+    assert (done.total, done.recomputed) == (1, 1)  # the other site's page alone
+    assert Page.get(Page.url == switched).signature_kind == UNCOMPARABLE
+    assert Page.get(Page.url == kept).signature_kind == "md5"

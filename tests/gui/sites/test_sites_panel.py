@@ -8,10 +8,10 @@ from PySide6.QtWidgets import QMessageBox
 from recrawl.core import store
 from recrawl.core.browser import chromium
 from recrawl.core.clock import utcnow
+from recrawl.core.config import UNCOMPARABLE
 from recrawl.core.engine import inject
 from recrawl.core.policy import capture_modes, choices, crawl_settings
 from recrawl.core.policy import refetch as refetching
-from recrawl.core.policy.signature import UNCOMPARABLE
 from recrawl.core.policy.sites import ANY_HOST, scope_entries
 from recrawl.core.services import Services
 from recrawl.core.store.models import Page, PageStatus
