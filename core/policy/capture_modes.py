@@ -34,6 +34,7 @@ from recrawl.core.errors import InvalidArgument, InvalidUrl
 KEY = "capture_modes"
 #: A host's own mode is named as the setting with ``@HOST``.
 PREFIX = CAPTURE_MODE + "@"
+#: The Chromium setting, read with the modes (turning a site to browser looks for it).
 CAPTURE_CHROMIUM = "capture.chromium"
 #: What a host's text may not hold: it is a name, not a URL.
 _NOT_IN_HOST = set("/?#@\\ \t\r\n")
