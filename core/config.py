@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from recrawl.core.clock import DAY, HOUR
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, setting, specs
+from recrawl.core.setting_schema import BYTES, SECONDS, SettingSpec, carried, setting, specs
 
 from recrawl import __version__
 
@@ -336,6 +337,15 @@ CAPTURE_MODES = ("http", "browser")
 MIB = 1 << 20
 
 
+#: A host's own capture mode is kept as this setting's name with ``@HOST``.
+CAPTURE_MODE = "capture.mode"
+#: A page's ``signature_kind`` when its archived capture is not to be compared with its
+#: next fetch: its capture mode changed (raw HTML against a rendered page would be a
+#: change every time), so that fetch says ``unknown`` and starts its signatures over;
+#: re-signing under another kind leaves it so.
+UNCOMPARABLE = "uncomparable"
+
+
 def _capture_mode_rule(value: str) -> str | None:
     if value not in CAPTURE_MODES:
         return "must be " + " or ".join(CAPTURE_MODES)
@@ -428,6 +438,35 @@ class CaptureSettings:
     screenshots: bool = setting(
         True, help="Keep a screenshot (PNG) of each browser capture.", stored=True
     )
+    #: (host or domain, mode) pairs, by host: the sites with a mode of their own.
+    host_modes: tuple[tuple[str, str], ...] = carried(
+        (), why="capture.mode@HOST, kept by recrawl.core.policy.capture_modes"
+    )
+
+    def mode_for(self, host: str) -> str:
+        """How pages of ``host`` are captured: the mode of the longest entry that is the
+        host or a domain above it (``example.org`` covers ``www.example.org``), else
+        :attr:`mode`."""
+        entry = self.entry_for(host)
+        return self.mode if entry is None else self._modes_by_host[entry]
+
+    def entry_for(self, host: str) -> str | None:
+        """The entry of :attr:`host_modes` that decides ``host``'s mode (None: none does)."""
+        if not self.host_modes:
+            return None
+        modes = self._modes_by_host
+        name = host.lower().removesuffix(".")
+        while name not in modes:
+            dot = name.find(".")
+            if dot < 0:
+                return None
+            name = name[dot + 1 :]
+        return name
+
+    @cached_property
+    def _modes_by_host(self) -> dict[str, str]:
+        # the engine asks for every page: a lookup a label, not a scan of the entries
+        return dict(self.host_modes)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -31,6 +31,8 @@ from recrawl.core.errors import InvalidArgument
 
 #: The key of a field's metadata that holds its :class:`Meta`.
 KEY = "recrawl.setting"
+#: The key of a field's metadata that says it is no setting of its own (:func:`carried`).
+CARRIED = "recrawl.carried"
 #: Units with their own way of being typed and shown; any other unit names what a whole
 #: number counts (``pages``, ``hops``).
 SECONDS = "s"
@@ -101,11 +103,21 @@ def setting(
     return field(default=default, metadata={KEY: meta})
 
 
+def carried(default: Any, *, why: str) -> Any:
+    """A field the settings carry that is no setting of its own: what the project keeps
+    in another form and the crawl reads with the settings (a host's own capture mode,
+    kept as ``capture.mode@HOST``). It is in no listing, dialog or flag; ``why`` says
+    where it comes from, for the reader of the dataclass."""
+    return field(default=default, metadata={CARRIED: why})
+
+
 def specs(cls: type, prefix: str = "") -> Iterator[SettingSpec]:
     """The settings of dataclass ``cls``, named ``prefix`` + field (``politeness.delay``);
     a field that is a settings dataclass itself is a group of them."""
     hints = typing.get_type_hints(cls)
     for item in fields(cls):
+        if CARRIED in item.metadata:
+            continue
         hint = hints[item.name]
         name = prefix + item.name
         if isinstance(hint, type) and is_dataclass(hint):  # a group: politeness, fetch...

@@ -41,6 +41,21 @@ metadata holds its default, help, unit, bounds, whether a project keeps it and i
 """
 
 
+FOOTER = """
+## A site's own capture mode
+
+`capture.mode` holds for every site without a mode of its own. A host, or a domain for
+all the hosts under it, may have its own: `recrawl settings DIR --set
+capture.mode@example.org=browser` (or the Sites panel's *Capture with a browser*), and
+`--unset capture.mode@example.org` gives it the project-wide mode again. The longest
+entry that covers a host wins (`capture.mode@static.example.org=http` stands over
+`capture.mode@example.org=browser` for that host). `recrawl settings DIR` lists them
+after `capture.mode`. A site whose mode changes forgets its pages' signatures in the
+same transaction: the next fetch of each is `unknown`, not a false `changed` (the text of
+raw HTML and of the rendered page differ).
+"""
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -68,7 +83,7 @@ def row(spec: SettingSpec) -> str:
 
 def table() -> str:
     """docs/settings.md as the schema makes it."""
-    return HEADER + "".join(row(spec) + "\n" for spec in SETTINGS.values())
+    return HEADER + "".join(row(spec) + "\n" for spec in SETTINGS.values()) + FOOTER
 
 
 def main(argv: list[str] | None = None) -> int:

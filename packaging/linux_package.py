@@ -4,7 +4,9 @@ The .deb installs the bundle under /opt/recrawl, the command /usr/bin/recrawl (a
 it), the desktop entry in /usr/share/applications and the icon in the hicolor theme
 (PNG sizes and the SVG). It depends on the system libraries Qt needs, named once in
 gui/startup/system_libraries.py, and on a C library at least as new as the build machine's
-(PyInstaller bundles built on older systems run on newer ones, not the reverse). The
+(PyInstaller bundles built on older systems run on newer ones, not the reverse). It
+recommends Debian's ``chromium``, which browser capture runs (``capture.mode browser``):
+apt installs it by default, and a site captured over HTTP needs none. The
 desktop database and icon caches are refreshed by dpkg's triggers, so the package needs
 no maintainer scripts.
 """
@@ -27,6 +29,9 @@ ROOT = PACKAGING.parent
 #: There is no maintainer address in pyproject.toml yet; .invalid says so honestly.
 MAINTAINER = "Recrawl developers <maintainers@recrawl.invalid>"
 SYNOPSIS = "desktop crawl manager for web archivists"
+#: What apt installs with it unless told not to: the browser that browser capture runs
+#: (core/browser/chromium.py finds it); without it, only that mode is missing, said in one line.
+RECOMMENDS = ("chromium",)
 DESCRIPTION = """\
 Recrawl watches sets of sites over months: it records when each page was first
 seen, revisits pages on a self-adjusting schedule, lets you debug URL filter
@@ -97,7 +102,8 @@ def _control(version: str, arch: str, installed_kib: int) -> str:
     return (
         f"Package: recrawl\nVersion: {version}\nArchitecture: {arch}\n"
         f"Maintainer: {MAINTAINER}\nInstalled-Size: {installed_kib}\n"
-        f"Depends: {depends}\nSection: web\nPriority: optional\n"
+        f"Depends: {depends}\nRecommends: {', '.join(RECOMMENDS)}\n"
+        "Section: web\nPriority: optional\n"
         f"Description: {SYNOPSIS}\n{description}\n"
     )
 

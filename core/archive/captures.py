@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from recrawl.core import store
 from recrawl.core.archive.cdxj import legacy_surt, surt
+from recrawl.core.archive.rendering import Rendered, rendering_at
 from recrawl.core.archive.segments import index_files, read_payload, resolve
 from recrawl.core.archive.warc import StoredRecord, read_record
 from recrawl.core.errors import MissingFile, NotFound
@@ -181,3 +182,31 @@ def _payload_of(project_dir: Path, capture: CaptureRef) -> StoredRecord:
     raise NotFound(
         f"the response {url}'s revisit refers to ({refers or digest}) is not in the project"
     )
+
+
+def latest_rendering(project_dir: Path, url: str) -> Rendered:
+    """What the browser kept of the page's latest capture, through the store's pointer
+    (both None: it was fetched over HTTP); NotFound when it has no capture."""
+
+    def read() -> Rendered:
+        page = store.page_by_url(url)
+        if page is None:
+            raise NotFound(f"no page {url} in this project")
+        if page.capture_file is None or page.capture_offset is None:
+            raise NotFound(f"{page.url} has no capture yet (status {page.status})")
+        return rendering_at(resolve(project_dir, page.capture_file), page.capture_offset)
+
+    return _again(read)
+
+
+def rendering_before(project_dir: Path, url: str, at: datetime) -> tuple[CaptureRef, Rendered]:
+    """The capture of ``url`` at or before ``at`` (the latest such) and what the browser
+    kept of it; NotFound when there is none that early."""
+
+    def read() -> tuple[CaptureRef, Rendered]:
+        before = [c for c in _all_captures(project_dir, url) if c.date <= at]
+        if not before:
+            raise NotFound(f"no capture of {url} at or before {at.isoformat()}Z")
+        return before[-1], rendering_at(before[-1].path, before[-1].offset)
+
+    return _again(read)

@@ -170,7 +170,8 @@ def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Print the payload of a page's latest capture (or of the one --at picks), "
         "decoded as the crawl decoded it (gzip, deflate) and cut at the crawl's "
-        "maximum body size unless --max-bytes says otherwise."
+        "maximum body size unless --max-bytes says otherwise; --screenshot writes the "
+        "capture's screenshot (PNG) instead, as a browser capture keeps one."
     )
     p.add_argument("dir", help=DIR_HELP)
     p.add_argument("url", metavar="URL", help="the page (as listed by `recrawl urls`)")
@@ -180,6 +181,12 @@ def _show_arguments(p: argparse.ArgumentParser) -> None:
         "--raw",
         action="store_true",
         help="the payload as archived, still content-encoded (gzip...), not cut",
+    )
+    how.add_argument(
+        "--screenshot",
+        action="store_true",
+        help="the capture's screenshot (PNG, binary) instead of its payload: a browser "
+        "capture's (capture.mode browser); an HTTP capture has none",
     )
     how.add_argument(
         "--max-bytes",
@@ -196,6 +203,8 @@ def run_show(project: Project, args: argparse.Namespace) -> int:
     from recrawl.core.archive.captures import latest_payload, payload_at
 
     page = find_page(args.url)
+    if args.screenshot:
+        return _show_screenshot(project, page, args.at)
     if args.at:
         record = payload_at(project.path, page.url, parse_iso(args.at))
     else:
@@ -223,6 +232,29 @@ def run_show(project: Project, args: argparse.Namespace) -> int:
         )
     elif decoder.note is not None:
         warn(f"{decoder.note}; shown as far as it decodes")
+    return 0
+
+
+def _show_screenshot(project: Project, page: Page, at: str | None) -> int:
+    """The PNG the browser kept of the latest capture (or of the one ``at`` picks)."""
+    from recrawl.core.archive.captures import latest_rendering, rendering_before
+
+    if at:
+        capture, rendered = rendering_before(project.path, page.url, parse_iso(at))
+        which = f"the capture of {to_iso(capture.date)}"
+    else:
+        rendered = latest_rendering(project.path, page.url)
+        which = "the latest capture"
+    if rendered.screenshot is None:
+        how = (
+            "captured in a browser with capture.screenshots off"
+            if rendered.dom is not None
+            else "fetched over HTTP (a site in capture.mode browser has one a capture)"
+        )
+        raise NotFound(f"{which} of {page.url} has no screenshot: it was {how}")
+    out = sys.stdout.buffer
+    out.write(rendered.screenshot)
+    out.flush()
     return 0
 
 

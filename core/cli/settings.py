@@ -7,13 +7,15 @@ here (and in the app's Settings dialog) with no change. Values are typed as
 :mod:`recrawl.core.setting_schema` reads them: durations (``0.5s``, ``30s``, ``2m``; a
 plain number is seconds), sizes (``10M``, ``512k``; a plain number is bytes), whole
 numbers, ``true``/``false``, text, lists of text apart by spaces (``none``: empty); JSON
-keeps seconds and bytes.
+keeps seconds and bytes. A site's own capture mode is ``capture.mode@HOST``
+(:mod:`recrawl.core.policy.capture_modes`), listed after ``capture.mode``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
 from typing import Any
 
@@ -21,6 +23,8 @@ from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.config import (
+    CAPTURE_MODE,
+    CAPTURE_MODES,
     STORABLE,
     CrawlSettings,
     parse_setting,
@@ -30,10 +34,22 @@ from recrawl.core.config import (
     stored_spec,
 )
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.policy import crawl_settings
+from recrawl.core.policy import capture_modes, crawl_settings
+from recrawl.core.policy.capture_modes import ModeSwitch
 from recrawl.core.project import Project
 from recrawl.core.services import Services
 from recrawl.core.setting_schema import SettingSpec
+from recrawl.core.words import plural
+
+#: ``--help``'s words on a site's own capture mode.
+PER_HOST_HELP = (
+    "The capture mode of HOST's pages and of the hosts under it, over capture.mode: "
+    "capture.mode@example.org=browser covers www.example.org too, and the longest entry "
+    "that covers a host wins. --unset capture.mode@HOST gives the site the project-wide "
+    "mode again. A site whose mode changes (this way, or by capture.mode for the sites "
+    "without their own) forgets its pages' signatures: their next fetch is unknown, not "
+    "a change, as the text of raw HTML and of a rendered page would differ."
+)
 
 
 def _settings_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,10 +59,16 @@ def _settings_arguments(p: argparse.ArgumentParser) -> None:
     )
     width = max(map(len, STORABLE))
     p.formatter_class = argparse.RawDescriptionHelpFormatter  # the list below, as laid out
-    p.epilog = "settings, with their defaults:\n" + "\n".join(
-        f"  {item.name:<{width}}  {setting_text(item.name, item.default)}\n"
-        + textwrap.fill(_described(item), 78, initial_indent=" " * 6, subsequent_indent=" " * 6)
-        for item in setting_fields()
+    p.epilog = (
+        "settings, with their defaults:\n"
+        + "\n".join(
+            f"  {item.name:<{width}}  {setting_text(item.name, item.default)}\n"
+            + textwrap.fill(_described(item), 78, initial_indent=" " * 6, subsequent_indent=" " * 6)
+            for item in setting_fields()
+        )
+        + "\n\na site's own capture mode:\n"
+        + f"  {capture_modes.PREFIX + 'HOST':<{width}}  {' or '.join(CAPTURE_MODES)}\n"
+        + textwrap.fill(PER_HOST_HELP, 78, initial_indent=" " * 6, subsequent_indent=" " * 6)
     )
     p.add_argument("dir", help=DIR_HELP)
     p.add_argument(
@@ -86,45 +108,88 @@ def run_settings(project: Project, args: argparse.Namespace) -> int:
         name, sep, text = item.partition("=")
         if not sep or not name.strip():
             raise InvalidArgument(f"--set takes NAME=VALUE, not {item!r}")
-        changes[name.strip()] = parse_setting(name.strip(), text)
+        changes[name.strip()] = _parsed(name.strip(), text)
     for name in args.unset:
         if name in changes:
             raise InvalidArgument(f"{name} is both set and unset")
-        stored_spec(name)  # an unknown name is refused, naming those there are
+        if capture_modes.per_host(name) is None:  # a host's mode: its host is checked
+            stored_spec(name)  # an unknown name is refused, naming those there are
         changes[name] = None
-    kept = Services(project).settings.save(changes) if changes else crawl_settings.stored()
+    if changes:
+        saved = Services(project).settings.update(changes)
+        _say_switched(saved.switch)
+        kept = saved.kept
+    else:
+        kept = {**crawl_settings.stored(), **crawl_settings.host_settings()}
     rows = _rows(kept)
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
     width = max(len(row["name"]) for row in rows)
-    texts = {row["name"]: setting_text(row["name"], row["value"]) for row in rows}
+    texts = {row["name"]: _text(row["name"], row["value"]) for row in rows}
     value_width = min(12, max(len(text) for text in texts.values()))  # long text runs on
     for row in rows:
         name = row["name"]
-        where = (
-            "default"
-            if row["is_default"]
-            else f"kept (default {setting_text(name, row['default'])})"
-        )
+        if row["is_default"]:
+            where = "default"
+        elif name.startswith(capture_modes.PREFIX):
+            where = f"kept (project-wide {row['default']})"
+        else:
+            where = f"kept (default {setting_text(name, row['default'])})"
         print(f"{name:<{width}}  {texts[name]:<{value_width}}  {where}")
     return 0
+
+
+def _text(name: str, value: object) -> str:
+    return str(value) if name.startswith(capture_modes.PREFIX) else setting_text(name, value)
+
+
+def _parsed(name: str, text: str) -> object:
+    if capture_modes.per_host(name) is not None:
+        return capture_modes.check_mode(name, text.strip())
+    return parse_setting(name, text)
+
+
+def _say_switched(switch: ModeSwitch) -> None:
+    if switch.hosts:
+        shown = ", ".join(switch.hosts[:3]) + (" and more" if len(switch.hosts) > 3 else "")
+        forgot = (
+            f": {plural(switch.pages, 'page')} forgot their signatures (the next fetch of "
+            "each is unknown, not a change)"
+            if switch.pages
+            else " (no page signed yet)"
+        )
+        print(f"capture mode changed for {shown}{forgot}", file=sys.stderr)
 
 
 def _rows(kept: dict[str, object]) -> list[dict[str, Any]]:
     defaults = CrawlSettings()
     current = crawl_settings.project_crawl_settings(defaults)
-    return [
-        {
-            "name": name,
-            "value": setting_value(current, name),
-            "default": setting_value(defaults, name),
-            "is_default": name not in kept,
-            "help": spec.help,
-            "unit": spec.unit,
-        }
-        for name, spec in STORABLE.items()
-    ]
+    rows = []
+    for name, spec in STORABLE.items():
+        rows.append(
+            {
+                "name": name,
+                "value": setting_value(current, name),
+                "default": setting_value(defaults, name),
+                "is_default": name not in kept,
+                "help": spec.help,
+                "unit": spec.unit,
+            }
+        )
+        if name == CAPTURE_MODE:  # the sites' own, after the project's
+            rows.extend(
+                {
+                    "name": capture_modes.PREFIX + host,
+                    "value": mode,
+                    "default": current.capture.mode,
+                    "is_default": False,
+                    "help": PER_HOST_HELP,
+                    "unit": None,
+                }
+                for host, mode in current.capture.host_modes
+            )
+    return rows
 
 
 COMMANDS = {"settings": Command(_settings_arguments, run_settings)}

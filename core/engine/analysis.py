@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
-from recrawl.core.config import ParseSettings
+from recrawl.core.config import UNCOMPARABLE, ParseSettings
 from recrawl.core.engine.parse import (
     EmbedList,
     ParseResult,
@@ -130,6 +130,8 @@ def signing(
         return True, None
     if page.signature is not None and page.signature_kind == signature.kind:
         return True, None  # compared with the stored one
+    if page.signature_kind == UNCOMPARABLE:
+        return True, None  # its capture mode changed: compared with nothing, signed anew
     if result.response is None or page.payload_digest is None or page.payload_file is None:
         return False, None  # a first fetch: nothing to compare with yet
     if page.payload_digest == payload_digest(result.response.body) and not result.truncated:
@@ -154,8 +156,10 @@ def unsigned_payload(
     """
     if not signature.deferrable or page.content_changed_at is None:
         return None
-    if page.signature is not None and page.signature_kind == signature.kind:
-        return None  # kept over the capture as it is
+    if page.signature_kind == UNCOMPARABLE or (
+        page.signature is not None and page.signature_kind == signature.kind
+    ):
+        return None  # kept over the capture as it is (or compared with nothing: a new mode)
     if page.payload_file is None or page.payload_offset is None:
         return None
     from recrawl.core.archive.segments import resolve

@@ -5,15 +5,19 @@ for both; a command's flags override them for that crawl only. Stored by the dot
 names of the settings whose field says ``stored=True``
 (:data:`recrawl.core.config.STORABLE`); what is not stored keeps its default. Every
 value read or saved passes its setting's check (:func:`~recrawl.core.config.with_overrides`).
+A host's own capture mode (``capture.mode@HOST``) is saved and read with them, kept by
+:mod:`.capture_modes`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from recrawl.core import store
 from recrawl.core.config import CrawlSettings, with_overrides
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.policy import capture_modes
 
 SETTING_KEY = "crawl_settings"
 
@@ -25,11 +29,11 @@ def stored() -> dict[str, object]:
 
 
 def project_crawl_settings(base: CrawlSettings | None = None) -> CrawlSettings:
-    """``base`` (the defaults) with what the project keeps (InvalidArgument naming a kept
-    value this version refuses, and how to forget it)."""
+    """``base`` (the defaults) with what the project keeps, the hosts' own capture modes
+    too (InvalidArgument naming a kept value this version refuses, and how to forget it)."""
     kept = stored()
     try:
-        return with_overrides(base or CrawlSettings(), kept)
+        settings = with_overrides(base or CrawlSettings(), kept)
     except InvalidArgument as exc:
         for name, value in kept.items():  # which one: the message says how to forget it
             try:
@@ -39,19 +43,37 @@ def project_crawl_settings(base: CrawlSettings | None = None) -> CrawlSettings:
                     f"{exc} (kept in the project: `recrawl settings DIR --unset {name}` forgets it)"
                 ) from None
         raise
+    modes = capture_modes.host_modes()
+    if not modes:
+        return settings
+    return replace(settings, capture=capture_modes.with_host_modes(settings.capture, modes))
 
 
 def save(changes: Mapping[str, object | None]) -> dict[str, object]:
-    """Keep ``changes`` (None forgets a setting: its default again); returns all kept.
+    """Keep ``changes`` (None forgets a setting: its default again, and for
+    ``capture.mode@HOST`` the project-wide mode); returns all kept, the hosts' own
+    modes as ``capture.mode@HOST`` after the others.
 
     Nothing is saved unless every change is a known setting with a value it takes.
     """
     kept = stored()
+    modes: dict[str, str | None] = {}
     for name, value in changes.items():
-        if value is None:
+        host = capture_modes.per_host(name)
+        if host is not None:
+            modes[host] = None if value is None else capture_modes.check_mode(name, value)
+        elif value is None:
             kept.pop(name, None)
         else:
             kept[name] = value
     with_overrides(CrawlSettings(), kept)  # checks names, types and bounds before saving
-    store.set_setting(SETTING_KEY, kept)
-    return kept
+    with store.transaction():
+        store.set_setting(SETTING_KEY, kept)
+        if modes:
+            capture_modes.save_host_modes(modes)
+    return {**kept, **host_settings()}
+
+
+def host_settings() -> dict[str, str]:
+    """The hosts' own capture modes, named as the settings ``capture.mode@HOST``."""
+    return {capture_modes.PREFIX + host: mode for host, mode in capture_modes.host_modes().items()}

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recrawl.core import store
+from recrawl.core.config import CaptureSettings
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain
 from recrawl.core.filters.chain import Filter
 from recrawl.core.filters.scope import SCOPE_FILTER
+from recrawl.core.policy import capture_modes, crawl_settings
 from recrawl.core.policy.choices import apply_chain, chain_text, project_chain
 
 #: A site's scope when the chain limits no hosts (no scope filter, or an empty one).
@@ -33,6 +35,11 @@ class Site:
     #: The scope entry that covers the host, :data:`ANY_HOST` when the chain limits
     #: no hosts, None when the host is out of scope.
     scope: str | None
+    #: How its pages are captured: ``http`` or ``browser``.
+    capture: str = "http"
+    #: The ``capture.mode@HOST`` entry that gives it that mode (the host, or a domain
+    #: above it); None: the project-wide ``capture.mode``.
+    capture_entry: str | None = None
 
     @property
     def host(self) -> str:
@@ -79,14 +86,29 @@ def sites_block(now: datetime, after: str | None, limit: int) -> SitesBlock:
     turned away, a host typed into the filter).
     """
     entries = scope_entries(project_chain())
+    capture = capture_settings()
     summaries = store.host_summaries(now, after, limit)
-    sites = [Site(summary, covering_entry(entries, summary.host)) for summary in summaries]
+    sites = [
+        _site(summary, covering_entry(entries, summary.host), capture) for summary in summaries
+    ]
     last = summaries[-1].host if summaries else after
     complete = len(summaries) < limit
     if complete and entries:
         for entry in sorted(set(entries) - store.hosts_with_pages(entries)):
-            sites.append(Site(store.HostSummary(entry, 0, 0, 0, 0, None, None, None), entry))
+            summary = store.HostSummary(entry, 0, 0, 0, 0, None, None, None)
+            sites.append(_site(summary, entry, capture))
     return SitesBlock(sites, last, complete)
+
+
+def _site(summary: store.HostSummary, scope: str | None, capture: CaptureSettings) -> Site:
+    host = summary.host
+    return Site(summary, scope, capture.mode_for(host), capture.entry_for(host))
+
+
+def capture_settings() -> CaptureSettings:
+    """The capture settings the project keeps with the sites' own modes (a kept value
+    this version refuses: its default)."""
+    return capture_modes.kept_modes(crawl_settings.stored())
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,7 @@ from recrawl.core.store.segments import (
     segment_summaries,
 )
 from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, get_setting, set_setting
+from recrawl.core.store.signatures import forget_signatures
 from recrawl.core.store.sites import (
     HostSummary,
     count_hosts,
@@ -186,6 +187,7 @@ from recrawl.core.store.sites import (
     host_summaries,
     hosts_under,
     hosts_with_pages,
+    page_hosts,
 )
 from recrawl.core.store.sources import (
     DueSource,
@@ -306,6 +308,7 @@ __all__ = [
     "entering",
     "exclusive",
     "filter_pages",
+    "forget_signatures",
     "get_setting",
     "give_cash",
     "heartbeat",
@@ -349,6 +352,7 @@ __all__ = [
     "pack_refs",
     "page_by_url",
     "page_count",
+    "page_hosts",
     "page_ids",
     "page_titles",
     "page_urls",

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from peewee import Expression, Field, fn
+from recrawl.core.config import UNCOMPARABLE
 from recrawl.core.store.models import DB, Page, PageKind
+from recrawl.core.store.sql import chunks
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +43,36 @@ class NewSignature:
     kind: str | None
 
 
-def _other_kind(kind: str) -> Expression:
+def _compared() -> Expression:
     # A page with a payload is signed (or should be); a page with only a signature left
     # (its payload gone) must lose it too. Embeds are never signed: their bytes decide.
-    return (
-        (Page.kind == PageKind.PAGE)
-        & ((Page.signature_kind != kind) | Page.signature_kind.is_null())
-        & (Page.payload_file.is_null(False) | Page.signature.is_null(False))
+    return (Page.kind == PageKind.PAGE) & (
+        Page.payload_file.is_null(False) | Page.signature.is_null(False)
     )
+
+
+def _other_kind(kind: str) -> Expression:
+    # a page whose capture mode changed keeps no signature: its archived capture is of
+    # the other mode, so its next fetch compares with nothing (forget_signatures)
+    return _compared() & (
+        Page.signature_kind.is_null()
+        | ((Page.signature_kind != kind) & (Page.signature_kind != UNCOMPARABLE))
+    )
+
+
+def forget_signatures(hosts: Sequence[str], kind: str | None) -> int:
+    """The pages of ``hosts`` lose their signatures, their kind set to ``kind``: their
+    next fetch is compared with nothing archived (their capture mode changed). How many
+    pages had one to lose (a signature, or a payload to sign)."""
+    forgotten = 0
+    with DB.atomic():
+        for chunk in chunks(list(hosts)):
+            forgotten += (
+                Page.update(signature=None, signature_kind=kind)
+                .where(Page.host.in_(chunk) & _compared())
+                .execute()
+            )
+    return forgotten
 
 
 def count_other_kind(kind: str) -> int:

@@ -89,6 +89,12 @@ def hosts_with_pages(hosts: Sequence[str]) -> set[str]:
     return found
 
 
+def page_hosts() -> list[str]:
+    """Every host with pages (not embeds alone), by name."""
+    query = Page.select(Page.host).where(Page.kind == PageKind.PAGE).distinct()
+    return sorted(host for (host,) in query.tuples().iterator())
+
+
 def hosts_under(domain: str) -> list[str]:
     """Hosts with pages that are ``domain`` or end in ``.domain`` (a scope entry's hosts)."""
     escaped = domain.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

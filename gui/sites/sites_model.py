@@ -37,12 +37,28 @@ def scope_text(site: Site) -> str:
     return "in scope" if site.scope == site.host else f"via {site.scope}"
 
 
+#: The column of a site's capture mode.
+CAPTURE_COLUMN = 2
+
+
+def capture_tip(site: Site) -> str:
+    how = "in a browser (Chromium)" if site.capture == "browser" else "over HTTP"
+    if site.capture_entry is None:
+        why = "the project's capture mode (Settings: capture.mode)"
+    elif site.capture_entry == site.host:
+        why = f"its own mode (capture.mode@{site.host})"
+    else:
+        why = f"the mode of {site.capture_entry} (capture.mode@{site.capture_entry})"
+    return f"Captured {how}: {why}"
+
+
 class SitesModel(TableModel[Site]):
     """Rows are :class:`~recrawl.core.policy.sites.Site` values, by host name."""
 
     COLUMNS = (
         Column("Site"),
         Column("Scope", tip="Whether the chain's scope filter lets the crawl onto the host"),
+        Column("Capture", tip="How its pages are captured: over HTTP, or in a browser (Chromium)"),
         Column("Seeds", tip="The URLs you added for it", numeric=True),
         Column("Pages", numeric=True),
         Column("Due now", numeric=True),
@@ -132,9 +148,11 @@ class SitesModel(TableModel[Site]):
             return s.host
         if column == 1:
             return scope_text(site)
-        if column in (2, 3, 4):
-            return f"{(s.seeds, s.pages, s.due)[column - 2]:,}"
-        if column == 5:
+        if column == CAPTURE_COLUMN:
+            return site.capture
+        if column in (3, 4, 5):
+            return f"{(s.seeds, s.pages, s.due)[column - 3]:,}"
+        if column == 6:
             return formatting.local_time(s.last_fetched)
         if s.next_fetch is not None:
             return formatting.local_time(s.next_fetch)
@@ -142,12 +160,14 @@ class SitesModel(TableModel[Site]):
 
     def _tip(self, site: Site, column: int) -> str | None:
         s = site.summary
-        if column in (0, 2) and s.first_seed is not None:
+        if column in (0, 3) and s.first_seed is not None:
             more = f" and {s.seeds - 1:,} more" if s.seeds > 1 else ""
             return f"Seed: {s.first_seed}{more}"
-        if column == 3 and s.filtered:
+        if column == CAPTURE_COLUMN:
+            return capture_tip(site)
+        if column == 4 and s.filtered:
             return f"{s.filtered:,} of them kept but no longer fetched (out of the crawl)"
-        if column == 6 and s.next_fetch is not None:
+        if column == 7 and s.next_fetch is not None:
             return _when(s.next_fetch, self._now)
         return None
 

@@ -10,16 +10,19 @@ its pages stay, with their captures, marked filtered and never fetched again
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QMessageBox,
     QPushButton,
     QStackedWidget,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +31,7 @@ from recrawl.core.clock import utcnow
 from recrawl.core.policy import sites
 from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.sites import Removal, Site
+from recrawl.core.services.sites import SiteCapture
 from recrawl.core.words import plural
 from recrawl.gui.common.tables import compact_rows
 from recrawl.gui.context import AppContext
@@ -46,6 +50,7 @@ EMPTY_HINT = (
 SAMPLES = (
     "www.some-archive.example.org",
     "via example.org",
+    "browser",
     "1,000",
     "1,000,000",
     "1,000,000",
@@ -100,11 +105,28 @@ class SitesPanel(Panel):
             "Take the site out of the crawl's scope; its pages and captures are kept"
         )
         self.remove_button.clicked.connect(self.ask_remove_selected)
+        # one checkable action: the button beside the others and the table's context menu
+        self.capture_action = QAction("Capture with a browser", self)
+        self.capture_action.setCheckable(True)
+        self.capture_action.setToolTip(
+            "Load the site's pages in Chromium and archive what their scripts load, with "
+            "a screenshot of each capture (off: fetched over HTTP)"
+        )
+        self.capture_action.triggered.connect(self.capture_selected)
+        self.capture_button = QToolButton()
+        self.capture_button.setDefaultAction(self.capture_action)
+        self.capture_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        #: The open context menu (tests read its actions).
+        self.menu: QMenu | None = None
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._table_menu)
+        self._capturing = False
         self.message = QLabel("")
         self.message.setWordWrap(True)
         actions = QHBoxLayout()
         actions.addWidget(self.refetch_button)
         actions.addWidget(self.remove_button)
+        actions.addWidget(self.capture_button)
         actions.addStretch(1)
 
         listing = QWidget()
@@ -130,6 +152,7 @@ class SitesPanel(Panel):
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.context.changes.sig_pages.connect(self.changed)
         self.context.changes.sig_policy.connect(self.changed)
+        self.context.changes.sig_settings.connect(self.changed)  # capture.mode, say
         self._update_buttons()
 
     # -- the list ---------------------------------------------------------------------
@@ -200,6 +223,62 @@ class SitesPanel(Panel):
             if site is not None and not site.in_scope
             else "Make all its pages due: the next crawl round fetches them"
         )
+        self.capture_action.setEnabled(site is not None and not self._capturing)
+        self.capture_action.setChecked(site is not None and site.capture == "browser")
+
+    def _table_menu(self, at: QPoint) -> None:
+        if self.selected_site() is not None:
+            self.menu = self.make_menu()
+            self.menu.popup(self.table.viewport().mapToGlobal(at))
+
+    def make_menu(self) -> QMenu:
+        """The table's context menu: the chosen site's actions."""
+        menu = QMenu(self)
+        refetch = menu.addAction(self.refetch_button.text())
+        refetch.setEnabled(self.refetch_button.isEnabled())
+        refetch.triggered.connect(self.refetch_selected)
+        menu.addAction(self.capture_action)
+        menu.addSeparator()
+        remove = menu.addAction(self.remove_button.text())
+        remove.setEnabled(self.remove_button.isEnabled())
+        remove.triggered.connect(self.ask_remove_selected)
+        return menu
+
+    # -- capture mode -----------------------------------------------------------------
+
+    def capture_selected(self, browser: bool) -> None:
+        """Capture the chosen site in a browser (or over HTTP again), from its next fetch."""
+        site = self.selected_site()
+        if site is None:
+            return
+        host, mode = site.host, "browser" if browser else "http"
+        operations = self.context.services.sites
+        self._capturing = True
+        self._update_buttons()
+        self.context.jobs.submit(
+            lambda: operations.capture_site(host, mode), self._captured, self._capture_failed
+        )
+
+    def _captured(self, done: SiteCapture) -> None:
+        self._capturing = False
+        how = "in a browser" if done.mode == "browser" else "over HTTP"
+        if done.missing is not None:
+            # kept all the same: the site waits for a Chromium, and says why
+            self._say(f"{done.host} is to be captured {how}, but {done.missing}")
+        else:
+            pages = done.switch.pages
+            afresh = (
+                f"; {plural(pages, 'page')} compared afresh then (not a change)" if pages else ""
+            )
+            self._say(f"{done.host}: captured {how} from its next fetch{afresh}.")
+        self.context.changes.sig_settings.emit()  # the list shows the mode, Settings too
+        self._update_buttons()
+        self.capture_action.setChecked(done.mode == "browser")  # until the list is read again
+
+    def _capture_failed(self, message: str) -> None:
+        self._capturing = False
+        self._say(message)
+        self._update_buttons()  # the toggle says the mode kept
 
     # -- refetch ----------------------------------------------------------------------
 

@@ -109,6 +109,12 @@ def test_set_and_unset_are_kept_and_typed_as_on_the_command_line(tmp_path, capsy
             ("--set", "politeness.delay=1", "--unset", "politeness.delay"),
             "politeness.delay is both set and unset",
         ),
+        # a site's own capture mode: a host name and a mode, named in the message
+        (("--set", "capture.mode@example.org=chrome"), "capture.mode@example.org: must be http"),
+        (("--set", "capture.mode@http://example.org/=browser"), "capture.mode@http:"),
+        (("--set", "capture.mode@=browser"), "capture.mode@: names no host"),
+        (("--unset", "capture.mode@exa mple.org"), "capture.mode@exa mple.org: not a host"),
+        (("--set", "capture.mode=firefox"), "capture.mode: must be http or browser"),
     ],
 )
 def test_a_wrong_setting_is_one_line_and_nothing_is_kept(tmp_path, capsys, args, message):
@@ -245,3 +251,41 @@ def test_help_lists_each_setting_with_its_unit_and_bounds(capsys):
     assert "Parallel connections to one host. (connections, ≥ 1)" in text
     assert "fetch.read_timeout 30s How long the server may send nothing" in text
     assert "before the fetch fails. (> 0s)" in text
+
+
+def test_a_sites_capture_mode_is_kept_listed_and_documented(tmp_path, capsys):
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    main(["inject", str(d), "http://a.example/", "http://other.example/"])
+    capsys.readouterr()
+    rows = settings_json(capsys, d, "--set", "capture.mode@a.example=browser")
+    assert rows["capture.mode@a.example"] == {
+        "name": "capture.mode@a.example",
+        "value": "browser",
+        "default": "http",  # the project-wide mode it stands over
+        "is_default": False,
+        "help": rows["capture.mode@a.example"]["help"],
+        "unit": None,
+    }
+    names = list(rows)
+    assert names[names.index("capture.mode") + 1] == "capture.mode@a.example"
+    assert main(["settings", str(d), "--set", "capture.mode@WWW.Example.ORG=http"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert ["capture.mode@a.example", "browser", "kept", "(project-wide", "http)"] in [
+        line.split() for line in out
+    ]
+    assert any(line.split()[:2] == ["capture.mode@www.example.org", "http"] for line in out)
+    # project-wide: the sites without their own entry switch, and the command says so
+    assert main(["settings", str(d), "--set", "capture.mode=browser"]) == 0
+    err = capsys.readouterr().err
+    assert err == "capture mode changed for other.example (no page signed yet)\n"
+    rows = settings_json(capsys, d, "--unset", "capture.mode@a.example")
+    assert "capture.mode@a.example" not in rows
+    assert rows["capture.mode@www.example.org"]["default"] == "browser"
+    with pytest.raises(SystemExit):
+        main(["settings", "--help"])
+    epilog = capsys.readouterr().out
+    assert "a site's own capture mode:\n  capture.mode@HOST" in epilog
+    assert "--unset capture.mode@HOST gives the site the project-wide mode" in " ".join(
+        epilog.split()
+    )

@@ -170,3 +170,95 @@ def test_the_crawl_recorded_the_bombs_as_cut(hostile, capsys):
     assert main(["history", str(d), server.url("/bomb"), "--json"]) == 0
     (event,) = json.loads(capsys.readouterr().out)
     assert "decompression bomb" in event["error"]
+
+
+# -- screenshots: a browser capture's PNG (core/archive/rendering.py) -------------------
+
+#: Bytes a text stream would mangle (a NUL, a lone CR, every byte value).
+PNG_FEB = b"\x89PNG\r\n\x1a\n" + b"february" + bytes(range(256))
+PNG_MAR = b"\x89PNG\r\n\x1a\n" + b"march\r\x00" + bytes(range(255, -1, -1))
+
+
+def browser_capture(d: Path, url: str, when: str, png: bytes | None) -> None:
+    """A browser capture of ``url`` as the crawl keeps one: its response, then its DOM
+    and screenshot, in a segment of its own; the page points at it."""
+    from recrawl.core.archive.segment_writer import SegmentWriter
+    from recrawl.core.archive.segments import allocate_name
+    from recrawl.core.archive.warc import payload_digest
+    from recrawl.core.clock import parse_iso
+    from recrawl.core.net.http import HttpRequest, HttpResponse
+    from recrawl.core.project import Project
+    from recrawl.core.store.models import Page
+
+    at = parse_iso(when)
+    project = Project.open(d)
+    try:
+        name = allocate_name(d, at)
+        writer = SegmentWriter(d, name, at)
+        body = b"<html><body>Loading...</body></html>"
+        written = writer.write_response(
+            url,
+            at,
+            HttpRequest("GET", "/page", "HTTP/1.1", [("Host", "127.0.0.1")]),
+            HttpResponse("HTTP/1.1", 200, "OK", [("Content-Type", "text/html")], body),
+            digest=payload_digest(body),
+            mime="text/html",
+        )
+        dom = b"<html><body><h1>The stories, as built by the page's script</h1></body></html>"
+        writer.write_rendering(url, at, written.record_id, dom, png)
+        writer.close(at, writer.flush())
+        Page.update(segment=name, capture_file=writer.relpath, capture_offset=written.offset).where(
+            Page.url == url
+        ).execute()
+    finally:
+        project.close()
+
+
+@pytest.fixture
+def rendered(tmp_path, server):
+    """A page fetched over HTTP in January, then captured in a browser in February (with
+    a screenshot), in March (another), and in April (with screenshots off)."""
+    server.html("/page", "<p>Loading...</p>")
+    d = tmp_path / "p"
+    assert main(["init", str(d)]) == 0
+    assert main(["inject", str(d), server.url("/page")]) == 0
+    assert main(["crawl", str(d), "--delay", "0", "--now", "2027-01-01T00:00:00Z"]) == 0
+    browser_capture(d, server.url("/page"), "2027-02-01T00:00:00Z", PNG_FEB)
+    browser_capture(d, server.url("/page"), "2027-03-01T00:00:00Z", PNG_MAR)
+    return d, server.url("/page")
+
+
+def test_screenshot_writes_the_latest_captures_png_and_at_an_older_one(rendered):
+    d, url = rendered
+    latest = show(d, url, "--screenshot")
+    assert (latest.returncode, latest.stdout, latest.stderr) == (0, PNG_MAR, b"")
+    feb = show(d, url, "--screenshot", "--at", "2027-02-20T00:00:00Z")
+    assert (feb.returncode, feb.stdout) == (0, PNG_FEB)
+    exact = show(d, url, "--screenshot", "--at", "2027-03-01T00:00:00Z")  # at: included
+    assert exact.stdout == PNG_MAR
+
+
+def test_a_capture_without_a_screenshot_is_one_line_and_exit_1(rendered):
+    d, url = rendered
+    january = show(d, url, "--screenshot", "--at", "2027-01-15T00:00:00Z")
+    assert january.returncode == 1 and january.stdout == b""
+    assert january.stderr.decode() == (
+        f"recrawl: error: the capture of 2027-01-01T00:00:00Z of {url} has no screenshot: "
+        "it was fetched over HTTP (a site in capture.mode browser has one a capture)\n"
+    )
+    before = show(d, url, "--screenshot", "--at", "2026-06-01T00:00:00Z")
+    assert before.returncode == 1 and before.stderr.decode().count("\n") == 1
+    assert "no capture of" in before.stderr.decode()
+    browser_capture(d, url, "2027-04-01T00:00:00Z", None)  # screenshots off
+    april = show(d, url, "--screenshot")
+    assert april.returncode == 1 and april.stdout == b""
+    assert april.stderr.decode() == (
+        f"recrawl: error: the latest capture of {url} has no screenshot: it was captured "
+        "in a browser with capture.screenshots off\n"
+    )
+
+
+def test_screenshot_and_raw_exclude_each_other(rendered):
+    d, url = rendered
+    result = show(d, url, "--screenshot", "--raw")
+    assert result.returncode == 2 and b"not allowed with argument" in result.stderr

@@ -55,6 +55,7 @@ CHANGES: dict[str, Callable[[Services], object]] = {
     "chain": lambda s: s.chain.apply(choices.chain_text()),
     "settings": lambda s: s.settings.save({"politeness.delay": 0.5}),
     "remove site": lambda s: s.sites.remove("b.example"),
+    "capture mode": lambda s: s.sites.set_capture_mode("a.example", "browser"),
     "re-signing": lambda s: s.re_signing.switch("md5"),
     "fix an interval": lambda s: s.schedule.fix_interval("http://a.example/", 3600.0, utcnow()),
 }

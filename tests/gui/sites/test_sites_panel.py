@@ -6,13 +6,16 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from recrawl.core import store
+from recrawl.core.browser import chromium
 from recrawl.core.clock import utcnow
+from recrawl.core.config import UNCOMPARABLE
 from recrawl.core.engine import inject
-from recrawl.core.policy import choices
+from recrawl.core.policy import capture_modes, choices, crawl_settings
 from recrawl.core.policy import refetch as refetching
 from recrawl.core.policy.sites import ANY_HOST, scope_entries
+from recrawl.core.services import Services
 from recrawl.core.store.models import Page, PageStatus
-from recrawl.gui.sites.sites_model import BLOCK, SITE_ROLE
+from recrawl.gui.sites.sites_model import BLOCK, CAPTURE_COLUMN, SITE_ROLE
 from recrawl.gui.sites.sites_panel import SitesPanel
 
 from tests.gui.helpers import open_window
@@ -61,10 +64,10 @@ def test_sites_lists_seeds_and_hosts_with_their_pages(qtbot, qtmodeltester, watc
     panel = open_sites(qtbot, window)
     assert hosts(panel) == ["127.0.0.1", "later.example"]
     assert panel.summary.text() == "2 hosts with pages, 4 pages in all"
-    _, scope, seeds, pages, due, last, nxt = row_texts(panel, "127.0.0.1")
-    assert (scope, seeds, pages, due) == ("in scope", "1", "3", "0")  # crawled "in 2027"
+    _, scope, capture, seeds, pages, due, last, nxt = row_texts(panel, "127.0.0.1")
+    assert (scope, capture, seeds, pages, due) == ("in scope", "http", "1", "3", "0")
     assert last.startswith("2027-01-01") and nxt.startswith("2027-01-")
-    assert row_texts(panel, "later.example")[1:6] == ["in scope", "1", "1", "1", ""]
+    assert row_texts(panel, "later.example")[1:7] == ["in scope", "http", "1", "1", "1", ""]
     # the seeds of the chosen site, by name: they no longer vanish after "Add seeds"
     choose(qtbot, panel, "later.example")
     qtbot.waitUntil(lambda: "http://later.example/start" in panel.seeds_label.text())
@@ -84,7 +87,7 @@ def test_refetch_makes_the_sites_pages_due_now(qtbot, watched, prefs, server):
     assert panel.message.text() == (
         "127.0.0.1: 3 more pages are due now; the next crawl fetches them."
     )
-    qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[4] == "3")
+    qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[5] == "3")
     window.close()
 
 
@@ -109,7 +112,7 @@ def test_refetch_goes_through_the_core_call_refetch_uses(qtbot, watched, prefs, 
     assert calls[1].made_due == 3
     assert panel.message.text().startswith("127.0.0.1: 3 more pages are due now")
     # again: nothing more to make due, and the panel says so with the count
-    qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[4] == "3")
+    qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[5] == "3")
     choose(qtbot, panel, "127.0.0.1")
     qtbot.waitUntil(panel.refetch_button.isEnabled)
     qtbot.mouseClick(panel.refetch_button, Qt.MouseButton.LeftButton)
@@ -147,7 +150,7 @@ def test_remove_asks_then_takes_the_site_out_and_keeps_its_pages(qtbot, watched,
     kept = list(Page.select().where(Page.host == "127.0.0.1"))
     assert len(kept) == 3 and {p.status for p in kept} == {PageStatus.FILTERED}
     qtbot.waitUntil(lambda: row_texts(panel, "127.0.0.1")[1] == "out of scope")
-    assert row_texts(panel, "127.0.0.1")[6] == "never"
+    assert row_texts(panel, "127.0.0.1")[7] == "never"
     choose(qtbot, panel, "127.0.0.1")
     # out of scope: nothing to refetch, nothing left to remove
     assert not panel.refetch_button.isEnabled() and not panel.remove_button.isEnabled()
@@ -193,4 +196,89 @@ def test_an_empty_project_says_where_sites_come_from(qtbot, project, prefs):
     panel = open_sites(qtbot, window)
     assert panel.stack.currentWidget() is panel.hint
     assert "Crawl" in panel.hint.text()
+    window.close()
+
+
+# -- capture mode -----------------------------------------------------------------------
+
+
+def capture_texts(panel: SitesPanel) -> dict[str, str]:
+    return {host: row_texts(panel, host)[2] for host in hosts(panel)}
+
+
+def test_capture_with_a_browser_switches_the_site_and_forgets_its_signatures(qtbot, watched, prefs):
+    Page.update(signature=b"signed", signature_kind="md5").execute()
+    window = open_window(qtbot, watched, prefs)
+    panel = open_sites(qtbot, window)
+    assert capture_texts(panel) == {"127.0.0.1": "http", "later.example": "http"}
+    choose(qtbot, panel, "127.0.0.1")
+    assert panel.capture_action.isEnabled() and not panel.capture_action.isChecked()
+    with qtbot.waitSignal(window.context.changes.sig_settings):
+        qtbot.mouseClick(panel.capture_button, Qt.MouseButton.LeftButton)
+    assert panel.message.text() == (
+        "127.0.0.1: captured in a browser from its next fetch; 3 pages compared afresh "
+        "then (not a change)."
+    )
+    qtbot.waitUntil(lambda: capture_texts(panel).get("127.0.0.1") == "browser")
+    assert capture_texts(panel)["later.example"] == "http"
+    assert crawl_settings.project_crawl_settings().capture.host_modes == (("127.0.0.1", "browser"),)
+    kinds = {p.host: (p.signature, p.signature_kind) for p in Page.select()}
+    assert kinds["127.0.0.1"] == (None, UNCOMPARABLE)
+    assert kinds["later.example"] == (b"signed", "md5")  # another site keeps its own
+    row = panel.model.row_of("127.0.0.1")
+    tip = panel.model.index(row, CAPTURE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "Captured in a browser (Chromium): its own mode (capture.mode@127.0.0.1)"
+    choose(qtbot, panel, "127.0.0.1")
+    assert panel.capture_action.isChecked()
+    window.close()
+
+
+def test_the_context_menu_turns_browser_capture_off_again(qtbot, watched, prefs):
+    Services(watched).sites.set_capture_mode("127.0.0.1", "browser")
+    window = open_window(qtbot, watched, prefs)
+    panel = open_sites(qtbot, window)
+    assert capture_texts(panel)["127.0.0.1"] == "browser"
+    choose(qtbot, panel, "127.0.0.1")
+    menu = panel.make_menu()  # what a right click on the row pops up
+    (action,) = [a for a in menu.actions() if a.text() == "Capture with a browser"]
+    assert action.isCheckable() and action.isChecked()
+    with qtbot.waitSignal(window.context.changes.sig_settings):
+        action.trigger()
+    assert panel.message.text().startswith("127.0.0.1: captured over HTTP from its next fetch")
+    qtbot.waitUntil(lambda: capture_texts(panel).get("127.0.0.1") == "http")
+    # the project-wide mode says http already: the site's own entry is forgotten
+    assert capture_modes.host_modes() == {}
+    window.close()
+
+
+def test_browser_mode_without_chromium_says_so_and_keeps_the_mode(
+    qtbot, watched, prefs, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(chromium, "KNOWN_BINARIES", ())
+    monkeypatch.setenv("PATH", str(tmp_path))  # no chromium on it
+    window = open_window(qtbot, watched, prefs)
+    panel = open_sites(qtbot, window)
+    choose(qtbot, panel, "later.example")
+    with qtbot.waitSignal(window.context.changes.sig_settings):
+        qtbot.mouseClick(panel.capture_button, Qt.MouseButton.LeftButton)
+    assert panel.message.text() == (
+        f"later.example is to be captured in a browser, but {chromium.MISSING}"
+    )
+    assert "\n" not in panel.message.text()
+    qtbot.waitUntil(lambda: capture_texts(panel).get("later.example") == "browser")
+    assert capture_modes.host_modes() == {"later.example": "browser"}
+    window.close()
+
+
+def test_a_site_under_a_domains_mode_shows_where_it_comes_from(qtbot, watched, prefs):
+    Services(watched).settings.update({"capture.mode@example": "browser"})
+    window = open_window(qtbot, watched, prefs)
+    panel = open_sites(qtbot, window)
+    assert capture_texts(panel) == {"127.0.0.1": "http", "later.example": "browser"}
+    row = panel.model.row_of("later.example")
+    tip = panel.model.index(row, CAPTURE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "Captured in a browser (Chromium): the mode of example (capture.mode@example)"
+    row = panel.model.row_of("127.0.0.1")
+    tip = panel.model.index(row, CAPTURE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "Captured over HTTP: the project's capture mode (Settings: capture.mode)"
     window.close()
