@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-#: Rows compared at a time: a full-page screenshot's comparison holds a slice of
-#: booleans, not one per pixel of the page.
+#: Rows compared at a time: a full-page screenshot's comparison copies a slice of its
+#: pixels at a time, not the page's.
 _ROWS = 1024
 
 
@@ -39,17 +39,23 @@ class PixelDiff:
 
 def pixel_diff(old: NDArray[np.uint8], new: NDArray[np.uint8]) -> PixelDiff:
     """How ``new`` differs from ``old``, pixel by pixel (both height × width × 4)."""
+    mask = changed_mask(old, new)
+    return PixelDiff(int(np.count_nonzero(mask)), mask.size, old.shape == new.shape)
+
+
+def changed_mask(old: NDArray[np.uint8], new: NDArray[np.uint8]) -> NDArray[np.bool_]:
+    """The canvas (the larger height by the larger width): True where a pixel changed,
+    or where only one of the images covers it."""
     for image in (old, new):
         if image.ndim != 3 or image.shape[2] != 4:
             raise ValueError(f"an RGBA image is height × width × 4, not {image.shape}")
     (old_h, old_w, _), (new_h, new_w, _) = old.shape, new.shape
     height, width = min(old_h, new_h), min(old_w, new_w)
-    total = max(old_h, new_h) * max(old_w, new_w)
-    changed = total - height * width  # outside the overlap
+    mask = np.ones((max(old_h, new_h), max(old_w, new_w)), dtype=np.bool_)
     for top in range(0, height, _ROWS):
         rows = slice(top, min(top + _ROWS, height))
         # a pixel's four bytes as one number: one comparison a pixel
-        before = np.ascontiguousarray(old[rows, :width]).view(np.uint32)
-        after = np.ascontiguousarray(new[rows, :width]).view(np.uint32)
-        changed += int(np.count_nonzero(before != after))
-    return PixelDiff(changed, total, old.shape == new.shape)
+        before = np.ascontiguousarray(old[rows, :width]).view(np.uint32)[..., 0]
+        after = np.ascontiguousarray(new[rows, :width]).view(np.uint32)[..., 0]
+        mask[rows, :width] = before != after
+    return mask

@@ -46,3 +46,13 @@ def test_different_sizes_compare_the_overlap_and_count_the_rest_as_changed():
 def test_arrays_that_are_not_rgba_are_refused():
     with pytest.raises(ValueError, match="RGBA"):
         pd.pixel_diff(np.zeros((4, 4, 3), np.uint8), image(4, 4))
+
+
+def test_the_mask_marks_the_changed_pixels_and_what_one_image_alone_covers():
+    old, new = image(2, 3), image(3, 2)
+    new[1, 0, 2] = 7
+    assert pd.changed_mask(old, new).tolist() == [
+        [False, False, True],
+        [True, False, True],
+        [True, True, True],
+    ]
