@@ -28,7 +28,7 @@ from recrawl.gui.common import formatting
 from recrawl.gui.jobs.threads import start_thread
 
 #: A thumbnail's box: a 16:9 viewport fits it whole.
-THUMBNAIL = QSize(160, 90)
+THUMBNAIL = QSize(128, 72)
 #: What marks a changed pixel (magenta: rare on pages), over a fifth of the pixel's own
 #: colour, so what changed stays readable beneath.
 MARK = (255, 0, 255)

@@ -8,14 +8,17 @@ screenshot (fetched over HTTP) shows nothing of it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QImage, QResizeEvent, QShowEvent
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QImage, QPainter, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QLabel,
     QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +33,29 @@ LABEL_HEIGHT = 22
 SPACING = 8
 #: Thumbnails decoded beyond each edge of the view: a short scroll finds them ready.
 AHEAD = 2
+
+
+class _Framed(QStyledItemDelegate):
+    """Each thumbnail with a hairline round it: a white page stays apart from the list."""
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        super().paint(painter, option, index)
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        widget = option.widget
+        style = widget.style() if widget is not None else None
+        if style is None:
+            return
+        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemDecoration, item, widget)
+        painter.save()
+        painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
+        painter.drawRect(rect.adjusted(0, 0, -1, -1))
+        painter.restore()
 
 
 class TimelineView(QWidget):
@@ -47,6 +73,7 @@ class TimelineView(QWidget):
         self.list = QListView()
         self.list.setObjectName("screenshot-timeline")
         self.list.setModel(model)
+        self.list.setItemDelegate(_Framed(self.list))
         self.list.setViewMode(QListView.ViewMode.IconMode)
         self.list.setFlow(QListView.Flow.LeftToRight)
         self.list.setWrapping(False)
@@ -62,7 +89,7 @@ class TimelineView(QWidget):
         self.list.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         bar = self.list.horizontalScrollBar().sizeHint().height()
-        self.list.setFixedHeight(self.grid.height() + bar + 2 * self.list.frameWidth() + 4)
+        self.list.setFixedHeight(self.grid.height() + bar + 2 * self.list.frameWidth())
         self.list.clicked.connect(lambda index: self.sig_open.emit(index.row()))
         self.list.activated.connect(lambda index: self.sig_open.emit(index.row()))
         # what is in view, once per turn of the event loop however many changes came
