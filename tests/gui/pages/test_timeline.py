@@ -7,6 +7,7 @@ each screenshot a plain colour, so a thumbnail's colour says which capture it sh
 from __future__ import annotations
 
 import os
+import threading
 from datetime import timedelta
 from pathlib import Path
 
@@ -149,4 +150,28 @@ def test_a_screenshot_qt_cannot_read_is_a_marked_thumbnail_that_says_why(qtbot, 
     dialog = panel.detail.screenshot_dialog
     qtbot.waitUntil(lambda: dialog.image.text.startswith("The screenshot could not be read"))
     assert dialog.image.pixmap is None
+    window.close()
+
+
+def test_screenshots_are_listed_and_decoded_off_the_gui_thread(qtbot, captured, prefs, monkeypatch):
+    from recrawl.core.archive import screenshots
+    from recrawl.gui.pages import screenshot_jobs
+
+    threads: dict[str, set[bool]] = {"listed": set(), "decoded": set()}
+
+    def watched(name, job):
+        def run(*args, **kwargs):
+            threads[name].add(threading.current_thread() is threading.main_thread())
+            return job(*args, **kwargs)
+
+        return run
+
+    monkeypatch.setattr(screenshots, "timeline", watched("listed", screenshots.timeline))
+    monkeypatch.setattr(
+        screenshot_jobs, "load_thumbnail", watched("decoded", screenshot_jobs.load_thumbnail)
+    )
+    window = open_window(qtbot, captured, prefs)
+    panel = timeline_of(qtbot, window, URL, 3)
+    qtbot.waitUntil(lambda: panel.detail.timeline_model.loaded() == 3)
+    assert threads == {"listed": {False}, "decoded": {False}}
     window.close()
