@@ -2,8 +2,9 @@
 
 A capture's screenshot is a ``resource`` record after the capture's own records
 (:mod:`.rendering`). Listing a page's screenshots reads the records' headers only, never
-a PNG: a timeline of hundreds of captures costs their headers, and each image is read
-when it is shown (:func:`read_screenshot`). The latest :data:`TIMELINE_CAPTURES`
+a PNG, and steps over the capture's own body by its index line's length: a timeline of
+hundreds of captures costs their headers, and each image is read when it is shown
+(:func:`read_screenshot`). The latest :data:`TIMELINE_CAPTURES`
 captures are looked at, so a page fetched hourly for years lists in bounded time.
 """
 
@@ -69,7 +70,7 @@ def timeline(project_dir: Path, url: str, limit: int = TIMELINE_CAPTURES) -> Tim
     problems: list[str] = []
     for capture in captures[-limit:] if limit > 0 else []:
         try:
-            at = screenshot_offset(capture.path, capture.offset)
+            at = screenshot_offset(capture.path, capture.offset, capture.length)
         except (MissingFile, WarcError) as exc:
             problems.append(str(exc))
             at = None
@@ -79,33 +80,49 @@ def timeline(project_dir: Path, url: str, limit: int = TIMELINE_CAPTURES) -> Tim
 
 def shot_of(capture: CaptureRef) -> CaptureShot:
     """Where ``capture``'s screenshot is (a diff's two captures)."""
-    return CaptureShot(
-        capture.date, capture.path, capture.offset, screenshot_offset(capture.path, capture.offset)
-    )
+    at = screenshot_offset(capture.path, capture.offset, capture.length)
+    return CaptureShot(capture.date, capture.path, capture.offset, at)
 
 
-def screenshot_offset(path: Path, offset: int) -> int | None:
+def screenshot_offset(path: Path, offset: int, length: int | None = None) -> int | None:
     """Where the screenshot of the capture at ``offset`` of ``path`` starts, by the rule
-    of :func:`~.rendering.rendering_at`, from the records' headers alone; None: none."""
+    of :func:`~.rendering.rendering_at`, from the records' headers alone; None: none.
+    ``length``, the capture record's (its index line's), steps over the capture's body
+    unread: a page of megabytes costs its headers."""
+    if length is not None:
+        try:
+            return _screenshot_offset(path, offset, length)
+        except WarcError:  # a length that is not the record's: read it through
+            pass
+    return _screenshot_offset(path, offset, None)
+
+
+def _screenshot_offset(path: Path, offset: int, length: int | None) -> int | None:
     try:
         with open(path, "rb") as fh:
             fh.seek(offset)
             records = ArchiveIterator(fh)
-            capture_id = None
-            start = offset
-            for number, record in enumerate(records):
-                headers = record.rec_headers
-                if number == 0:
-                    capture_id = headers.get_header("WARC-Record-ID")
-                elif record.rec_type in ("response", "revisit", "warcinfo") or number > _LOOK_AHEAD:
+            capture = next(records, None)
+            if capture is None:
+                raise WarcError(f"no WARC record in {path} at offset {offset}")
+            capture_id = capture.rec_headers.get_header("WARC-Record-ID")
+            if length is None:
+                records.read_to_end()
+                # warcio counts from the file's start (it asks the file where it is)
+                length = records.get_record_offset() + records.get_record_length() - offset
+            start = offset + length
+            fh.seek(start)
+            records = ArchiveIterator(fh)
+            for number, record in enumerate(records, start=1):
+                if record.rec_type in ("response", "revisit", "warcinfo") or number > _LOOK_AHEAD:
                     return None
-                elif record.rec_type == "resource":
+                if record.rec_type == "resource":
+                    headers = record.rec_headers
                     if headers.get_header("WARC-Concurrent-To") != capture_id:
                         return None
                     if (headers.get_header("WARC-Target-URI") or "").startswith(_PREFIX):
                         return start
-                # the next record starts where this one ends (warcio counts from the
-                # file's start: it asks the file where it is); its body skipped, not kept
+                # the next record starts where this one ends; its body skipped, not kept
                 records.read_to_end()
                 start = records.get_record_offset() + records.get_record_length()
     except FileNotFoundError:
@@ -136,7 +153,7 @@ def screenshot_at(
         when = f" at or before {at.isoformat()}Z" if at is not None else ""
         raise NotFound(f"no capture of {url}{when}")
     for capture in reversed(captures[-TIMELINE_CAPTURES:]):  # bounded as a timeline is
-        where = screenshot_offset(capture.path, capture.offset)
+        where = screenshot_offset(capture.path, capture.offset, capture.length)
         if where is not None:
             return capture.date, read_screenshot(capture.path, where)
     raise NotFound(f"no capture of {url} has a screenshot (they were fetched over HTTP)")

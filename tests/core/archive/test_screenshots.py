@@ -91,3 +91,32 @@ def test_a_missing_file_is_a_problem_of_its_capture_not_of_the_timeline(captured
     found = screenshots.timeline(project.path, URL)
     assert [c.has_screenshot for c in found.captures] == [False, False, True]
     assert len(found.problems) == 1 and "missing" in found.problems[0]
+
+
+def test_the_capture_body_is_stepped_over_unread_by_its_index_length(project, capsys):
+    import os
+
+    from recrawl.core.archive.captures import all_captures
+
+    body = os.urandom(30_000).hex()  # incompressible: the member's middle is the body
+    shot = png(4, 3, RED)
+    browser_captures(project.path, URL, [Capture(T0, f"<p>{body}</p>", shot)])
+    (capture,) = all_captures(project.path, URL)
+    assert capture.length is not None
+    expected = screenshots.screenshot_offset(capture.path, capture.offset)
+    assert expected is not None
+    # a length that is not the record's: read through instead
+    assert screenshots.screenshot_offset(capture.path, capture.offset, capture.length - 7) == (
+        expected
+    )
+    # the body's compressed bytes spoilt: stepped over, they are never decompressed (warcio
+    # says on stderr when it meets them) and the screenshot is found all the same
+    with open(capture.path, "r+b") as fh:
+        fh.seek(capture.offset + capture.length // 2)
+        fh.write(b"\x00" * 64)
+    capsys.readouterr()
+    found = screenshots.screenshot_offset(capture.path, capture.offset, capture.length)
+    assert found == expected and capsys.readouterr().err == ""
+    assert screenshots.read_screenshot(capture.path, found) == shot
+    screenshots.screenshot_offset(capture.path, capture.offset)  # read through: it meets them
+    assert "decompressing" in capsys.readouterr().err
