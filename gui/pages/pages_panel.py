@@ -342,6 +342,9 @@ class PagesPanel(Panel):
         if model.timeline is None or not 0 <= row < model.rowCount():
             return
         shot: CaptureShot = model.shot(row)
+        shown = self.detail.screenshot_dialog
+        if shown is not None and shown.isVisible() and shown.shot == shot:
+            return  # a click that also activates the item: one window, one read
         dialog = self.detail.open_screenshot(model.timeline.url, shot)
         self._screenshot_tickets = {self.screenshots.image(shot): dialog}
 

@@ -87,6 +87,14 @@ def test_the_timeline_shows_each_screenshot_oldest_first_and_opens_one_larger(
     assert dialog.image.pixmap.toImage().pixelColor(5, 5).getRgb() == COLOURS[2]
     when = formatting.local_time(dates[2], seconds=True)
     assert dialog.caption.text() == f"Captured {when} (local time), 320 × 180 pixels"
+    view.activated.emit(model.index(2))  # where a click also activates: the same window
+    assert detail.screenshot_dialog is dialog
+    # another capture: its own window in place of the first
+    panel.open_screenshot(0)
+    assert detail.screenshot_dialog is not dialog and not dialog.isVisible()
+    other = detail.screenshot_dialog
+    qtbot.waitUntil(lambda: other.image.pixmap is not None)
+    assert other.image.pixmap.toImage().pixelColor(5, 5).getRgb() == COLOURS[0]
     window.close()
 
 
