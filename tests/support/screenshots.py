@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from recrawl.core import store
 from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
-from recrawl.core.archive.warc import payload_digest
+from recrawl.core.archive.warc import IDENTICAL_PAYLOAD, payload_digest
 from recrawl.core.engine import inject
 from recrawl.core.net.http import HttpRequest, HttpResponse
 from recrawl.core.store.models import PageStatus
@@ -59,10 +59,12 @@ class Capture:
 
 
 def browser_captures(project_dir: Path, url: str, captures: Sequence[Capture]) -> None:
-    """Archive ``captures`` of ``url`` (oldest first), one round's segment each."""
+    """Archive ``captures`` of ``url`` (oldest first), one round's segment each; a capture
+    of the same bytes as the one before is a revisit, as the engine writes it."""
     inject([url], captures[0].at)
     parts = urlsplit(url)
     previous: str | None = None
+    response_at: tuple[datetime, str] | None = None  # the response a revisit refers to
     for capture in captures:
         page = store.page_by_url(url)
         assert page is not None
@@ -73,9 +75,23 @@ def browser_captures(project_dir: Path, url: str, captures: Sequence[Capture]) -
         request = HttpRequest("GET", parts.path or "/", "HTTP/1.1", [("Host", parts.netloc)])
         headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))]
         response = HttpResponse("HTTP/1.1", 200, "OK", headers, body)
-        written = writer.write_response(
-            url, capture.at, request, response, digest=digest, mime="text/html"
-        )
+        if previous == digest and response_at is not None:  # unchanged: a revisit
+            written = writer.write_revisit(
+                url,
+                capture.at,
+                request,
+                response,
+                profile=IDENTICAL_PAYLOAD,
+                digest=digest,
+                refers_to_uri=url,
+                refers_to_date=response_at[0],
+                refers_to_id=response_at[1],
+            )
+        else:
+            written = writer.write_response(
+                url, capture.at, request, response, digest=digest, mime="text/html"
+            )
+            response_at = (capture.at, written.record_id)
         if capture.screenshot is not None:
             writer.write_rendering(url, capture.at, written.record_id, body, capture.screenshot)
         size = writer.flush()
@@ -88,14 +104,18 @@ def browser_captures(project_dir: Path, url: str, captures: Sequence[Capture]) -
             "capture_file": relpath,
             "capture_offset": written.offset,
             "capture_length": written.length,
-            "payload_segment": name,
-            "payload_file": relpath,
-            "payload_offset": written.offset,
-            "payload_length": written.length,
-            "payload_record_id": written.record_id,
-            "payload_date": capture.at,
-            "payload_digest": digest,
         }
+        if response_at is not None and response_at[1] == written.record_id:
+            # a response is the page's payload now; a revisit leaves it where it was
+            fields.update(
+                payload_segment=name,
+                payload_file=relpath,
+                payload_offset=written.offset,
+                payload_length=written.length,
+                payload_record_id=written.record_id,
+                payload_date=capture.at,
+                payload_digest=digest,
+            )
         change = (
             "unknown" if previous is None else ("unchanged" if previous == digest else "changed")
         )

@@ -120,3 +120,20 @@ def test_the_capture_body_is_stepped_over_unread_by_its_index_length(project, ca
     assert screenshots.read_screenshot(capture.path, found) == shot
     screenshots.screenshot_offset(capture.path, capture.offset)  # read through: it meets them
     assert "decompressing" in capsys.readouterr().err
+
+
+def test_a_revisit_keeps_its_own_screenshot(project):
+    # the bytes did not change (a revisit record), the rendering did (a script's clock)
+    before, after = png(4, 3, RED), png(4, 3, BLUE)
+    browser_captures(
+        project.path,
+        URL,
+        [Capture(T0, "<p>same</p>", before), Capture(T0 + timedelta(days=1), "<p>same</p>", after)],
+    )
+    found = screenshots.timeline(project.path, URL)
+    assert [c.has_screenshot for c in found.captures] == [True, True]
+    from recrawl.core.archive.warc import read_record
+
+    assert read_record(found.captures[1].path, found.captures[1].offset).record_type == "revisit"
+    pngs = [screenshots.read_screenshot(s.path, s.screenshot_offset) for s in found.shots]
+    assert pngs == [before, after]
