@@ -37,6 +37,8 @@ class CaptureRef:
     mime: str  # ``warc/revisit`` for a revisit
     status: str  # the HTTP status, ``-`` for a revisit of a 304
     digest: str = ""  # the payload's digest (a revisit's: the payload it refers to)
+    #: The record's length in the file (None: not known), to step over its body unread.
+    length: int | None = None
 
     @property
     def record_type(self) -> str:
@@ -92,6 +94,7 @@ def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
                         data.get("mime", ""),
                         str(data.get("status", "")),
                         data.get("digest", ""),
+                        int(data["length"]) if "length" in data else None,
                     )
                 )
     return sorted(found, key=lambda c: (c.date, c.path.name, c.offset))
@@ -150,6 +153,7 @@ def _all_captures(project_dir: Path, url: str) -> list[CaptureRef]:
         else (page.content_type or "").split(";")[0].strip().lower(),
         str(record.http_status) if record.http_status is not None else "-",
         record.warc_headers.get("WARC-Payload-Digest", ""),
+        page.capture_length,
     )
     return sorted([*found, latest], key=lambda c: (c.date, c.path.name, c.offset))
 

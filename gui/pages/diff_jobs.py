@@ -3,20 +3,25 @@
 Runs inside ``context.jobs.compute`` (never on the GUI thread: reading two payloads,
 extracting their main text and comparing them can take seconds). The answer is a
 frozen :class:`DiffPage`: the core's comparison and the side-by-side HTML built from it,
-so the GUI thread only hands a finished document to its view.
+so the GUI thread only hands a finished document to its view; and, when both captures
+were made by a browser, their screenshots decoded and the share of pixels that changed
+(:func:`~recrawl.gui.pages.screenshot_jobs.compare_screenshots`).
 """
 
 from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from recrawl.core.archive.captures import CaptureRef
 from recrawl.core.archive.page_diff import PageDiff, fetch_pair, latest_change, page_diff
 from recrawl.core.config import VIEW
 from recrawl.core.content.diff import Row, Span
+from recrawl.core.errors import RecrawlError
+from recrawl.gui.pages.screenshot_jobs import VisualDiff, compare_screenshots
 
 #: Rows laid out at most (a document of many thousands would take the GUI thread long
 #: to lay out); past it the view says how many more there are.
@@ -47,18 +52,30 @@ class DiffPage:
     rows: tuple[Row, ...]
     #: What the reader should know (a side cut at the bounds, a main-text fallback).
     notes: tuple[str, ...]
+    #: The two captures' screenshots and how much of them changed (None: not both
+    #: captures kept one).
+    visual: VisualDiff | None = None
 
 
 def latest_diff(project_dir: Path, url: str) -> DiffPage:
     """The page's latest change (``recrawl diff``'s default)."""
     old, new = latest_change(project_dir, url)
-    return laid_out(page_diff(project_dir, url, old, new))
+    return _with_screenshots(laid_out(page_diff(project_dir, url, old, new)), old, new)
 
 
 def fetches_diff(project_dir: Path, url: str, first: datetime, second: datetime | None) -> DiffPage:
     """The captures of two fetches (``second`` None: ``first``'s and the one before)."""
     old, new = fetch_pair(project_dir, url, first, second)
-    return laid_out(page_diff(project_dir, url, old, new))
+    return _with_screenshots(laid_out(page_diff(project_dir, url, old, new)), old, new)
+
+
+def _with_screenshots(page: DiffPage, old: CaptureRef, new: CaptureRef) -> DiffPage:
+    try:
+        visual, note = compare_screenshots(old, new)
+    except RecrawlError as exc:  # the text diff stands without them
+        visual, note = None, f"the screenshots could not be compared: {exc}"
+    notes = (*page.notes, note) if note else page.notes
+    return replace(page, visual=visual, notes=notes)
 
 
 def laid_out(result: PageDiff) -> DiffPage:

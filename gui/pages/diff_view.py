@@ -6,22 +6,28 @@ paragraph a row; added text is green, removed red, and inside a changed paragrap
 words that changed are marked. Both sides are the two columns of one table, so their
 rows stay aligned however they wrap and scroll together, under a header naming each
 capture's date in local time. A run of unchanged paragraphs is folded into one line;
-clicking it shows them (and clicking again folds them back).
+clicking it shows them (and clicking again folds them back). When both captures were
+made by a browser, their screenshots stand side by side above the text, under the
+share of pixels that changed.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
+    QSplitter,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 from recrawl.gui.common import formatting
+from recrawl.gui.common.scaled_image import ScaledImage
 from recrawl.gui.pages.diff_jobs import (
     ADDED_BACKGROUND,
     ADDED_WORDS,
@@ -70,15 +76,49 @@ class DiffView(QWidget):
         headers.addWidget(self.new_header, 0, 1)
         headers.setColumnStretch(0, 1)
         headers.setColumnStretch(1, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(self._build_screens())
+        self.split.addWidget(self.text)
+        self.split.setChildrenCollapsible(False)
+        self.split.setSizes([320, 320])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.summary)
         layout.addWidget(self.notes)
         layout.addLayout(headers)
-        layout.addWidget(self.text, 1)
+        layout.addWidget(self.split, 1)
         layout.addWidget(self.legend)
         self.notes.hide()
+
+    def _build_screens(self) -> QWidget:
+        """The two screenshots side by side, under the share of pixels that changed."""
+        self.pixels = QLabel("")
+        self.pixels.setObjectName("diff-pixels")
+        self.pixels.setWordWrap(True)
+        self.pixels.setTextFormat(Qt.TextFormat.PlainText)
+        bold = self.pixels.font()
+        bold.setBold(True)
+        self.pixels.setFont(bold)
+        self.mark = QCheckBox("Mark the changed pixels")
+        self.mark.setToolTip("Tint the pixels that differ from the capture before, on the right")
+        self.mark.toggled.connect(lambda _: self._show_new())
+        self.old_image = ScaledImage()
+        self.new_image = ScaledImage()
+        self.screens = QWidget()
+        grid = QGridLayout(self.screens)
+        grid.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addWidget(self.pixels, 1)
+        top.addWidget(self.mark)
+        grid.addLayout(top, 0, 0, 1, 2)
+        grid.addWidget(self.old_image, 1, 0)
+        grid.addWidget(self.new_image, 1, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        grid.setRowStretch(1, 1)
+        self.screens.hide()
+        return self.screens
 
     def show_loading(self, url: str) -> None:
         self.page = None
@@ -87,6 +127,7 @@ class DiffView(QWidget):
         self.old_header.setText("")
         self.new_header.setText("")
         self.text.clear()
+        self._show_screens(None)
 
     def show_error(self, message: str) -> None:
         self.summary.setText(f"Cannot compare: {message}")
@@ -102,6 +143,21 @@ class DiffView(QWidget):
         self.notes.setVisible(bool(page.notes))
         self.unfolded.clear()
         self.text.setHtml(page.html)
+        self._show_screens(page)
+
+    def _show_screens(self, page: DiffPage | None) -> None:
+        visual = page.visual if page is not None else None
+        self.screens.setVisible(visual is not None)
+        self.old_image.set_image(visual.old if visual is not None else None)
+        self._show_new()
+        self.pixels.setText(f"Screenshots: {visual.summary}" if visual is not None else "")
+
+    def _show_new(self) -> None:
+        visual = self.page.visual if self.page is not None else None
+        if visual is None:
+            self.new_image.set_image(None)
+        else:
+            self.new_image.set_image(visual.marked if self.mark.isChecked() else visual.new)
 
     def toggle_fold(self, start: int) -> None:
         """Show the unchanged paragraphs folded at row ``start``, or fold them again."""

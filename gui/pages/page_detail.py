@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from recrawl.core.archive.screenshots import CaptureShot
 from recrawl.core.clock import DAY, HOUR, human_duration
 from recrawl.core.errors import RecrawlError
 from recrawl.core.store import NEVER
@@ -49,6 +50,8 @@ from recrawl.gui.pages.pages_model import (
     MissingModel,
     missing_count,
 )
+from recrawl.gui.pages.timeline_model import TimelineModel
+from recrawl.gui.pages.timeline_view import ScreenshotDialog, TimelineView
 
 #: Qt lays out a run of text with nowhere to break in time that grows with its length
 #: squared: a 2 MiB run (a bomb of zeros, a base64 blob, minified script) held the GUI
@@ -85,6 +88,7 @@ class PageDetailView(QWidget):
         self.fix_dialog: FixIntervalDialog | None = None
         self.content_dialog: ContentDialog | None = None
         self.diff_dialog: DiffDialog | None = None
+        self.screenshot_dialog: ScreenshotDialog | None = None
 
         self.title = QLabel("Select a page to see how its revisit interval moved.")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -93,6 +97,9 @@ class PageDetailView(QWidget):
         self.summary.setWordWrap(True)
 
         actions = self._build_actions()
+        # the page's visual history (browser captures): hidden for a page without any
+        self.timeline_model = TimelineModel(self)
+        self.timeline = TimelineView(self.timeline_model)
         plot_box = self._build_plot()
         history_box = self._build_history()
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -107,6 +114,7 @@ class PageDetailView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.summary)
         layout.addLayout(actions)
+        layout.addWidget(self.timeline)
         layout.addWidget(split, 1)
         self.show_page(None)
 
@@ -241,6 +249,9 @@ class PageDetailView(QWidget):
             self.plot.removeItem(line)
         self.bound_lines = []
         self.next_line = None
+        shown = self.timeline_model.timeline
+        if detail is None or (shown is not None and shown.url != detail.url):
+            self.timeline_model.set_timeline(None)  # another page's: its own is coming
         if detail is None:
             self.title.setText("Select a page to see how its revisit interval moved.")
             self.summary.setText("")
@@ -356,6 +367,15 @@ class PageDetailView(QWidget):
     def show_content(self, content: Content) -> None:
         self.content_dialog = ContentDialog(content, self)
         self.content_dialog.open()
+
+    def open_screenshot(self, url: str, shot: CaptureShot) -> ScreenshotDialog:
+        """A window for ``shot``'s screenshot, saying it loads until it is shown."""
+        if self.screenshot_dialog is not None:
+            self.screenshot_dialog.close()
+            self.screenshot_dialog.deleteLater()
+        self.screenshot_dialog = ScreenshotDialog(url, shot, self)
+        self.screenshot_dialog.show()
+        return self.screenshot_dialog
 
     def open_diff(self, url: str) -> DiffDialog:
         """A diff window for ``url``, saying it is comparing until :meth:`show_diff`."""

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtCore import QDateTime, QModelIndex, Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QImage
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from recrawl.core.archive import screenshots
+from recrawl.core.archive.screenshots import CaptureShot, Timeline
 from recrawl.core.clock import utcnow
 from recrawl.core.store.models import DiscoveredVia, PageKind, PageStatus
 from recrawl.gui.common import formatting
@@ -43,6 +45,8 @@ from recrawl.gui.pages import diff_jobs, page_jobs
 from recrawl.gui.pages.page_detail import PageDetailView
 from recrawl.gui.pages.page_jobs import Content, PageDetail
 from recrawl.gui.pages.pages_model import PagesModel
+from recrawl.gui.pages.screenshot_jobs import ScreenshotLoader
+from recrawl.gui.pages.timeline_view import ScreenshotDialog
 from recrawl.gui.panel import Panel
 
 #: Typing pauses this long (ms) before the search runs.
@@ -89,6 +93,9 @@ class PagesPanel(Panel):
         self.model = PagesModel(context.jobs, self)
         self._selected: str | None = None
         self._detail_generation = 0
+        #: The page's screenshots, decoded on a thread of their own (started when needed).
+        self.screenshots = ScreenshotLoader(self)
+        self._screenshot_tickets: dict[int, ScreenshotDialog] = {}
         self._exporting = False
 
         bar, filters = self._build_controls()
@@ -221,6 +228,13 @@ class PagesPanel(Panel):
         self.detail.sig_compare.connect(self.compare)
         self.detail.sig_open.connect(self.open_in_browser)
         self.detail.sig_open_capture.connect(self.open_capture)
+        self.detail.timeline.sig_visible.connect(self._thumbnails_wanted)
+        self.detail.timeline.sig_open.connect(self.open_screenshot)
+        model = self.detail.timeline_model
+        self.screenshots.sig_thumbnail.connect(model.set_thumbnail)
+        self.screenshots.sig_thumbnail_failed.connect(model.set_failed)
+        self.screenshots.sig_image.connect(self._screenshot_arrived)
+        self.screenshots.sig_image_failed.connect(self._screenshot_failed)
         self.context.replay.sig_failed.connect(self.context.changes.sig_status)
         self.context.changes.sig_pages.connect(self.changed)
 
@@ -233,6 +247,10 @@ class PagesPanel(Panel):
     def reading(self) -> bool:
         # a reload in the middle of reading the table would take the reader to its top
         return self.table.verticalScrollBar().value() > 0 or self._selected is not None
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        self.screenshots.shutdown()
 
     def show_stale(self, stale: bool) -> None:
         self.refresh_button.setText("Refresh (new data)" if stale else "Refresh")
@@ -294,10 +312,51 @@ class PagesPanel(Panel):
             lambda detail: self._detail_arrived(generation, detail),
             self.context.changes.sig_status.emit,
         )
+        # its screenshots: their records' headers read on the long-job lane (hundreds of
+        # captures), never on the store's, which keeps the table moving
+        self.screenshots.want(generation)
+        project_dir = self.context.project.path
+        self.context.jobs.compute(
+            lambda: screenshots.timeline(project_dir, url),
+            lambda found: self._timeline_arrived(generation, found),
+            self.context.changes.sig_status.emit,
+        )
 
     def _detail_arrived(self, generation: int, detail: PageDetail) -> None:
         if generation == self._detail_generation:
             self.detail.show_page(detail)
+
+    def _timeline_arrived(self, generation: int, timeline: Timeline) -> None:
+        if generation == self._detail_generation:
+            self.detail.timeline_model.set_timeline(timeline)
+
+    def _thumbnails_wanted(self, rows: list[int]) -> None:
+        """Decode the thumbnails that came into view (each once)."""
+        shots = self.detail.timeline_model.to_load(rows)
+        if shots:
+            self.screenshots.thumbnails(self._detail_generation, shots)
+
+    def open_screenshot(self, row: int) -> None:
+        """The screenshot of the timeline's ``row``, larger, in a window of its own."""
+        model = self.detail.timeline_model
+        if model.timeline is None or not 0 <= row < model.rowCount():
+            return
+        shot: CaptureShot = model.shot(row)
+        shown = self.detail.screenshot_dialog
+        if shown is not None and shown.isVisible() and shown.shot == shot:
+            return  # a click that also activates the item: one window, one read
+        dialog = self.detail.open_screenshot(model.timeline.url, shot)
+        self._screenshot_tickets = {self.screenshots.image(shot): dialog}
+
+    def _screenshot_arrived(self, ticket: int, image: QImage) -> None:
+        dialog = self._screenshot_tickets.pop(ticket, None)
+        if dialog is not None and dialog is self.detail.screenshot_dialog:
+            dialog.show_image(image)
+
+    def _screenshot_failed(self, ticket: int, message: str) -> None:
+        dialog = self._screenshot_tickets.pop(ticket, None)
+        if dialog is not None and dialog is self.detail.screenshot_dialog:
+            dialog.show_error(message)
 
     def _reselect(self) -> None:
         """After a reload: select the page shown before, if it is still listed."""

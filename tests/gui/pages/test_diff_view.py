@@ -23,9 +23,10 @@ from recrawl.gui.pages.diff_jobs import ADDED_WORDS, REMOVED_WORDS
 from recrawl.gui.pages.pages_panel import PagesPanel
 
 from tests.gui.helpers import open_window, select_page
-from tests.support.crawling import DAY, clock_at, crawl
+from tests.support.crawling import DAY, T0, clock_at, crawl
 from tests.support.httpserver import Reply
 from tests.support.realdocs import python_docs
+from tests.support.screenshots import Capture, browser_captures, png
 
 WRONG = (
     "The summit of the mountain is 2,435 m above the sea, which makes it the highest "
@@ -278,4 +279,92 @@ def test_a_real_doc_pages_diff_shows_whole_paragraphs_and_unfolds_unchanged_ones
     click_link(qtbot, view.text, f"hide these {count}")
     assert hidden_text not in view.text.toPlainText()
     assert view.text.toPlainText().count("(click to show)") == folds
+    window.close()
+
+
+# -- screenshots (issue 27, point 5) ------------------------------------------------------
+
+SHOT_URL = "http://127.0.0.1:9/mountain"
+GREY = (120, 120, 120, 255)
+
+
+def screenshot_pair(project, first: bytes, second: bytes | None) -> None:
+    browser_captures(
+        project.path,
+        SHOT_URL,
+        [
+            Capture(T0, article(WRONG, ROUTE), first),
+            Capture(T0 + 2 * DAY, article(RIGHT, ROUTE), second),
+        ],
+    )
+
+
+def compared(qtbot, window, url: str):
+    panel = select_page(qtbot, window, url)
+    click_rows(qtbot, panel, 0, 1)
+    qtbot.mouseClick(panel.detail.compare_button, Qt.MouseButton.LeftButton)
+    dialog = panel.detail.diff_dialog
+    qtbot.waitUntil(lambda: dialog.view.page is not None)
+    return dialog
+
+
+def test_two_browser_captures_show_their_screenshots_side_by_side_with_the_pixels_changed(
+    qtbot, project, prefs, tmp_path
+):
+    # 30 of 40 × 30 pixels differ: 2.5 %
+    marks = [(x, y, (255, 0, 0, 255)) for x in range(10) for y in range(3)]
+    screenshot_pair(project, png(40, 30, GREY), png(40, 30, GREY, marks))
+    window = open_window(qtbot, project, prefs)
+    dialog = compared(qtbot, window, SHOT_URL)
+    view = dialog.view
+    assert view.summary.text() == "1 paragraph changed"  # the text diff as before
+    assert view.screens.isVisible()
+    assert view.pixels.text() == "Screenshots: 2.5 % of pixels changed"
+    old, new = view.old_image.pixmap.toImage(), view.new_image.pixmap.toImage()
+    assert old.size().toTuple() == new.size().toTuple() == (40, 30)
+    assert old.pixelColor(0, 0).getRgb() == GREY  # before on the left
+    assert new.pixelColor(0, 0).getRgb() == (255, 0, 0, 255)  # after on the right
+    assert new.pixelColor(10, 3).getRgb() == GREY
+    # the changed pixels marked on the right when asked for, the others as they were
+    view.mark.click()
+    marked = view.new_image.pixmap.toImage()
+    assert marked.pixelColor(0, 0).getRgb() == (255, 0, 255 * 4 // 5, 255)  # red under magenta
+    assert marked.pixelColor(10, 3).getRgb() == GREY
+    # both drawn, each in its half
+    assert view.old_image.image_rect().width() > 0 and view.new_image.image_rect().width() > 0
+    assert view.old_image.mapTo(view, view.old_image.rect().topLeft()).x() < view.new_image.x()
+    shot = Path(os.environ.get("RECRAWL_SCREENSHOTS", tmp_path)) / "diff-screenshots.png"
+    assert dialog.grab().save(str(shot))
+    window.close()
+
+
+def test_screenshots_of_different_sizes_count_what_only_one_covers_as_changed(
+    qtbot, project, prefs
+):
+    screenshot_pair(project, png(40, 30, GREY), png(40, 40, GREY))  # 400 of 1,600 pixels
+    window = open_window(qtbot, project, prefs)
+    view = compared(qtbot, window, SHOT_URL).view
+    assert view.pixels.text() == (
+        "Screenshots: 25.0 % of pixels changed (the sizes differ, 40 × 30 and 40 × 40: the "
+        "area both cover is compared, the rest counts as changed)"
+    )
+    window.close()
+
+
+def test_a_capture_without_a_screenshot_shows_none_and_says_why(qtbot, project, prefs):
+    screenshot_pair(project, png(40, 30, GREY), None)
+    window = open_window(qtbot, project, prefs)
+    view = compared(qtbot, window, SHOT_URL).view
+    assert not view.screens.isVisible() and view.page.visual is None
+    when = formatting.local_time(T0 + 2 * DAY, seconds=True)
+    assert view.notes.isVisible()
+    assert f"no screenshots compared: the capture of {when} has none" in view.notes.text()
+    window.close()
+
+
+def test_an_http_page_diff_shows_no_screenshots(qtbot, crawled, prefs, server):
+    window = open_window(qtbot, crawled, prefs)
+    view = compared(qtbot, window, server.url("/")).view
+    assert view.page.visual is None and not view.screens.isVisible()
+    assert "screenshot" not in view.notes.text()
     window.close()
