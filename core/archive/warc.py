@@ -109,8 +109,9 @@ def iter_records_from(path: Path, offset: int) -> Iterator[IndexedRecord]:
             for record in iterator:
                 stored = _stored(record)
                 iterator.read_to_end()
+                # warcio counts from where the file was, not from where it began reading
                 yield IndexedRecord(
-                    offset + iterator.get_record_offset(), iterator.get_record_length(), stored
+                    iterator.get_record_offset(), iterator.get_record_length(), stored
                 )
     except FileNotFoundError:
         raise MissingFile(f"WARC file missing: {path}") from None

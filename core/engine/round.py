@@ -688,9 +688,10 @@ class Round:
         """A browser host's pages with no browser to load them: tried again after
         :data:`NO_BROWSER_WAIT` (a watcher would otherwise wake for them at once)."""
         later = self.parts.clock.now() + timedelta(seconds=NO_BROWSER_WAIT)
-        for ref in [page, *queue.pages]:
-            self.loaded.pop(ref.id, None)
-            self.batch.page_updates.append((ref.id, {"next_fetch": later}))
+        ids = [page.id, *(ref.id for ref in queue.pages)]
+        for page_id in ids:
+            self.loaded.pop(page_id, None)
+            self.batch.page_updates.append((page_id, {"next_fetch": later}))
         queue.pages.clear()
 
     def _defer_host(self, slot: HostSlot, wait: float) -> None:

@@ -79,7 +79,12 @@ def test_an_edit_to_the_json_alone_is_a_change_with_its_diff(project, site):
     assert third.change == "changed"
     shells = records_for(project.path, site.url("/"))
     assert [r.type for r in shells if r.type != "request"] == ["response", "revisit", "revisit"]
-    kinds = [item.kind for item in News.select().join(Page, on=(News.page == Page.id)).where(Page.url == site.url("/"))]
+    kinds = [
+        item.kind
+        for item in News.select()
+        .join(Page, on=(News.page == Page.id))
+        .where(Page.url == site.url("/"))
+    ]
     assert "changed" in kinds
     old, new = latest_change(project.path, site.url("/"))
     diff = page_diff(project.path, site.url("/"), old, new).diff
