@@ -55,8 +55,7 @@ WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encodi
 #: page's requests from their own cache on later loads (and outlive the page): navigator
 #: says there are none, as in an insecure context. window.open would open a tab whose
 #: requests are not paused: it opens nothing. A WebSocket's traffic cannot be paused or
-#: archived: there is none. Images and frames marked loading=lazy load at once, as the
-#: screenshot and the archive want all of them without scrolling to each.
+#: archived: there is none.
 INIT_SCRIPT = f"""(() => {{
   const report = (what) => {{ try {{ window.{BINDING}(what); }} catch (e) {{}} }};
   try {{
@@ -66,16 +65,6 @@ INIT_SCRIPT = f"""(() => {{
   window.open = function () {{ report('popup'); return null; }};
   window.WebSocket = function () {{ report('websocket'); throw new DOMException(
     'WebSockets are not archived', 'SecurityError'); }};
-  const eager = (node) => {{
-    if (node.nodeType === 1 && (node.tagName === 'IMG' || node.tagName === 'IFRAME')
-        && node.getAttribute('loading') === 'lazy') node.setAttribute('loading', 'eager');
-  }};
-  new MutationObserver((records) => {{
-    for (const record of records) for (const node of record.addedNodes) {{
-      eager(node);
-      if (node.querySelectorAll) node.querySelectorAll('[loading=lazy]').forEach(eager);
-    }}
-  }}).observe(document, {{ childList: true, subtree: true }});
 }})();"""
 #: Scrolls down one viewport unless the page's bottom is in view already (true then).
 SCROLL_JS = """(() => {
@@ -280,6 +269,8 @@ class Browser:
             "--disable-site-isolation-trials",
             "--disable-features=IsolateOrigins,site-per-process,Translate,MediaRouter,"
             "OptimizationHints,AutofillServerCommunication",
+            # images and frames marked loading=lazy load at once: the archive wants all
+            # of them, not only those a scroll reached
             "--blink-settings=lazyLoadEnabled=false",
             f"--js-flags=--max-old-space-size={max(16, s.page_memory // MIB)}",
             f"--window-size={s.viewport_width},{s.viewport_height}",

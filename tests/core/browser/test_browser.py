@@ -15,7 +15,7 @@ import httpx
 import pytest
 from recrawl.core.browser.browser import Browser
 from recrawl.core.browser.load import Answer, Intercepted, Refusal, Rendering
-from recrawl.core.errors import BrowserMissing
+from recrawl.core.errors import BrowserError, BrowserMissing
 
 from tests.support.browsing import (
     USER_AGENT,
@@ -543,3 +543,62 @@ def test_memory_counts_every_process_of_the_browser(server: Server) -> None:
         assert not any(running(pid) for pid in pids)  # all ended by close
 
     asyncio.run(run())
+
+
+def test_a_frame_of_another_host_and_a_worker_load_through_the_handler_too(
+    server: Server,
+) -> None:
+    other = Server(address="127.0.0.2").start()
+    try:
+        server.html(
+            "/",
+            f"""<!doctype html><body><iframe src="{other.url("/frame.html")}"></iframe><script>
+            const worker = new Worker('/worker.js');
+            worker.onmessage = (e) => {{ document.body.dataset.worker = e.data; }};
+            </script></body>""",
+        )
+        server.routes["/worker.js"] = Reply(
+            200,
+            b"fetch('/from-worker.txt').then((r) => r.text()).then((t) => postMessage(t));",
+            {"Content-Type": "text/javascript"},
+        )
+        server.routes["/from-worker.txt"] = Reply(200, b"worked", {"Content-Type": "text/plain"})
+        other.html("/frame.html", "<img src='/in-frame.png'>")
+        page, handler = asyncio.run(load_from(server, "/"))
+    finally:
+        other.stop()
+    assert page.error is None
+    assert b'data-worker="worked"' in page.dom
+    # asked of the handler, which fetched each once: none went round it
+    assert server.url("/from-worker.txt") in handler.urls()
+    assert other.url("/in-frame.png") in handler.urls("Image")
+    assert server.hits_for("/from-worker.txt") == 1 and other.hits_for("/in-frame.png") == 1
+
+
+def test_a_program_that_is_no_browser_fails_to_start_in_one_line(server: Server) -> None:
+    async def run() -> None:
+        chromium = Browser(capture_settings(chromium="/bin/true"), USER_AGENT, 100)
+        with pytest.raises(BrowserError) as raised:
+            await chromium.start()
+        assert "\n" not in str(raised.value) and "/bin/true" in str(raised.value)
+        # a load says so as its error, and raises nothing
+        page = await chromium.load(server.url("/"), 0, FromDict({}))
+        assert page.error is not None and "did not start" in page.error
+        await chromium.close()
+
+    asyncio.run(run())
+
+
+def test_a_websocket_is_refused_as_its_traffic_cannot_be_archived(server: Server) -> None:
+    server.html(
+        "/",
+        f"""<!doctype html><body><script>
+        try {{ new WebSocket('ws://{server.address}:{server.port}/live'); }}
+        catch (e) {{ document.body.dataset.ws = e.name; }}
+        </script></body>""",
+    )
+    page, _ = asyncio.run(load_from(server, "/"))
+    assert page.error is None
+    assert b'data-ws="SecurityError"' in page.dom
+    assert page.notes == ("a WebSocket refused",)
+    assert server.hits_for("/live") == 0
