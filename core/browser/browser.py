@@ -542,7 +542,7 @@ class Browser:
         if tab is not None:
             del self._tabs[lane]
             self._spawn(self._call("Target.closeTarget", {"targetId": tab.target}))
-        created = await self._call("Target.createTarget", {"url": "about:blank"})
+        created = await self._call("Target.createTarget", {"url": "about:blank", "newWindow": True})
         target = created["targetId"]
         attached = await self._call("Target.attachToTarget", {"targetId": target, "flatten": True})
         tab = _Tab(target, attached["sessionId"])
@@ -597,8 +597,16 @@ class Browser:
             tab.load = load
             return await self._run(tab, load)
         except CdpTimeout as exc:
-            self._broken = True
-            return Rendering(url, b"", "", None, load.noted(), error=str(exc))
+            error = str(exc)
+            if tab is not None and await self._answers():
+                # the browser is well: the page's script runs without end in its tab
+                tab.gone = "hung"
+                error = error.replace("the browser did", "the page did").replace(
+                    "(hung)", "(a script running without end?)"
+                )
+            else:
+                self._broken = True
+            return Rendering(url, b"", "", None, load.noted(), error=error)
         except CdpClosed:
             return Rendering(
                 url, b"", "", None, load.noted(), error="the browser exited during the load"
@@ -611,6 +619,14 @@ class Browser:
             if tab is not None:
                 await self._reset(tab, load)
             await self._done()
+
+    async def _answers(self) -> bool:
+        """The browser itself answers (a tab's call that timed out was the tab's fault)."""
+        try:
+            await self._call("Browser.getVersion", {})
+        except BrowserError:
+            return False
+        return True
 
     async def _reset(self, tab: _Tab, load: _Load) -> None:
         """The tab back on about:blank, so the page stops running and is forgotten."""
@@ -725,6 +741,11 @@ class Browser:
                 screenshot = base64.b64decode(shot["data"])
             except CdpError as exc:
                 load.note(f"no screenshot: {exc}")
+            except CdpTimeout:
+                if not await self._answers():
+                    raise
+                tab.gone = "hung"  # a tab that draws no more: the lane's next one is new
+                load.note("no screenshot: the tab drew nothing")
         if load.error is not None:  # crashed while being captured
             return Rendering(load.url, b"", "", None, load.noted(), error=load.error)
         return Rendering(

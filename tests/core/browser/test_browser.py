@@ -124,6 +124,7 @@ def test_four_lanes_load_four_pages_at_once_each_in_its_own_tab(server: Server) 
         for n, page in enumerate(pages):
             assert page.error is None, page.error
             assert page.url == server.url(f"/site{n}/")
+            assert page.screenshot is not None and png_size(page.screenshot) == (1280, 800)
             assert b"the second item</li>" in page.dom
             # each handler saw its own page's requests only (and the site's icon)
             theirs = [u for u in handlers[n].urls() if not u.endswith("/favicon.ico")]
@@ -131,6 +132,49 @@ def test_four_lanes_load_four_pages_at_once_each_in_its_own_tab(server: Server) 
             assert handlers[n].urls("Image") == [server.url(f"/site{n}/pixel.png")]
 
     asyncio.run(run())
+
+
+LISTED = """<!doctype html><title>listed</title><body><ul id=i></ul><script>
+fetch('/items.json').then((r) => r.json()).then((items) => {
+  for (const text of items) {
+    const li = document.createElement('li');
+    li.textContent = text;
+    document.getElementById('i').appendChild(li);
+  }
+});
+</script></body>"""
+
+
+def test_lanes_taking_pages_one_after_another_each_get_their_screenshot() -> None:
+    # each tab is in a window of its own: a tab behind another draws no frames, and its
+    # screenshot would wait for one for ever (seen with lanes out of step, as a crawl's are)
+    pages: dict[str, bytes | str] = {"http://site.test/favicon.ico": b""}
+    for n in range(24):
+        pages[f"http://site.test/{n}"] = LISTED.replace("/items.json", f"/items{n}.json")
+        pages[f"http://site.test/items{n}.json"] = json.dumps([f"item {n} {j}" for j in range(20)])
+
+    async def run() -> list[Rendering]:
+        todo = list(range(24))
+        done: list[Rendering] = []
+        async with browser() as chromium:
+            chromium.call_timeout = 5.0
+            await asyncio.gather(
+                *(chromium.load("http://site.test/0", n, FromDict(pages)) for n in range(3))
+            )
+
+            async def lane(number: int) -> None:
+                while todo:
+                    url = f"http://site.test/{todo.pop(0)}"
+                    done.append(await chromium.load(url, number, FromDict(pages)))
+
+            await asyncio.gather(*(lane(number) for number in range(3)))
+        return done
+
+    renderings = asyncio.run(run())
+    assert len(renderings) == 24
+    for page in renderings:
+        assert page.error is None, page.error
+        assert page.screenshot is not None and png_size(page.screenshot) == (1280, 800)
 
 
 def test_an_answer_from_the_crawl_is_what_the_page_gets_and_a_refusal_fails_the_request() -> None:
@@ -602,3 +646,20 @@ def test_a_websocket_is_refused_as_its_traffic_cannot_be_archived(server: Server
     assert b'data-ws="SecurityError"' in page.dom
     assert page.notes == ("a WebSocket refused",)
     assert server.hits_for("/live") == 0
+
+
+def test_a_script_that_never_ends_costs_its_tab_not_the_browser(server: Server) -> None:
+    server.html("/spin", "<!doctype html><body><p>spinning</p><script>for (;;) {}</script></body>")
+    serve_script_built(server)
+
+    async def run() -> None:
+        async with browser(page_timeout=2.0) as chromium, httpx.AsyncClient() as client:
+            chromium.call_timeout = 3.0
+            page = await chromium.load(server.url("/spin"), 0, FromServer(client))
+            assert page.error is not None
+            assert "the page did not answer" in page.error and "without end" in page.error
+            again = await chromium.load(server.url("/"), 0, FromServer(client))
+            assert again.error is None and b"the second item" in again.dom
+            assert chromium.restarts == 0
+
+    asyncio.run(run())
