@@ -15,7 +15,6 @@ import httpx
 import pytest
 from recrawl.core.browser.browser import Browser
 from recrawl.core.browser.load import Answer, Intercepted, Refusal, Rendering
-from recrawl.core.errors import BrowserError, BrowserMissing
 
 from tests.support.browsing import (
     USER_AGENT,
@@ -29,7 +28,8 @@ from tests.support.browsing import (
 from tests.support.httpserver import Reply
 from tests.support.httpserver import TestServer as Server
 
-pytestmark = needs_chromium
+# each test starts a browser: a subprocess
+pytestmark = [needs_chromium, pytest.mark.slow]
 
 MIB = 1024 * 1024
 ITEMS = ["a first item", "the second item"]
@@ -231,19 +231,6 @@ def test_a_dom_longer_than_the_limit_is_cut_with_a_note(server: Server) -> None:
         assert len(page.dom) == 9_999
         page.dom.decode("utf-8")
         assert page.notes == ("the DOM cut at 10000 bytes",)
-
-    asyncio.run(run())
-
-
-def test_without_chromium_the_browser_says_so_in_one_line(tmp_path: Path) -> None:
-    async def run() -> None:
-        chromium = Browser(capture_settings(chromium=str(tmp_path / "chromium")), USER_AGENT, 100)
-        with pytest.raises(BrowserMissing) as raised:
-            await chromium.start()
-        assert "\n" not in str(raised.value)
-        assert "capture.chromium" in str(raised.value)
-        await chromium.close()  # safe without a process
-        await chromium.close()
 
     asyncio.run(run())
 
@@ -617,20 +604,6 @@ def test_a_frame_of_another_host_and_a_worker_load_through_the_handler_too(
     assert server.url("/from-worker.txt") in handler.urls()
     assert other.url("/in-frame.png") in handler.urls("Image")
     assert server.hits_for("/from-worker.txt") == 1 and other.hits_for("/in-frame.png") == 1
-
-
-def test_a_program_that_is_no_browser_fails_to_start_in_one_line(server: Server) -> None:
-    async def run() -> None:
-        chromium = Browser(capture_settings(chromium="/bin/true"), USER_AGENT, 100)
-        with pytest.raises(BrowserError) as raised:
-            await chromium.start()
-        assert "\n" not in str(raised.value) and "/bin/true" in str(raised.value)
-        # a load says so as its error, and raises nothing
-        page = await chromium.load(server.url("/"), 0, FromDict({}))
-        assert page.error is not None and "did not start" in page.error
-        await chromium.close()
-
-    asyncio.run(run())
 
 
 def test_a_websocket_is_refused_as_its_traffic_cannot_be_archived(server: Server) -> None:
