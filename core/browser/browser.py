@@ -176,6 +176,8 @@ class Browser:
         each one line."""
         if self._connection is not None and not self._connection.closed.is_set():
             return
+        if self._process is not None or self._connection is not None:
+            await self.close()  # what is left of one that died
         binary = find_chromium(self.settings.chromium)
         profile = Path(tempfile.mkdtemp(prefix="recrawl-chromium-"))
         commands_r, commands_w = os.pipe()
@@ -655,6 +657,8 @@ class Browser:
         load.tasks.add(navigate)
         navigate.add_done_callback(lambda done: self._navigated(load, done))
         if not await self._settle(load, deadline, s.idle):
+            if not load.committed:  # the tab still shows about:blank
+                load.end(f"the page did not load in {s.page_timeout:g} s (capture.page_timeout)")
             load.note(f"still loading after {s.page_timeout:g} s (capture.page_timeout)")
         if load.error is not None:
             return Rendering(load.url, b"", "", None, load.noted(), error=load.error)

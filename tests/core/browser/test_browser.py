@@ -636,3 +636,11 @@ def test_a_script_that_never_ends_costs_its_tab_not_the_browser(server: Server) 
             assert chromium.restarts == 0
 
     asyncio.run(run())
+
+
+def test_a_document_that_never_comes_is_an_error_at_the_time_limit(server: Server) -> None:
+    server.routes["/never"] = Reply(hang=True)
+    page, handler = asyncio.run(load_from(server, "/never", page_timeout=1.0))
+    assert page.error == "the page did not load in 1 s (capture.page_timeout)"
+    assert page.dom == b"" and page.screenshot is None
+    assert handler.urls() == [server.url("/never")]
