@@ -581,7 +581,8 @@ class Browser:
     # -- a load ----------------------------------------------------------------------
 
     async def load(self, url: str, lane: int, handler: RequestHandler) -> Rendering:
-        """``url`` loaded in ``lane``'s tab, every request given to ``handler``.
+        """``url`` loaded in ``lane``'s tab, every request given to ``handler``; one load
+        at a time in a lane, lanes at once.
 
         Bounded in time by ``capture.page_timeout`` to network idle, then
         ``capture.max_scrolls`` × (``capture.idle`` + 2 s) for the scrolls, then a few
@@ -601,26 +602,29 @@ class Browser:
         except CdpTimeout as exc:
             error = str(exc)
             if tab is not None and await self._answers():
-                # the browser is well: the page's script runs without end in its tab
-                tab.gone = "hung"
-                error = error.replace("the browser did", "the page did").replace(
-                    "(hung)", "(a script running without end?)"
+                tab.gone = "hung"  # the browser is well: its tab is not
+                error = (
+                    f"the page did not answer {exc.method} in {exc.timeout:g} s "
+                    "(a script running without end?)"
                 )
             else:
                 self._broken = True
-            return Rendering(url, b"", "", None, load.noted(), error=error)
+            return self._failed(load, error)
         except CdpClosed:
-            return Rendering(
-                url, b"", "", None, load.noted(), error="the browser exited during the load"
-            )
+            return self._failed(load, "the browser exited during the load")
         except CdpError as exc:
             if tab is not None:
                 tab.gone = "failed"
-            return Rendering(url, b"", "", None, load.noted(), error=f"the browser failed: {exc}")
+            return self._failed(load, f"the browser failed: {exc}")
         finally:
             if tab is not None:
                 await self._reset(tab, load)
             await self._done()
+
+    @staticmethod
+    def _failed(load: _Load, error: str) -> Rendering:
+        # what the page did first (it crashed its tab), else what the call met
+        return Rendering(load.url, b"", "", None, load.noted(), error=load.error or error)
 
     async def _answers(self) -> bool:
         """The browser itself answers (a tab's call that timed out was the tab's fault)."""
