@@ -4,6 +4,7 @@ the test's handler, from pages a real server on 127.0.0.x serves."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import os
 import signal
@@ -315,11 +316,22 @@ def test_a_page_that_never_goes_idle_is_done_at_the_time_limit(server: Server) -
     )
     for n in range(200):
         server.routes[f"/tick?{n}"] = Reply(200, b"{}", {"Content-Type": "application/json"})
-    page, handler = asyncio.run(load_from(server, "/", page_timeout=2.0))
+    server.html("/next", "<p>next</p>")
+
+    async def run() -> tuple[Rendering, FromServer, FromServer]:
+        async with browser(page_timeout=2.0) as chromium, httpx.AsyncClient() as client:
+            busy, after = FromServer(client), FromServer(client)
+            page = await chromium.load(server.url("/"), 0, busy)
+            await chromium.load(server.url("/next"), 0, after)
+        return page, busy, after
+
+    page, handler, after = asyncio.run(run())
     assert page.error is None
     assert "still loading after 2 s (capture.page_timeout)" in page.notes
     assert b"<p>busy</p>" in page.dom
     assert len(handler.urls("Fetch") + handler.urls("XHR")) >= 5
+    # the busy page was stopped with its load: the lane's next page saw none of its requests
+    assert not any("/tick" in url for url in after.urls())
 
 
 ENDLESS = """<!doctype html><body><div style="height: 1000px">first</div><script>
@@ -644,3 +656,37 @@ def test_a_document_that_never_comes_is_an_error_at_the_time_limit(server: Serve
     assert page.error == "the page did not load in 1 s (capture.page_timeout)"
     assert page.dom == b"" and page.screenshot is None
     assert handler.urls() == [server.url("/never")]
+
+
+def test_a_page_that_moves_on_by_script_is_rendered_where_it_ended(server: Server) -> None:
+    server.html("/a", "<!doctype html><p>a</p><script>location.href = '/b';</script>")
+    server.html("/b", "<!doctype html><title>B</title><p>arrived</p>")
+    page, handler = asyncio.run(load_from(server, "/a"))
+    assert page.error is None and page.notes == ()
+    assert page.url == server.url("/b") and page.title == "B"
+    assert b"<p>arrived</p>" in page.dom
+    documents = [(r.url, r.navigation) for r in handler.requests if r.resource_type == "Document"]
+    # only the first is the page's own navigation; the script's counts toward the limit
+    assert documents == [(server.url("/a"), True), (server.url("/b"), False)]
+
+
+def test_a_compressed_response_is_given_to_the_browser_decoded(server: Server) -> None:
+    text = "decoded text " * 100
+    server.html(
+        "/",
+        """<!doctype html><body><script>
+        fetch('/data.txt').then((r) => r.text().then((body) => {
+          document.body.dataset.seen = [body.slice(0, 12), body.length,
+            r.headers.get('content-encoding'), r.headers.get('content-length')].join('|');
+        }));
+        </script></body>""",
+    )
+    server.routes["/data.txt"] = Reply(
+        200,
+        gzip.compress(text.encode()),
+        {"Content-Type": "text/plain", "Content-Encoding": "gzip"},
+    )
+    page, _ = asyncio.run(load_from(server, "/"))
+    assert page.error is None
+    # the page sees the body as the crawl decoded it, and no header that says otherwise
+    assert f'data-seen="decoded text|{len(text)}||"'.encode() in page.dom
