@@ -14,11 +14,11 @@ import asyncio
 import base64
 import contextlib
 import fcntl
+import json
 import logging
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -138,6 +138,32 @@ class _Load:
 
 
 @dataclass
+class _Process:
+    """The browser's main process, started by posix_spawn: its exit seen and reaped."""
+
+    pid: int
+    returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """Its exit status once it has exited (reaped then), else None."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped already
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    async def reap(self, patience: float = 10.0) -> None:
+        """Waits for it to exit (killed already), at most ``patience`` seconds."""
+        deadline = asyncio.get_running_loop().time() + patience
+        while self.poll() is None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+
+
+@dataclass
 class _Tab:
     target: str
     session: str
@@ -158,7 +184,7 @@ class Browser:
         self.call_timeout = CALL_TIMEOUT
         self.restarts = 0
         self.peak_memory = 0
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: _Process | None = None
         self._connection: Connection | None = None
         self._profile: Path | None = None
         self._tabs: dict[int, _Tab] = {}
@@ -187,31 +213,39 @@ class Browser:
         child_out = fcntl.fcntl(events_w, fcntl.F_DUPFD_CLOEXEC, 10)
         os.close(commands_r)
         os.close(events_w)
-
-        def pipes_on_3_and_4() -> None:
-            os.dup2(child_in, 3)
-            os.dup2(child_out, 4)
-
-        stderr = open(profile / "stderr.log", "wb")  # noqa: SIM115 (the child holds it)
+        # no connections opened ahead to hosts a page names (<link rel=preconnect>, links):
+        # the crawl opens every connection itself
+        (profile / "Default").mkdir()
+        (profile / "Default" / "Preferences").write_text(
+            json.dumps({"net": {"network_prediction_options": 2}})
+        )
+        stderr = os.open(profile / "stderr.log", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            self._process = subprocess.Popen(
+            # posix_spawn, not subprocess: subprocess keeps only fds open in this process
+            # as their own numbers (pass_fds), and 3 or 4 may not be; and its preexec_fn
+            # is unsafe beside the crawl's threads. Each dup2 clears close-on-exec.
+            pid = os.posix_spawn(
+                binary,
                 [str(binary), *self._flags(profile)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                pass_fds=(3, 4),
-                preexec_fn=pipes_on_3_and_4,
-                start_new_session=True,  # its own process group: killed as one
+                dict(os.environ),
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, stderr, 2),
+                    (os.POSIX_SPAWN_DUP2, child_in, 3),
+                    (os.POSIX_SPAWN_DUP2, child_out, 4),
+                ],
+                setsid=True,  # its own process group: killed as one
             )
         except OSError as exc:
-            for fd in (child_in, child_out, commands_w, events_r):
+            for fd in (commands_w, events_r):
                 os.close(fd)
             shutil.rmtree(profile, ignore_errors=True)
             raise BrowserError(f"cannot start {binary}: {exc.strerror or exc}") from None
         finally:
-            stderr.close()
-        os.close(child_in)
-        os.close(child_out)
+            for fd in (stderr, child_in, child_out):
+                os.close(fd)
+        self._process = _Process(pid)
         self._profile = profile
         self._connection = await Connection.open(events_r, commands_w)
         self._connection.listen(None, self._browser_event)
@@ -302,8 +336,7 @@ class Browser:
         if process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                await asyncio.to_thread(process.wait, 10)
+            await process.reap()
         profile, self._profile = self._profile, None
         if profile is not None:
             await asyncio.to_thread(shutil.rmtree, profile, True)
@@ -423,7 +456,12 @@ class Browser:
     def _tab_event(self, tab: _Tab, method: str, params: Message) -> None:
         load = tab.load
         if method == "Fetch.requestPaused":
-            if load is None or load.ended:
+            own_document = (
+                params.get("resourceType") == "Document" and params.get("frameId") == tab.target
+            )
+            # before this load's document, a request is the tab's last page's, paused as
+            # it was being left: the next page's handler must not get it
+            if load is None or load.ended or not (load.navigated or own_document):
                 self._spawn(self._fail(tab, params["requestId"], "Aborted"))
                 return
             load.inflight += 1
@@ -458,7 +496,7 @@ class Browser:
         elif method == "Runtime.bindingCalled" and params.get("name") == BINDING:
             payload = params.get("payload")
             if payload == "popup":
-                load.note("a popup refused")
+                load.note("a popup closed")  # as Rendering.notes names it: none opened
             elif payload == "websocket":
                 load.note("a WebSocket refused")
         elif method == "Inspector.targetCrashed":

@@ -8,8 +8,10 @@ import gzip
 import json
 import os
 import signal
+import socket
 import struct
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
@@ -314,8 +316,15 @@ def test_a_page_that_never_goes_idle_is_done_at_the_time_limit(server: Server) -
         setInterval(() => fetch('/tick?' + n++), 100);
         </script></body>""",
     )
+
+    def slow_tick(handler: BaseHTTPRequestHandler) -> Reply:
+        # each answer takes longer than the next tick: one is always in flight, however
+        # slowly a loaded machine runs the page's timer
+        server.closing.wait(0.3)
+        return Reply(200, b"{}", {"Content-Type": "application/json"})
+
     for n in range(200):
-        server.routes[f"/tick?{n}"] = Reply(200, b"{}", {"Content-Type": "application/json"})
+        server.routes[f"/tick?{n}"] = slow_tick
     server.html("/next", "<p>next</p>")
 
     async def run() -> tuple[Rendering, FromServer, FromServer]:
@@ -386,7 +395,7 @@ def test_popups_are_not_opened(server: Server) -> None:
     page, _ = asyncio.run(load_from(server, "/"))
     assert page.error is None
     assert b'data-opened="null"' in page.dom
-    assert page.notes == ("a popup refused",)
+    assert page.notes == ("a popup closed",)
     assert server.hits_for("/popup") == 0
 
 
@@ -690,3 +699,36 @@ def test_a_compressed_response_is_given_to_the_browser_decoded(server: Server) -
     assert page.error is None
     # the page sees the body as the crawl decoded it, and no header that says otherwise
     assert f'data-seen="decoded text|{len(text)}||"'.encode() in page.dom
+
+
+def test_no_connection_is_opened_ahead_to_a_host_the_page_names() -> None:
+    # a listening socket that counts the connections made to it: a preconnect sends nothing
+    listener = socket.create_server(("127.0.0.3", 0))
+    port = listener.getsockname()[1]
+    listener.settimeout(0.0)
+    pages: dict[str, bytes | str] = {
+        "http://site.test/": f"""<!doctype html><head>
+        <link rel="preconnect" href="http://127.0.0.3:{port}">
+        <link rel="dns-prefetch" href="http://127.0.0.3:{port}"></head>
+        <body><a href="http://127.0.0.3:{port}/next">next</a></body>""",
+        "http://site.test/favicon.ico": b"",
+    }
+
+    async def run() -> None:
+        async with browser() as chromium:
+            page = await chromium.load("http://site.test/", 0, FromDict(pages))
+            assert page.error is None
+            # a second page: the first one's hints have had all that load's time
+            await chromium.load("http://site.test/", 0, FromDict(pages))
+
+    try:
+        asyncio.run(run())
+        try:
+            connection, _ = listener.accept()
+        except BlockingIOError:
+            connection = None
+        else:
+            connection.close()
+    finally:
+        listener.close()
+    assert connection is None, "the browser connected to a host no request was for"
