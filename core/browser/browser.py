@@ -19,8 +19,9 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,7 +228,7 @@ class Browser:
             pid = os.posix_spawn(
                 binary,
                 [str(binary), *self._flags(profile)],
-                dict(os.environ),
+                child_environment(os.environ, frozen=getattr(sys, "frozen", False)),
                 file_actions=[
                     (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                     (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
@@ -801,6 +802,20 @@ class Browser:
             screenshot=screenshot,
             notes=load.noted(),
         )
+
+
+def child_environment(environ: Mapping[str, str], frozen: bool) -> dict[str, str]:
+    """The browser's environment: this process's, less what the app's bundle set for its
+    own libraries (PyInstaller's bootloader puts them first on LD_LIBRARY_PATH, keeping
+    the user's in LD_LIBRARY_PATH_ORIG): Chromium must load the system's."""
+    env = dict(environ)
+    if frozen:
+        original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+        if original:
+            env["LD_LIBRARY_PATH"] = original
+        else:
+            env.pop("LD_LIBRARY_PATH", None)
+    return env
 
 
 def _resident(pid: int) -> dict[bytes, int]:

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from recrawl.core.browser.browser import Browser
+from recrawl.core.browser.browser import Browser, child_environment
 from recrawl.core.browser.chromium import find_chromium
 from recrawl.core.errors import BrowserError, BrowserMissing
 
@@ -49,3 +49,13 @@ def test_a_program_that_is_no_browser_fails_to_start_in_one_line() -> None:
         await chromium.close()
 
     asyncio.run(run())
+
+
+def test_the_browser_from_the_apps_bundle_loads_the_systems_libraries_not_the_bundles() -> None:
+    bundled = {"HOME": "/h", "LD_LIBRARY_PATH": "/app/_internal", "LD_LIBRARY_PATH_ORIG": "/opt/x"}
+    assert child_environment(bundled, frozen=True) == {"HOME": "/h", "LD_LIBRARY_PATH": "/opt/x"}
+    assert child_environment({"LD_LIBRARY_PATH": "/app/_internal"}, frozen=True) == {}
+    # run from source, the user's own LD_LIBRARY_PATH is theirs
+    assert child_environment({"LD_LIBRARY_PATH": "/opt/x"}, frozen=False) == {
+        "LD_LIBRARY_PATH": "/opt/x"
+    }
