@@ -4,8 +4,11 @@ Every request of a tab is paused (the Fetch domain) and answered by the crawl's
 :class:`~.load.RequestHandler`, so nothing the page loads reaches the network by itself.
 What a page may do to the crawl is bounded here, each bound said on the
 :class:`~.load.Rendering`: its load time, its scrolls, its navigations, its memory (its
-tab crashes alone), its dialogs, popups and downloads, and a browser that dies or hangs
-(the load gets an error, the next one starts a new browser).
+tab crashes alone), its dialogs, popups and downloads, a script that never ends (its tab
+is replaced), and a browser that dies, hangs or grows past ``capture.max_memory`` (the
+load gets an error, the next one starts a new browser). Nothing reaches a server round
+the crawl: frames of other sites share the page's process (so its Fetch pauses theirs),
+service workers and WebSockets are refused, and no connection is opened ahead.
 """
 
 from __future__ import annotations
