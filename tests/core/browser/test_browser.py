@@ -577,6 +577,28 @@ def test_a_browser_past_its_memory_limit_is_restarted_between_loads(server: Serv
     asyncio.run(run())
 
 
+def test_lanes_loading_at_once_wait_for_each_other_before_a_memory_restart(
+    server: Server,
+) -> None:
+    for n in range(4):
+        serve_script_built(server, f"/site{n}")
+
+    async def run() -> None:
+        async with browser(max_memory=64 * MIB) as chromium, httpx.AsyncClient() as client:
+
+            async def lane(number: int) -> list[Rendering]:
+                url = server.url(f"/site{number}/")
+                return [await chromium.load(url, number, FromServer(client)) for _ in range(2)]
+
+            done = await asyncio.wait_for(asyncio.gather(*(lane(n) for n in range(4))), 240)
+            # no load was cut by a restart: each came between loads
+            for pages in done:
+                assert all(p.error is None and b"the second item" in p.dom for p in pages)
+            assert chromium.restarts >= 1
+
+    asyncio.run(run())
+
+
 def test_memory_counts_every_process_of_the_browser(server: Server) -> None:
     serve_script_built(server)
 
