@@ -121,7 +121,7 @@ class _Load:
     notes: dict[str, int] = field(default_factory=dict)
     #: The URLs the page asked for.
     requested: set[str] = field(default_factory=set)
-    #: The page's own document was answered (a body the browser got).
+    #: The page's own document was answered (its body given to the browser).
     answered: bool = False
     tasks: set[asyncio.Future[Any]] = field(default_factory=set)
 
@@ -173,6 +173,8 @@ class _Tab:
     session: str
     frames: set[str] = field(default_factory=set)
     load: _Load | None = None
+    #: Set when the tab's own frame has committed about:blank (the last page is gone).
+    blank: asyncio.Event = field(default_factory=asyncio.Event)
     gone: str | None = None
 
 
@@ -463,9 +465,10 @@ class Browser:
             own_document = (
                 params.get("resourceType") == "Document" and params.get("frameId") == tab.target
             )
-            # before this load's document, a request is the tab's last page's, paused as
-            # it was being left: the next page's handler must not get it
-            if load is None or load.ended or not (load.navigated or own_document):
+            # before this load's document is given to the browser, no request but that
+            # document is this page's: any other is the tab's last page's, made as it was
+            # being left and paused late: the next page's handler must not get it
+            if load is None or load.ended or not (load.answered or own_document):
                 self._spawn(self._fail(tab, params["requestId"], "Aborted"))
                 return
             load.inflight += 1
@@ -476,13 +479,17 @@ class Browser:
             task.add_done_callback(_quiet)
         elif method == "Page.frameAttached":
             tab.frames.add(params.get("frameId", ""))
-        elif load is None:
-            return
         elif method == "Page.frameNavigated":
             frame = params.get("frame", {})
-            if not frame.get("parentId") and frame.get("url") != "about:blank":
+            if frame.get("parentId"):
+                return
+            if frame.get("url") == "about:blank":
+                tab.blank.set()
+            elif load is not None:
                 load.committed, load.loaded = True, False
                 load.poke()
+        elif load is None:
+            return
         elif method == "Page.loadEventFired":
             if load.committed:
                 load.loaded = True
@@ -554,8 +561,9 @@ class Browser:
                 if navigation:
                     load.end(answer.reason)
                 return
-            await self._fulfill(tab, params["requestId"], answer)
+            # before the body goes: the page's requests for what it names may come first
             load.answered = load.answered or navigation
+            await self._fulfill(tab, params["requestId"], answer)
         finally:
             load.inflight -= 1
             load.poke()
@@ -683,8 +691,14 @@ class Browser:
             task.cancel()
         if tab.gone is not None or not self._alive():
             return
+        tab.blank.clear()
         try:
             await self._call("Page.navigate", {"url": "about:blank"}, tab.session)
+            # its answer comes as the navigation starts; the page runs (and makes requests)
+            # until about:blank replaces it
+            await asyncio.wait_for(tab.blank.wait(), self.call_timeout)
+        except TimeoutError:
+            tab.gone = "hung"
         except CdpTimeout:
             self._broken = True
         except BrowserError:
