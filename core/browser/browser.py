@@ -593,6 +593,8 @@ class Browser:
             return tab
         if tab is not None:
             del self._tabs[lane]
+            if self._connection is not None:
+                self._connection.listen(tab.session, None)
             self._spawn(self._call("Target.closeTarget", {"targetId": tab.target}))
         created = await self._call("Target.createTarget", {"url": "about:blank", "newWindow": True})
         target = created["targetId"]
