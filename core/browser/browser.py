@@ -4,8 +4,11 @@ Every request of a tab is paused (the Fetch domain) and answered by the crawl's
 :class:`~.load.RequestHandler`, so nothing the page loads reaches the network by itself.
 What a page may do to the crawl is bounded here, each bound said on the
 :class:`~.load.Rendering`: its load time, its scrolls, its navigations, its memory (its
-tab crashes alone), its dialogs, popups and downloads, and a browser that dies or hangs
-(the load gets an error, the next one starts a new browser).
+tab crashes alone), its dialogs, popups and downloads, a script that never ends (its tab
+is replaced), and a browser that dies, hangs or grows past ``capture.max_memory`` (the
+load gets an error, the next one starts a new browser). Nothing reaches a server round
+the crawl: frames of other sites share the page's process (so its Fetch pauses theirs),
+service workers and WebSockets are refused, and no connection is opened ahead.
 """
 
 from __future__ import annotations
@@ -14,13 +17,14 @@ import asyncio
 import base64
 import contextlib
 import fcntl
+import json
 import logging
 import os
 import shutil
 import signal
-import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,8 +59,7 @@ WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encodi
 #: page's requests from their own cache on later loads (and outlive the page): navigator
 #: says there are none, as in an insecure context. window.open would open a tab whose
 #: requests are not paused: it opens nothing. A WebSocket's traffic cannot be paused or
-#: archived: there is none. Images and frames marked loading=lazy load at once, as the
-#: screenshot and the archive want all of them without scrolling to each.
+#: archived: there is none.
 INIT_SCRIPT = f"""(() => {{
   const report = (what) => {{ try {{ window.{BINDING}(what); }} catch (e) {{}} }};
   try {{
@@ -66,16 +69,6 @@ INIT_SCRIPT = f"""(() => {{
   window.open = function () {{ report('popup'); return null; }};
   window.WebSocket = function () {{ report('websocket'); throw new DOMException(
     'WebSockets are not archived', 'SecurityError'); }};
-  const eager = (node) => {{
-    if (node.nodeType === 1 && (node.tagName === 'IMG' || node.tagName === 'IFRAME')
-        && node.getAttribute('loading') === 'lazy') node.setAttribute('loading', 'eager');
-  }};
-  new MutationObserver((records) => {{
-    for (const record of records) for (const node of record.addedNodes) {{
-      eager(node);
-      if (node.querySelectorAll) node.querySelectorAll('[loading=lazy]').forEach(eager);
-    }}
-  }}).observe(document, {{ childList: true, subtree: true }});
 }})();"""
 #: Scrolls down one viewport unless the page's bottom is in view already (true then).
 SCROLL_JS = """(() => {
@@ -128,7 +121,7 @@ class _Load:
     notes: dict[str, int] = field(default_factory=dict)
     #: The URLs the page asked for.
     requested: set[str] = field(default_factory=set)
-    #: The page's own document was answered (a body the browser got).
+    #: The page's own document was answered (its body given to the browser).
     answered: bool = False
     tasks: set[asyncio.Future[Any]] = field(default_factory=set)
 
@@ -149,11 +142,39 @@ class _Load:
 
 
 @dataclass
+class _Process:
+    """The browser's main process, started by posix_spawn: its exit seen and reaped."""
+
+    pid: int
+    returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """Its exit status once it has exited (reaped then), else None."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped already
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    async def reap(self, patience: float = 10.0) -> None:
+        """Waits for it to exit (killed already), at most ``patience`` seconds."""
+        deadline = asyncio.get_running_loop().time() + patience
+        while self.poll() is None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+
+
+@dataclass
 class _Tab:
     target: str
     session: str
     frames: set[str] = field(default_factory=set)
     load: _Load | None = None
+    #: Set when the tab's own frame has committed about:blank (the last page is gone).
+    blank: asyncio.Event = field(default_factory=asyncio.Event)
     gone: str | None = None
 
 
@@ -169,7 +190,7 @@ class Browser:
         self.call_timeout = CALL_TIMEOUT
         self.restarts = 0
         self.peak_memory = 0
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: _Process | None = None
         self._connection: Connection | None = None
         self._profile: Path | None = None
         self._tabs: dict[int, _Tab] = {}
@@ -187,6 +208,8 @@ class Browser:
         each one line."""
         if self._connection is not None and not self._connection.closed.is_set():
             return
+        if self._process is not None or self._connection is not None:
+            await self.close()  # what is left of one that died
         binary = find_chromium(self.settings.chromium)
         profile = Path(tempfile.mkdtemp(prefix="recrawl-chromium-"))
         commands_r, commands_w = os.pipe()
@@ -196,31 +219,39 @@ class Browser:
         child_out = fcntl.fcntl(events_w, fcntl.F_DUPFD_CLOEXEC, 10)
         os.close(commands_r)
         os.close(events_w)
-
-        def pipes_on_3_and_4() -> None:
-            os.dup2(child_in, 3)
-            os.dup2(child_out, 4)
-
-        stderr = open(profile / "stderr.log", "wb")  # noqa: SIM115 (the child holds it)
+        # no connections opened ahead to hosts a page names (<link rel=preconnect>, links):
+        # the crawl opens every connection itself
+        (profile / "Default").mkdir()
+        (profile / "Default" / "Preferences").write_text(
+            json.dumps({"net": {"network_prediction_options": 2}})
+        )
+        stderr = os.open(profile / "stderr.log", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            self._process = subprocess.Popen(
+            # posix_spawn, not subprocess: subprocess keeps only fds open in this process
+            # as their own numbers (pass_fds), and 3 or 4 may not be; and its preexec_fn
+            # is unsafe beside the crawl's threads. Each dup2 clears close-on-exec.
+            pid = os.posix_spawn(
+                binary,
                 [str(binary), *self._flags(profile)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                pass_fds=(3, 4),
-                preexec_fn=pipes_on_3_and_4,
-                start_new_session=True,  # its own process group: killed as one
+                child_environment(os.environ, frozen=getattr(sys, "frozen", False)),
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, stderr, 2),
+                    (os.POSIX_SPAWN_DUP2, child_in, 3),
+                    (os.POSIX_SPAWN_DUP2, child_out, 4),
+                ],
+                setsid=True,  # its own process group: killed as one
             )
         except OSError as exc:
-            for fd in (child_in, child_out, commands_w, events_r):
+            for fd in (commands_w, events_r):
                 os.close(fd)
             shutil.rmtree(profile, ignore_errors=True)
             raise BrowserError(f"cannot start {binary}: {exc.strerror or exc}") from None
         finally:
-            stderr.close()
-        os.close(child_in)
-        os.close(child_out)
+            for fd in (stderr, child_in, child_out):
+                os.close(fd)
+        self._process = _Process(pid)
         self._profile = profile
         self._connection = await Connection.open(events_r, commands_w)
         self._connection.listen(None, self._browser_event)
@@ -280,6 +311,8 @@ class Browser:
             "--disable-site-isolation-trials",
             "--disable-features=IsolateOrigins,site-per-process,Translate,MediaRouter,"
             "OptimizationHints,AutofillServerCommunication",
+            # images and frames marked loading=lazy load at once: the archive wants all
+            # of them, not only those a scroll reached
             "--blink-settings=lazyLoadEnabled=false",
             f"--js-flags=--max-old-space-size={max(16, s.page_memory // MIB)}",
             f"--window-size={s.viewport_width},{s.viewport_height}",
@@ -309,8 +342,7 @@ class Browser:
         if process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                await asyncio.to_thread(process.wait, 10)
+            await process.reap()
         profile, self._profile = self._profile, None
         if profile is not None:
             await asyncio.to_thread(shutil.rmtree, profile, True)
@@ -430,7 +462,13 @@ class Browser:
     def _tab_event(self, tab: _Tab, method: str, params: Message) -> None:
         load = tab.load
         if method == "Fetch.requestPaused":
-            if load is None or load.ended:
+            own_document = (
+                params.get("resourceType") == "Document" and params.get("frameId") == tab.target
+            )
+            # before this load's document is given to the browser, no request but that
+            # document is this page's: any other is the tab's last page's, made as it was
+            # being left and paused late: the next page's handler must not get it
+            if load is None or load.ended or not (load.answered or own_document):
                 self._spawn(self._fail(tab, params["requestId"], "Aborted"))
                 return
             load.inflight += 1
@@ -441,13 +479,17 @@ class Browser:
             task.add_done_callback(_quiet)
         elif method == "Page.frameAttached":
             tab.frames.add(params.get("frameId", ""))
-        elif load is None:
-            return
         elif method == "Page.frameNavigated":
             frame = params.get("frame", {})
-            if not frame.get("parentId") and frame.get("url") != "about:blank":
+            if frame.get("parentId"):
+                return
+            if frame.get("url") == "about:blank":
+                tab.blank.set()
+            elif load is not None:
                 load.committed, load.loaded = True, False
                 load.poke()
+        elif load is None:
+            return
         elif method == "Page.loadEventFired":
             if load.committed:
                 load.loaded = True
@@ -465,7 +507,7 @@ class Browser:
         elif method == "Runtime.bindingCalled" and params.get("name") == BINDING:
             payload = params.get("payload")
             if payload == "popup":
-                load.note("a popup refused")
+                load.note("a popup closed")  # as Rendering.notes names it: none opened
             elif payload == "websocket":
                 load.note("a WebSocket refused")
         elif method == "Inspector.targetCrashed":
@@ -519,8 +561,9 @@ class Browser:
                 if navigation:
                     load.end(answer.reason)
                 return
-            await self._fulfill(tab, params["requestId"], answer)
+            # before the body goes: the page's requests for what it names may come first
             load.answered = load.answered or navigation
+            await self._fulfill(tab, params["requestId"], answer)
         finally:
             load.inflight -= 1
             load.poke()
@@ -550,8 +593,10 @@ class Browser:
             return tab
         if tab is not None:
             del self._tabs[lane]
+            if self._connection is not None:
+                self._connection.listen(tab.session, None)
             self._spawn(self._call("Target.closeTarget", {"targetId": tab.target}))
-        created = await self._call("Target.createTarget", {"url": "about:blank"})
+        created = await self._call("Target.createTarget", {"url": "about:blank", "newWindow": True})
         target = created["targetId"]
         attached = await self._call("Target.attachToTarget", {"targetId": target, "flatten": True})
         tab = _Tab(target, attached["sessionId"])
@@ -588,7 +633,8 @@ class Browser:
     # -- a load ----------------------------------------------------------------------
 
     async def load(self, url: str, lane: int, handler: RequestHandler) -> Rendering:
-        """``url`` loaded in ``lane``'s tab, every request given to ``handler``.
+        """``url`` loaded in ``lane``'s tab, every request given to ``handler``; one load
+        at a time in a lane, lanes at once.
 
         Bounded in time by ``capture.page_timeout`` to network idle, then
         ``capture.max_scrolls`` × (``capture.idle`` + 2 s) for the scrolls, then a few
@@ -606,20 +652,39 @@ class Browser:
             tab.load = load
             return await self._run(tab, load)
         except CdpTimeout as exc:
-            self._broken = True
-            return Rendering(url, b"", "", None, load.noted(), error=str(exc))
+            error = str(exc)
+            if tab is not None and await self._answers():
+                tab.gone = "hung"  # the browser is well: its tab is not
+                error = (
+                    f"the page did not answer {exc.method} in {exc.timeout:g} s "
+                    "(a script running without end?)"
+                )
+            else:
+                self._broken = True
+            return self._failed(load, error)
         except CdpClosed:
-            return Rendering(
-                url, b"", "", None, load.noted(), error="the browser exited during the load"
-            )
+            return self._failed(load, "the browser exited during the load")
         except CdpError as exc:
             if tab is not None:
                 tab.gone = "failed"
-            return Rendering(url, b"", "", None, load.noted(), error=f"the browser failed: {exc}")
+            return self._failed(load, f"the browser failed: {exc}")
         finally:
             if tab is not None:
                 await self._reset(tab, load)
             await self._done()
+
+    @staticmethod
+    def _failed(load: _Load, error: str) -> Rendering:
+        # what the page did first (it crashed its tab), else what the call met
+        return Rendering(load.url, b"", "", None, load.noted(), error=load.error or error)
+
+    async def _answers(self) -> bool:
+        """The browser itself answers (a tab's call that timed out was the tab's fault)."""
+        try:
+            await self._call("Browser.getVersion", {})
+        except BrowserError:
+            return False
+        return True
 
     async def _reset(self, tab: _Tab, load: _Load) -> None:
         """The tab back on about:blank, so the page stops running and is forgotten."""
@@ -628,8 +693,14 @@ class Browser:
             task.cancel()
         if tab.gone is not None or not self._alive():
             return
+        tab.blank.clear()
         try:
             await self._call("Page.navigate", {"url": "about:blank"}, tab.session)
+            # its answer comes as the navigation starts; the page runs (and makes requests)
+            # until about:blank replaces it
+            await asyncio.wait_for(tab.blank.wait(), self.call_timeout)
+        except TimeoutError:
+            tab.gone = "hung"
         except CdpTimeout:
             self._broken = True
         except BrowserError:
@@ -648,6 +719,8 @@ class Browser:
         load.tasks.add(navigate)
         navigate.add_done_callback(lambda done: self._navigated(load, done))
         if not await self._settle(load, deadline, s.idle):
+            if not load.committed:  # the tab still shows about:blank
+                load.end(f"the page did not load in {s.page_timeout:g} s (capture.page_timeout)")
             load.note(f"still loading after {s.page_timeout:g} s (capture.page_timeout)")
         if load.error is not None:
             return Rendering(load.url, b"", "", None, load.noted(), error=load.error)
@@ -734,6 +807,11 @@ class Browser:
                 screenshot = base64.b64decode(shot["data"])
             except CdpError as exc:
                 load.note(f"no screenshot: {exc}")
+            except CdpTimeout:
+                if not await self._answers():
+                    raise
+                tab.gone = "hung"  # a tab that draws no more: the lane's next one is new
+                load.note("no screenshot: the tab drew nothing")
         if load.error is not None:  # crashed while being captured
             return Rendering(load.url, b"", "", None, load.noted(), error=load.error)
         return Rendering(
@@ -743,6 +821,20 @@ class Browser:
             screenshot=screenshot,
             notes=load.noted(),
         )
+
+
+def child_environment(environ: Mapping[str, str], frozen: bool) -> dict[str, str]:
+    """The browser's environment: this process's, less what the app's bundle set for its
+    own libraries (PyInstaller's bootloader puts them first on LD_LIBRARY_PATH, keeping
+    the user's in LD_LIBRARY_PATH_ORIG): Chromium must load the system's."""
+    env = dict(environ)
+    if frozen:
+        original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+        if original:
+            env["LD_LIBRARY_PATH"] = original
+        else:
+            env.pop("LD_LIBRARY_PATH", None)
+    return env
 
 
 def _resident(pid: int) -> dict[bytes, int]:

@@ -32,7 +32,12 @@ class CdpError(BrowserError):
 
 
 class CdpTimeout(BrowserError):
-    """The browser did not answer a command in time: it is hung (or paused)."""
+    """The browser did not answer a command in time: it is hung (or paused), or the tab
+    the command went to is (a script running without end)."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"the browser did not answer {method} in {timeout:g} s (hung)")
+        self.method, self.timeout = method, timeout
 
 
 class CdpClosed(BrowserError):
@@ -115,9 +120,7 @@ class Connection:
             # shield: a timeout leaves the future for _received to drop quietly
             return await asyncio.wait_for(asyncio.shield(future), timeout)
         except TimeoutError:
-            raise CdpTimeout(
-                f"the browser did not answer {method} in {timeout:g} s (hung)"
-            ) from None
+            raise CdpTimeout(method, timeout) from None
         finally:
             self._pending.pop(ident, None)
 
