@@ -15,7 +15,7 @@ from recrawl.core.policy import capture_modes, crawl_settings
 from recrawl.core.services import Services
 from recrawl.core.store.models import FetchEvent, News, Page, PageKind
 
-from tests.support.chromium import chromium_or_skip
+from tests.support.browsing import needs_chromium
 from tests.support.crawling import T0, crawl
 
 SIGNED = b"0123456789abcdef"
@@ -134,8 +134,8 @@ def test_capturing_a_site_keeps_the_fewest_entries(project):
     assert capture_modes.host_modes() == {"www.a.example": "http"}
 
 
+@needs_chromium  # the one found when capture.chromium is empty
 def test_browser_mode_without_its_chromium_says_so_and_is_kept(project):
-    chromium_or_skip()  # the one found when capture.chromium is empty
     sites = Services(project).sites
     assert sites.capture_site("a.example", "browser").missing is None
     Services(project).settings.update({"capture.chromium": "/nonexistent/chromium"})
