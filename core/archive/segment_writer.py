@@ -151,11 +151,18 @@ class SegmentWriter:
         return written
 
     def write_rendering(
-        self, url: str, instant: datetime, concurrent_to: str, dom: bytes, screenshot: bytes | None
+        self,
+        url: str,
+        instant: datetime,
+        concurrent_to: str,
+        dom: bytes | None,
+        screenshot: bytes | None,
     ) -> None:
         """A browser capture's rendered DOM and screenshot, right after its records: not
-        indexed, they travel with the capture wherever it is copied (compaction, export)."""
-        self.records.write_rendering(url, instant, concurrent_to, DOM, DOM_MIME, dom)
+        indexed, they travel with the capture wherever it is copied (compaction, export).
+        ``dom`` None: the page is not judged by one (a PDF in the browser's viewer)."""
+        if dom is not None:
+            self.records.write_rendering(url, instant, concurrent_to, DOM, DOM_MIME, dom)
         if screenshot is not None:
             self.records.write_rendering(
                 url, instant, concurrent_to, SCREENSHOT, SCREENSHOT_MIME, screenshot

@@ -30,6 +30,7 @@ from recrawl.core.clock import human_duration
 from recrawl.core.engine.embeds import Embedded, failure_reason
 from recrawl.core.engine.events import LogMessage
 from recrawl.core.engine.offline import Unreached
+from recrawl.core.engine.parse import HTML_TYPES, media_type
 from recrawl.core.engine.update import Outcome, classify
 from recrawl.core.errors import BrowserError, InvalidUrl
 from recrawl.core.net.fetch import FetchResult
@@ -186,6 +187,9 @@ class PageLoad:
 
     async def _resource(self, request: Intercepted) -> Answer | Refusal:
         parts = self.round.parts
+        if urlsplit(request.url).scheme not in ("http", "https"):
+            # the browser's own (its PDF viewer's chrome-extension: files): not the page's
+            return Refusal("not a page's request")
         try:
             url = embed_url(request.url, self.page.url)
         except InvalidUrl as exc:
@@ -304,6 +308,14 @@ class Loaded:
     #: The page's fetch as recorded: its document, or why there is none to record (the
     #: browser failed before asking for it, or rendering it).
     result: FetchResult
+
+    @property
+    def by_dom(self) -> bool:
+        """Whether the page is judged by its rendered DOM: an HTML document. Another (a
+        PDF, JSON) is drawn by the browser's own viewer, whose DOM is the same whatever
+        the document says: it is judged by its bytes, as over HTTP."""
+        kind = media_type(self.result.header("content-type"))
+        return not kind or kind in HTML_TYPES  # none said: the browser sniffs it as a page
 
     @classmethod
     def of(cls, handler: PageLoad, rendering: Rendering, at: datetime) -> Loaded:

@@ -85,7 +85,9 @@ class CaptureWriter:
             return self._revisit(page, result, now, IDENTICAL_PAYLOAD, earlier)
         return self.response(page, result, now, digest, members)
 
-    def rendering(self, url: str, now: datetime, dom: bytes, screenshot: bytes | None) -> None:
+    def rendering(
+        self, url: str, now: datetime, dom: bytes | None, screenshot: bytes | None
+    ) -> None:
         """A browser capture's DOM and screenshot, beside the capture just written."""
         self.writer.write_rendering(url, now, self.last_id, dom, screenshot)
 

@@ -314,7 +314,7 @@ class FetchRecorder:
                     new_links = OutlinksSignature.new_links(page.outlinks, outlinks)
             capture = captures.page(page, result, now, analysis.members)
             if rendering is not None:
-                captures.rendering(page.url, now, rendering.dom, rendering.screenshot)
+                captures.rendering(page.url, now, rendering.dom or None, rendering.screenshot)
                 if rendering.notes:
                     note = "; ".join(filter(None, [note, *rendering.notes]))
             change, signature = self._change(page, analysis, capture)

@@ -24,7 +24,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
@@ -440,7 +440,7 @@ class Round:
             else:
                 slot.answered()
             if outcome is Outcome.OK:
-                asked = self._asked(page, result, browser=load is not None)
+                asked = self._asked(page, result, browser=load is not None and load.by_dom)
                 if analysing:
                     await analysing.pop()
                 analysing.append(asyncio.create_task(self._analyse(page, result, asked, load)))
@@ -454,7 +454,10 @@ class Round:
         self, page: Page, result: FetchResult, asked: Asked, load: Loaded | None = None
     ) -> None:
         # a browser page is what it rendered: its signature, text, links are the DOM's
-        seen = result if load is None else rendered_result(result, load.rendering)
+        # (an HTML page's: a PDF's is the browser's viewer)
+        seen = result
+        if load is not None and load.by_dom:
+            seen = rendered_result(result, load.rendering)
         analysis = await self.parts.analyser.analyse(page.url, seen, asked)
         await self._record(page, result, Outcome.OK, None, analysis, load)
 
@@ -520,6 +523,8 @@ class Round:
     ) -> None:
         """A browser page's fetch: its document and rendering, then what it loaded."""
         handler, rendering = load.handler, load.rendering
+        if not load.by_dom:  # the browser's viewer of a PDF: re-signing and diff read its bytes
+            rendering = replace(rendering, dom=b"")
         embedded = handler.embedded() if outcome is Outcome.OK else None
         recorded = self.parts.recorder.record_safely(
             page, result, outcome, self.batch, self.captures, None, analysis, embedded,
