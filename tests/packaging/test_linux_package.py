@@ -5,6 +5,7 @@ package built with it (a tree of one file: the bundle is ``make package-test``'s
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import subprocess
 import sys
@@ -15,8 +16,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "packaging"))  # the packaging scripts import each other so
 
-import linux_package  # noqa: E402
-from system_packages import debian_packages  # noqa: E402
+# by name, at run time: the packaging scripts are no package an editor or pyright follows
+linux_package = importlib.import_module("linux_package")
+debian_packages = importlib.import_module("system_packages").debian_packages
 
 pytestmark = pytest.mark.skipif(
     shutil.which("dpkg-deb") is None or not sys.platform.startswith("linux"),
