@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -195,7 +194,7 @@ def main() -> int:
         )
     if options.keep:
         print(f"kept in {root}")
-    print(json.dumps(rows), file=sys.stderr if os.environ.get("QUIET") else sys.stdout)
+    print(json.dumps(rows))
     return 0
 
 

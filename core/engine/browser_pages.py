@@ -36,7 +36,6 @@ from recrawl.core.errors import BrowserError, InvalidUrl
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.http import HttpResponse
 from recrawl.core.net.urls import embed_url, host_of
-from recrawl.core.store.models import DiscoveredVia, PageKind
 
 if TYPE_CHECKING:
     from recrawl.core.browser.browser import Browser
@@ -51,13 +50,6 @@ _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encodi
 #: Responses kept in memory for the round's other page loads, each at most / in all.
 KEEP_BODY_BYTES = 4 << 20
 KEEP_ALL_BYTES = 256 << 20
-
-
-def capture_mode(settings: CrawlSettings, host: str) -> str:
-    """The capture mode of ``host`` (its own, or the project's)."""
-    capture = settings.capture
-    mode_for = getattr(capture, "mode_for", None)
-    return mode_for(host) if mode_for is not None else capture.mode
 
 
 class BrowserSession:
@@ -356,17 +348,4 @@ def rendered_result(document: FetchResult, rendering: Rendering) -> FetchResult:
         started_at=document.started_at,
         response=HttpResponse("HTTP/1.1", 200, "OK", head, b""),
         decoded=rendering.dom,
-    )
-
-
-def embed_row(url: str, page_url: str, next_fetch: object, interval: float) -> store.NewPage:
-    """A row for a response a browser page loaded that the store does not know yet."""
-    return store.NewPage(
-        url=url,
-        host=host_of(url),
-        next_fetch=next_fetch,  # type: ignore[arg-type]
-        fetch_interval=interval,
-        discovered_from=page_url,
-        discovered_via=DiscoveredVia.EMBED,
-        kind=PageKind.EMBED,
     )

@@ -97,6 +97,19 @@ def page_embeds(found: EmbedList | None, result: FetchResult, url: str, limit: i
     return Embedded(refs_of(found, urls), invalid, dropped)
 
 
+def embed_row(url: str, page_url: str, now: datetime, interval: float) -> store.NewPage:
+    """The row of an embed the store does not know yet, due now (fetched with its page)."""
+    return store.NewPage(
+        url=url,
+        host=host_of(url),
+        next_fetch=now,
+        fetch_interval=interval,
+        discovered_from=page_url,
+        discovered_via=DiscoveredVia.EMBED,
+        kind=PageKind.EMBED,
+    )
+
+
 def failure_reason(status: int | None, error: str | None) -> str:
     """Why a fetch got nothing to show: its error, else its HTTP status."""
     if error:
@@ -292,18 +305,7 @@ class RoundEmbeds:
             accepted = [url for url in accepted if url not in linked]
         if new:
             now = self.clock.now()
-            rows = [
-                store.NewPage(
-                    url=url,
-                    host=host_of(url),
-                    next_fetch=now,
-                    fetch_interval=self.initial_interval,
-                    discovered_from=page_url,
-                    discovered_via=DiscoveredVia.EMBED,
-                    kind=PageKind.EMBED,
-                )
-                for url in new
-            ]
+            rows = [embed_row(url, page_url, now, self.initial_interval) for url in new]
             states.update(await self.commits.run(store.add_embeds, rows, now))
         now = self.clock.now()
         failed: list[store.EmbedState] = []

@@ -47,14 +47,12 @@ from recrawl.core.engine.browser_pages import (
     Loaded,
     PageLoad,
     RoundLoads,
-    capture_mode,
-    embed_row,
     rendered_result,
 )
 from recrawl.core.engine.capture_writer import CaptureWriter, archived_whole
 from recrawl.core.engine.commits import CommitPipeline
 from recrawl.core.engine.controls import Controls
-from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, page_embeds
+from recrawl.core.engine.embeds import Embedded, Found, RoundEmbeds, embed_row, page_embeds
 from recrawl.core.engine.events import BaselineDone, EventQueue, LogMessage, RoundStarted
 from recrawl.core.engine.links import LinkDiscoverer
 from recrawl.core.engine.offline import HeldFailure, Reachability, Unreached
@@ -463,7 +461,8 @@ class Round:
 
     def _in_browser(self, host: str) -> bool:
         return (
-            self.parts.browser is not None and capture_mode(self.parts.settings, host) == "browser"
+            self.parts.browser is not None
+            and self.parts.settings.capture.mode_for(host) == "browser"
         )
 
     async def _load(self, page: Page, slot: HostSlot, lane: int) -> Loaded | None:

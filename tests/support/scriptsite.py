@@ -6,11 +6,10 @@ site's content: edit :attr:`ScriptSite.stories` and the pages change only in the
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 from dataclasses import dataclass, field
 
 from tests.support.httpserver import Reply, TestServer
+from tests.support.screenshots import png
 
 SHELL = """<!doctype html>
 <html><head><title>{title}</title><link rel="stylesheet" href="/style.css"></head>
@@ -44,25 +43,10 @@ fetch("/api/" + name + ".json").then(r => r.json()).then(data => {
 });
 """
 
+#: Each page's picture, added by its script: a small solid PNG.
+PICTURE = png(4, 4, (200, 30, 30, 255))
+
 STYLE = b"body { font-family: sans-serif; background: #fafafa } article { margin: 1em }"
-
-
-def png(width: int = 4, height: int = 4, rgb: tuple[int, int, int] = (200, 30, 30)) -> bytes:
-    """A small solid PNG, made here (no image library in the app)."""
-    row = b"\x00" + bytes(rgb) * width
-    raw = row * height
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    head = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", head)
-        + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b"")
-    )
 
 
 @dataclass
@@ -79,7 +63,7 @@ class ScriptSite:
         path = "/" if name == "index" else f"/{name}"
         self.server.html(path, SHELL.format(title=name.title()))
         self.server.routes[f"/api/{name}.json"] = lambda handler, name=name: self._json(name)
-        self.server.routes[f"/img/{name}.png"] = Reply(200, png(), {"Content-Type": "image/png"})
+        self.server.routes[f"/img/{name}.png"] = Reply(200, PICTURE, {"Content-Type": "image/png"})
 
     def _json(self, name: str) -> Reply:
         data = {
