@@ -112,6 +112,12 @@ def _screenshot_offset(path: Path, offset: int, length: int | None) -> int | Non
                 length = records.get_record_offset() + records.get_record_length() - offset
             start = offset + length
             fh.seek(start)
+            head = fh.read(2)
+            # a record starts with a gzip member or "WARC/": anything else is a length
+            # that is not the record's, which warcio may read as no record at all
+            if head and head not in (b"\x1f\x8b", b"WA"):
+                raise WarcError(f"no WARC record in {path} at offset {start}")
+            fh.seek(start)
             records = ArchiveIterator(fh)
             for number, record in enumerate(records, start=1):
                 if record.rec_type in ("response", "revisit", "warcinfo") or number > _LOOK_AHEAD:
