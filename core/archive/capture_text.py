@@ -18,6 +18,7 @@ from recrawl.core.archive.captures import CaptureRef, capture_payload
 from recrawl.core.archive.rendering import DOM_MIME, rendering_at
 from recrawl.core.config import VIEW
 from recrawl.core.content.maintext import MainText, payload_text
+from recrawl.core.content.text_rule import TextRule
 from recrawl.core.errors import PayloadError
 from recrawl.core.net.decoding import PayloadDecoder
 
@@ -32,9 +33,12 @@ class CaptureText:
     note: str | None
 
 
-def capture_text(project_dir: Path, url: str, capture: CaptureRef) -> CaptureText:
-    """The text of ``capture`` (a capture of ``url``); raises :class:`NotText` for a
-    payload that is no text and :class:`PayloadError` for one that cannot be decoded."""
+def capture_text(
+    project_dir: Path, url: str, capture: CaptureRef, rule: TextRule | None = None
+) -> CaptureText:
+    """The text of ``capture`` (a capture of ``url``), what the change ``rule`` leaves of
+    it if one is given; raises :class:`NotText` for a payload that is no text and
+    :class:`PayloadError` for one that cannot be decoded."""
     rendered = rendering_at(capture.path, capture.offset).dom
     if rendered is not None:  # a browser capture: what the page showed, not its source
         body = rendered[: VIEW.content_cap]
@@ -42,7 +46,7 @@ def capture_text(project_dir: Path, url: str, capture: CaptureRef) -> CaptureTex
         note = (
             f"only the first {VIEW.content_cap >> 20} MiB of the page are compared" if cut else None
         )
-        text = payload_text(body, DOM_MIME, url)
+        text = payload_text(body, DOM_MIME, url, rule)
         return CaptureText(url, capture.date, DOM_MIME, text, note)
     record = capture_payload(project_dir, capture)
     headers = {name.lower(): value for name, value in record.http_headers}
@@ -54,4 +58,5 @@ def capture_text(project_dir: Path, url: str, capture: CaptureRef) -> CaptureTex
     note = decoder.note
     if decoder.cut:
         note = f"only the first {VIEW.content_cap >> 20} MiB of the payload are compared"
-    return CaptureText(url, capture.date, content_type, payload_text(body, content_type, url), note)
+    text = payload_text(body, content_type, url, rule)
+    return CaptureText(url, capture.date, content_type, text, note)

@@ -19,6 +19,7 @@ from recrawl.core import store
 from recrawl.core.archive.capture_text import CaptureText, capture_text
 from recrawl.core.archive.captures import CaptureRef, all_captures
 from recrawl.core.content.diff import TextDiff, diff_lines
+from recrawl.core.content.text_rule import TextRule
 from recrawl.core.errors import NotFound
 
 
@@ -30,10 +31,13 @@ class PageDiff:
     diff: TextDiff
 
 
-def page_diff(project_dir: Path, url: str, old: CaptureRef, new: CaptureRef) -> PageDiff:
-    """The texts of two captures of ``url`` and how the second differs from the first."""
-    before = capture_text(project_dir, url, old)
-    after = capture_text(project_dir, url, new)
+def page_diff(
+    project_dir: Path, url: str, old: CaptureRef, new: CaptureRef, rule: TextRule | None = None
+) -> PageDiff:
+    """The texts of two captures of ``url`` and how the second differs from the first;
+    under a change ``rule``, what the rule removes is no change (docs/design.md §17)."""
+    before = capture_text(project_dir, url, old, rule)
+    after = capture_text(project_dir, url, new, rule)
     return PageDiff(url, before, after, diff_lines(before.text.paragraphs, after.text.paragraphs))
 
 

@@ -55,12 +55,13 @@ def _diff_arguments(p: argparse.ArgumentParser) -> None:
 @project_command
 def run_diff(project: Project, args: argparse.Namespace) -> int:
     from recrawl.core.archive.page_diff import between, page_diff  # the WARC reader
+    from recrawl.core.policy.change_rules import text_rule_for
 
     since = parse_iso(args.since) if args.since else None
     until = parse_iso(args.until) if args.until else None
     page = find_page(args.url)
     old, new = between(project.path, page.url, since, until)
-    result = page_diff(project.path, page.url, old, new)
+    result = page_diff(project.path, page.url, old, new, text_rule_for(page.url))
     start, end = to_iso(old.date), to_iso(new.date)
     unified = result.diff.unified(f"{page.url} {start}", f"{page.url} {end}")
     if args.json:

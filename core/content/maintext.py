@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from recrawl.core.config import ParseSettings
 from recrawl.core.content.markup_bounds import find_cut
+from recrawl.core.content.text_rule import TextRule
 from recrawl.core.errors import NotText
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -250,9 +251,11 @@ def _xml_blocks(xml: str) -> tuple[str, ...]:
     return tuple(paragraphs.lines)
 
 
-def payload_text(body: bytes, content_type: str | None, url: str | None = None) -> MainText:
+def payload_text(
+    body: bytes, content_type: str | None, url: str | None = None, rule: TextRule | None = None
+) -> MainText:
     """What a payload says, as a diff compares it: a page's blocks (:func:`block_text`),
-    a text file's lines.
+    a text file's lines; under a change ``rule``, what the rule leaves of them.
 
     ``body`` is decoded (Content-Encoding undone); its charset comes from
     ``content_type``, a byte-order mark or the page's ``<meta charset>``. Raises
@@ -268,10 +271,14 @@ def payload_text(body: bytes, content_type: str | None, url: str | None = None) 
     sniffed = not kind and head.lstrip().lower().startswith((b"<!doctype html", b"<html"))
     if kind in HTML_TYPES or sniffed:
         _, html = html_to_unicode(content_type, body)
-        return block_text(html, url)
+        if rule is None:
+            return block_text(html, url)
+        found = block_text(rule.markup(bounded(html)), url)
+        return MainText(found.title, tuple(rule.lines(found.paragraphs)), found.source)
     if not kind or kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(_TEXT_SUFFIXES):
         _, text = html_to_unicode(content_type, body)
-        return MainText(None, _lines(text), "text")
+        lines = _lines(text)
+        return MainText(None, lines if rule is None else tuple(rule.lines(lines)), "text")
     raise NotText(f"not text: {kind or 'no Content-Type'}")
 
 

@@ -46,6 +46,7 @@ from recrawl.core.engine.parse import (
 )
 from recrawl.core.errors import WarcError
 from recrawl.core.net.http import HttpRequest, HttpResponse, decode_body
+from recrawl.core.policy.change_rules import signature_for
 from recrawl.core.policy.signature import OutlinksSignature, Signature
 
 if TYPE_CHECKING:  # not at run time: the analysis processes need no HTTP client
@@ -126,6 +127,7 @@ def signing(
     -> ``(sign, earlier)``. An eager signature is always computed; a deferrable one only
     when the page's bytes changed since a payload that has no signature of this kind.
     """
+    signature = signature_for(signature, page.url)
     if not signature.deferrable:
         return True, None
     if page.signature is not None and page.signature_kind == signature.kind:
@@ -154,6 +156,7 @@ def unsigned_payload(
 
     Only a page that had a 2xx has one (:func:`sign_earlier` reads no other response).
     """
+    signature = signature_for(signature, page.url)
     if not signature.deferrable or page.content_changed_at is None:
         return None
     if page.signature_kind == UNCOMPARABLE or (
@@ -202,7 +205,8 @@ def analyse_page(
     links = tuple(link.url for link in parsed.links) if parsed else ()
     signed = None
     if asked.sign:
-        signed = signature.compute(body, text_of(content_type, body, parsed), links)
+        own = signature_for(signature, url)  # under the page's change rule, if any
+        signed = own.compute(body, text_of(content_type, body, parsed), links)
     published = hashes = None
     if parsed is not None:
         parsed.text = None  # read by the signature only; not sent back nor kept

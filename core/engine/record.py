@@ -28,6 +28,7 @@ from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.robots import RobotsPolicy
 from recrawl.core.net.urls import embed_url
+from recrawl.core.policy.change_rules import kind_for, signature_for
 from recrawl.core.policy.schedule import Change, FetchSchedule
 from recrawl.core.policy.scoring import Scoring
 from recrawl.core.policy.signature import OutlinksSignature, Signature, compare
@@ -331,7 +332,7 @@ class FetchRecorder:
         if outcome is not Outcome.OK and analysis is not None and analysis.earlier_signature:
             # the 2xx payload this capture replaces, signed now (round._sign_replaced):
             # the page's next 2xx is compared with it
-            signature = (analysis.earlier_signature, self.signature.kind)
+            signature = (analysis.earlier_signature, kind_for(self.signature, page.url))
         update = self._update(
             page, result, outcome, now, batch, captures, change, capture, note,
             signature=signature, new_links=new_links,
@@ -370,11 +371,12 @@ class FetchRecorder:
                 capture.payload_record_id == page.payload_record_id
             )
             return (Change.UNCHANGED if same_bytes else Change.UNKNOWN), None
-        kind = self.signature.kind
+        own = signature_for(self.signature, page.url)  # under its change rule, if any
+        kind = own.kind
         if analysis.earlier_signature is not None:  # the archived payload, signed just now
-            change = compare(self.signature, analysis.earlier_signature, kind, new)
+            change = compare(own, analysis.earlier_signature, kind, new)
         else:
-            change = compare(self.signature, page.signature, page.signature_kind, new)
+            change = compare(own, page.signature, page.signature_kind, new)
         return change, (new, kind)
 
     def _add(

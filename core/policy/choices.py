@@ -17,6 +17,7 @@ from recrawl.core.config import PROJECT_DEFAULTS
 from recrawl.core.errors import InvalidArgument
 from recrawl.core.filters import Chain, parse_chain
 from recrawl.core.filters.scope import DEFAULT_CHAIN_FILE, widen_scope
+from recrawl.core.policy.change_rules import RuledSignatures, project_rules
 from recrawl.core.policy.filter_reach import PENDING, THROUGH, Progress, Reach, plan_reach
 from recrawl.core.policy.replan import Replanned, replan
 from recrawl.core.policy.schedule import FetchSchedule
@@ -214,7 +215,10 @@ def signature_kind() -> str:
 
 
 def project_signature() -> Signature:
-    return make_signature(signature_kind())
+    """The project's signature, with its change rules when it has any (docs/design.md §17)."""
+    base = make_signature(signature_kind())
+    rules = project_rules()
+    return RuledSignatures(base, rules) if rules.rules else base
 
 
 def set_signature(kind: str) -> Signature:

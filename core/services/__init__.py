@@ -8,6 +8,8 @@
     services.sites.remove(host)             # a host taken out of the crawl
     services.settings.save({...})           # kept settings: the next round's
     services.re_signing.switch("md5")       # the pages' signatures recomputed
+    services.changes.set(rule)              # a change rule kept, its pages re-signed
+    services.notify.send_test(url)          # a notification service tried
 
 Each operation runs on its project's store, whichever thread calls it (it enters the
 project: :meth:`recrawl.core.project.Project.active`), and each that changes what is
@@ -22,6 +24,8 @@ the operation and nothing after it. Reading (listings, counts) stays in
     settings     the project's kept crawl settings
     sites        hosts taken out of the crawl
     re_signing   the signature switched, the pages' signatures recomputed
+    changes      change rules set, unset and previewed
+    notify       notification services tried
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from recrawl.core.project import Project
 
 if TYPE_CHECKING:
     from recrawl.core.services.chain import ChainService
+    from recrawl.core.services.changes import ChangesService
+    from recrawl.core.services.notify import NotifyService
     from recrawl.core.services.re_signing import ReSigningService
     from recrawl.core.services.schedule import ScheduleService
     from recrawl.core.services.seeds import SeedsService
@@ -85,3 +91,15 @@ class Services:
         from recrawl.core.services.re_signing import ReSigningService
 
         return ReSigningService(self.project)
+
+    @cached_property
+    def changes(self) -> ChangesService:
+        from recrawl.core.services.changes import ChangesService
+
+        return ChangesService(self.project)
+
+    @cached_property
+    def notify(self) -> NotifyService:
+        from recrawl.core.services.notify import NotifyService
+
+        return NotifyService(self.project)

@@ -21,6 +21,7 @@ from recrawl.core.archive.page_diff import PageDiff, fetch_pair, latest_change, 
 from recrawl.core.config import VIEW
 from recrawl.core.content.diff import Row, Span
 from recrawl.core.errors import RecrawlError
+from recrawl.core.policy.change_rules import text_rule_for
 from recrawl.gui.pages.screenshot_jobs import VisualDiff, compare_screenshots
 
 #: Rows laid out at most (a document of many thousands would take the GUI thread long
@@ -60,13 +61,17 @@ class DiffPage:
 def latest_diff(project_dir: Path, url: str) -> DiffPage:
     """The page's latest change (``recrawl diff``'s default)."""
     old, new = latest_change(project_dir, url)
-    return _with_screenshots(laid_out(page_diff(project_dir, url, old, new)), old, new)
+    return _with_screenshots(
+        laid_out(page_diff(project_dir, url, old, new, text_rule_for(url))), old, new
+    )
 
 
 def fetches_diff(project_dir: Path, url: str, first: datetime, second: datetime | None) -> DiffPage:
     """The captures of two fetches (``second`` None: ``first``'s and the one before)."""
     old, new = fetch_pair(project_dir, url, first, second)
-    return _with_screenshots(laid_out(page_diff(project_dir, url, old, new)), old, new)
+    return _with_screenshots(
+        laid_out(page_diff(project_dir, url, old, new, text_rule_for(url))), old, new
+    )
 
 
 def _with_screenshots(page: DiffPage, old: CaptureRef, new: CaptureRef) -> DiffPage:

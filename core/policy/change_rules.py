@@ -1,0 +1,358 @@
+"""Change rules (docs/design.md §17): what counts as a change on a site or a section of one.
+
+The default signature is right about ordinary noise (clocks, counters, shuffled lists);
+a site's own noise inside its content (a ticker in the article, a rotating quote, a live
+score) it cannot know. A rule, kept in the project per URL prefix, says it:
+
+- ``remove``: CSS selectors of elements dropped before the signature reads the page;
+- ``only``: CSS selectors of the elements the signature reads, and nothing else;
+- ``ignore``: regular expressions (RE2 first, else a backtracking engine with a time
+  limit, as in filters) taken out of each line of the text;
+- ``added_only``: a change counts only when a line was added (removals are not news);
+- ``notify``: whether its pages' news goes to the notification services (§17).
+
+The longest matching prefix applies (a rule on ``example.org/news/`` beats one on
+``example.org``). A page under a rule is signed by :class:`RuledSignature`, whose kind
+names the project's signature and the rule's digest: a page signed under another rule
+(or none) is of another kind, so its next fetch says ``unknown`` unless it was re-signed
+(:mod:`recrawl.core.engine.re_signing`) — like with like, never a false change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from recrawl.core.content.maintext import main_text, visible_text
+from recrawl.core.content.noise import normalised_lines, without_ads
+from recrawl.core.content.text_rule import only_selected, without_selected
+from recrawl.core.errors import InvalidArgument
+from recrawl.core.filters.patterns import BACKTRACK_TIMEOUT, Pattern, compile_pattern
+from recrawl.core.policy.maintext_signature import MAX_MARKUP_CHARS, MAX_TEXT_CHARS
+from recrawl.core.policy.signature import Signature
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+from w3lib.encoding import html_to_unicode
+
+#: The project setting that keeps the rules (a list of :meth:`ChangeRule.to_json`).
+SETTING_KEY = "change_rules"
+
+_UNSEEN_TAGS = ("script", "style", "noscript", "template")
+
+
+def _schemeless(prefix_or_url: str) -> str:
+    """``host[:port]/path`` of a prefix or URL, the host lower-cased; a bare host gets
+    its ``/`` so that ``example.org`` never matches ``example.org.evil``."""
+    text = prefix_or_url.strip()
+    if "://" in text:
+        parts = urlsplit(text)
+        rest = parts.netloc.lower() + (parts.path or "/")
+        if parts.query:
+            rest += "?" + parts.query
+        return rest
+    host, _, path = text.partition("/")
+    return host.lower() + "/" + path
+
+
+@dataclass(frozen=True)
+class ChangeRule:
+    """What counts as a change for the pages whose URL starts with ``prefix``."""
+
+    prefix: str
+    remove: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    added_only: bool = False
+    notify: bool = True
+
+    # -- reading and checking -------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> ChangeRule:
+        return cls(
+            prefix=str(value["prefix"]),
+            remove=tuple(value.get("remove", ())),
+            only=tuple(value.get("only", ())),
+            ignore=tuple(value.get("ignore", ())),
+            added_only=bool(value.get("added_only", False)),
+            notify=bool(value.get("notify", True)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        value = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in value.items()}
+
+    def check(self) -> None:
+        """InvalidArgument, one line naming the rule and what is wrong, if any part is."""
+        if not self.prefix.strip() or " " in self.prefix.strip():
+            raise InvalidArgument(f"change rule {self.prefix!r}: not a URL prefix")
+        if "://" in self.prefix and not urlsplit(self.prefix).netloc:
+            raise InvalidArgument(f"change rule {self.prefix!r}: not a URL prefix (no host)")
+        probe = LexborHTMLParser("<p></p>")
+        for option, selectors in (("remove", self.remove), ("only", self.only)):
+            for selector in selectors:
+                try:
+                    probe.css(selector)
+                except (SelectolaxError, ValueError, TypeError):
+                    raise InvalidArgument(
+                        f"change rule {self.prefix}: --{option} {selector!r} is not a CSS selector"
+                    ) from None
+        for pattern in self.ignore:
+            try:
+                _pattern(pattern)
+            except ValueError as exc:
+                raise InvalidArgument(f"change rule {self.prefix}: --ignore {exc}") from None
+
+    @property
+    def changes_text(self) -> bool:
+        """Whether it changes what the signature reads (``notify`` alone does not)."""
+        return bool(self.remove or self.only or self.ignore or self.added_only)
+
+    @property
+    def digest(self) -> str:
+        """12 hex digits naming what the rule does to the text (not its prefix, not
+        ``notify``): the same rule on two prefixes signs alike."""
+        what = [list(self.remove), list(self.only), list(self.ignore), self.added_only]
+        encoded = json.dumps(what, separators=(",", ":")).encode("utf-8")
+        return hashlib.blake2b(encoded, digest_size=6).hexdigest()
+
+    def matches(self, url: str) -> bool:
+        own = self.prefix.strip()
+        if "://" in own:
+            scheme = own.split("://", 1)[0].lower()
+            if not url.lower().startswith(scheme + "://"):
+                return False
+        return _schemeless(url).startswith(_schemeless(own))
+
+    @property
+    def specificity(self) -> tuple[int, int]:
+        """Longest prefix first; of equal ones, the one naming its scheme."""
+        return (len(_schemeless(self.prefix)), int("://" in self.prefix))
+
+    # -- what it does to a page's text (core/content/text_rule.py's TextRule) -----------------
+
+    def markup(self, html: str) -> str:
+        if self.only:
+            return only_selected(html, self.only)
+        return without_selected(html, self.remove)
+
+    def lines(self, lines: Sequence[str]) -> list[str]:
+        if not self.ignore:
+            return [line for line in lines if line.strip()]
+        patterns = [_pattern(source) for source in self.ignore]
+        out = []
+        for line in lines:
+            for pattern in patterns:
+                line = _without(pattern, line)
+            line = " ".join(line.split())
+            if line:
+                out.append(line)
+        return out
+
+
+@cache
+def _pattern(source: str) -> Pattern:
+    """A compiled ignore pattern (kept per process: rules travel to analysis processes
+    as text, and a pattern is compiled once there)."""
+    if not source:
+        raise ValueError("an empty pattern would remove nothing")
+    return compile_pattern(source)
+
+
+def _without(pattern: Pattern, line: str) -> str:
+    compiled: Any = pattern.compiled
+    if pattern.engine == "re2":
+        return str(compiled.sub(" ", line))
+    try:
+        return str(compiled.sub(" ", line, timeout=BACKTRACK_TIMEOUT))
+    except TimeoutError:  # as a filter's timeout is a miss: the line is kept whole
+        return line
+
+
+@dataclass(frozen=True)
+class ChangeRules:
+    """A project's change rules; the longest matching prefix applies."""
+
+    rules: tuple[ChangeRule, ...] = ()
+
+    def rule_for(self, url: str) -> ChangeRule | None:
+        best: ChangeRule | None = None
+        for rule in self.rules:
+            if rule.matches(url) and (best is None or rule.specificity > best.specificity):
+                best = rule
+        return best
+
+    def get(self, prefix: str) -> ChangeRule | None:
+        return next((r for r in self.rules if r.prefix == prefix), None)
+
+    def with_rule(self, rule: ChangeRule) -> ChangeRules:
+        """These rules with ``rule`` set (in place of one on the same prefix)."""
+        kept = tuple(r for r in self.rules if r.prefix != rule.prefix)
+        return ChangeRules(tuple(sorted((*kept, rule), key=lambda r: r.prefix)))
+
+    def without(self, prefix: str) -> ChangeRules:
+        if self.get(prefix) is None:
+            raise InvalidArgument(f"no change rule on {prefix!r}")
+        return ChangeRules(tuple(r for r in self.rules if r.prefix != prefix))
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [rule.to_json() for rule in self.rules]
+
+    @classmethod
+    def from_json(cls, value: Iterable[dict[str, Any]] | None) -> ChangeRules:
+        return cls(tuple(ChangeRule.from_json(v) for v in value or ()))
+
+
+# -- the project's rules ------------------------------------------------------------------
+
+
+def project_rules() -> ChangeRules:
+    # the store imported here: analysis processes sign under rules and need none
+    from recrawl.core import store
+
+    return ChangeRules.from_json(store.get_setting(SETTING_KEY))
+
+
+def text_rule_for(url: str) -> ChangeRule | None:
+    """The project's rule that changes what ``url``'s text is (what diffs apply), if any."""
+    rule = project_rules().rule_for(url)
+    return rule if rule is not None and rule.changes_text else None
+
+
+def save_rules(rules: ChangeRules) -> None:
+    """Keep ``rules`` (every one checked first: a bad one saves nothing)."""
+    from recrawl.core import store
+
+    for rule in rules.rules:
+        rule.check()
+    store.set_setting(SETTING_KEY, rules.to_json())
+
+
+# -- signatures under a rule ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuledSignature:
+    """The project's signature of a page under a change rule.
+
+    Reads the page's lines with the rule applied — an HTML page's main text (the
+    ``main-text`` signature's reading; its visible text for the other kinds) after the
+    rule's selectors, ``only`` reading the selected elements' visible text; a text file's
+    lines — takes the ``ignore`` patterns out, masks the noise as ``main-text`` does and
+    hashes them. ``added_only``: the sorted hashes of the lines, and a fetch is the same
+    when it added no line. A binary payload is signed as without a rule.
+    """
+
+    base: Signature
+    rule: ChangeRule
+    line_hash_bytes: ClassVar[int] = 8
+
+    @property
+    def kind(self) -> str:
+        return f"{self.base.kind}+rule:{self.rule.digest}"
+
+    @property
+    def deferrable(self) -> bool:
+        return self.base.deferrable
+
+    def text_lines(self, payload: bytes, text: str | None) -> list[str] | None:
+        """The lines signed (None: a binary payload, signed by the base signature)."""
+        if text is None:  # text that is not HTML
+            decoded = payload.decode("utf-8", errors="replace")[:MAX_TEXT_CHARS]
+            return self.rule.lines(decoded.splitlines())
+        if not text:
+            return None
+        _, markup = html_to_unicode(None, payload)
+        markup = _without_unseen(markup)
+        if len(markup) > MAX_MARKUP_CHARS:  # as main-text: the crawl's parsed text
+            return self.rule.lines(["<large page>", *text.splitlines()])
+        markup = self.rule.markup(markup)
+        if self.rule.only or self.base.kind != "main-text":
+            return self.rule.lines(list(visible_text(markup)))
+        try:
+            found = main_text(without_ads(markup))
+        except Exception:  # the extractor's bug must not cost the fetch
+            return self.rule.lines(["<no main text>", *visible_text(markup)])
+        title = [f"<title> {found.title}"] if found.title else []
+        return self.rule.lines([*title, *found.paragraphs])
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        lines = self.text_lines(payload, text)
+        if lines is None:
+            return self.base.compute(payload, text, links)
+        normalised = normalised_lines(lines)
+        if self.rule.added_only:
+            hashes = {
+                hashlib.blake2b(line.encode("utf-8"), digest_size=self.line_hash_bytes).digest()
+                for line in normalised
+            }
+            return b"".join(sorted(hashes))
+        if self.base.kind == "main-text" or self.base.kind == "md5":
+            joined = "\n".join(normalised).encode("utf-8")
+            return hashlib.md5(joined, usedforsecurity=False).digest()
+        joined_text = "\n".join(lines)
+        return self.base.compute(joined_text.encode("utf-8"), joined_text, links)
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        if not self.rule.added_only:
+            return (
+                old == new if self.base.kind in ("main-text", "md5") else self.base.same(old, new)
+            )
+        size = self.line_hash_bytes
+        if len(old) % size or len(new) % size:
+            return False  # a malformed stored value cannot vouch for "nothing added"
+        before = {old[i : i + size] for i in range(0, len(old), size)}
+        return all(new[i : i + size] in before for i in range(0, len(new), size))
+
+
+def _without_unseen(markup: str) -> str:
+    tree = LexborHTMLParser(markup)
+    found = tree.css(",".join(_UNSEEN_TAGS))
+    if not found:
+        return markup
+    for node in found:
+        node.decompose()
+    return tree.html or ""
+
+
+@dataclass(frozen=True)
+class RuledSignatures:
+    """The project's signature with its change rules: a page's signature is
+    :meth:`for_url`'s. As a :class:`Signature` itself it is the base, for callers that
+    sign no page in particular."""
+
+    base: Signature
+    rules: ChangeRules = field(default_factory=ChangeRules)
+
+    @property
+    def kind(self) -> str:
+        return self.base.kind
+
+    @property
+    def deferrable(self) -> bool:
+        return self.base.deferrable
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        return self.base.compute(payload, text, links)
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        return self.base.same(old, new)
+
+    def for_url(self, url: str) -> Signature:
+        rule = self.rules.rule_for(url)
+        if rule is None or not rule.changes_text:
+            return self.base
+        return RuledSignature(self.base, rule)
+
+
+def signature_for(signature: Signature, url: str) -> Signature:
+    """The signature that signs ``url``: its change rule's, when ``signature`` carries rules."""
+    return signature.for_url(url) if isinstance(signature, RuledSignatures) else signature
+
+
+def kind_for(signature: Signature, url: str) -> str:
+    return signature_for(signature, url).kind
