@@ -52,6 +52,11 @@ class NewsItem:
     #: nothing left unfetched).
     pages: int | None = None
     complete: bool | None = None
+    #: A ``changed`` item's (docs/design.md §17; None until it is made, and for the other
+    #: kinds): the first lines of its diff ("+ added line", "- removed line"), and the
+    #: prefix of the change rule that judged it (None: no rule).
+    summary: str | None = None
+    rule: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
