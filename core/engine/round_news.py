@@ -30,7 +30,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from recrawl.core import store
-from recrawl.core.archive.change_summary import PER_ROUND, fill_summaries, needs_summary
+from recrawl.core.archive.change_summary import PER_ROUND, fill_summaries
 from recrawl.core.clock import parse_iso, to_iso, utcnow
 from recrawl.core.config import NotifySettings
 from recrawl.core.engine.notify_message import KINDS, round_message
@@ -77,7 +77,7 @@ class RoundNews:
     # -- why changed ------------------------------------------------------------------------
 
     def _summaries(self, after: int, newest: int) -> None:
-        changed = [item for item in store.news_after(after, newest) if needs_summary(item)]
+        changed = store.news_after(after, newest, unsummarised=PER_ROUND)
         fill_summaries(self.project_dir, changed, PER_ROUND, text_rule_for)
 
     # -- notifications ------------------------------------------------------------------------

@@ -217,12 +217,18 @@ def _items(where: NewsFilter) -> ModelSelect[News]:
 # -- why changed (docs/design.md §17) ---------------------------------------------------
 
 
-def news_after(after_id: int, up_to: int | None = None) -> list[NewsItem]:
+def news_after(
+    after_id: int, up_to: int | None = None, *, unsummarised: int | None = None
+) -> list[NewsItem]:
     """The items with ids above ``after_id`` (and at most ``up_to``), oldest first: a
-    round's news, what a notification has not sent yet."""
+    round's news, what a notification has not sent yet. ``unsummarised``: only the
+    first so many changed items without a summary (what a round has to make)."""
     select = _items(NewsFilter()).order_by(News.id).where(News.id > after_id)
     if up_to is not None:
         select = select.where(News.id <= up_to)
+    if unsummarised is not None:
+        select = select.where((News.kind == NewsKind.CHANGED) & News.summary.is_null())
+        select = select.limit(unsummarised)
     return list(_rows(select))
 
 

@@ -205,3 +205,14 @@ def test_migration_15_gives_a_store_without_them_the_summaries(project):
     later = sorted(i.id for i in items if i.id > changed.id)
     assert [i.id for i in store.news_after(changed.id)] == later
     assert [i.id for i in store.news_after(changed.id, changed.id + 1)] == later[:1]
+
+
+def test_a_round_finds_its_changed_items_without_a_summary_first(project):
+    add_news([(f"http://a.example/{n}", T0 + n * HOUR, "changed") for n in range(5)])
+    add_news([("http://a.example/new", T0 + 6 * HOUR, "new")])
+    items = store.news_after(0)
+    first = items[0].id
+    store.set_news_summaries([(first, "+ made", None)])
+    todo = store.news_after(0, unsummarised=3)
+    assert [i.id for i in todo] == [i.id for i in items[1:4]]
+    assert all(i.kind == "changed" and i.summary is None for i in todo)
