@@ -24,7 +24,7 @@ class Listener:
         #: The messages received (Apprise's JSON: version, title, message, type, ...),
         #: with the answer each got under "answered".
         self.messages: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,6 +39,7 @@ class Listener:
                     # a hanging listener answers nothing: None
                     answered = None if owner.hang else status
                     owner.messages.append({**body, "answered": answered})
+                    owner._lock.notify_all()
                 if owner.hang:
                     owner._stopping.wait()
                     return
@@ -59,6 +60,14 @@ class Listener:
         """The messages it answered with a success."""
         with self._lock:
             return [m for m in self.messages if (m["answered"] or 999) < 300]
+
+    def wait_received(self, count: int, patience: float = 60.0) -> list[dict[str, Any]]:
+        """Block until ``count`` messages were answered with a success (a bound on
+        failure only); those messages."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.received()) >= count, patience):
+                raise AssertionError(f"{count} messages not received: {self.messages}")
+            return self.received()
 
     def start(self) -> Listener:
         self._thread.start()

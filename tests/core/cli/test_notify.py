@@ -4,9 +4,14 @@ checked as Apprise reads them, a test message to a real JSON listener on 127.0.0
 from __future__ import annotations
 
 import json
+import signal
+
+import pytest
 
 from recrawl.main import main
+from tests.support.httpserver import Reply
 from tests.support.listener import Listener
+from tests.support.watching import watched_project, watching
 
 
 def run(capsys, *args: object) -> tuple[int, str, str]:
@@ -71,3 +76,29 @@ def test_recrawl_crawl_sends_its_news_and_says_a_failure(tmp_path, capsys, serve
     (message,) = listener.received()
     assert message["title"] == "1 changed page on 127.0.0.1"
     assert f"Changed: {server.url('/a')}\n  + and a second paragraph" in message["message"]
+
+
+@pytest.mark.slow
+def test_a_watch_sends_a_message_for_its_round_with_news(tmp_path, server):
+    first = "<p>the watched page</p>"
+    fetches = []
+
+    def page(handler):  # its second fetch on finds a paragraph added: no race with the rounds
+        fetches.append(1)
+        body = first if len(fetches) == 1 else first + "<p>a paragraph added later</p>"
+        return Reply(200, body.encode())
+
+    server.html("/", '<a href="/a">a</a>')
+    server.routes["/a"] = page
+    with Listener() as listener:
+        project = watched_project(
+            tmp_path / "p", server.url("/"), interval="2s", **{"notify.urls": listener.url}
+        )
+        with watching(project, "--json") as watch:
+            (message,) = listener.wait_received(1)
+            watch.wait_rounds(lambda found: len(found) >= 4, "two rounds after the change")
+            watch.child.send_signal(signal.SIGTERM)
+            assert watch.end() == 0, watch.err.lines
+        assert len(listener.received()) == 1  # rounds without news send nothing
+    assert message["title"] == "1 changed page on 127.0.0.1"
+    assert f"Changed: {server.url('/a')}\n  + a paragraph added later" in message["message"]
