@@ -62,7 +62,10 @@ class RoundNews:
         #: The newest item before the round about to run.
         self.before = store.newest_news_id() or 0
         if settings.urls:
-            self._start_marks()
+            try:
+                self._start_marks()
+            except Exception as exc:  # never the crawl's end: its first message waits
+                say("warning", f"notifications: the marks were not read: {exc}")
 
     def after_round(self) -> None:
         newest = store.newest_news_id() or 0
