@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import time
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from recrawl.core import store
@@ -35,6 +36,7 @@ from recrawl.core.clock import parse_iso, to_iso, utcnow
 from recrawl.core.config import NotifySettings
 from recrawl.core.engine.notify_message import KINDS, round_message
 from recrawl.core.engine.notify_send import send
+from recrawl.core.errors import InvalidArgument
 from recrawl.core.policy.change_rules import ChangeRules, project_rules, text_rule_for
 from recrawl.core.words import plural
 
@@ -106,11 +108,7 @@ class RoundNews:
             return
         claim = old.get("claim")
         now = utcnow()
-        if (
-            isinstance(claim, dict)
-            and claim.get("by") != self.name
-            and parse_iso(str(claim.get("until"))) > now
-        ):
+        if isinstance(claim, dict) and claim.get("by") != self.name and _until(claim) > now:
             return  # another crawl is sending: what it does not send, the next round does
         until = now + timedelta(seconds=self.settings.timeout) + CLAIM_SLACK
         claimed = {**old, "claim": {"by": self.name, "until": to_iso(until)}}
@@ -130,6 +128,8 @@ class RoundNews:
         """Send each URL the items past its mark; the marks that move (newest: sent, or
         nothing of interest to send)."""
         rules = project_rules()
+        # the whole send within notify.timeout, however many messages the marks make
+        deadline = time.monotonic() + self.settings.timeout
         moved: dict[str, int] = {}
         by_start: dict[int, list[str]] = {}
         for url in urls:
@@ -148,17 +148,30 @@ class RoundNews:
             message = round_message(
                 [*listed, *items[len(listed) :]], self.settings.max_items, self.project_dir
             )
-            errors = send(group, message, self.settings.timeout)
+            left = deadline - time.monotonic()
+            if left <= 0:  # out of time: these services' items wait for the next message
+                self.say("warning", f"notifications: {len(group)} not sent (notify.timeout)")
+                continue
+            errors = send(group, message, left)
+            count = plural(len(items), "item")
             for url, error in zip(group, errors, strict=True):
                 if error is None:
                     moved[url_key(url)] = newest
                 else:
+                    go = "goes" if len(items) == 1 else "go"
                     self.say(
                         "warning",
-                        f"notification not sent: {error}; its {plural(len(items), 'item')} "
-                        "go with the next one",
+                        f"notification not sent: {error}; its {count} {go} with the next one",
                     )
         return moved
+
+
+def _until(claim: dict[str, object]) -> datetime:
+    """When a claim runs out (one unreadable has run out)."""
+    try:
+        return parse_iso(str(claim.get("until")))
+    except InvalidArgument:
+        return datetime.min
 
 
 def _told(item: store.NewsItem, rules: ChangeRules) -> bool:
