@@ -77,7 +77,7 @@ def send(urls: Sequence[str], message: Message, timeout: float) -> list[str | No
 
 def _why(service_result: Any, timeout: float) -> str:
     if service_result.status == apprise_module().result.AppriseResultStatus.TIMEOUT:
-        return f"no answer within {timeout:g} s"
+        return f"no answer within {timeout:.3g} s"
     said = [entry.message for entry in service_result.logs() if entry.level != "DEBUG"]
     return said[-1] if said else "the service refused the message"
 
