@@ -199,6 +199,7 @@ def normalise_line(line: str) -> str:
     return _mask_dates(line, prose)
 
 
+@lru_cache(maxsize=8192)  # as normalise_line: lines repeat
 def is_short(line: str) -> bool:
     """A line of a few words that is no sentence: a date line, an item of a list."""
     return len(_WORDS.findall(line)) <= SHORT_LINE_WORDS and not _SENTENCE_END.search(line)
