@@ -11,6 +11,8 @@ gives its URL.
 from __future__ import annotations
 
 import pytest
+from recrawl.core.content.diff import diff_lines
+from recrawl.core.content.maintext import payload_text
 from recrawl.core.engine.parse import parse_html
 from recrawl.core.policy.change_rules import (
     ChangeRule,
@@ -178,6 +180,24 @@ def test_the_rule_makes_the_noise_no_change(case: str) -> None:
 def test_a_real_edit_is_still_a_change_under_the_rule(case: str) -> None:
     rule, old, _, edited = CASES[case]
     assert changed(under(rule), old, edited)
+
+
+#: What each case's widget says on the edited page (not to be shown as a change).
+WIDGET_WORDS = {"ticker": "Zoo welcomes", "rotating quote": "Well begun", "live score": "Millbrook"}
+
+
+@pytest.mark.parametrize("case", WIDGET_WORDS)
+def test_the_diff_under_the_rule_shows_the_edit_without_the_widget(case: str) -> None:
+    rule, old, _, edited = CASES[case]
+
+    def text(html: str, with_rule: ChangeRule | None) -> tuple[str, ...]:
+        return payload_text(html.encode(), "text/html; charset=utf-8", URL, with_rule).paragraphs
+
+    plain = diff_lines(text(old, None), text(edited, None))
+    assert any(WIDGET_WORDS[case] in line for line in plain.added)  # without the rule
+    ruled = diff_lines(text(old, rule), text(edited, rule))
+    assert any("five days" in line for line in ruled.added)
+    assert not any(WIDGET_WORDS[case] in line for line in [*ruled.added, *ruled.removed])
 
 
 def test_a_corrected_score_line_is_no_change_but_the_sentence_beside_it_is_kept() -> None:
