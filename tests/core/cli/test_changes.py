@@ -285,3 +285,19 @@ def test_ctrl_c_stops_the_re_signing_between_batches_and_set_again_resumes(
     code, out, err = run(capsys, "changes", d, "--set", "news.example/", "--remove", ".ticker")
     assert code == 0 and f"recomputed {pages - BATCH} pages' signatures as {ruled}" in err
     assert set(kinds(d).values()) == {ruled}
+
+
+def test_added_only_in_a_crawl_a_removed_line_is_unchanged_an_added_one_changed(
+    site, server, capsys
+):
+    d, prefix = site
+    story = server.url("/story")
+    hours = "<p>The hut opens on the first of June and closes at the end of September.</p>"
+    server.html("/story", article(0, hours))
+    crawl_at(capsys, d, ROUNDS[1])
+    assert run(capsys, "changes", d, "--set", prefix, "--added-only")[0] == 0
+    server.html("/story", article(0))  # the line removed
+    crawl_at(capsys, d, ROUNDS[2])
+    server.html("/story", article(0, EDIT))  # a line added
+    crawl_at(capsys, d, ROUNDS[3])
+    assert history(capsys, d, story) == ["unknown", "changed", "unchanged", "changed"]
