@@ -58,6 +58,21 @@ def _schemeless(prefix_or_url: str) -> str:
     return host.lower() + "/" + path
 
 
+def _host_and_path(schemeless: str) -> tuple[str, str]:
+    host, _, path = schemeless.partition("/")
+    return host, "/" + path
+
+
+def _port(host: str) -> str | None:
+    """The port a ``host[:port]`` names (an IPv6 address's colons are no port)."""
+    tail = host.rsplit("]", 1)[-1]
+    return tail.rsplit(":", 1)[1] if ":" in tail else None
+
+
+def _without_port(host: str) -> str:
+    return host if _port(host) is None else host.rsplit(":", 1)[0]
+
+
 @dataclass(frozen=True)
 class ChangeRule:
     """What counts as a change for the pages whose URL starts with ``prefix``."""
@@ -121,12 +136,19 @@ class ChangeRule:
         return hashlib.blake2b(encoded, digest_size=6).hexdigest()
 
     def matches(self, url: str) -> bool:
+        """Whether the rule covers ``url``: its scheme if the prefix names one, its host on
+        the prefix's port (any port when the prefix names none: a site on a port of its
+        own is still that site), its path from the prefix's on."""
         own = self.prefix.strip()
         if "://" in own:
             scheme = own.split("://", 1)[0].lower()
             if not url.lower().startswith(scheme + "://"):
                 return False
-        return _schemeless(url).startswith(_schemeless(own))
+        own_host, own_path = _host_and_path(_schemeless(own))
+        host, path = _host_and_path(_schemeless(url))
+        if host != own_host and not (_port(own_host) is None and _without_port(host) == own_host):
+            return False
+        return path.startswith(own_path)
 
     @property
     def starts(self) -> tuple[str, ...]:
@@ -134,7 +156,11 @@ class ChangeRule:
         aside: :meth:`matches` decides)."""
         own = self.prefix.strip()
         schemes = [own.split("://", 1)[0].lower()] if "://" in own else ["http", "https"]
-        return tuple(f"{scheme}://{_schemeless(own)}" for scheme in schemes)
+        host, _ = _host_and_path(_schemeless(own))
+        starts = [f"{scheme}://{_schemeless(own)}" for scheme in schemes]
+        if _port(host) is None:  # the host on any port
+            starts += [f"{scheme}://{host}:" for scheme in schemes]
+        return tuple(starts)
 
     @property
     def specificity(self) -> tuple[int, int]:

@@ -48,7 +48,7 @@ def test_a_prefix_without_a_scheme_matches_http_and_https_and_only_its_host():
     site = ChangeRule("example.org")
     assert site.matches("http://example.org/") and site.matches("https://example.org/a")
     assert not site.matches("http://example.organic/")
-    assert not site.matches("http://example.org:8080/")  # another port: another site
+    assert site.matches("http://example.org:8080/")  # a host named alone: on any port
     https = ChangeRule("https://example.org/")
     assert https.matches("https://example.org/a") and not https.matches("http://example.org/a")
     assert rule.starts == ("http://example.org/news/", "https://example.org/news/")
@@ -169,3 +169,23 @@ def test_ruled_signatures_pickle_for_the_analysis_processes():
         ours, theirs = signature_for(signatures, url), signature_for(copy, url)
         assert ours.kind == theirs.kind
         assert sign(ours, html()) == sign(theirs, html())
+
+
+@pytest.mark.parametrize(
+    ("prefix", "url", "covered"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8000/a", True),  # a site on a port of its own
+        ("127.0.0.1:9000", "http://127.0.0.1:8000/a", False),
+        ("example.org/news", "http://example.org:81/news/1", True),
+        ("example.org/news", "http://example.org:81/other", False),
+        ("example.org", "http://example.org.evil:81/", False),
+        ("[::1]", "http://[::1]:8080/", True),
+        ("[::1]:80", "http://[::1]:8080/", False),
+    ],
+)
+def test_a_prefix_naming_no_port_covers_its_host_on_any_port(prefix, url, covered):
+    rule = ChangeRule(prefix)
+    assert rule.matches(url) is covered
+    # the store narrows by the rule's starts before matches decides: none is lost there
+    if covered:
+        assert any(url.startswith(start) for start in rule.starts)
