@@ -51,8 +51,14 @@ def test_a_prefix_without_a_scheme_matches_http_and_https_and_only_its_host():
     assert site.matches("http://example.org:8080/")  # a host named alone: on any port
     https = ChangeRule("https://example.org/")
     assert https.matches("https://example.org/a") and not https.matches("http://example.org/a")
-    assert rule.starts == ("http://example.org/news/", "https://example.org/news/")
-    assert https.starts == ("https://example.org/",)
+    # the host on any port too (its other ports' paths: matches decides)
+    assert rule.starts == (
+        "http://example.org/news/",
+        "https://example.org/news/",
+        "http://example.org:",
+        "https://example.org:",
+    )
+    assert https.starts == ("https://example.org/", "https://example.org:")
 
 
 def test_the_longest_prefix_wins_and_of_equal_ones_the_one_naming_its_scheme():
