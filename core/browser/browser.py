@@ -698,11 +698,18 @@ class Browser:
         return True
 
     async def _reset(self, tab: _Tab, load: _Load) -> None:
-        """The tab back on about:blank, so the page stops running and is forgotten."""
+        """The tab back on about:blank, so the page stops running and is forgotten; or,
+        for a page still fetching, a new tab for the lane's next page."""
+        busy = load.inflight > 0
         tab.load = None
         for task in list(load.tasks):
             task.cancel()
         if tab.gone is not None or not self._alive():
+            return
+        if busy:
+            # a request it made as it was left may be paused after about:blank commits,
+            # when nothing tells it from the next page's: in a tab of its own it never is
+            tab.gone = "busy"
             return
         tab.blank.clear()
         try:
