@@ -129,6 +129,14 @@ class ChangeRule:
         return _schemeless(url).startswith(_schemeless(own))
 
     @property
+    def starts(self) -> tuple[str, ...]:
+        """The URL beginnings the prefix covers, for a store query to narrow by (case
+        aside: :meth:`matches` decides)."""
+        own = self.prefix.strip()
+        schemes = [own.split("://", 1)[0].lower()] if "://" in own else ["http", "https"]
+        return tuple(f"{scheme}://{_schemeless(own)}" for scheme in schemes)
+
+    @property
     def specificity(self) -> tuple[int, int]:
         """Longest prefix first; of equal ones, the one naming its scheme."""
         return (len(_schemeless(self.prefix)), int("://" in self.prefix))
