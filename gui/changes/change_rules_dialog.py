@@ -134,7 +134,7 @@ class ChangeRulesDialog(QDialog):
         self.empty.setStyleSheet("color: palette(placeholder-text);")
         self.new_button = QPushButton("New rule")
         self.new_button.setToolTip("An empty form: type the prefix of the URLs it is for")
-        self.new_button.clicked.connect(lambda: self.edit_rule(ChangeRule(prefix="")))
+        self.new_button.clicked.connect(self.new_rule)
         box = QGroupBox("Rules of this project")
         column = QVBoxLayout(box)
         column.addWidget(self.rules_view, 1)
@@ -305,16 +305,28 @@ class ChangeRulesDialog(QDialog):
         self._show_error(f"The project's change rules could not be read: {message}")
 
     def _select(self, prefix: str) -> None:
+        """Choose the kept rule on ``prefix`` in the list and show it (what was said
+        stays: this is the list read again, not the user choosing)."""
         row = self.rules_model.row_of(prefix)
+        self._mark_row(row)
+        if row is not None:
+            self.edit_rule(self.rules_model.row(row))
+
+    def _mark_row(self, row: int | None) -> None:
+        """Show ``row`` chosen in the list (None: none, and no current row, which the
+        list's focus would make its first) without the form showing it."""
+        selection = self.rules_view.selectionModel()
+        selection.blockSignals(True)
         if row is None:
-            self.rules_view.clearSelection()
-            return
-        if self.rules_view.currentIndex().row() == row:
-            self.edit_rule(self.rules_model.row(row))  # selected already: shown again
-        self.rules_view.selectRow(row)
+            selection.clear()
+        else:
+            self.rules_view.selectRow(row)
+        selection.blockSignals(False)
+        self.rules_view.viewport().update()
 
     def _rule_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
+            self.status.setText("")  # what was said was of another rule
             self.edit_rule(self.rules_model.row(current.row()))
 
     # -- what to edit -------------------------------------------------------------------
@@ -352,15 +364,7 @@ class ChangeRulesDialog(QDialog):
                 rule.added_only,
                 rule.notify,
             )
-        row = self.rules_model.row_of(prefix)
-        selection = self.rules_view.selectionModel()
-        selection.blockSignals(True)  # the form shows the edited rule, not the kept one
-        if row is None:
-            selection.clear()  # no current row either: focus on the list would pick one
-        else:
-            self.rules_view.selectRow(row)
-        selection.blockSignals(False)
-        self.rules_view.viewport().update()
+        self._mark_row(self.rules_model.row_of(prefix))  # the form shows the edited rule
         self.edit_rule(rule)
         self.prefix.setFocus()
         if patterns:
@@ -368,6 +372,12 @@ class ChangeRulesDialog(QDialog):
                 "The selected text is added as an ignore pattern: Preview shows what it "
                 "would have changed, Save keeps it."
             )
+
+    def new_rule(self) -> None:
+        """An empty form, no rule chosen in the list."""
+        self._mark_row(None)
+        self.status.setText("")
+        self.edit_rule(ChangeRule(prefix=""))
 
     def edit_rule(self, rule: ChangeRule) -> None:
         """Show ``rule`` in the form."""
@@ -389,7 +399,6 @@ class ChangeRulesDialog(QDialog):
         self.notify.setChecked(rule.notify)
         self.notify.blockSignals(False)
         self._edited()
-        self.status.setText("")
         if not rule.prefix:
             self.prefix.setFocus()
 
