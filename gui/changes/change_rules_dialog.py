@@ -84,6 +84,9 @@ class ChangeRulesDialog(QDialog):
         self.preview: Preview | None = None
         #: "Saved" or "Deleted": what the rule job under way does.
         self._doing = ""
+        #: The rule a preview under way judges (its answer is shown only while the
+        #: form still holds it).
+        self._previewing: ChangeRule | None = None
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self._build_list())
@@ -179,7 +182,9 @@ class ChangeRulesDialog(QDialog):
         checks.addWidget(self.added_only)
         checks.addWidget(self.notify)
         checks.addStretch(1)
-        form = QFormLayout()
+        self.form = QWidget()
+        form = QFormLayout(self.form)
+        form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Prefix", self.prefix)
         form.addRow("Remove selectors", self.remove)
@@ -229,8 +234,16 @@ class ChangeRulesDialog(QDialog):
         self.status.setWordWrap(True)
 
         box = QGroupBox("Rule")
+        intro = QLabel(
+            "Pages whose URL starts with the prefix are judged by this rule (the longest "
+            "matching prefix applies). Preview tries it on their past fetches; nothing is "
+            "kept until Save."
+        )
+        intro.setWordWrap(True)
+        intro.setStyleSheet("color: palette(placeholder-text);")
         column = QVBoxLayout(box)
-        column.addLayout(form)
+        column.addWidget(intro)
+        column.addWidget(self.form)
         column.addWidget(self.error)
         column.addLayout(actions)
         column.addLayout(progress)
@@ -430,6 +443,7 @@ class ChangeRulesDialog(QDialog):
         self.delete_button.setEnabled(not busy and self.rules.get(prefix) is not None)
         self.new_button.setEnabled(not busy)
         self.rules_view.setEnabled(not busy)
+        self.form.setEnabled(not busy)
         self.diff_button.setEnabled(self.examples_view.currentIndex().isValid())
 
     def _show_error(self, message: str) -> None:
@@ -442,6 +456,7 @@ class ChangeRulesDialog(QDialog):
         if self.busy:
             return
         rule = self.form_rule()
+        self._previewing = rule
         self._show_error("")
         self._show_preview(None)
         self._start_bar("Reading the matching pages' history…")
@@ -456,7 +471,8 @@ class ChangeRulesDialog(QDialog):
 
     def _previewed(self, preview: Preview) -> None:
         self._end_bar("")
-        self._show_preview(preview)
+        if self._previewing == self.form_rule():  # not another rule asked for meanwhile
+            self._show_preview(preview)
 
     def _show_preview(self, preview: Preview | None) -> None:
         self.preview = preview

@@ -140,3 +140,37 @@ def test_a_bad_selector_or_pattern_says_the_cores_line_and_saves_nothing(
     editor.ignore.setPlainText("")  # editing the form clears the line
     assert not editor.error.isVisible()
     window.close()
+
+
+def test_stop_ends_a_preview_and_the_editor_is_ready_again(qtbot, project, prefs, ticker):
+    window = open_window(qtbot, project, prefs)
+    editor = open_editor(qtbot, window, host(ticker))
+    editor.ignore.setPlainText("Trending now: .*")
+    click(qtbot, editor.preview_button)
+    click(qtbot, editor.stop_button)
+    assert not editor.stop_button.isEnabled() and editor.status.text() == "Stopping…"
+    qtbot.waitUntil(lambda: editor.preview is not None and not editor.busy)
+    # stopped before the end, or done first (a history of two pairs is quickly judged)
+    said = editor.preview_label.text()
+    assert ("Stopped before the end" in said) == editor.preview.stopped
+    assert not editor.bar.isVisible() and editor.preview_button.isEnabled()
+    assert editor.form.isEnabled()
+    window.close()
+
+
+def test_a_save_goes_on_with_the_editor_closed_and_shows_when_it_opens_again(
+    qtbot, project, prefs, ticker
+):
+    window = open_window(qtbot, project, prefs)
+    editor = open_editor(qtbot, window, host(ticker))
+    editor.only.setPlainText("article p:not(.ticker)")
+    click(qtbot, editor.save_button)
+    assert not editor.form.isEnabled()  # the rule being saved is not edited meanwhile
+    editor.reject()
+    assert not editor.isVisible()
+    qtbot.waitUntil(lambda: not editor.busy)
+    assert project_rules().rules == (ChangeRule(host(ticker), only=("article p:not(.ticker)",)),)
+    window.edit_change_rules()
+    assert window.change_rules is editor and editor.isVisible()
+    assert editor.status.text().startswith("Saved: 1 page re-signed")
+    window.close()
