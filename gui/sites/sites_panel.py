@@ -35,6 +35,7 @@ from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.sites import Removal, Site
 from recrawl.core.services.sites import SiteCapture
 from recrawl.core.words import plural
+from recrawl.gui.common.flow_layout import FlowLayout
 from recrawl.gui.common.tables import compact_rows
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
@@ -134,7 +135,7 @@ class SitesPanel(Panel):
         self._capturing = False
         self.message = QLabel("")
         self.message.setWordWrap(True)
-        actions = QHBoxLayout()
+        actions = FlowLayout()  # the buttons wrap in a narrow window
         actions.addWidget(self.refetch_button)
         actions.addWidget(self.remove_button)
         actions.addWidget(self.capture_button)
