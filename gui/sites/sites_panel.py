@@ -39,7 +39,7 @@ from recrawl.gui.common.flow_layout import FlowLayout
 from recrawl.gui.common.tables import compact_rows
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
-from recrawl.gui.sites.sites_model import SITE_ROLE, SitesModel
+from recrawl.gui.sites.sites_model import SITE_ROLE, SitesModel, rule_prefix
 
 EMPTY_HINT = (
     "<h3>No sites yet</h3>"
@@ -262,7 +262,7 @@ class SitesPanel(Panel):
     def edit_change_rules(self) -> None:
         """The Change rules editor, on the chosen site (none chosen: its list alone)."""
         site = self.selected_site()
-        self.sig_change_rules.emit(site.host if site is not None else "")
+        self.sig_change_rules.emit(rule_prefix(site) if site is not None else "")
 
     # -- capture mode -----------------------------------------------------------------
 

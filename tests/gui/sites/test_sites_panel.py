@@ -286,7 +286,8 @@ def test_a_site_under_a_domains_mode_shows_where_it_comes_from(qtbot, watched, p
 
 
 def test_change_rules_opens_the_editor_on_the_chosen_site(qtbot, watched, prefs, server):
-    save_rules(ChangeRules((ChangeRule("127.0.0.1", remove=(".ticker",), added_only=True),)))
+    site = server.url("/").split("/")[2]  # 127.0.0.1:PORT: the seed's port, or no page matches
+    save_rules(ChangeRules((ChangeRule(site, remove=(".ticker",), added_only=True),)))
     window = open_window(qtbot, watched, prefs)
     panel = open_sites(qtbot, window)
     assert "Change rules…" in [a.text() for a in panel.make_menu().actions()]
@@ -300,7 +301,8 @@ def test_change_rules_opens_the_editor_on_the_chosen_site(qtbot, watched, prefs,
     assert not editor.delete_button.isEnabled()  # nothing kept on that prefix yet
     choose(qtbot, panel, "127.0.0.1")
     next(a for a in panel.make_menu().actions() if a.text() == "Change rules…").trigger()
-    qtbot.waitUntil(lambda: editor.prefix.text() == "127.0.0.1")
+    qtbot.waitUntil(lambda: editor.prefix.text() == site)
+    assert editor.form_rule().matches(server.url("/a"))
     assert editor.remove.toPlainText() == ".ticker" and editor.added_only.isChecked()
     assert editor.rules_view.currentIndex().row() == 0 and editor.delete_button.isEnabled()
     window.close()
