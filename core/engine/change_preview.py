@@ -21,8 +21,8 @@ from pathlib import Path
 
 from recrawl.core import store
 from recrawl.core.archive.captures import CaptureRef, captures_of
-from recrawl.core.archive.rendering import DOM_MIME, rendering_at
-from recrawl.core.archive.warc import payload_digest, read_record
+from recrawl.core.archive.rendering import DOM_MIME, capture_at
+from recrawl.core.archive.warc import StoredRecord, payload_digest, read_record
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.re_signing import sign_payload
 from recrawl.core.errors import WarcError
@@ -235,6 +235,8 @@ class _Signed:
     capture: CaptureRef
     #: What is signed when it is not read from the capture's own record: its DOM.
     dom: bytes | None = None
+    #: The capture's response record, read already (None: a revisit, or unreadable).
+    record: StoredRecord | None = None
     signatures: tuple[bytes | None, bytes | None] | None = None
 
 
@@ -287,13 +289,16 @@ class _Judge:
         """What a capture is judged by; None when it is no 2xx (nor a 304's revisit)."""
         if capture.status != "-" and not capture.status.startswith("2"):
             return None
-        try:
-            dom = rendering_at(capture.path, capture.offset).dom
+        try:  # its record and what lies beside it, read once
+            record, rendered = capture_at(capture.path, capture.offset)
         except (WarcError, OSError):
-            dom = None
-        if dom is not None:  # a browser capture is judged by what it rendered (§16)
-            return _Signed("dom:" + payload_digest(dom), capture, dom)
-        return _Signed(capture.digest or f"at:{capture.path}:{capture.offset}", capture)
+            return _Signed(f"unreadable:{capture.path}:{capture.offset}", capture)
+        if rendered.dom is not None:  # a browser capture is judged by what it rendered (§16)
+            return _Signed("dom:" + payload_digest(rendered.dom), capture, rendered.dom)
+        key = capture.digest or f"at:{capture.path}:{capture.offset}"
+        if record.record_type == "response":
+            return _Signed(key, capture, record=record)
+        return _Signed(key, capture)
 
     def _pair(self, page: _Page, old: _Signed, new: _Signed) -> tuple[str, str] | None:
         """(was, would be) for ``new`` compared with ``old``; None: one is unreadable."""
@@ -336,23 +341,26 @@ class _Judge:
     ) -> tuple[int | None, tuple[tuple[str, str], ...], bytes]:
         if signed.dom is not None:
             return 200, (("Content-Type", DOM_MIME),), signed.dom
-        capture = signed.capture
-        try:
-            if capture.record_type == "response":
-                record = read_record(capture.path, capture.offset)
-            else:  # a revisit: the page's own response of that payload, before it
-                earlier = [
-                    c
-                    for c in page.captures
-                    if c.record_type == "response"
-                    and c.digest == capture.digest
-                    and c.date <= capture.date
-                ]
-                if not earlier:
-                    return None, (), b""
-                record = read_record(earlier[-1].path, earlier[-1].offset)
-        except (WarcError, OSError):
+        if signed.record is not None:
+            record = signed.record
+            signed.record = None  # signed once: its body is not kept
+        elif signed.key.startswith("unreadable:"):
             return None, (), b""
+        else:  # a revisit: the page's own response of that payload, before it
+            capture = signed.capture
+            earlier = [
+                c
+                for c in page.captures
+                if c.record_type == "response"
+                and c.digest == capture.digest
+                and c.date <= capture.date
+            ]
+            if not earlier:
+                return None, (), b""
+            try:
+                record = read_record(earlier[-1].path, earlier[-1].offset)
+            except (WarcError, OSError):
+                return None, (), b""
         return record.http_status, tuple(record.http_headers), record.body
 
 

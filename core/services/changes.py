@@ -65,7 +65,6 @@ class ChangesService(Service):
     ) -> ReSigningProgress:
         # the rule is kept first: stopped before its pages are all re-signed, those left
         # say "unknown" once (never a change of rule taken for a change of content)
-        self.changed()
         try:
             return recompute_signatures(
                 self.project.path,
