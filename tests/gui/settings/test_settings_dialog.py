@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QSpinBox
 from recrawl.core.config import STORABLE
 from recrawl.core.policy import crawl_settings
+from recrawl.gui.settings.notify_urls import NotifyUrlsEditor
 from recrawl.gui.settings.settings_dialog import SettingsDialog
 
 from tests.support.interrupted import recrawl
@@ -192,3 +193,18 @@ def test_the_crawl_panel_fields_take_their_ranges_from_the_schema(qtbot, window)
     assert panel.delay.suffix() == " s"
     assert STORABLE["politeness.delay"].help in panel.delay.toolTip()
     assert "politeness.per_host" in panel.per_host.toolTip()
+
+
+def test_notification_urls_are_a_list_kept_as_recrawl_settings_keeps_them(qtbot, window):
+    window.context.services.settings.save({"notify.urls": ("json://127.0.0.1:9/a",)})
+    dialog = open_settings(qtbot, window)
+    editor = dialog.editors["notify.urls"]
+    urls = editor.input
+    assert isinstance(urls, NotifyUrlsEditor)
+    assert urls.urls() == ["json://127.0.0.1:9/a"]
+    qtbot.mouseClick(urls.add_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(urls.rows[1].url, "ntfys://ntfy.sh/recrawl-news")
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    rows = cli_settings(window.context.project)
+    assert rows["notify.urls"]["value"] == ["json://127.0.0.1:9/a", "ntfys://ntfy.sh/recrawl-news"]
