@@ -97,7 +97,7 @@ class SettingEditor(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.input, 1)
-        row.addWidget(reset)
+        row.addWidget(reset, 0, Qt.AlignmentFlag.AlignTop)  # beside a list's first line
         default = self._typed(item.default) or "not set"
         self.help = QLabel(f"{item.help} Default: {default}.")
         self.help.setWordWrap(True)
