@@ -66,7 +66,9 @@ def send(urls: Sequence[str], message: Message, timeout: float) -> list[str | No
         for index in indexes:
             answered.add(index)
             if not service_result:
-                errors[index] = f"{service_result.url}: {_why(service_result, timeout)}"
+                # its URL with secrets hidden, without Apprise's own parameters
+                named = str(service_result.url).split("?", 1)[0]
+                errors[index] = f"{named}: {_why(service_result, timeout)}"
     for index in tags.values():
         if index not in answered:  # never dispatched: the call ended first
             errors[index] = f"{urls[index]!r}: not sent ({_status(result)})"

@@ -15,9 +15,12 @@ from typing import Any
 
 
 class Listener:
-    def __init__(self, address: str = "127.0.0.1", status: int = 200) -> None:
+    def __init__(self, address: str = "127.0.0.1", status: int = 200, hang: bool = False) -> None:
         #: What each request answers (a test may turn a working service into a failing one).
         self.status = status
+        #: Answer nothing until stopped (a service that never answers).
+        self.hang = hang
+        self._stopping = threading.Event()
         #: The messages received (Apprise's JSON: version, title, message, type, ...),
         #: with the answer each got under "answered".
         self.messages: list[dict[str, Any]] = []
@@ -33,7 +36,12 @@ class Listener:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with owner._lock:
                     status = owner.status
-                    owner.messages.append({**body, "answered": status})
+                    # a hanging listener answers nothing: None
+                    answered = None if owner.hang else status
+                    owner.messages.append({**body, "answered": answered})
+                if owner.hang:
+                    owner._stopping.wait()
+                    return
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -50,13 +58,14 @@ class Listener:
     def received(self) -> list[dict[str, Any]]:
         """The messages it answered with a success."""
         with self._lock:
-            return [m for m in self.messages if m["answered"] < 300]
+            return [m for m in self.messages if (m["answered"] or 999) < 300]
 
     def start(self) -> Listener:
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         self._server.shutdown()
         self._server.server_close()
 

@@ -183,3 +183,17 @@ def test_a_round_summarises_its_changed_pages_without_notifications(project, ser
     with project.active():  # no service set: no mark kept
         assert store.notify_mark() == {}
         assert News.select().where(News.kind != "changed", News.summary.is_null(False)).count() == 0
+
+
+def test_a_service_that_never_answers_holds_the_crawl_no_longer_than_the_timeout(project, server):
+    site(server)
+    inject([server.url("/")], T0)
+    with Listener(hang=True) as listener:
+        settings = notifying(listener.url, timeout=1.0)
+        crawl(project, settings, clock=clock_at())
+        site(server, extra=ADDED)
+        events = Events()
+        summary = crawl(project, settings, clock=month(1), observer=events)
+        assert not summary.stopped and summary.changed_pages == 1
+        (warning,) = told(events)
+        assert "no answer within 1 s" in warning and len(listener.messages) == 1
