@@ -103,7 +103,9 @@ class NotifyUrlsEditor(QWidget):
         result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         result.hide()
         row = _Row(key, line, test, remove, result)
-        line.textChanged.connect(self.sig_edited)
+        # checked once typed, not at each key: the check asks Apprise to parse the URL,
+        # which logs an error for each half-typed one
+        line.editingFinished.connect(self.sig_edited)
         line.textChanged.connect(lambda _: self._update(row))
         test.clicked.connect(lambda: self._test_clicked(row))
         remove.clicked.connect(lambda: self._remove_clicked(row))
