@@ -84,6 +84,7 @@ def _find_all(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureR
         for key in (surt(url), legacy_surt(url)):
             wanted.setdefault(key, set()).add(url)
     found: dict[str, list[CaptureRef]] = {}
+    paths: dict[tuple[Path, str], Path] = {}  # one Path a WARC, however many captures
     for index in index_files(project_dir):
         with open(index, encoding="utf-8", newline="\n") as fh:
             for line in fh:
@@ -98,7 +99,7 @@ def _find_all(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureR
                 found.setdefault(url, []).append(
                     CaptureRef(
                         datetime.strptime(stamp, "%Y%m%d%H%M%S"),
-                        index.parent / data["filename"],
+                        _path(paths, index.parent, data["filename"]),
                         int(data["offset"]),
                         data.get("mime", ""),
                         str(data.get("status", "")),
@@ -110,6 +111,13 @@ def _find_all(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureR
         url: sorted(refs, key=lambda c: (c.date, c.path.name, c.offset))
         for url, refs in found.items()
     }
+
+
+def _path(paths: dict[tuple[Path, str], Path], folder: Path, name: str) -> Path:
+    path = paths.get((folder, name))
+    if path is None:
+        path = paths[(folder, name)] = folder / name
+    return path
 
 
 def latest_payload(project_dir: Path, url: str) -> StoredRecord:

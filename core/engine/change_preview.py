@@ -317,17 +317,20 @@ class _Judge:
 
     def _signatures(self, page: _Page, signed: _Signed) -> tuple[bytes | None, bytes | None]:
         if signed.signatures is None:
-            kinds = [signature_for(s, page.url) for s in (self.current, self.new)]
-            keys = [self._key(page.url, signed.key, own) for own in kinds]
+            own = (signature_for(self.current, page.url), signature_for(self.new, page.url))
+            keys = (
+                self._key(page.url, signed.key, own[0]),
+                self._key(page.url, signed.key, own[1]),
+            )
             if not all(key in self.cache for key in keys):
                 status, headers, body = self._payload(page, signed)
                 if len(self.cache) >= CACHED:
                     self.cache.clear()
-                for key, own in zip(keys, (self.current, self.new), strict=True):
-                    if key not in self.cache:
-                        self.cache[key] = sign_payload(
-                            page.url, status, headers, body, own, self.cap, self.bounds
-                        )
+                both = sign_payload(
+                    page.url, status, headers, body, _Both(*own), self.cap, self.bounds
+                )
+                values = (None, None) if both is None else _Both.split(both)
+                self.cache.update(zip(keys, values, strict=True))
             signed.signatures = (self.cache[keys[0]], self.cache[keys[1]])
         return signed.signatures
 
@@ -362,6 +365,36 @@ class _Judge:
             except (WarcError, OSError):
                 return None, (), b""
         return record.http_status, tuple(record.http_headers), record.body
+
+
+@dataclass(frozen=True)
+class _Both:
+    """Two signatures of a page from one analysis of it (one parse, one decoding): each
+    is what :func:`~.analysis.analyse_page` computes with it alone."""
+
+    first: Signature
+    second: Signature
+
+    @property
+    def kind(self) -> str:
+        return f"{self.first.kind}|{self.second.kind}"  # never stored
+
+    @property
+    def deferrable(self) -> bool:
+        return False
+
+    def compute(self, payload: bytes, text: str | None, links: tuple[str, ...]) -> bytes:
+        first = self.first.compute(payload, text, links)
+        second = self.second.compute(payload, text, links)
+        return len(first).to_bytes(4, "big") + first + second
+
+    def same(self, old: bytes, new: bytes) -> bool:
+        return old == new
+
+    @staticmethod
+    def split(both: bytes) -> tuple[bytes, bytes]:
+        size = int.from_bytes(both[:4], "big")
+        return both[4 : 4 + size], both[4 + size :]
 
 
 _WORKER: list[_Judge] = []

@@ -144,9 +144,9 @@ class ChangeRule:
     # -- what it does to a page's text (core/content/text_rule.py's TextRule) -----------------
 
     def markup(self, html: str) -> str:
-        if self.only:
-            return only_selected(html, self.only)
-        return without_selected(html, self.remove)
+        # both may be set: what ``remove`` drops is gone from what ``only`` keeps too
+        html = without_selected(html, self.remove)
+        return only_selected(html, self.only) if self.only else html
 
     def lines(self, lines: Sequence[str]) -> list[str]:
         if not self.ignore:
@@ -248,8 +248,9 @@ class RuledSignature:
     """The project's signature of a page under a change rule.
 
     Reads the page's lines with the rule applied — an HTML page's main text (the
-    ``main-text`` signature's reading; its visible text for the other kinds) after the
-    rule's selectors, ``only`` reading the selected elements' visible text; a text file's
+    ``main-text`` signature's reading, ads left out as it leaves them out; its visible
+    text for the other kinds) after the rule's selectors, ``only`` reading the selected
+    elements' visible text; a text file's
     lines — takes the ``ignore`` patterns out, masks the noise as ``main-text`` does and
     hashes them. ``added_only``: the sorted hashes of the lines, and a fetch is the same
     when it added no line. A binary payload is signed as without a rule.
@@ -278,11 +279,15 @@ class RuledSignature:
         markup = _without_unseen(markup)
         if len(markup) > MAX_MARKUP_CHARS:  # as main-text: the crawl's parsed text
             return self.rule.lines(["<large page>", *text.splitlines()])
+        if self.base.kind == "main-text":
+            # before the selectors: an ad inside what ``only`` keeps is no more a change
+            # than it is without a rule
+            markup = without_ads(markup)
         markup = self.rule.markup(markup)
         if self.rule.only or self.base.kind != "main-text":
             return self.rule.lines(list(visible_text(markup)))
         try:
-            found = main_text(without_ads(markup))
+            found = main_text(markup)
         except Exception:  # the extractor's bug must not cost the fetch
             return self.rule.lines(["<no main text>", *visible_text(markup)])
         title = [f"<title> {found.title}"] if found.title else []

@@ -31,6 +31,51 @@ class Version:
     dom: str | None = None
 
 
+def archive_round(project_dir: Path, pages: dict[str, str], at: datetime = T0) -> None:
+    """One round's segment holding a first capture of each of ``pages`` (URL: HTML)."""
+    inject(list(pages), at)
+    name = allocate_name(project_dir, at)
+    writer = SegmentWriter(project_dir, name, at)
+    updates = []
+    for url, html in pages.items():
+        page = store.page_by_url(url)
+        assert page is not None
+        body = html.encode()
+        digest = payload_digest(body)
+        request = HttpRequest("GET", urlsplit(url).path or "/", "HTTP/1.1", [])
+        headers = [("Content-Type", "text/html; charset=utf-8")]
+        response = HttpResponse("HTTP/1.1", 200, "OK", headers, body)
+        written = writer.write_response(url, at, request, response, digest=digest, mime="text/html")
+        where = {"segment": name, "file": str(writer.relpath), "offset": written.offset}
+        updates.append(
+            (
+                page.id,
+                {
+                    "status": PageStatus.FETCHED,
+                    "last_fetched": at,
+                    "content_type": "text/html; charset=utf-8",
+                    "segment": where["segment"],
+                    "capture_file": where["file"],
+                    "capture_offset": written.offset,
+                    "capture_length": written.length,
+                    "payload_segment": where["segment"],
+                    "payload_file": where["file"],
+                    "payload_offset": written.offset,
+                    "payload_length": written.length,
+                    "payload_record_id": written.record_id,
+                    "payload_date": at,
+                    "payload_digest": digest,
+                },
+            )
+        )
+    size = writer.flush()
+    batch = store.CommitBatch(
+        segment=name, committed_bytes=size, records=len(pages), page_updates=updates
+    )
+    store.commit_batch(batch, at)
+    writer.close(at, size)
+
+
 def archive_history(
     project_dir: Path,
     url: str,

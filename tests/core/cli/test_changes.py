@@ -237,3 +237,67 @@ def test_rule_options_need_set_or_preview(site, capsys):
     d, _ = site
     code, _, err = run(capsys, "changes", d, "--remove", ".ticker")
     assert code == 1 and "go with --set PREFIX or --preview PREFIX" in err
+
+
+def test_ctrl_c_stops_the_re_signing_between_batches_and_set_again_resumes(
+    tmp_path, capsys, monkeypatch
+):
+    import signal
+
+    from recrawl.core.cli.re_signing import ProgressLine
+    from recrawl.core.engine.re_signing import BATCH
+
+    from tests.support.histories import archive_round
+
+    d = tmp_path / "p"
+    pages = BATCH + 40  # more than one batch
+    project = Project.init(d)
+    try:
+        archive_round(d, {f"http://news.example/{n}": article(n) for n in range(pages)})
+    finally:
+        project.close()
+    shown = ProgressLine.__call__
+    pressed: list[int] = []
+
+    def ctrl_c_after_the_first_batch(line: ProgressLine, state) -> None:
+        shown(line, state)
+        if 0 < state.done < state.total and not pressed:  # once: a second one kills
+            pressed.append(state.done)
+            signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C, a real SIGINT
+
+    monkeypatch.setattr(ProgressLine, "__call__", ctrl_c_after_the_first_batch)
+    code, out, err = run(
+        capsys, "changes", d, "--set", "news.example/", "--remove", ".ticker", "--json"
+    )
+    assert code == 128 + signal.SIGINT, err
+    assert "stopping after the batch in hand; --set again resumes" in err
+    assert json.loads(out)["recompute"] == {
+        "pages": pages,
+        "recomputed": BATCH,
+        "unreadable": 0,
+        "skipped": 0,
+        "stopped": True,
+    }
+    found = list(kinds(d).values())
+    ruled = next(kind for kind in found if kind and "+rule:" in kind)
+    assert found.count(ruled) == BATCH and found.count(None) == pages - BATCH  # consistent
+    monkeypatch.undo()
+    code, out, err = run(capsys, "changes", d, "--set", "news.example/", "--remove", ".ticker")
+    assert code == 0 and f"recomputed {pages - BATCH} pages' signatures as {ruled}" in err
+    assert set(kinds(d).values()) == {ruled}
+
+
+def test_added_only_in_a_crawl_a_removed_line_is_unchanged_an_added_one_changed(
+    site, server, capsys
+):
+    d, prefix = site
+    story = server.url("/story")
+    hours = "<p>The hut opens on the first of June and closes at the end of September.</p>"
+    server.html("/story", article(0, hours))
+    crawl_at(capsys, d, ROUNDS[1])
+    assert run(capsys, "changes", d, "--set", prefix, "--added-only")[0] == 0
+    server.html("/story", article(0))  # the line removed
+    crawl_at(capsys, d, ROUNDS[2])
+    server.html("/story", article(0, EDIT))  # a line added
+    crawl_at(capsys, d, ROUNDS[3])
+    assert history(capsys, d, story) == ["unknown", "changed", "unchanged", "changed"]
