@@ -714,6 +714,67 @@ class DatabaseSettings:
     )
 
 
+def apprise_module() -> Any:
+    """Apprise, imported where notification URLs are set (not by every command)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        # its PGP plugin's import of imghdr warns on Python 3.11–3.12; nothing of ours
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import apprise
+        import apprise.result
+
+        apprise.Apprise.instantiate("json://localhost/")  # its plugins load on first use
+    return apprise
+
+
+def _notify_urls_rule(value: tuple[str, ...]) -> str | None:
+    """Each URL is one Apprise understands (its services' schemes and their parts)."""
+    if not value:
+        return None
+    apprise = apprise_module()
+    for url in value:
+        if apprise.Apprise.instantiate(url) is None:
+            return (
+                f"{url!r} is not a notification URL Apprise understands (a service's "
+                "scheme and its parts, like 'ntfy://topic' or 'json://host:port/path')"
+            )
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotifySettings:
+    """Notifications to the archivist's services (docs/design.md §17): after each round with
+    news, one message listing its pages (not first crawls, not embeds; a change rule with
+    ``notify`` off leaves its pages out), sent through Apprise. A service that fails is
+    said in the crawl's log, and gets the items with the next round's message."""
+
+    urls: tuple[str, ...] = setting(
+        (),
+        help="Where each round's news goes: Apprise URLs (email, Matrix, ntfy, Gotify, Slack, "
+        "a JSON webhook like json://host/path, ...); several allowed, apart by spaces.",
+        stored=True,
+        rule=_notify_urls_rule,
+    )
+    timeout: float = setting(
+        15.0,
+        help="How long a round's notification may take, all services together; one still "
+        "unanswered then counts as failed (its items go with the next round).",
+        unit=SECONDS,
+        min=0,
+        above_min=True,
+        stored=True,
+    )
+    max_items: int = setting(
+        20,
+        help="Pages one message lists (a changed page with its first added and removed "
+        "lines); it says how many more there are.",
+        unit="pages",
+        min=1,
+        stored=True,
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     # in the order `recrawl settings`, the app's Settings and docs/settings.md list them
@@ -726,6 +787,7 @@ class CrawlSettings:
     database: DatabaseSettings = field(default_factory=DatabaseSettings)
     embeds: EmbedSettings = field(default_factory=EmbedSettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
+    notify: NotifySettings = field(default_factory=NotifySettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     rounds: int | None = setting(
         None,

@@ -13,6 +13,7 @@ so does a bundle whose ``--version`` differs from the source tree's package vers
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import re
 import shutil
@@ -75,6 +76,10 @@ def main() -> int:
         print(f"smoke test: FAILED: {problem}", file=sys.stderr)
         return 1
     print("smoke test: recrawl replay served a capture")
+    if problem := check_notify(exe, env, home):
+        print(f"smoke test: FAILED: {problem}", file=sys.stderr)
+        return 1
+    print("smoke test: recrawl notify --test reached a JSON listener (Apprise)")
     if sys.platform.startswith("linux") and (problem := over_budget(bundle)):
         print(f"smoke test: FAILED: {problem}", file=sys.stderr)
         return 1
@@ -149,6 +154,45 @@ def check_replay(exe: Path, env: dict[str, str], home: Path) -> str | None:
         errors = server.communicate(timeout=30)[1]
     if "Traceback" in errors:
         return f"recrawl replay wrote a traceback: {errors[-2000:]}"
+    return None
+
+
+def check_notify(exe: Path, env: dict[str, str], home: Path) -> str | None:
+    """``recrawl notify --test`` from the bundle sends a message through Apprise (whose
+    plugins it finds by listing their folder) to a JSON listener; None when it does."""
+    received: list[dict[str, object]] = []
+
+    class Listener(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            received.append(json.loads(self.rfile.read(length) or b"{}"))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    listener = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Listener)
+    threading.Thread(target=listener.serve_forever, daemon=True).start()
+    url = f"json://127.0.0.1:{listener.server_address[1]}/"
+    project = home / "notify-project"
+    shutil.rmtree(project, ignore_errors=True)
+    try:
+        for args in (["init"], ["notify", "--test", url]):
+            done = subprocess.run(
+                [str(exe), args[0], str(project), *args[1:]],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=120,
+            )
+            if done.returncode != 0:
+                return f"recrawl {args[0]} exited {done.returncode}: {done.stderr.strip()}"
+    finally:
+        listener.shutdown()
+    if len(received) != 1 or "Recrawl" not in str(received[0].get("title")):
+        return f"recrawl notify --test sent {received!r}, not one test message"
     return None
 
 

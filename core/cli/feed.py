@@ -9,6 +9,7 @@ reader shows it again, complete, when the first crawl is done).
 
 from __future__ import annotations
 
+import html
 import os
 import sys
 import tempfile
@@ -34,6 +35,8 @@ KIND_TITLES = {
     "gone": "Gone",
     "back": "Back",
 }
+#: The news of the whole project (a feed's default).
+ALL_NEWS = store.NewsFilter()
 #: What an entry's summary says happened, by the item's kind.
 KIND_PHRASES = {
     "new": "first fetched",
@@ -53,14 +56,36 @@ def entry_id(feed: uuid.UUID, item: store.NewsItem) -> str:
     return uuid.uuid5(feed, f"{item.kind} {item.url} {to_iso(item.at)}").urn
 
 
-def build_feed(project: Project, items: Iterable[store.NewsItem]) -> FeedGenerator:
-    """The feed of ``items`` (newest first) for ``project``."""
+def filtered_id(feed: uuid.UUID, where: store.NewsFilter) -> uuid.UUID:
+    """The id of the feed of one site, or of one kind: a feed of its own (its entries keep
+    their ids: a reader reading both sees one item once)."""
+    if where.host is None and where.kind is None:
+        return feed
+    return uuid.uuid5(feed, f"site {where.host or '*'} kind {where.kind or '*'}")
+
+
+def build_feed(
+    project: Project,
+    items: Iterable[store.NewsItem],
+    where: store.NewsFilter = ALL_NEWS,
+) -> FeedGenerator:
+    """The feed of ``items`` (newest first) for ``project``, of the news ``where`` says
+    (its title and id name a site or kind)."""
     feed = feed_uuid(project)
     generator = FeedGenerator()
-    generator.id(feed.urn)
-    generator.title(f"Recrawl news: {project.path.name}")
+    generator.id(filtered_id(feed, where).urn)
+    of = " ".join(
+        part
+        for part in (
+            f"on {where.host}" if where.host else "",
+            f"({KIND_TITLES.get(where.kind, where.kind).lower()} only)" if where.kind else "",
+        )
+        if part
+    )
+    generator.title(f"Recrawl news: {project.path.name}" + (f" {of}" if of else ""))
     generator.subtitle(
         f"First crawls, new, changed, gone and back pages of the project at {project.path}"
+        + (f" {of}" if of else "")
     )
     generator.link(href=project.path.resolve().as_uri(), rel="alternate")
     generator.author({"name": "Recrawl"})
@@ -75,13 +100,20 @@ def build_feed(project: Project, items: Iterable[store.NewsItem]) -> FeedGenerat
         entry.updated(at)
         entry.link(href=item.url, rel="alternate")
         entry.summary(_summary(item))
+        if item.kind == NewsKind.CHANGED and item.summary:
+            entry.content(_content(item), type="html")
     generator.updated(newest or _aware(utcnow()))
     return generator
 
 
-def write_feed(project: Project, items: Iterable[store.NewsItem], out: str | None) -> None:
+def write_feed(
+    project: Project,
+    items: Iterable[store.NewsItem],
+    out: str | None,
+    where: store.NewsFilter = ALL_NEWS,
+) -> None:
     """Write the feed to ``out`` (None: stdout); a file is replaced whole, never half-written."""
-    document = build_feed(project, items).atom_str(pretty=True, encoding="UTF-8")
+    document = build_feed(project, items, where).atom_str(pretty=True, encoding="UTF-8")
     if out is None:
         sys.stdout.buffer.write(document)
         sys.stdout.buffer.flush()
@@ -122,6 +154,13 @@ def _summary(item: store.NewsItem) -> str:
         f"{title}: {what} on {to_iso(item.at)}; on {item.host}, "
         f"first seen {to_iso(item.first_seen)}."
     )
+
+
+def _content(item: store.NewsItem) -> str:
+    """A changed entry's content: what it says, then what changed (its summary's lines)."""
+    rule = f" (read under the change rule {html.escape(item.rule)})" if item.rule else ""
+    lines = html.escape(item.summary or "")
+    return f"<p>{html.escape(_summary(item))}</p><p>What changed{rule}:</p><pre>{lines}</pre>"
 
 
 def _aware(value: datetime) -> datetime:

@@ -7,7 +7,10 @@ with it lxml) only when it runs.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from recrawl.core import store
@@ -23,6 +26,9 @@ from recrawl.core.words import plural
 NEWS_KEYS = ("at", "kind", "url", "host", "title", "first_seen", "published_at")
 #: A ``baseline`` item's keys after those (docs/design.md §15).
 BASELINE_KEYS = ("pages", "complete")
+#: A ``changed`` item's keys after those (docs/design.md §17): its first diff lines, and
+#: the prefix of the change rule it was read under.
+CHANGED_KEYS = ("summary", "rule")
 
 
 def _since(p: argparse.ArgumentParser) -> None:
@@ -49,7 +55,10 @@ def _news_arguments(p: argparse.ArgumentParser) -> None:
         help="print a JSON array: "
         + ", ".join(NEWS_KEYS)
         + " (times ISO 8601 UTC); a baseline's also "
-        + ", ".join(BASELINE_KEYS),
+        + ", ".join(BASELINE_KEYS)
+        + "; a changed page's also "
+        + ", ".join(CHANGED_KEYS)
+        + " (its first diff lines, '+ added' and '- removed', and the change rule's prefix)",
     )
 
 
@@ -66,7 +75,23 @@ def news_json(item: store.NewsItem) -> dict[str, Any]:
     if item.kind == NewsKind.BASELINE:
         data["pages"] = item.pages or 0
         data["complete"] = bool(item.complete)
+    elif item.kind == NewsKind.CHANGED:
+        data["summary"] = item.summary or None  # "": the diff showed nothing to say
+        data["rule"] = item.rule
     return data
+
+
+def summarised(project_dir: Path, items: Iterator[store.NewsItem]) -> Iterator[store.NewsItem]:
+    """``items`` with each changed one's summary, made (and kept) for those that have
+    none yet; the diff's readers are loaded only if one needs making (issue 11)."""
+    for item in items:
+        if item.kind == NewsKind.CHANGED and item.summary is None:
+            from recrawl.core.archive.change_summary import with_summaries
+            from recrawl.core.policy.change_rules import text_rule_for
+
+            yield from with_summaries(project_dir, itertools.chain([item], items), text_rule_for)
+            return
+        yield item
 
 
 def baseline_text(item: store.NewsItem) -> str:
@@ -83,7 +108,7 @@ def run_news(project: Project, args: argparse.Namespace) -> int:
     items = store.iter_news(where)
     out = sys.stdout
     if args.json:
-        write_json_array(out, (news_json(item) for item in items))
+        write_json_array(out, (news_json(item) for item in summarised(project.path, items)))
         return 0
     for item in items:
         if item.kind == NewsKind.BASELINE:
@@ -99,6 +124,13 @@ def _feed_arguments(p: argparse.ArgumentParser) -> None:
         "Write the news as an Atom 1.0 feed (one entry per item, newest first) for a feed reader."
     )
     _since(p)
+    p.add_argument("--site", metavar="HOST", help="only the news of this site (a feed per site)")
+    p.add_argument(
+        "--kind",
+        choices=NewsKind.ALL,
+        metavar="KIND",
+        help="only news of this kind: " + ", ".join(NewsKind.ALL),
+    )
     p.add_argument("--out", metavar="FILE", help="write the feed to FILE instead of stdout")
     p.add_argument(
         "--limit",
@@ -120,9 +152,14 @@ def run_feed(project: Project, args: argparse.Namespace) -> int:
 
     from recrawl.core.cli.feed import write_feed  # feedgen and lxml: only for the feed
 
-    where = store.NewsFilter(since=parse_iso(args.since) if args.since else None)
+    where = store.NewsFilter(
+        since=parse_iso(args.since) if args.since else None,
+        kind=args.kind,
+        host=args.site.lower() if args.site else None,
+    )
     items = store.iter_news(where)
-    write_feed(project, islice(items, args.limit) if args.limit > 0 else items, args.out)
+    listed = summarised(project.path, islice(items, args.limit) if args.limit > 0 else items)
+    write_feed(project, listed, args.out, where)
     return 0
 
 

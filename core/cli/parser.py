@@ -49,6 +49,7 @@ LISTED: dict[str, Listed] = {
     "news": Listed("news", "what is new: pages new, changed, gone or back, newest first"),
     "feed": Listed("news", "the news as an Atom feed"),
     "settings": Listed("settings", "show or change the crawl settings the project keeps"),
+    "notify": Listed("notify", "list the notification services, or send them a test"),
     "schedule": Listed("policy", "show or choose the project's fetch schedule"),
     "signature": Listed("policy", "show or choose how content changes are detected"),
     "changes": Listed("changes", "show or set what counts as a change, per URL prefix"),

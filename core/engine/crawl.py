@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import partial
 
@@ -41,6 +41,7 @@ from recrawl.core.engine.pool import default_processes
 from recrawl.core.engine.record import FetchRecorder
 from recrawl.core.engine.robots_gate import RobotsGate
 from recrawl.core.engine.round import CrawlParts, Round
+from recrawl.core.engine.round_news import RoundNews
 from recrawl.core.engine.source_reader import SourceReader
 from recrawl.core.engine.sources import SourceFinder
 from recrawl.core.engine.stats import CrawlStats
@@ -293,6 +294,8 @@ class Crawler:
                 reader.leased_by = self.worker.name
             if robots is not None:
                 robots.on_policy = partial(self._robots_sitemaps, commits)
+        # why each changed page changed, and the news to the archivist's services (§17)
+        news = RoundNews(self.project.path, settings.notify, self._say)
         ticker = asyncio.create_task(self._ticker()) if self.events.observer else None
         try:
             while True:
@@ -320,9 +323,11 @@ class Crawler:
                     await this.run()
                 finally:
                     self._release()
+                await self._told(news.after_round)
                 if this.offline:
                     self.offline = True  # its pages are still due: trying again now is futile
                     break
+            await self._told(news.at_end)
         finally:
             if ticker is not None:
                 ticker.cancel()
@@ -338,6 +343,17 @@ class Crawler:
             commits.close()
             for message in self.traps.summary():
                 self.events.emit(message)
+
+    async def _told(self, step: Callable[[], None]) -> None:
+        """The news committed, told: a round's summaries made, the crawl's message sent
+        (bounded by ``notify.timeout``), off the loop."""
+        try:
+            await asyncio.to_thread(step)
+        except Exception as exc:  # the news never fails the crawl that made it
+            self._say("warning", f"the crawl's news was not told: {exc}")
+
+    def _say(self, level: str, text: str) -> None:
+        self.events.emit(LogMessage(level, text))
 
     def _robots_sitemaps(self, commits: CommitPipeline, origin: str, policy: RobotsPolicy) -> None:
         """An origin's robots.txt ``Sitemap:`` lines become sources (read before the next

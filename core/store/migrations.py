@@ -214,6 +214,23 @@ def _m0014_baselines(db: Database, migrator: SchemaMigrator) -> None:
         Baseline.insert_many(rows[start : start + 500], fields).on_conflict_ignore().execute()
 
 
+def _m0015_news_summaries(db: Database, migrator: SchemaMigrator) -> None:
+    # Why a page changed (docs/design.md §17): a changed item's first diff lines and the
+    # change rule it was read under, made after its round (or when first listed); the
+    # items before this are made when listed, from their captures.
+    have = {column.name for column in db.get_columns(News._meta.table_name)}
+    added = [name for name in ("summary", "rule") if name not in have]
+    if added:
+        from playhouse.migrate import migrate as run_migrations
+
+        run_migrations(
+            *(
+                migrator.add_column(News._meta.table_name, name, News._meta.fields[name])
+                for name in added
+            )
+        )
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -229,6 +246,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0012_embeds,
     _m0013_host_kind_index,
     _m0014_baselines,
+    _m0015_news_summaries,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -318,6 +318,11 @@ class News(BaseModel):
     at = DateTimeField()
     kind = CharField()
     host = CharField()
+    #: A ``changed`` item's first lines of its diff ("+ added", "- removed"; docs/design.md
+    #: §17): None until made, "" when its diff has none to show (or its captures are gone).
+    summary = TextField(null=True)
+    #: The prefix of the change rule its diff was read under (None: none).
+    rule = TextField(null=True)
 
     class Meta:
         # newest first since X, and the counts by day (covered: no table reads); of one

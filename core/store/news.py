@@ -157,7 +157,7 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
     # a baseline's figures are its host's (a row a host, read first): no join per item
     baselines = _baselines()
     for row in DB.execute_sql(sql, params):
-        item_id, at, kind, url, host, title, first_seen, published = row
+        item_id, at, kind, url, host, title, first_seen, published, summary, rule = row
         item = NewsItem(
             item_id,
             _time(at),
@@ -167,6 +167,8 @@ def _rows(select: ModelSelect[News]) -> Iterator[NewsItem]:
             title,
             _time(first_seen),
             _time(published) if published is not None else None,
+            summary=summary,
+            rule=rule,
         )
         if kind == NewsKind.BASELINE:  # the host's, not its seed page's (docs/design.md §15)
             pages, complete = baselines.get(host, (0, False))
@@ -206,8 +208,29 @@ def _items(where: NewsFilter) -> ModelSelect[News]:
         Page.title,
         Page.first_seen,
         Page.published_at,
+        News.summary,
+        News.rule,
     ).join(Page, on=News.page == Page.id)
     return _filtered(select, where).order_by(News.at.desc(), News.id.desc())
+
+
+# -- why changed (docs/design.md §17) ---------------------------------------------------
+
+
+def news_after(after_id: int, up_to: int | None = None) -> list[NewsItem]:
+    """The items with ids above ``after_id`` (and at most ``up_to``), oldest first: a
+    round's news, what a notification has not sent yet."""
+    select = _items(NewsFilter()).order_by(News.id).where(News.id > after_id)
+    if up_to is not None:
+        select = select.where(News.id <= up_to)
+    return list(_rows(select))
+
+
+def set_news_summaries(rows: list[tuple[int, str, str | None]]) -> None:
+    """Keep each changed item's ``(id, summary, rule)``."""
+    with DB.atomic():
+        for item_id, summary, rule in rows:
+            News.update(summary=summary, rule=rule).where(News.id == item_id).execute()
 
 
 def _filtered(select: ModelSelect[News], where: NewsFilter) -> ModelSelect[News]:

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import feedparser
 import pytest
+from recrawl.core.policy.change_rules import ChangeRule, ChangeRules, save_rules
+from recrawl.core.project import Project
 
 from recrawl.main import main
 
 NEWS_KEYS = ["at", "kind", "url", "host", "title", "first_seen", "published_at"]
+CHANGED_KEYS = ["summary", "rule"]
 ATOM = "{http://www.w3.org/2005/Atom}"
 TEXT = "the quick brown fox jumps over the lazy dog while archivists keep watch "
 
@@ -67,7 +72,10 @@ def test_news_json_is_newest_first_with_the_documented_keys(crawled, capsys):
     code, out, _ = run(capsys, "news", d, "--json")
     assert code == 0
     items = json.loads(out)
-    assert all(list(item) == NEWS_KEYS for item in items[:-1])
+    assert all(
+        list(item) == NEWS_KEYS + (CHANGED_KEYS if item["kind"] == "changed" else [])
+        for item in items[:-1]
+    )
     assert [(i["kind"], i["url"].removeprefix(home)) for i in items] == [
         ("back", "b"),
         ("new", "c"),
@@ -213,3 +221,82 @@ def test_crawl_rounds_say_their_news(tmp_path, capsys, server):
     server.html("/a", "<p>a</p>")
     _, out, err = run(capsys, "crawl", d, "--delay", "0", "--now", "2027-04-01T00:00:00Z")
     assert "news: 1 back" in out and "gone:" not in err
+
+
+def summary_of(out: str) -> dict:
+    (changed,) = [i for i in json.loads(out) if i["kind"] == "changed"]
+    return changed
+
+
+def test_news_json_says_why_a_page_changed(crawled, capsys):
+    d, _home = crawled
+    _, out, _ = run(capsys, "news", d, "--json")
+    changed = summary_of(out)
+    assert changed["rule"] is None
+    lines = changed["summary"].splitlines()
+    # /a's one paragraph rewritten: the old one removed, the new one added, each cut short
+    assert lines[0].startswith("- the quick brown fox jumps") and lines[0].endswith("…")
+    assert lines[1].startswith("+ entirely new words about elections and budgets")
+    assert len(lines) <= 6 and all(len(line) <= 202 for line in lines)
+
+
+def clear_summaries(folder: Path) -> None:
+    with sqlite3.connect(folder / "recrawl.sqlite") as db:
+        db.execute("UPDATE news SET summary = NULL, rule = NULL")
+
+
+def stored_summaries(folder: Path) -> list[tuple[str, str | None, str | None]]:
+    with sqlite3.connect(folder / "recrawl.sqlite") as db:
+        return db.execute(
+            "SELECT kind, summary, rule FROM news WHERE summary IS NOT NULL"
+        ).fetchall()
+
+
+def test_news_json_makes_a_missing_summary_and_keeps_it(crawled, capsys, tmp_path):
+    shared, home = crawled
+    d = tmp_path / "copy"
+    shutil.copytree(shared, d)
+    _, before, _ = run(capsys, "news", d, "--json")
+    clear_summaries(d)  # as an item from before summaries, or past a round's bound
+    _, out, _ = run(capsys, "news", d, "--json")
+    assert summary_of(out) == summary_of(before)
+    assert [(kind, rule) for kind, _, rule in stored_summaries(d)] == [("changed", None)]
+
+    # under a change rule, the summary is read through it, and names it
+    project = Project.open(d)
+    try:
+        with project.active():
+            save_rules(ChangeRules((ChangeRule(home, ignore=("elections",)),)))
+    finally:
+        project.close()
+    clear_summaries(d)
+    _, out, _ = run(capsys, "news", d, "--json")
+    changed = summary_of(out)
+    assert changed["rule"] == home
+    assert "+ entirely new words about and budgets" in changed["summary"]
+    assert "elections" not in changed["summary"]
+
+
+def test_feed_per_site_and_kind_carries_the_change_summary(crawled, capsys):
+    d, home = crawled
+    _, whole, _ = run(capsys, "feed", d)
+    code, out, _ = run(capsys, "feed", d, "--site", "127.0.0.1", "--kind", "changed")
+    assert code == 0
+    feed = feedparser.parse(out)
+    assert feed.bozo == 0, feed.get("bozo_exception")
+    assert feed.feed.title.endswith("on 127.0.0.1 (changed only)")
+    (entry,) = feed.entries
+    assert entry.title == "Changed: Alpha 2" and entry.link == f"{home}a"
+    content = entry.content[0].value
+    assert "+ entirely new words about elections and budgets" in content
+    assert "- the quick brown fox" in content
+    # its own feed, its entries the whole feed's
+    everything = feedparser.parse(whole)
+    assert feed.feed.id != everything.feed.id
+    assert entry.id in {e.id for e in everything.entries}
+
+    _, out, _ = run(capsys, "feed", d, "--site", "127.0.0.1")
+    assert len(feedparser.parse(out).entries) == 5
+    _, out, _ = run(capsys, "feed", d, "--site", "elsewhere.example")
+    other = feedparser.parse(out)
+    assert other.bozo == 0 and other.entries == []

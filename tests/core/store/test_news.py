@@ -184,3 +184,24 @@ def test_a_store_from_version_1_gets_news_empty_and_records_it_from_then_on(tmp_
         )
     finally:
         project.close()
+
+
+def test_migration_15_gives_a_store_without_them_the_summaries(project):
+    from recrawl.core.store.migrations import migrate
+
+    sample()
+    for column in ("summary", "rule"):  # the store as schema 14 left it
+        DB.execute_sql(f'ALTER TABLE "news" DROP COLUMN "{column}"')
+    store.set_setting("schema_version", 14)
+    assert migrate(DB.obj) == 14 and current_version(DB.obj) == SCHEMA_VERSION
+    assert {"summary", "rule"} <= {c.name for c in DB.get_columns("news")}
+    items = store.news_items()
+    assert len(items) == 6 and {(i.summary, i.rule) for i in items} == {(None, None)}
+    (changed,) = [i for i in items if i.kind == "changed"]
+    store.set_news_summaries([(changed.id, "+ a line added\n- a line removed", "a.example/")])
+    (item,) = store.news_items(store.NewsFilter(kind="changed"))
+    assert (item.summary, item.rule) == ("+ a line added\n- a line removed", "a.example/")
+    # the items after one, oldest first (what a notification has not sent yet)
+    later = sorted(i.id for i in items if i.id > changed.id)
+    assert [i.id for i in store.news_after(changed.id)] == later
+    assert [i.id for i in store.news_after(changed.id, changed.id + 1)] == later[:1]
