@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(PY) bench/export_bench.py
 	$(PY) bench/fidelity_bench.py
 	$(PY) bench/memory_bench.py
+	$(PY) bench/preview_bench.py
 	$(PY) bench/cli_bench.py --wheel
 	QT_QPA_PLATFORM=offscreen $(PY) bench/gui_bench.py
 

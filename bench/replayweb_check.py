@@ -3,7 +3,8 @@ page as a user would see it, with everything it embeds? And does `recrawl replay
 show the same project the same way?
 
     python bench/replayweb_check.py --rwp DIR --node-modules DIR [--chromium /usr/bin/chromium]
-                                    [--out DIR] [--timeout S] [--verbose] [--keep]
+                                    [--capture http|browser] [--out DIR] [--timeout S]
+                                    [--verbose] [--keep]
 
 Not a test (it needs a browser and npm packages the project does not depend on), and it
 installs nothing: get them first, once, outside the project::
@@ -62,6 +63,15 @@ without it the pywb column says so and the rest runs.
    pywb) and a row per check, then what failed and why (``--verbose``: every check's
    detail), saves a PNG screenshot of each view under ``--out``, and exits 1 if a check
    failed.
+
+``--capture browser`` checks browser capture (docs/design.md §16) instead: the script-built
+site of tests/support/scriptsite.py (pages whose HTML says "Loading…" and whose script
+writes their stories from a JSON API and adds an image) is crawled twice, a month apart, in
+``capture.mode`` ``browser``, the home page's JSON edited between; exported ``--pages all``
+and ``--pages latest`` (the count of rendered DOMs and screenshots each keeps is printed);
+and each capture is opened in ReplayWeb.page and pywb as above, where its script must run
+again against the archived JSON: the text of that capture's JSON shown (the other
+version's and "Loading…" not), the image it added loaded, no request failed or left.
 """
 
 from __future__ import annotations
@@ -79,7 +89,7 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import partial
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -90,16 +100,20 @@ from urllib.parse import quote, urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from recrawl.core.archive.replay import capture_stamp
+from recrawl.core.config import CaptureSettings
 from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.store.models import Page as StoredPage
 from recrawl.core.store.models import PageKind
 
 from tests.support import httpserver
-from tests.support.crawling import T0, clock_at, crawl
+from tests.support.crawling import T0, clock_at, crawl, fast_settings
 from tests.support.httpserver import Reply
+from tests.support.scriptsite import ScriptSite, script_site
 
 BIN = Path(sys.executable).parent
+#: The picture each page of the script-built site adds by script (tests/support/scriptsite.py).
+PICTURE_SIZE = (4, 4)
 MONTH = timedelta(days=31)
 #: The texts the pages show; each check looks for one of them in the replayed page.
 HOME_TEXT = "Welcome to the Recrawl check site"
@@ -578,6 +592,24 @@ async function inspect(exp) {
   return parts;
 }
 
+// Run in a replayed page of the script-built site (--capture browser): the text its
+// script wrote from the archived JSON (the shell's "Loading…" gone), and the picture it added.
+async function inspectScripted(exp) {
+  const parts = {};
+  const put = (name, ok, detail) => { parts[name] = { ok: !!ok, detail }; };
+  const text = document.body ? document.body.innerText : "";
+  const shown = exp.absent.filter((t) => text.includes(t));
+  put("text", text.includes(exp.text) && !shown.length,
+    text.includes("Archived Page Not Found") ? "Archived Page Not Found"
+      : shown.length ? `shows ${JSON.stringify(shown[0])}`
+      : text.includes(exp.text) ? `shows ${JSON.stringify(exp.text)}` : `text: ${JSON.stringify(text.slice(0, 100))}`);
+  const picture = document.querySelector('img[alt="picture"]');
+  const size = picture && picture.complete && picture.naturalWidth ? [picture.naturalWidth, picture.naturalHeight] : null;
+  put("picture", size && size[0] === exp.pictureSize[0] && size[1] === exp.pictureSize[1],
+    !picture ? "no <img> added" : size ? `${size.join("x")} loaded` : "not loaded");
+  return parts;
+}
+
 async function inspectFrameImage(frame, exp) {
   const child = frame.childFrames().find((f) => f.url().endsWith(exp.framePath));
   if (!child) return { ok: false, detail: `no frame of ${exp.framePath} (${frame.childFrames().map((f) => f.url()).join(", ")})` };
@@ -635,8 +667,8 @@ async function checkCapture(page, check, log) {
   const result = await until(`${check.url} at ${check.ts}`, config.timeout, async () => {
     frame = replayFrame(page, check);
     if (!frame) return { ok: false, detail: "no replay frame yet" };
-    const parts = await frame.evaluate(inspect, check.expect);
-    parts["iframe's image"] = await inspectFrameImage(frame, check.expect);
+    const parts = await frame.evaluate(check.expect.scripted ? inspectScripted : inspect, check.expect);
+    if (!check.expect.scripted) parts["iframe's image"] = await inspectFrameImage(frame, check.expect);
     const failed = Object.entries(parts).filter(([, p]) => !p.ok).map(([name]) => name);
     return { ok: !failed.length, parts, detail: failed.length ? `failed: ${failed.join(", ")}` : "all shown" };
   });
@@ -926,14 +958,19 @@ def plan_pywb(plan: Plan, base: str, stamps: dict[str, list[str]], site: Site) -
             ts=ts,
             expect=expectation(capture, ts, site),
             url_to_open=base + FRAME_PAGE,
-            frameHtml=(
-                "<!doctype html><html><head><meta charset=utf-8><title>frame</title></head>"
-                '<body style="margin:0;overflow:hidden"><iframe src="'
-                + inner.replace("&", "&amp;").replace('"', "&quot;")
-                + '" style="position:fixed;top:0;left:0;width:100%;height:100%;border:0">'
-                "</iframe></body></html>"
-            ),
+            frameHtml=pywb_frame(inner),
         )
+
+
+def pywb_frame(inner: str) -> str:
+    """The page of one pywb capture: its ``mp_`` URL in a frame filling the viewport."""
+    return (
+        "<!doctype html><html><head><meta charset=utf-8><title>frame</title></head>"
+        '<body style="margin:0;overflow:hidden"><iframe src="'
+        + inner.replace("&", "&amp;").replace('"', "&quot;")
+        + '" style="position:fixed;top:0;left:0;width:100%;height:100%;border:0">'
+        "</iframe></body></html>"
+    )
 
 
 def check_pages_jsonl(wacz: Path, expected: list[str]) -> tuple[bool, str]:
@@ -946,8 +983,10 @@ def check_pages_jsonl(wacz: Path, expected: list[str]) -> tuple[bool, str]:
 
 
 def run_browser(
-    checks: list[dict[str, Any]], site: Site, args: argparse.Namespace, scratch: Path
+    checks: list[dict[str, Any]], live: list[str], args: argparse.Namespace, scratch: Path
 ) -> dict[int, dict[str, Any]]:
+    """Each check in headless Chromium; ``live``: the site's origins, which nothing
+    replayed may reach."""
     driver = scratch / "driver.cjs"
     driver.write_text(DRIVER_JS, encoding="utf-8")
     config = scratch / f"checks-{checks[0]['id']}.json"
@@ -956,7 +995,7 @@ def run_browser(
             {
                 "chromium": args.chromium,
                 "timeout": args.timeout,
-                "live": site.live_origins,
+                "live": live,
                 "framePage": FRAME_PAGE,
                 "checks": checks,
             }
@@ -988,7 +1027,12 @@ def start_pywb(project: Path) -> Any:
 
 
 def report(
-    plan: Plan, results: dict[int, dict[str, Any]], columns: list[str], verbose: bool
+    plan: Plan,
+    results: dict[int, dict[str, Any]],
+    columns: list[str],
+    verbose: bool,
+    parts: tuple[str, ...] = PARTS,
+    labels: dict[str, str] = PART_LABELS,
 ) -> int:
     """The table (a row per check, a column per view), then what failed; the failures."""
     cells: dict[tuple[str, str], str] = {}
@@ -1005,10 +1049,10 @@ def report(
             row("pages list")
             cells["pages list", column] = "ok" if result and result["ok"] else "FAIL"
             continue
-        for part in PARTS:
+        for part in parts:
             if part == "version's stylesheet" and not check["expect"]["versionColour"]:
                 continue  # the changed page's alone
-            name = f"{check['row']}: {PART_LABELS[part]}"
+            name = f"{check['row']}: {labels[part]}"
             row(name)
             got = (result or {}).get("parts", {}).get(part)
             cells[name, column] = "ok" if got and got["ok"] else "FAIL"
@@ -1024,7 +1068,7 @@ def report(
         where = f" (replayed at {result['replayed']})" if result.get("replayed") else ""
         mark = "ok  " if result["ok"] else "FAIL"
         print(f"{mark} {check['column']}: {check['row']}{where}: {result['detail']}")
-        for part in PARTS:
+        for part in parts:
             got = result.get("parts", {}).get(part)
             if got and (verbose or not got["ok"]):
                 print(f"       {'ok  ' if got['ok'] else 'FAIL'} {part}: {got['detail']}")
@@ -1032,6 +1076,215 @@ def report(
             print(f"       page errors: {result['errors']}")
         print(f"       {check['screenshot']}")
     return failed
+
+
+# -- --capture browser: the script-built site, captured in Chromium -------------------------
+
+#: The home page's first story, by crawl: only its JSON changes between the two.
+SCRIPT_VERSIONS = (
+    "The harbour wall will close for repairs.",
+    "The harbour wall is open again after its repairs.",
+)
+#: What a story page's script writes (tests/support/scriptsite.py), and the shell's own
+#: text, which a page whose script ran against the archived JSON no longer shows.
+STORY_TEXT = "The whole of story1, told by script."
+SHELL_TEXT = "Loading…"
+BROWSER_PARTS = ("text", "picture", "requests")
+BROWSER_LABELS = {
+    "text": "script-loaded text (from the archived JSON)",
+    "picture": "<img> the script added loaded",
+    "requests": PART_LABELS["requests"],
+}
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """One capture of the script-built site to look at, and what it must show."""
+
+    label: str
+    path: str
+    text: str
+    absent: tuple[str, ...]
+    which: int  # index into the page's captures, oldest first (-1: the latest)
+
+
+SCRIPTED = (
+    Scripted(
+        "script-built home page, newer capture",
+        "/",
+        SCRIPT_VERSIONS[1],
+        (SCRIPT_VERSIONS[0], SHELL_TEXT),
+        -1,
+    ),
+    Scripted(
+        "script-built home page, older capture",
+        "/",
+        SCRIPT_VERSIONS[0],
+        (SCRIPT_VERSIONS[1], SHELL_TEXT),
+        0,
+    ),
+    Scripted("script-built story page", "/story1", STORY_TEXT, (SHELL_TEXT,), -1),
+)
+
+
+def scripted_expectation(capture: Scripted) -> dict[str, Any]:
+    return {
+        "scripted": True,
+        "text": capture.text,
+        "absent": list(capture.absent),
+        "pictureSize": list(PICTURE_SIZE),
+    }
+
+
+def build_browser_project(folder: Path, site: ScriptSite) -> list[str]:
+    """Two crawls of the script-built site in ``browser`` capture mode, a month apart,
+    the home page's JSON edited between; returns the URLs the store holds as pages."""
+    capture = replace(CaptureSettings(), mode="browser", idle=0.2)
+    project = Project.init(folder)
+    try:
+        inject([site.url("/")], T0)
+        for version, text in enumerate(SCRIPT_VERSIONS):
+            site.stories["index"][0] = ("Harbour news", text, None)
+            summary = crawl(
+                project, fast_settings(capture=capture), clock=clock_at(version * MONTH)
+            )
+            print(
+                f"browser crawl {version + 1}: {summary.fetched} pages fetched, "
+                f"{summary.embeds_fetched} loaded by them ({summary.embed_errors} failed), "
+                f"{summary.changed_pages} changed"
+            )
+        query = StoredPage.select(StoredPage.url).where(StoredPage.kind == PageKind.PAGE)
+        return sorted(url for (url,) in query.tuples())
+    finally:
+        project.close()
+
+
+def renderings_in(wacz: Path) -> tuple[int, int]:
+    """The browser's DOMs and screenshots (urn:dom:, urn:screenshot: records) a package keeps."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    doms = shots = 0
+    with zipfile.ZipFile(wacz) as zf:
+        for name in zf.namelist():
+            if not name.startswith("archive/"):
+                continue
+            with zf.open(name) as stream:
+                for record in ArchiveIterator(stream):
+                    uri = record.rec_headers.get_header("WARC-Target-URI") or ""
+                    doms += uri.startswith("urn:dom:")
+                    shots += uri.startswith("urn:screenshot:")
+    return doms, shots
+
+
+def check_browser_capture(args: argparse.Namespace, plan: Plan, scratch: Path) -> int:
+    """``--capture browser``: the script-built site crawled in Chromium, exported, its
+    captures opened in ReplayWeb.page (and pywb): the text its scripts loaded from the
+    archived JSON, the picture they added, no request leaving the replay."""
+    results: dict[int, dict[str, Any]] = {}
+    server = httpserver.TestServer().start()
+    site = script_site(server, pages=3)
+    live = [server.origin]
+    try:
+        project = scratch / "project"
+        stored_pages = build_browser_project(project, site)
+        for capture in SCRIPTED:
+            if capture.which == -1:
+                plan.add(
+                    LIVE,
+                    capture.label,
+                    kind="live",
+                    url=site.url(capture.path),
+                    ts=None,
+                    expect=scripted_expectation(capture),
+                    url_to_open=site.url(capture.path),
+                )
+        results.update(run_browser(plan.checks, live, args, scratch))
+    finally:
+        server.stop()  # nothing replayed may reach the live site
+    failed = 0
+    web = _web_root(args, scratch)
+    packages = {}
+    for column in ("RWP all", "RWP latest"):
+        flags = PACKAGES[column]
+        wacz = web / "wacz" / f"{column.split()[-1]}.wacz"
+        summary = export(project, wacz, *flags)
+        packages[column] = wacz
+        doms, shots = renderings_in(wacz)
+        print(
+            f"recrawl export {' '.join(flags)}: {summary['captures']} captures, "
+            f"{summary['pages']} pages, {summary['bytes']} bytes; "
+            f"{doms} rendered DOMs, {shots} screenshots"
+        )
+        ok, detail = check_pages_jsonl(wacz, stored_pages)
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {column}: pages.jsonl: {detail}")
+    http = serve(web)
+    base = f"http://127.0.0.1:{http.server_address[1]}"
+    first = len(plan.checks)
+    try:
+        for column, wacz in packages.items():
+            source = f"{base}/wacz/{wacz.name}"
+            stamps = stamps_of(pages_of(wacz))
+            for capture in SCRIPTED:
+                url = site.url(capture.path)
+                if capture.which == 0 and len(stamps.get(url, [])) < 2:
+                    continue  # a latest package: no older capture to show
+                ts = stamps[url][capture.which]
+                plan.add(
+                    column,
+                    capture.label,
+                    kind="replay",
+                    url=url,
+                    ts=ts,
+                    expect=scripted_expectation(capture),
+                    url_to_open=f"{base}/index.html?source={source}"
+                    f"#view=replay&url={quote(url, safe=':/')}&ts={ts}",
+                )
+        results.update(run_browser(plan.checks[first:], live, args, scratch))
+    finally:
+        http.shutdown()
+    columns = [LIVE, *packages]
+    replay = start_pywb(project)
+    if replay is not None:
+        columns.append(PYWB)
+        first = len(plan.checks)
+        stamps = stamps_of(pages_of(packages["RWP all"]))
+        try:
+            for capture in SCRIPTED:
+                url = site.url(capture.path)
+                ts = stamps[url][capture.which]
+                plan.add(
+                    PYWB,
+                    capture.label,
+                    kind="pywb",
+                    url=url,
+                    ts=ts,
+                    expect=scripted_expectation(capture),
+                    url_to_open=replay.base + FRAME_PAGE,
+                    frameHtml=pywb_frame(f"{replay.base}/project/{ts}mp_/{url}"),
+                )
+            results.update(run_browser(plan.checks[first:], live, args, scratch))
+        finally:
+            replay.stop()
+    failed += report(plan, results, columns, args.verbose, BROWSER_PARTS, BROWSER_LABELS)
+    version = json.loads((args.rwp / "package.json").read_text())["version"]
+    total = len(plan.checks) + len(packages)
+    print(
+        f"ReplayWeb.page {version}, pywb, browser capture: {total - failed} of {total} checks passed"
+    )
+    return failed
+
+
+def _web_root(args: argparse.Namespace, scratch: Path) -> Path:
+    """ReplayWeb.page's files and a folder for the packages, to serve."""
+    web = scratch / "web"
+    (web / "wacz").mkdir(parents=True)
+    (web / "replay").mkdir()
+    for name in ("ui.js", "sw.js", "index.html"):
+        shutil.copy(args.rwp / name, web / name)
+    shutil.copy(args.rwp / "sw.js", web / "replay" / "sw.js")
+    (web / "embed.html").write_text(EMBED_HTML, encoding="utf-8")
+    return web
 
 
 def main() -> int:
@@ -1058,6 +1311,14 @@ def main() -> int:
         default=60.0,
         help="seconds each view may take to show what it should",
     )
+    parser.add_argument(
+        "--capture",
+        choices=("http", "browser"),
+        default="http",
+        help="http: the check site above, crawled over HTTP (the default); browser: a site "
+        "whose pages build their content from a JSON API (tests/support/scriptsite.py), "
+        "crawled in capture.mode browser",
+    )
     parser.add_argument("--verbose", action="store_true", help="every check's detail")
     parser.add_argument("--keep", action="store_true", help="keep the project and web root")
     args = parser.parse_args()
@@ -1073,21 +1334,20 @@ def main() -> int:
     results: dict[int, dict[str, Any]] = {}
     failed = 0
     try:
+        if args.capture == "browser":
+            failed = check_browser_capture(args, plan, scratch)
+            if args.keep:
+                print(f"kept: {scratch}")
+            return 1 if failed else 0
         site = Site.start()
         try:
             project = scratch / "project"
             stored_pages = build_project(project, site)
             plan_live(plan, site)
-            results.update(run_browser(plan.checks, site, args, scratch))
+            results.update(run_browser(plan.checks, site.live_origins, args, scratch))
         finally:
             site.stop()  # nothing replayed may reach the live site
-        web = scratch / "web"
-        (web / "wacz").mkdir(parents=True)
-        (web / "replay").mkdir()
-        for name in ("ui.js", "sw.js", "index.html"):
-            shutil.copy(args.rwp / name, web / name)
-        shutil.copy(args.rwp / "sw.js", web / "replay" / "sw.js")
-        (web / "embed.html").write_text(EMBED_HTML, encoding="utf-8")
+        web = _web_root(args, scratch)
         packages = {}
         for column, flags in PACKAGES.items():
             wacz = web / "wacz" / f"{column.split()[-1]}.wacz"
@@ -1115,7 +1375,7 @@ def main() -> int:
         try:
             for column, wacz in packages.items():
                 plan_package(plan, column, wacz, site, base, expected[column], stored_pages)
-            results.update(run_browser(plan.checks[first:], site, args, scratch))
+            results.update(run_browser(plan.checks[first:], site.live_origins, args, scratch))
         finally:
             server.shutdown()
         columns = [LIVE, *PACKAGES]
@@ -1125,7 +1385,7 @@ def main() -> int:
             first = len(plan.checks)
             try:
                 plan_pywb(plan, replay.base, stamps_of(pages_of(packages["RWP all"])), site)
-                results.update(run_browser(plan.checks[first:], site, args, scratch))
+                results.update(run_browser(plan.checks[first:], site.live_origins, args, scratch))
             finally:
                 replay.stop()
         failed += report(plan, results, columns, args.verbose)

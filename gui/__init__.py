@@ -4,8 +4,9 @@
     app        starts the app on a project; main_window: navigation, menus, status bar
     crawl pages sites news filters schedule segments workers
                the panels, each with its models, views and the jobs it asks for
-    settings export project
-               the dialogs: File → Settings…, Export WACZ…, New Project, a password
+    settings export project changes
+               the dialogs: File → Settings…, Export WACZ…, New Project, a password,
+               the Change rules editor
     watch      watching from the app: the Crawl menu's items, the tray, another watcher
     panel      the panels' base: shown in the window's stack, refreshed lazily
     context    what every panel works with: the project, its jobs, its replay server

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from recrawl.core.errors import RecrawlError
 from recrawl.core.project import Project
 from recrawl.core.services import Services
+from recrawl.gui.changes.change_rules_dialog import ChangeRulesDialog
 from recrawl.gui.common.address_note import AddressNote
 from recrawl.gui.common.elided_label import ElidedLabel
 from recrawl.gui.context import AppContext, Changes
@@ -104,6 +105,8 @@ class MainWindow(QMainWindow):
         self.wacz_export: WaczExport | None = None
         #: File → Settings…, while it is open (or was last).
         self.settings: SettingsDialog | None = None
+        #: The Change rules editor of the open project (made when first asked for).
+        self.change_rules: ChangeRulesDialog | None = None
         #: File → New Project's dialog while it is open (tests answer it).
         self.new_project: NewProjectDialog | None = None
         self.panels: dict[str, Panel] = {}
@@ -240,6 +243,12 @@ class MainWindow(QMainWindow):
         news = self.panels[NewsPanel.key]
         assert isinstance(news, NewsPanel)
         news.sig_open_diff.connect(self.show_page_diff)
+        sites = self.panels[SitesPanel.key]
+        assert isinstance(sites, SitesPanel)
+        sites.sig_change_rules.connect(self.edit_change_rules)
+        pages = self.panels[PagesPanel.key]
+        assert isinstance(pages, PagesPanel)
+        pages.sig_ignore_text.connect(self.ignore_text)
         self.nav.blockSignals(False)
         self.setWindowTitle(f"Recrawl — {project.path}")
         self.project_label.setText(str(project.path))
@@ -313,6 +322,36 @@ class MainWindow(QMainWindow):
         self.settings = dialog
         dialog.open()
 
+    def change_rules_editor(self) -> ChangeRulesDialog:
+        """The open project's Change rules editor, shown (not modal: diff windows it
+        opens stay usable beside it)."""
+        assert self.context is not None
+        dialog = self.change_rules
+        if dialog is None:
+            dialog = ChangeRulesDialog(self.context, self)
+            dialog.sig_changed.connect(self.context.changes.sig_policy)
+            dialog.sig_open_diff.connect(self.show_fetches_diff)
+            self.change_rules = dialog
+        elif not dialog.isVisible():
+            dialog.reload()  # the rules may have changed meanwhile (the command line)
+        dialog.show()
+        if QGuiApplication.platformName() != "offscreen":  # which warns it cannot raise
+            dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    def edit_change_rules(self, prefix: str = "") -> None:
+        """Edit what counts as a change: the rule on ``prefix`` (a site), or a new one."""
+        if self.context is not None:
+            editor = self.change_rules_editor()
+            if prefix:
+                editor.edit_prefix(prefix)
+
+    def ignore_text(self, url: str, text: str) -> None:
+        """A diff's "Ignore this text…": the rule applying to ``url``, with ``text`` to ignore."""
+        if self.context is not None:
+            self.change_rules_editor().ignore_on_page(url, text)
+
     def _may_leave_project(self) -> bool:
         context = self.context
         if context is not None and (context.crawl.busy or context.compaction.busy):
@@ -332,6 +371,11 @@ class MainWindow(QMainWindow):
             return
         for panel in self.panels.values():
             panel.shutdown()
+        rules, self.change_rules = self.change_rules, None
+        if rules is not None:
+            rules.shutdown()
+            rules.close()
+            rules.deleteLater()
         context.watch.shutdown()
         context.replay.shutdown()
         context.crawl.wait()
@@ -370,6 +414,13 @@ class MainWindow(QMainWindow):
                 panel.show_latest_diff(url)
             else:
                 panel.compare(url, at, None)
+
+    def show_fetches_diff(self, url: str, at: datetime, before: datetime | None) -> None:
+        """What changed on ``url`` between the captures of its fetches at ``before`` and
+        ``at`` (a change rule preview's example), in the Pages panel's diff window."""
+        panel = self.panels.get("pages")
+        if isinstance(panel, PagesPanel):
+            panel.compare(url, at, before)
 
     def current_panel(self) -> Panel:
         panel = self.stack.currentWidget()

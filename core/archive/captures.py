@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -72,24 +72,34 @@ def find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
 
 
 def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
+    return _find_all(project_dir, [url]).get(url, [])
+
+
+def _find_all(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureRef]]:
     # Two URLs may share a key (the standard SURT sorts queries and drops session ids):
     # the line's own "url" decides. An index a failed upgrade left with the old keys
     # (index_keys) is still searched by them until the next writer re-keys it.
-    keys = (surt(url) + " ", legacy_surt(url) + " ")
-    found = []
+    wanted: dict[str, set[str]] = {}
+    for url in urls:
+        for key in (surt(url), legacy_surt(url)):
+            wanted.setdefault(key, set()).add(url)
+    found: dict[str, list[CaptureRef]] = {}
+    paths: dict[tuple[Path, str], Path] = {}  # one Path a WARC, however many captures
     for index in index_files(project_dir):
         with open(index, encoding="utf-8", newline="\n") as fh:
             for line in fh:
-                if not line.startswith(keys):
+                key, _, rest = line.partition(" ")
+                if key not in wanted:
                     continue
-                _, stamp, fields = line.split(" ", 2)
+                stamp, _, fields = rest.partition(" ")
                 data = json.loads(fields)
-                if data.get("url") != url:
+                url = data.get("url")
+                if url not in wanted[key]:
                     continue
-                found.append(
+                found.setdefault(url, []).append(
                     CaptureRef(
                         datetime.strptime(stamp, "%Y%m%d%H%M%S"),
-                        index.parent / data["filename"],
+                        _path(paths, index.parent, data["filename"]),
                         int(data["offset"]),
                         data.get("mime", ""),
                         str(data.get("status", "")),
@@ -97,7 +107,17 @@ def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
                         int(data["length"]) if "length" in data else None,
                     )
                 )
-    return sorted(found, key=lambda c: (c.date, c.path.name, c.offset))
+    return {
+        url: sorted(refs, key=lambda c: (c.date, c.path.name, c.offset))
+        for url, refs in found.items()
+    }
+
+
+def _path(paths: dict[tuple[Path, str], Path], folder: Path, name: str) -> Path:
+    path = paths.get((folder, name))
+    if path is None:
+        path = paths[(folder, name)] = folder / name
+    return path
 
 
 def latest_payload(project_dir: Path, url: str) -> StoredRecord:
@@ -134,7 +154,21 @@ def all_captures(project_dir: Path, url: str) -> list[CaptureRef]:
 
 
 def _all_captures(project_dir: Path, url: str) -> list[CaptureRef]:
-    found = _find_captures(project_dir, url)
+    return _with_latest(project_dir, url, _find_captures(project_dir, url))
+
+
+def captures_of(project_dir: Path, urls: Sequence[str]) -> dict[str, list[CaptureRef]]:
+    """:func:`all_captures` of many URLs at once (the indexes read once, not once a URL);
+    a URL without a capture has an empty list."""
+
+    def read() -> dict[str, list[CaptureRef]]:
+        found = _find_all(project_dir, urls)
+        return {url: _with_latest(project_dir, url, found.get(url, [])) for url in urls}
+
+    return _again(read)
+
+
+def _with_latest(project_dir: Path, url: str, found: list[CaptureRef]) -> list[CaptureRef]:
     page = store.page_by_url(url)
     if page is None or page.capture_file is None or page.capture_offset is None:
         return found

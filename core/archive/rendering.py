@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from recrawl.core.archive.warc import iter_records_from
+from recrawl.core.archive.warc import StoredRecord, iter_records_from
+from recrawl.core.errors import WarcError
 
 DOM = "dom"
 SCREENSHOT = "screenshot"
@@ -35,12 +36,26 @@ class Rendered:
 def rendering_at(path: Path, offset: int) -> Rendered:
     """The rendering kept beside the capture record at ``offset`` of ``path``; both None
     for an HTTP capture. Raises what :func:`~.warc.read_record` raises."""
+    return _read(path, offset)[1]
+
+
+def capture_at(path: Path, offset: int) -> tuple[StoredRecord, Rendered]:
+    """The capture record at ``offset`` of ``path`` and its rendering, read at once (a
+    reader that needs both: the change preview)."""
+    capture, rendered = _read(path, offset)
+    if capture is None:
+        raise WarcError(f"no WARC record in {path} at offset {offset}")
+    return capture, rendered
+
+
+def _read(path: Path, offset: int) -> tuple[StoredRecord | None, Rendered]:
     dom = screenshot = None
+    capture: StoredRecord | None = None
     capture_id = None
     for number, item in enumerate(iter_records_from(path, offset)):
         record = item.record
         if number == 0:
-            capture_id = record.record_id
+            capture, capture_id = record, record.record_id
             continue
         if record.record_type in ("response", "revisit", "warcinfo") or number > _LOOK_AHEAD:
             break
@@ -52,4 +67,4 @@ def rendering_at(path: Path, offset: int) -> Rendered:
             dom = record.body
         elif record.url.startswith(f"urn:{SCREENSHOT}:"):
             screenshot = record.body
-    return Rendered(dom, screenshot)
+    return capture, Rendered(dom, screenshot)

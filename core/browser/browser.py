@@ -39,6 +39,7 @@ from recrawl.core.browser.cdp import (
 )
 from recrawl.core.browser.chromium import find_chromium
 from recrawl.core.browser.load import Answer, Intercepted, Refusal, Rendering, RequestHandler
+from recrawl.core.browser.profiles import PROFILE_PREFIX, lock_profile, sweep_profiles
 from recrawl.core.config import CaptureSettings
 from recrawl.core.errors import BrowserError
 
@@ -193,6 +194,7 @@ class Browser:
         self._process: _Process | None = None
         self._connection: Connection | None = None
         self._profile: Path | None = None
+        self._profile_lock: int | None = None
         self._tabs: dict[int, _Tab] = {}
         self._started = False
         #: A command timed out: the browser is hung, and is replaced before the next load.
@@ -211,7 +213,9 @@ class Browser:
         if self._process is not None or self._connection is not None:
             await self.close()  # what is left of one that died
         binary = find_chromium(self.settings.chromium)
-        profile = Path(tempfile.mkdtemp(prefix="recrawl-chromium-"))
+        await asyncio.to_thread(sweep_profiles)
+        profile = Path(tempfile.mkdtemp(prefix=PROFILE_PREFIX))
+        self._profile_lock = lock_profile(profile)
         commands_r, commands_w = os.pipe()
         events_r, events_w = os.pipe()
         # above 4, so putting them on 3 and 4 in the child cannot overwrite one another
@@ -247,6 +251,7 @@ class Browser:
             for fd in (commands_w, events_r):
                 os.close(fd)
             shutil.rmtree(profile, ignore_errors=True)
+            self._unlock_profile()
             raise BrowserError(f"cannot start {binary}: {exc.strerror or exc}") from None
         finally:
             for fd in (stderr, child_in, child_out):
@@ -346,7 +351,13 @@ class Browser:
         profile, self._profile = self._profile, None
         if profile is not None:
             await asyncio.to_thread(shutil.rmtree, profile, True)
+        self._unlock_profile()
         self._tabs.clear()
+
+    def _unlock_profile(self) -> None:
+        lock, self._profile_lock = self._profile_lock, None
+        if lock is not None:
+            os.close(lock)
 
     def _pids(self) -> Iterator[int]:
         """The browser's live processes: its process group (its renderers, GPU, zygotes)."""
@@ -687,11 +698,18 @@ class Browser:
         return True
 
     async def _reset(self, tab: _Tab, load: _Load) -> None:
-        """The tab back on about:blank, so the page stops running and is forgotten."""
+        """The tab back on about:blank, so the page stops running and is forgotten; or,
+        for a page still fetching, a new tab for the lane's next page."""
+        busy = load.inflight > 0
         tab.load = None
         for task in list(load.tasks):
             task.cancel()
         if tab.gone is not None or not self._alive():
+            return
+        if busy:
+            # a request it made as it was left may be paused after about:blank commits,
+            # when nothing tells it from the next page's: in a tab of its own it never is
+            tab.gone = "busy"
             return
         tab.blank.clear()
         try:

@@ -249,7 +249,7 @@ def _show_screenshot(project: Project, page: Page, at: str | None) -> int:
         how = (
             "captured in a browser with capture.screenshots off"
             if rendered.dom is not None
-            else "fetched over HTTP (a site in capture.mode browser has one a capture)"
+            else "fetched over HTTP (a site in capture.mode browser has one per capture)"
         )
         raise NotFound(f"{which} of {page.url} has no screenshot: it was {how}")
     out = sys.stdout.buffer

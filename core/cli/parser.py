@@ -52,6 +52,7 @@ LISTED: dict[str, Listed] = {
     "notify": Listed("notify", "list the notification services, or send them a test"),
     "schedule": Listed("policy", "show or choose the project's fetch schedule"),
     "signature": Listed("policy", "show or choose how content changes are detected"),
+    "changes": Listed("changes", "show or set what counts as a change, per URL prefix"),
     "scoring": Listed("policy", "show or choose how pages are scored"),
     "simulate": Listed(
         "policy", "simulate a schedule on one page, or compare schedules on a corpus"

@@ -29,18 +29,21 @@ class ProgressLine:
         self.shown = False
 
     def __call__(self, state: ReSigningProgress) -> None:
-        if state.total == 0:
+        self.show(
+            f"recomputing {state.kind} signatures", state.done, state.total, "page", state.stopped
+        )
+
+    def show(self, doing: str, done: int, total: int, unit: str, stopped: bool = False) -> None:
+        """``DOING: DONE of TOTAL UNITs (P %)`` (another long job's progress: a preview's)."""
+        if total == 0:
             return
         now = time.monotonic()
-        final = state.done >= state.total or state.stopped
+        final = done >= total or stopped
         if not self.live and not final and now - self.last < LOG_EVERY:
             return
         self.last = now
-        percent = 100 * state.done // state.total
-        line = (
-            f"recomputing {state.kind} signatures: {state.done:,} of {plural(state.total, 'page')} "
-            f"({percent} %)"
-        )
+        percent = 100 * done // total
+        line = f"{doing}: {done:,} of {plural(total, unit)} ({percent} %)"
         self.out.write(f"\r{line}\033[K" if self.live else f"recrawl: {line}\n")
         self.shown = True
         self.out.flush()

@@ -154,8 +154,13 @@ def _say_switched(switch: ModeSwitch) -> None:
     if switch.hosts:
         shown = ", ".join(switch.hosts[:3]) + (" and more" if len(switch.hosts) > 3 else "")
         forgot = (
-            f": {plural(switch.pages, 'page')} forgot their signatures (the next fetch of "
-            "each is unknown, not a change)"
+            f": {plural(switch.pages, 'page')} "
+            + (
+                "forgot its signature (its next fetch is"
+                if switch.pages == 1
+                else "forgot their signatures (the next fetch of each is"
+            )
+            + " unknown, not a change)"
             if switch.pages
             else " (no page signed yet)"
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -172,10 +173,14 @@ def _mask_dates(line: str, prose: bool) -> str:
     return _DATE_OR_TIME.sub(replace, line)
 
 
+@lru_cache(maxsize=8192)
 def normalise_line(line: str) -> str:
     """One line with its noise masked, its white space collapsed, lower-cased.
 
-    The patterns are written in lower case: the line is lowered before they run.
+    The patterns are written in lower case: the line is lowered before they run. Kept
+    per process for the lines seen last: a site's pages, and a page's captures (as a
+    preview or re-signing reads them), repeat most of their lines, and the masks cost
+    half a main-text signature.
     """
     line = unicodedata.normalize("NFKC", line)
     line = " ".join(line.split()).lower()
@@ -194,6 +199,7 @@ def normalise_line(line: str) -> str:
     return _mask_dates(line, prose)
 
 
+@lru_cache(maxsize=8192)  # as normalise_line: lines repeat
 def is_short(line: str) -> bool:
     """A line of a few words that is no sentence: a date line, an item of a list."""
     return len(_WORDS.findall(line)) <= SHORT_LINE_WORDS and not _SENTENCE_END.search(line)

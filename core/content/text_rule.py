@@ -45,10 +45,13 @@ def only_selected(html: str, selectors: Sequence[str]) -> str:
     order), each once: an element inside another selected one is kept with it, not again."""
     tree = LexborHTMLParser(html)
     chosen = [node for selector in selectors for node in tree.css(selector)]
+    # inside any chosen element, not only an earlier one: `.price, .body` keeps the
+    # price inside the body once, with the body
+    everything = {node.mem_id for node in chosen}
     kept: list[str] = []
     seen: set[int] = set()
     for node in chosen:
-        if node.mem_id in seen or _inside(node, seen):
+        if node.mem_id in seen or _inside(node, everything):
             continue
         seen.add(node.mem_id)
         kept.append(node.html or "")

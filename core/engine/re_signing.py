@@ -1,5 +1,5 @@
-"""Re-signing: a project's signature switched, each page's stored signature recomputed
-(docs/design.md §5).
+"""Re-signing: a project's signature switched, or a change rule set or unset, each
+page's stored signature recomputed (docs/design.md §5, §17).
 
 A fetch compares the new signature with the stored one only when both are of the same
 kind; after a switch every page would say "unknown" on its next fetch. So the switch
@@ -13,6 +13,10 @@ a stop (Ctrl-C, the app's Stop) at any point leaves a consistent store: a page h
 old signature and kind or its new ones, and ``compare`` checks the page's own kind.
 Running the switch again resumes: it takes only the pages not yet of the new kind.
 
+A page's kind is its URL's: under a change rule, the rule's
+(:func:`~recrawl.core.policy.change_rules.kind_for`), so a rule set or unset on a prefix
+recomputes the pages it covers the same way, and a page already of its kind is skipped.
+
 A page whose payload cannot be read (its WARC is missing or corrupt, or its latest
 capture is no 2xx response, such as a 404 after an earlier 200) gets no signature: its
 next fetch says "unknown", as before, and the pages are counted. A page that moves on
@@ -24,7 +28,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -41,6 +45,7 @@ from recrawl.core.errors import WarcError
 from recrawl.core.net.fetch import FetchResult
 from recrawl.core.net.http import HttpResponse, decode_body
 from recrawl.core.policy import choices
+from recrawl.core.policy.change_rules import ChangeRule, RuledSignatures, kind_for, project_rules
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.policy.signature import Signature, make_signature
 from recrawl.core.store.signatures import (
@@ -75,6 +80,8 @@ class ReSigningProgress:
     #: Pages that moved on meanwhile (fetched, compacted): left as they were.
     skipped: int = 0
     stopped: bool = False
+    #: The prefix whose pages it recomputes (a change rule's, §17); None: every page.
+    under: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -83,6 +90,8 @@ class ReSigningProgress:
     def summary(self, resume: str) -> str:
         """What it did, in a sentence without its capital and full stop; ``resume`` says
         how to go on after a stop ("set it again")."""
+        if self.total == 0 and self.under is not None:
+            return f"every page under {self.under} is already signed as its change rule says"
         if self.total == 0:
             return f"every page's signature is already {self.kind}"
         text = f"recomputed {self.recomputed:,} pages' signatures as {self.kind}"
@@ -117,15 +126,18 @@ def switch_signature(
     workers: int | None = None,
     batch: int = BATCH,
 ) -> ReSigningProgress:
-    """Choose ``kind`` for the project and recompute the pages' signatures with it.
+    """Choose ``kind`` for the project and recompute the pages' signatures with it (a
+    page under a change rule as its rule says, §17).
 
     The choice is saved in the transaction of the first batch (alone when no page needs
     a new signature): stopped before it, nothing changed; stopped after it, the project
     signs with the new kind and the pages not yet recomputed say "unknown" once.
     """
+    base = make_signature(kind)
+    rules = project_rules()
     return recompute_signatures(
         project_dir,
-        make_signature(kind),
+        RuledSignatures(base, rules) if rules.rules else base,
         progress=progress,
         stop=stop,
         workers=workers,
@@ -138,22 +150,27 @@ def recompute_signatures(
     project_dir: Path,
     signature: Signature,
     *,
+    under: str | None = None,
     progress: Callable[[ReSigningProgress], None] | None = None,
     stop: threading.Event | None = None,
     workers: int | None = None,
     batch: int = BATCH,
     choose: bool = False,
 ) -> ReSigningProgress:
-    """Recompute every page's signature that is not of ``signature``'s kind.
+    """Recompute every page's signature that is not of the kind ``signature`` gives its
+    URL (:func:`~recrawl.core.policy.change_rules.kind_for`: its change rule's, if any).
 
-    ``progress`` is called before the first batch and after each; ``stop`` ends it
-    after the batch in hand. ``workers``: processes that compute signatures (None: one
-    per core for a large project, none for a small one). ``choose``: also make the kind
-    the project's (with the first batch).
+    ``under``: only the pages whose URL this prefix covers (a change rule set or unset
+    there). ``progress`` is called before the first batch and after each; ``stop`` ends
+    it after the batch in hand. ``workers``: processes that compute signatures (None:
+    one per core for a large project, none for a small one). ``choose``: also make the
+    kind the project's (with the first batch).
     """
     settings = project_crawl_settings()
     cap, bounds = settings.fetch.max_body_bytes, settings.parse
-    state = ReSigningProgress(signature.kind, count_other_kind(signature.kind))
+    wanted = _Wanted(signature, None if under is None else ChangeRule(under))
+    label = signature.kind if under is None else kind_for(signature, wanted.starts[0])
+    state = ReSigningProgress(label, wanted.count(), under=under)
     if progress is not None:
         progress(state)
     if workers is None:
@@ -167,10 +184,14 @@ def recompute_signatures(
     try:
         after = 0
         while True:  # a stop comes into effect after the batch in hand
-            pages = other_kind_pages(signature.kind, after, batch)
-            if not pages:
+            candidates = other_kind_pages(wanted.uniform, after, batch, wanted.starts)
+            if not candidates:
                 break
-            jobs = _read_batch(project_dir, pages)
+            kinds = {page.id: kind for page in candidates if (kind := wanted.kind(page))}
+            if not kinds:  # all of the right kind already (signed by a crawl meanwhile)
+                after = candidates[-1].id
+                continue
+            jobs = _read_batch(project_dir, [page for page in candidates if page.id in kinds])
             after = jobs[-1].page.id
             sign = _Signer(signature, cap, bounds, utcnow())
             computed = list(
@@ -184,7 +205,7 @@ def recompute_signatures(
                     job.page.payload_file,
                     job.page.payload_offset,
                     value,
-                    None if value is None else signature.kind,
+                    None if value is None else kinds[job.page.id],
                 )
                 for job, value in zip(jobs, computed, strict=True)
             ]
@@ -215,6 +236,44 @@ def recompute_signatures(
     elif choose:  # no page needed a new signature
         choices.set_signature(signature.kind)
     return state
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    """Which pages a recompute takes, and the kind each is to have."""
+
+    signature: Signature
+    #: Only the pages whose URL this rule's prefix covers (None: every page).
+    covering: ChangeRule | None
+
+    @property
+    def uniform(self) -> str | None:
+        """The one kind every page is to have (None: a page's rule decides its kind)."""
+        ruled = isinstance(self.signature, RuledSignatures) and any(
+            rule.changes_text for rule in self.signature.rules.rules
+        )
+        return None if ruled else self.signature.kind
+
+    @property
+    def starts(self) -> tuple[str, ...]:
+        return () if self.covering is None else self.covering.starts
+
+    def kind(self, page: SignedPage) -> str | None:
+        """The kind ``page`` is to have; None: it is not to be recomputed (it has it)."""
+        if self.covering is not None and not self.covering.matches(page.url):
+            return None
+        kind = kind_for(self.signature, page.url)
+        return None if page.signature_kind == kind else kind
+
+    def count(self) -> int:
+        if self.uniform is not None and self.covering is None:
+            return count_other_kind(self.uniform)
+        # a page's kind is its URL's: they are looked at (ids and URLs, no payload read)
+        count = after = 0
+        while pages := other_kind_pages(self.uniform, after, 10 * BATCH, self.starts):
+            count += sum(self.kind(page) is not None for page in pages)
+            after = pages[-1].id
+        return count
 
 
 def _ignore_interrupts() -> None:
@@ -266,21 +325,31 @@ class _Signer:
     now: datetime
 
     def __call__(self, job: _Job) -> bytes | None:
-        if job.status is None or not 200 <= job.status < 300:
-            return None
-        response = HttpResponse("HTTP/1.1", job.status, "", list(job.headers), job.body)
-        result = FetchResult(job.page.url, self.now, response=response)
-        result.decoded, result.decode_error = decode_body(
-            job.body, result.header("content-encoding"), self.cap
+        return sign_payload(
+            job.page.url, job.status, job.headers, job.body, self.signature, self.cap, self.bounds
         )
-        try:
-            analysis = analyse_page(
-                job.page.url,
-                result.header("content-type"),
-                result.decoded or b"",
-                self.signature,
-                self.bounds,
-            )
-        except Exception:  # as in the crawl: a page that breaks the parse costs that page only
-            return None
-        return analysis.signature
+
+
+def sign_payload(
+    url: str,
+    status: int | None,
+    headers: Sequence[tuple[str, str]],
+    body: bytes,
+    signature: Signature,
+    cap: int,
+    bounds: ParseSettings,
+) -> bytes | None:
+    """An archived payload's signature as the crawl computes it on fetching ``url`` (its
+    change rule's when ``signature`` carries rules); None: no 2xx, or it breaks the parse."""
+    if status is None or not 200 <= status < 300:
+        return None
+    response = HttpResponse("HTTP/1.1", status, "", list(headers), body)
+    result = FetchResult(url, utcnow(), response=response)
+    result.decoded, result.decode_error = decode_body(body, result.header("content-encoding"), cap)
+    try:
+        analysis = analyse_page(
+            url, result.header("content-type"), result.decoded or b"", signature, bounds
+        )
+    except Exception:  # as in the crawl: a page that breaks the parse costs that page only
+        return None
+    return analysis.signature

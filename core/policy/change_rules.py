@@ -58,6 +58,21 @@ def _schemeless(prefix_or_url: str) -> str:
     return host.lower() + "/" + path
 
 
+def _host_and_path(schemeless: str) -> tuple[str, str]:
+    host, _, path = schemeless.partition("/")
+    return host, "/" + path
+
+
+def _port(host: str) -> str | None:
+    """The port a ``host[:port]`` names (an IPv6 address's colons are no port)."""
+    tail = host.rsplit("]", 1)[-1]
+    return tail.rsplit(":", 1)[1] if ":" in tail else None
+
+
+def _without_port(host: str) -> str:
+    return host if _port(host) is None else host.rsplit(":", 1)[0]
+
+
 @dataclass(frozen=True)
 class ChangeRule:
     """What counts as a change for the pages whose URL starts with ``prefix``."""
@@ -121,12 +136,31 @@ class ChangeRule:
         return hashlib.blake2b(encoded, digest_size=6).hexdigest()
 
     def matches(self, url: str) -> bool:
+        """Whether the rule covers ``url``: its scheme if the prefix names one, its host on
+        the prefix's port (any port when the prefix names none: a site on a port of its
+        own is still that site), its path from the prefix's on."""
         own = self.prefix.strip()
         if "://" in own:
             scheme = own.split("://", 1)[0].lower()
             if not url.lower().startswith(scheme + "://"):
                 return False
-        return _schemeless(url).startswith(_schemeless(own))
+        own_host, own_path = _host_and_path(_schemeless(own))
+        host, path = _host_and_path(_schemeless(url))
+        if host != own_host and not (_port(own_host) is None and _without_port(host) == own_host):
+            return False
+        return path.startswith(own_path)
+
+    @property
+    def starts(self) -> tuple[str, ...]:
+        """The URL beginnings the prefix covers, for a store query to narrow by (case
+        aside: :meth:`matches` decides)."""
+        own = self.prefix.strip()
+        schemes = [own.split("://", 1)[0].lower()] if "://" in own else ["http", "https"]
+        host, _ = _host_and_path(_schemeless(own))
+        starts = [f"{scheme}://{_schemeless(own)}" for scheme in schemes]
+        if _port(host) is None:  # the host on any port
+            starts += [f"{scheme}://{host}:" for scheme in schemes]
+        return tuple(starts)
 
     @property
     def specificity(self) -> tuple[int, int]:
@@ -136,9 +170,9 @@ class ChangeRule:
     # -- what it does to a page's text (core/content/text_rule.py's TextRule) -----------------
 
     def markup(self, html: str) -> str:
-        if self.only:
-            return only_selected(html, self.only)
-        return without_selected(html, self.remove)
+        # both may be set: what ``remove`` drops is gone from what ``only`` keeps too
+        html = without_selected(html, self.remove)
+        return only_selected(html, self.only) if self.only else html
 
     def lines(self, lines: Sequence[str]) -> list[str]:
         if not self.ignore:
@@ -240,8 +274,9 @@ class RuledSignature:
     """The project's signature of a page under a change rule.
 
     Reads the page's lines with the rule applied — an HTML page's main text (the
-    ``main-text`` signature's reading; its visible text for the other kinds) after the
-    rule's selectors, ``only`` reading the selected elements' visible text; a text file's
+    ``main-text`` signature's reading, ads left out as it leaves them out; its visible
+    text for the other kinds) after the rule's selectors, ``only`` reading the selected
+    elements' visible text; a text file's
     lines — takes the ``ignore`` patterns out, masks the noise as ``main-text`` does and
     hashes them. ``added_only``: the sorted hashes of the lines, and a fetch is the same
     when it added no line. A binary payload is signed as without a rule.
@@ -270,11 +305,15 @@ class RuledSignature:
         markup = _without_unseen(markup)
         if len(markup) > MAX_MARKUP_CHARS:  # as main-text: the crawl's parsed text
             return self.rule.lines(["<large page>", *text.splitlines()])
+        if self.base.kind == "main-text":
+            # before the selectors: an ad inside what ``only`` keeps is no more a change
+            # than it is without a rule
+            markup = without_ads(markup)
         markup = self.rule.markup(markup)
         if self.rule.only or self.base.kind != "main-text":
             return self.rule.lines(list(visible_text(markup)))
         try:
-            found = main_text(without_ads(markup))
+            found = main_text(markup)
         except Exception:  # the extractor's bug must not cost the fetch
             return self.rule.lines(["<no main text>", *visible_text(markup)])
         title = [f"<title> {found.title}"] if found.title else []

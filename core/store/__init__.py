@@ -181,7 +181,7 @@ from recrawl.core.store.segments import (
     segment_summaries,
 )
 from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, get_setting, set_setting
-from recrawl.core.store.signatures import forget_signatures
+from recrawl.core.store.signatures import forget_signatures, page_urls_under
 from recrawl.core.store.sites import (
     HostSummary,
     count_hosts,
@@ -361,6 +361,7 @@ __all__ = [
     "page_ids",
     "page_titles",
     "page_urls",
+    "page_urls_under",
     "pages_by_id",
     "plan_pages",
     "pointers_into",

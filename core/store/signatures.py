@@ -28,6 +28,8 @@ class SignedPage:
     #: Its latest capture: a browser capture's rendered DOM lies beside it (§16).
     capture_file: str | None = None
     capture_offset: int | None = None
+    #: What its signature is now (None: it has none).
+    signature_kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +77,32 @@ def forget_signatures(hosts: Sequence[str], kind: str | None) -> int:
     return forgotten
 
 
-def count_other_kind(kind: str) -> int:
-    """Pages whose signature is not of ``kind`` (or missing) but could be recomputed."""
-    return int(Page.select(fn.COUNT(Page.id)).where(_other_kind(kind)).scalar() or 0)
+def _signable(kind: str | None, starts: Sequence[str]) -> Expression:
+    # kind None: every page that can be signed (its own kind is decided by its URL: a
+    # change rule's); ``starts``: only URLs beginning so (case-insensitively: the caller
+    # decides which it covers)
+    where = (
+        _other_kind(kind)
+        if kind is not None
+        else _compared() & (Page.signature_kind.is_null() | (Page.signature_kind != UNCOMPARABLE))
+    )
+    if starts:
+        under = Page.url.startswith(starts[0])
+        for start in starts[1:]:
+            under = under | Page.url.startswith(start)
+        where = where & under
+    return where
 
 
-def other_kind_pages(kind: str, after_id: int, limit: int) -> list[SignedPage]:
+def count_other_kind(kind: str | None, starts: Sequence[str] = ()) -> int:
+    """Pages whose signature is not of ``kind`` (or missing) but could be recomputed
+    (``kind`` None: every page that could be; ``starts``: of these URL beginnings)."""
+    return int(Page.select(fn.COUNT(Page.id)).where(_signable(kind, starts)).scalar() or 0)
+
+
+def other_kind_pages(
+    kind: str | None, after_id: int, limit: int, starts: Sequence[str] = ()
+) -> list[SignedPage]:
     """The next ``limit`` such pages with an id above ``after_id``, by id."""
     query = (
         Page.select(
@@ -90,12 +112,22 @@ def other_kind_pages(kind: str, after_id: int, limit: int) -> list[SignedPage]:
             Page.payload_offset,
             Page.capture_file,
             Page.capture_offset,
+            Page.signature_kind,
         )
-        .where(_other_kind(kind) & (Page.id > after_id))
+        .where(_signable(kind, starts) & (Page.id > after_id))
         .order_by(Page.id)
         .limit(limit)
     )
     return [SignedPage(*row) for row in query.tuples().iterator()]
+
+
+def page_urls_under(starts: Sequence[str]) -> list[str]:
+    """The URLs of the pages (not embeds) beginning with any of ``starts``, by id."""
+    under = Page.url.startswith(starts[0])
+    for start in starts[1:]:
+        under = under | Page.url.startswith(start)
+    query = Page.select(Page.url).where((Page.kind == PageKind.PAGE) & under).order_by(Page.id)
+    return [url for (url,) in query.tuples().iterator()]
 
 
 def set_signatures(signatures: Sequence[NewSignature]) -> int:

@@ -1,5 +1,5 @@
-"""Long jobs on their own threads: a crawl, a compaction, a signature switch (STYLE:
-background work).
+"""Long jobs on their own threads: a crawl, a compaction, a signature switch, a change
+rule's preview and its re-signing, an export (STYLE: background work).
 
 Each job's runner is a ``QObject`` moved onto a ``QThread`` of its own, running the same
 core facade the command line calls. The core reports progress to a plain callback; the
@@ -24,9 +24,11 @@ from recrawl.core.archive.compaction import CompactionProgress, CompactionSummar
 from recrawl.core.archive.wacz import ExportOptions, ExportSummary, export_wacz
 from recrawl.core.config import CrawlSettings
 from recrawl.core.engine import Crawler, Event
+from recrawl.core.engine.change_preview import Preview
 from recrawl.core.engine.gil import CRAWL_SWITCH_INTERVAL_S
 from recrawl.core.engine.re_signing import ReSigningProgress
 from recrawl.core.errors import RecrawlError
+from recrawl.core.policy.change_rules import ChangeRule
 from recrawl.core.project import Project
 from recrawl.core.services import Services
 from recrawl.gui.jobs.threads import start_thread
@@ -318,4 +320,75 @@ class ExportJob(_Job):
 
     def stop(self) -> None:
         """Stop the copy (thread-safe): the partial file is removed, an older one kept."""
+        self._stop.set()
+
+
+class ChangePreviewJob(_Job):
+    """A change rule tried on the matching pages' history
+    (:meth:`recrawl.core.services.changes.ChangesService.preview`); ``sig_progress``
+    carries its :class:`~recrawl.core.engine.change_preview.PreviewProgress`,
+    ``sig_finished`` the :class:`~recrawl.core.engine.change_preview.Preview`."""
+
+    sig_progress = Signal(object)
+
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._stop = threading.Event()
+
+    def start(self, rule: ChangeRule) -> None:
+        self._stop.clear()
+        stop = self._stop
+        changes = Services(self._project).changes
+
+        def call(report: Callable[[Any], None]) -> Preview:
+            return changes.preview(rule, progress=report, stop=stop)
+
+        self._launch(call, "change-preview")
+
+    def _report(self, value: Any) -> None:
+        self.sig_progress.emit(value)
+
+    def stop(self) -> None:
+        """Stop judging (thread-safe): the preview says what it judged so far."""
+        self._stop.set()
+
+
+class ChangeRuleJob(_Job):
+    """A change rule kept, or dropped, and its pages re-signed
+    (:meth:`recrawl.core.services.changes.ChangesService.set` and ``unset``);
+    ``sig_progress`` and ``sig_finished`` carry
+    :class:`~recrawl.core.engine.re_signing.ReSigningProgress` values."""
+
+    sig_progress = Signal(object)
+
+    def __init__(self, project: Project, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._stop = threading.Event()
+
+    def save(self, rule: ChangeRule) -> None:
+        self._stop.clear()
+        stop, changes = self._stop, Services(self._project).changes  # wakes the watcher
+
+        def call(report: Callable[[Any], None]) -> ReSigningProgress:
+            return changes.set(rule, progress=report, stop=stop)
+
+        self._launch(call, "change-rule")
+
+    def delete(self, prefix: str) -> None:
+        self._stop.clear()
+        stop, changes = self._stop, Services(self._project).changes
+
+        def call(report: Callable[[Any], None]) -> ReSigningProgress:
+            return changes.unset(prefix, progress=report, stop=stop)
+
+        self._launch(call, "change-rule")
+
+    def _report(self, value: Any) -> None:
+        self.sig_progress.emit(value)
+
+    def stop(self) -> None:
+        """Stop re-signing after the batch in hand (thread-safe): the rule is kept, and
+        saving it again resumes."""
         self._stop.set()

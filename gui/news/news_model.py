@@ -69,6 +69,9 @@ KIND_COLORS = {
     NewsKind.BACK: QBrush(QColor("#00796b")),
 }
 MORE_BRUSH = QBrush(QColor("#6b7780"))
+#: A changed item's summary in its tooltip: lines at most, characters a line at most.
+TIP_LINES = 12
+TIP_WIDTH = 160
 
 
 class NewsModel(QAbstractItemModel):
@@ -413,7 +416,7 @@ class NewsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == PUBLISHED_COLUMN:
                 return _published_tip(item)
-            return item.url if column in (0, URL_COLUMN) else None
+            return item_tip(item) if column in (0, URL_COLUMN) else None
         if role == Qt.ItemDataRole.ForegroundRole and column == KIND_COLUMN:
             return KIND_COLORS.get(item.kind)
         if role == Qt.ItemDataRole.FontRole and store.is_unseen(item, self.marks):
@@ -457,6 +460,25 @@ def item_text(item: store.NewsItem) -> str:
     if item.complete:
         return f"First crawl of {item.host}: {archived}"
     return f"First crawl of {item.host} under way: {archived} so far"
+
+
+def item_tip(item: store.NewsItem) -> str:
+    """An item row's tooltip: its URL; a changed item's also what changed (its diff's
+    first lines) and the change rule that judged it (docs/design.md §17)."""
+    parts = [item.url]
+    if item.summary:
+        lines = item.summary.splitlines()
+        shown = [_cut(line) for line in lines[:TIP_LINES]]
+        if len(lines) > TIP_LINES:
+            shown.append(f"… {plural(len(lines) - TIP_LINES, 'more line')}")
+        parts.append("What changed:\n" + "\n".join(shown))
+    if item.rule:
+        parts.append(f"Judged by the change rule on {item.rule}")
+    return "\n\n".join(parts)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= TIP_WIDTH else line[: TIP_WIDTH - 1] + "…"
 
 
 def _published_tip(item: store.NewsItem) -> str | None:

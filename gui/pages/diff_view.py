@@ -8,12 +8,14 @@ rows stay aligned however they wrap and scroll together, under a header naming e
 capture's date in local time. A run of unchanged paragraphs is folded into one line;
 clicking it shows them (and clicking again folds them back). When both captures were
 made by a browser, their screenshots stand side by side above the text, under the
-share of pixels that changed.
+share of pixels that changed. Text selected in it can be made noise: "Ignore this text…"
+(a button, and the text's context menu) asks for the Change rules editor with it
+(:attr:`DiffView.sig_ignore_text`).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -21,6 +23,8 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMenu,
+    QPushButton,
     QSplitter,
     QTextBrowser,
     QVBoxLayout,
@@ -40,9 +44,14 @@ from recrawl.gui.pages.diff_jobs import (
 
 
 class DiffView(QWidget):
+    #: (url, text): make the selected text noise on the page (the Change rules editor).
+    sig_ignore_text = Signal(str, str)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.page: DiffPage | None = None
+        #: The text's open context menu (tests read its actions).
+        self.menu: QMenu | None = None
         self.title = QLabel("")
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -63,6 +72,16 @@ class DiffView(QWidget):
         self.text.setOpenLinks(False)
         self.text.setPlaceholderText("Comparing…")
         self.text.anchorClicked.connect(self._link_clicked)
+        self.text.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.text.customContextMenuRequested.connect(self._text_menu)
+        self.ignore_button = QPushButton("Ignore this text…")
+        self.ignore_button.setToolTip(
+            "Select text that is noise (a ticker, a rotating quote): a change rule for the "
+            "page's site or section then ignores it, once previewed and saved"
+        )
+        self.ignore_button.setEnabled(False)
+        self.ignore_button.clicked.connect(self.ignore_selection)
+        self.text.copyAvailable.connect(self._selection_changed)
         self.legend = QLabel(
             f'<span style="background-color: {REMOVED_WORDS}">removed</span> '
             f'<span style="background-color: {ADDED_WORDS}">added</span> '
@@ -88,7 +107,10 @@ class DiffView(QWidget):
         layout.addWidget(self.notes)
         layout.addLayout(headers)
         layout.addWidget(self.split, 1)
-        layout.addWidget(self.legend)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.legend, 1)
+        bottom.addWidget(self.ignore_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(bottom)
         self.notes.hide()
 
     def _build_screens(self) -> QWidget:
@@ -169,6 +191,36 @@ class DiffView(QWidget):
         at = bar.value()
         self.text.setHtml(side_by_side(self.page.rows, frozenset(self.unfolded)))
         bar.setValue(at)
+
+    def selected_text(self) -> str:
+        """The text selected in the comparison ('' for none)."""
+        return self.text.textCursor().selectedText()
+
+    def _selection_changed(self, selected: bool) -> None:
+        self.ignore_button.setEnabled(selected and self.page is not None)
+
+    def ignore_selection(self) -> None:
+        """Ask for a change rule that ignores the selected text on this page."""
+        text = self.selected_text()
+        if self.page is not None and text.strip():
+            self.sig_ignore_text.emit(self.page.url, text)
+
+    def make_menu(self) -> QMenu:
+        """The text's context menu: Qt's own (Copy, Select All), then Ignore this text…"""
+        menu = self.text.createStandardContextMenu()
+        menu.setParent(self, menu.windowFlags())
+        menu.addSeparator()
+        ignore = menu.addAction(self.ignore_button.text())
+        ignore.setToolTip(self.ignore_button.toolTip())
+        ignore.setEnabled(self.page is not None and bool(self.selected_text().strip()))
+        ignore.triggered.connect(self.ignore_selection)
+        return menu
+
+    def _text_menu(self, at: QPoint) -> None:
+        if self.menu is not None:
+            self.menu.deleteLater()
+        self.menu = self.make_menu()
+        self.menu.popup(self.text.viewport().mapToGlobal(at))
 
     def _link_clicked(self, url: QUrl) -> None:
         if url.scheme() == FOLD_SCHEME and url.path().isdigit():

@@ -81,6 +81,8 @@ class PageDetailView(QWidget):
     #: (url, fetched_at): open the capture of the fetch selected in the history (None:
     #: the latest capture) in the browser, as it looked.
     sig_open_capture = Signal(str, object)
+    #: (url, text): a diff's "Ignore this text…" (the window opens the Change rules editor).
+    sig_ignore_text = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -383,6 +385,7 @@ class PageDetailView(QWidget):
             self.diff_dialog.close()
             self.diff_dialog.deleteLater()
         self.diff_dialog = DiffDialog(url, self)
+        self.diff_dialog.view.sig_ignore_text.connect(self.sig_ignore_text)
         self.diff_dialog.show()
         return self.diff_dialog
 

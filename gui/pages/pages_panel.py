@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from PySide6.QtCore import QDateTime, QModelIndex, Qt, QTimer, QUrl
+from PySide6.QtCore import QDateTime, QModelIndex, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QImage
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -87,6 +87,9 @@ EMPTY_HINT = (
 class PagesPanel(Panel):
     title = "Pages"
     key = "pages"
+
+    #: (url, text): a diff's "Ignore this text…": the Change rules editor, for the page.
+    sig_ignore_text = Signal(str, str)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
@@ -228,6 +231,7 @@ class PagesPanel(Panel):
         self.detail.sig_compare.connect(self.compare)
         self.detail.sig_open.connect(self.open_in_browser)
         self.detail.sig_open_capture.connect(self.open_capture)
+        self.detail.sig_ignore_text.connect(self.sig_ignore_text)
         self.detail.timeline.sig_visible.connect(self._thumbnails_wanted)
         self.detail.timeline.sig_open.connect(self.open_screenshot)
         model = self.detail.timeline_model

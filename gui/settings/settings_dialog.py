@@ -8,7 +8,9 @@ its text is checked by the setting itself (:func:`~recrawl.core.config.parse_set
 as ``recrawl settings --set`` checks it), one line for each bad value. Save keeps the
 changed ones through the same core call as ``recrawl settings --set`` on the store
 thread (``context.jobs``), and a watcher takes them from its next round; Cancel writes
-nothing. A setting changed back to its default is forgotten (``--unset``).
+nothing. A setting changed back to its default is forgotten (``--unset``). The
+notification services (``notify.urls``) are a list of URLs, each with a "Send test"
+(:mod:`recrawl.gui.settings.notify_urls`), sent from a job thread.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from recrawl.core.policy import crawl_settings
 from recrawl.core.setting_schema import SettingSpec
 from recrawl.gui.common.setting_widgets import count_suffix, spin_range, tooltip
 from recrawl.gui.context import AppContext
+from recrawl.gui.settings import notify_urls
+from recrawl.gui.settings.notify_urls import NotifyUrlsEditor
 
 #: What each kind's empty editor suggests.
 PLACEHOLDERS = {
@@ -61,8 +65,12 @@ def load_values() -> dict[str, object]:
 
 def field_label(item: SettingSpec) -> str:
     """``max_pages_per_host_round`` → ``Max pages per host round``."""
-    words = item.name.rpartition(".")[2].replace("_", " ")
+    words = " ".join(_ACRONYMS.get(word, word) for word in item.name.rpartition(".")[2].split("_"))
     return words[:1].upper() + words[1:]
+
+
+#: Words a label spells in capitals (``notify.urls`` → ``URLs``).
+_ACRONYMS = {"url": "URL", "urls": "URLs"}
 
 
 class SettingEditor(QWidget):
@@ -89,7 +97,7 @@ class SettingEditor(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.input, 1)
-        row.addWidget(reset)
+        row.addWidget(reset, 0, Qt.AlignmentFlag.AlignTop)  # beside a list's first line
         default = self._typed(item.default) or "not set"
         self.help = QLabel(f"{item.help} Default: {default}.")
         self.help.setWordWrap(True)
@@ -109,6 +117,10 @@ class SettingEditor(QWidget):
 
     def _make_input(self) -> QWidget:
         kind = self.item.kind
+        if self.item.name == notify_urls.SETTING and kind == "list":
+            urls = NotifyUrlsEditor()
+            urls.sig_edited.connect(self.sig_edited)
+            return urls
         if kind == "bool":
             box = QCheckBox()
             box.toggled.connect(self.sig_edited)
@@ -163,6 +175,8 @@ class SettingEditor(QWidget):
         elif isinstance(widget, QPlainTextEdit):
             items = value if isinstance(value, tuple) else ()
             widget.setPlainText("\n".join(str(item) for item in items))
+        elif isinstance(widget, NotifyUrlsEditor):
+            widget.set_urls([str(item) for item in value] if isinstance(value, tuple) else [])
         elif isinstance(widget, QLineEdit):
             self._filled = float(value) if self._is_duration(value) else None  # type: ignore[arg-type]
             widget.setText(self._typed(value))
@@ -178,6 +192,8 @@ class SettingEditor(QWidget):
             return str(widget.value())
         if isinstance(widget, QPlainTextEdit):
             return " ".join(widget.toPlainText().split())  # list items, apart by spaces
+        if isinstance(widget, NotifyUrlsEditor):
+            return " ".join(widget.urls())
         assert isinstance(widget, QLineEdit)
         if self._filled is not None and widget.text().strip() == human_duration(self._filled):
             return duration_text(self._filled)  # as filled: exact, not as rounded for show
@@ -230,6 +246,10 @@ class SettingsDialog(QDialog):
                 column.addWidget(box)
             editor = SettingEditor(item)
             editor.sig_edited.connect(lambda e=editor: self._check(e))
+            if isinstance(editor.input, NotifyUrlsEditor):
+                editor.input.sig_send_test.connect(
+                    lambda key, url, urls=editor.input: self.send_test(urls, key, url)
+                )
             self.editors[item.name] = editor
             label = QLabel(field_label(item))
             label.setToolTip(tooltip(item))
@@ -323,6 +343,18 @@ class SettingsDialog(QDialog):
     def _say(self, lines: list[str]) -> None:
         self.problems.setText("\n".join(lines))
         self.problems.setVisible(bool(lines))
+
+    # -- notification tests -----------------------------------------------------------
+
+    def send_test(self, editor: NotifyUrlsEditor, key: int, url: str) -> None:
+        """A test message to ``url``, sent off the GUI thread (a service may take its
+        time to answer); the row says what came of it."""
+        notify = self.context.services.notify
+        self.context.jobs.compute(
+            lambda: notify.send_test(url),
+            lambda failure: editor.show_result(key, failure),
+            lambda message: editor.show_result(key, message),
+        )
 
     # -- saving ----------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -35,6 +36,17 @@ def scope_text(site: Site) -> str:
     if site.scope == ANY_HOST:
         return "any host"
     return "in scope" if site.scope == site.host else f"via {site.scope}"
+
+
+def rule_prefix(site: Site) -> str:
+    """The prefix a change rule on the whole site starts from: its host, with the port
+    its seed names (a rule on a bare host matches no URL that has a port)."""
+    seed = site.summary.first_seed
+    if seed is not None:
+        parts = urlsplit(seed)
+        if parts.hostname == site.host and parts.port is not None:
+            return parts.netloc.lower()
+    return site.host
 
 
 #: The column of a site's capture mode.

@@ -5,12 +5,14 @@ with its seeds, pages, what is due and when it was and will be fetched (a lazy
 :class:`~recrawl.gui.sites.sites_model.SitesModel`). A site can be fetched again now (its
 pages made due) or taken out of the crawl: its scope entry leaves the filter chain and
 its pages stay, with their captures, marked filtered and never fetched again
-(:mod:`recrawl.core.policy.sites` says why that, and how to bring a site back).
+(:mod:`recrawl.core.policy.sites` says why that, and how to bring a site back). "Change
+rules…" opens the editor of what counts as a change, on the chosen site
+(:attr:`SitesPanel.sig_change_rules`: the window opens it).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,10 +35,11 @@ from recrawl.core.policy.refetch import Refetched
 from recrawl.core.policy.sites import Removal, Site
 from recrawl.core.services.sites import SiteCapture
 from recrawl.core.words import plural
+from recrawl.gui.common.flow_layout import FlowLayout
 from recrawl.gui.common.tables import compact_rows
 from recrawl.gui.context import AppContext
 from recrawl.gui.panel import Panel
-from recrawl.gui.sites.sites_model import SITE_ROLE, SitesModel
+from recrawl.gui.sites.sites_model import SITE_ROLE, SitesModel, rule_prefix
 
 EMPTY_HINT = (
     "<h3>No sites yet</h3>"
@@ -62,6 +65,9 @@ SAMPLES = (
 class SitesPanel(Panel):
     title = "Sites"
     key = "sites"
+
+    #: Edit the change rules, on this prefix (the chosen site's host; "" for none).
+    sig_change_rules = Signal(str)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
@@ -116,6 +122,12 @@ class SitesPanel(Panel):
         self.capture_button = QToolButton()
         self.capture_button.setDefaultAction(self.capture_action)
         self.capture_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.rules_button = QPushButton("Change rules…")
+        self.rules_button.setToolTip(
+            "What counts as a change on the site or a section of it: parts to remove or "
+            "read alone, text to ignore, tried first on its pages' own history"
+        )
+        self.rules_button.clicked.connect(self.edit_change_rules)
         #: The open context menu (tests read its actions).
         self.menu: QMenu | None = None
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -123,10 +135,11 @@ class SitesPanel(Panel):
         self._capturing = False
         self.message = QLabel("")
         self.message.setWordWrap(True)
-        actions = QHBoxLayout()
+        actions = FlowLayout()  # the buttons wrap in a narrow window
         actions.addWidget(self.refetch_button)
         actions.addWidget(self.remove_button)
         actions.addWidget(self.capture_button)
+        actions.addWidget(self.rules_button)
         actions.addStretch(1)
 
         listing = QWidget()
@@ -238,11 +251,18 @@ class SitesPanel(Panel):
         refetch.setEnabled(self.refetch_button.isEnabled())
         refetch.triggered.connect(self.refetch_selected)
         menu.addAction(self.capture_action)
+        rules = menu.addAction(self.rules_button.text())
+        rules.triggered.connect(self.edit_change_rules)
         menu.addSeparator()
         remove = menu.addAction(self.remove_button.text())
         remove.setEnabled(self.remove_button.isEnabled())
         remove.triggered.connect(self.ask_remove_selected)
         return menu
+
+    def edit_change_rules(self) -> None:
+        """The Change rules editor, on the chosen site (none chosen: its list alone)."""
+        site = self.selected_site()
+        self.sig_change_rules.emit(rule_prefix(site) if site is not None else "")
 
     # -- capture mode -----------------------------------------------------------------
 

@@ -18,18 +18,25 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from recrawl.core.browser.profiles import PROFILE_PREFIX
 from recrawl.core.engine import inject
 from recrawl.core.project import Project
 
 from recrawl.main import main
 from tests.support import fswatch, httpserver
+from tests.support.browsing import needs_chromium
 from tests.support.consistency import check_project
 from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.httpserver import PATIENCE_S
 from tests.support.interrupted import ROOT, GatedSite, read_until, recrawl, start, urls, watchdog
+from tests.support.multisite import wait_until
+from tests.support.scriptsite import script_site
 
 PAGES = 40
 
@@ -270,3 +277,73 @@ def test_a_signal_after_the_commit_lets_the_compaction_finish(compactable, tmp_p
     assert not list(project.rglob("*.open"))
     assert urls(project)[1] == ""
     assert check_project(project, lambda url: show(capsys, project, url)) == before
+
+
+def _browsers_of(profiles: Path) -> list[int]:
+    """The live processes of browsers whose profile is under ``profiles``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            status = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes()
+            if status[0] != b"Z" and f"--user-data-dir={profiles}".encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_browser_crawl_killed_mid_load_leaves_no_browser_and_the_next_clears_its_profile(
+    server, tmp_path
+):
+    """SIGKILL during a page load: the browser goes with the crawl (its DevTools pipe
+    closes), and the profile folder the crawl could not remove is swept by the next."""
+    site = script_site(server)
+    loading, go_on = threading.Event(), threading.Event()
+
+    def held_json(handler):  # the page's own request, mid-load: answered when the test says
+        loading.set()
+        go_on.wait(PATIENCE_S)
+        return site._json("index")
+
+    server.routes["/api/index.json"] = held_json
+    # a short one: Chromium's socket goes in TMPDIR, and a socket's path has 107 bytes at most
+    profiles = Path(tempfile.mkdtemp(prefix="rc-"))
+    try:
+        _kill_mid_load(server, site, tmp_path / "proj", profiles, loading, go_on)
+    finally:
+        go_on.set()
+        shutil.rmtree(profiles, ignore_errors=True)
+
+
+def _kill_mid_load(server, site, project, profiles, loading, go_on) -> None:
+    env = {**os.environ, "TMPDIR": str(profiles)}
+    recrawl("init", project)
+    recrawl("inject", project, site.url("/"))
+    recrawl("settings", project, "--set", f"capture.mode@{server.address}=browser")
+    child = start("crawl", project, "--delay", "0", env=env)
+    with watchdog(child):
+        assert wait_until(lambda: loading.is_set() or child.poll() is not None)
+        assert loading.is_set(), child.communicate()
+        assert _browsers_of(profiles)
+        child.kill()
+        child.communicate()
+    assert wait_until(lambda: not _browsers_of(profiles)), _browsers_of(profiles)
+    left = [p for p in profiles.iterdir() if p.name.startswith(PROFILE_PREFIX)]
+    assert len(left) == 1  # nothing of the killed crawl could remove it
+    go_on.set()
+    again = subprocess.run(
+        [sys.executable, "-m", "recrawl", "crawl", str(project), "--delay", "0", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["fetched"] == 1
+    assert [p.name for p in profiles.iterdir() if p.name.startswith(PROFILE_PREFIX)] == []
+    assert not _browsers_of(profiles)

@@ -289,3 +289,27 @@ def test_a_sites_capture_mode_is_kept_listed_and_documented(tmp_path, capsys):
     assert "--unset capture.mode@HOST gives the site the project-wide mode" in " ".join(
         epilog.split()
     )
+
+
+def test_a_mode_switch_says_how_many_pages_forgot_their_signatures(tmp_path, capsys, server):
+    server.html("/", '<html><body><p>home</p><a href="/two">two</a></body></html>')
+    server.html("/two", "<html><body><p>two</p></body></html>")
+    d = tmp_path / "p"
+    main(["init", str(d)])
+    main(["inject", str(d), server.url("/")])
+    assert main(["crawl", str(d), "--delay", "0", "--max-pages", "1"]) == 0
+    capsys.readouterr()
+    host = server.address
+    assert main(["settings", str(d), "--set", f"capture.mode@{host}=browser"]) == 0
+    assert capsys.readouterr().err == (
+        f"capture mode changed for {host}: 1 page forgot its signature "
+        "(its next fetch is unknown, not a change)\n"
+    )
+    assert main(["settings", str(d), "--unset", f"capture.mode@{host}"]) == 0
+    assert main(["crawl", str(d), "--delay", "0"]) == 0  # over HTTP again: both pages signed
+    capsys.readouterr()
+    assert main(["settings", str(d), "--set", f"capture.mode@{host}=browser"]) == 0
+    assert capsys.readouterr().err == (
+        f"capture mode changed for {host}: 2 pages forgot their signatures "
+        "(the next fetch of each is unknown, not a change)\n"
+    )

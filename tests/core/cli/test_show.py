@@ -244,7 +244,7 @@ def test_a_capture_without_a_screenshot_is_one_line_and_exit_1(rendered):
     assert january.returncode == 1 and january.stdout == b""
     assert january.stderr.decode() == (
         f"recrawl: error: the capture of 2027-01-01T00:00:00Z of {url} has no screenshot: "
-        "it was fetched over HTTP (a site in capture.mode browser has one a capture)\n"
+        "it was fetched over HTTP (a site in capture.mode browser has one per capture)\n"
     )
     before = show(d, url, "--screenshot", "--at", "2026-06-01T00:00:00Z")
     assert before.returncode == 1 and before.stderr.decode().count("\n") == 1

@@ -182,3 +182,70 @@ def test_big_payloads_make_smaller_batches(project, site, monkeypatch):
     seen: list[int] = []
     state = switch_signature(project.path, "md5", progress=lambda s: seen.append(s.done))
     assert seen == [0, 1, 2, 3, 4] and state.recomputed == 4
+
+
+# -- change rules (docs/design.md §17): a page's kind is its rule's --------------------------
+
+
+def ruled_kinds() -> dict[str, str | None]:
+    return {p.url.rsplit("/", 1)[-1]: p.signature_kind for p in Page.select()}
+
+
+def test_a_rule_set_re_signs_the_pages_it_covers_and_a_stop_resumes(project, site):
+    from recrawl.core.policy.change_rules import ChangeRule, ChangeRules, save_rules
+    from recrawl.core.services import Services
+
+    switch_signature(project.path, "main-text")
+    rule = ChangeRule(site.url("/"), remove=(".clock",))
+    save_rules(ChangeRules((rule,)))
+    ruled = f"main-text+rule:{rule.digest}"
+    stop = threading.Event()
+
+    def after_each_batch(state: ReSigningProgress) -> None:
+        if state.done >= 2:
+            stop.set()
+
+    state = recompute_signatures(
+        project.path,
+        choices.project_signature(),
+        under=rule.prefix,
+        progress=after_each_batch,
+        stop=stop,
+        batch=1,
+    )
+    assert state.stopped and state.done == 2 and state.total == 4 and state.kind == ruled
+    assert sorted(map(str, ruled_kinds().values())) == ["main-text"] * 2 + [ruled] * 2
+    # set again: only the two left, the others are of their kind already
+    resumed = Services(project).changes.set(rule)
+    assert (resumed.total, resumed.recomputed, resumed.finished) == (2, 2, True)
+    assert set(ruled_kinds().values()) == {ruled}
+    again = Services(project).changes.set(rule)
+    assert again.total == 0
+    assert again.summary("run it again") == (
+        f"every page under {rule.prefix} is already signed as its change rule says"
+    )
+    revisit(project)  # compared like with like: never "unknown" after a rule change
+    assert last_change(site.url("/same")) == "unchanged"
+    assert last_change(site.url("/edited")) == "changed"
+
+
+def test_a_rule_re_signs_only_under_its_prefix_and_a_switch_keeps_the_rules(project, site):
+    from recrawl.core.policy.change_rules import ChangeRule
+    from recrawl.core.services import Services
+
+    rule = ChangeRule(site.url("/edited"), ignore=("Correction: .*",))
+    state = Services(project).changes.set(rule)
+    assert (state.total, state.recomputed) == (1, 1)
+    kinds = ruled_kinds()
+    assert kinds["edited"] == f"text-profile+rule:{rule.digest}"
+    assert {kinds[p] for p in ("same", "linked", "")} == {"text-profile"}
+    # a switch of signature signs each page as its rule says, under the new kind
+    switch_signature(project.path, "md5")
+    kinds = ruled_kinds()
+    assert kinds["edited"] == f"md5+rule:{rule.digest}"
+    assert {kinds[p] for p in ("same", "linked", "")} == {"md5"}
+    revisit(project)
+    assert last_change(site.url("/edited")) == "unchanged"  # the correction is ignored
+    # unset: back to the project's kind, re-signed
+    Services(project).changes.unset(rule.prefix)
+    assert set(ruled_kinds().values()) == {"md5"}

@@ -8,12 +8,14 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from recrawl.core import store
 from recrawl.core.engine import inject
+from recrawl.core.policy.change_rules import ChangeRule, ChangeRules, save_rules
 from recrawl.gui.news.news_model import BLOCK, PUBLISHED_COLUMN, URL_COLUMN, URL_ROLE
 from recrawl.gui.news.news_panel import NewsPanel
 from recrawl.gui.pages.pages_panel import PagesPanel
 
 from tests.gui.helpers import open_window
 from tests.support.crawling import T0, clock_at, crawl
+from tests.support.ticker_article import TICKERS, crawl_ticker_history
 
 NOON = T0 + timedelta(hours=12)  # the same day on any clock within 11 h of UTC
 DAY1, DAY2 = date(2027, 1, 1), date(2027, 1, 2)
@@ -298,4 +300,30 @@ def test_the_list_entry_counts_unseen_news_without_opening_the_panel(qtbot, proj
     assert window.current_panel().key == "crawl"
     expected = f"What's new ({unseen})" if unseen else "What's new"
     qtbot.waitUntil(lambda: window.nav.item(0).text() == expected)
+    window.close()
+
+
+def test_a_changed_items_tooltip_says_what_changed_and_the_rule_that_judged_it(
+    qtbot, project, prefs, server
+):
+    # a rule on the article's section from the start: its changes are judged by it
+    section = server.url("/news/")
+    save_rules(ChangeRules((ChangeRule(section, remove=("nav",)),)))
+    url = crawl_ticker_history(project, server)
+    window = open_window(qtbot, project, prefs)
+    panel = news_panel(qtbot, window)
+    with qtbot.waitSignal(panel.model.sig_loaded):
+        panel.kind.setCurrentIndex(panel.kind.findData("changed"))
+    newest = panel.model.days[0].day  # the third fetch: a ticker and a paragraph
+    site = wait_items(qtbot, panel, newest, "127.0.0.1", 1)
+    item = panel.model.index(0, 0, site)
+    assert panel.model.index(0, 1, site).data() == "changed"
+    tip = item.data(Qt.ItemDataRole.ToolTipRole)
+    lines = tip.splitlines()
+    assert lines[0] == url and lines[2] == "What changed:"
+    assert f"+ {TICKERS[2]}" in lines and f"- {TICKERS[1]}" in lines
+    assert any(line.startswith("+ A public meeting") for line in lines)
+    assert lines[-1] == f"Judged by the change rule on {section}"
+    # the URL column says the same
+    assert panel.model.index(0, URL_COLUMN, site).data(Qt.ItemDataRole.ToolTipRole) == tip
     window.close()

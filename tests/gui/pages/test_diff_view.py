@@ -18,6 +18,7 @@ from recrawl.core import store
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
 from recrawl.core.policy import choices
+from recrawl.core.policy.change_rules import ChangeRule, ChangeRules, save_rules
 from recrawl.gui.common import formatting
 from recrawl.gui.pages.diff_jobs import ADDED_WORDS, REMOVED_WORDS
 from recrawl.gui.pages.pages_panel import PagesPanel
@@ -27,6 +28,7 @@ from tests.support.crawling import DAY, T0, clock_at, crawl
 from tests.support.httpserver import Reply
 from tests.support.realdocs import python_docs
 from tests.support.screenshots import Capture, browser_captures, png
+from tests.support.ticker_article import TICKERS, crawl_ticker_history
 
 WRONG = (
     "The summit of the mountain is 2,435 m above the sea, which makes it the highest "
@@ -367,4 +369,72 @@ def test_an_http_page_diff_shows_no_screenshots(qtbot, crawled, prefs, server):
     view = compared(qtbot, window, server.url("/")).view
     assert view.page.visual is None and not view.screens.isVisible()
     assert "screenshot" not in view.notes.text()
+    window.close()
+
+
+# -- "Ignore this text…" (issue 28) ---------------------------------------------------------
+
+
+def select_text(browser: QTextBrowser, text: str) -> None:
+    """Select ``text`` in ``browser`` as a reader's drag over it does."""
+    found = browser.document().find(text)
+    assert not found.isNull(), f"no {text!r} in the view"
+    browser.setTextCursor(found)
+
+
+def latest_diff_dialog(qtbot, window, url: str):
+    window.show_page_diff(url)
+    dialog = window.panels["pages"].detail.diff_dialog
+    qtbot.waitUntil(lambda: dialog.view.page is not None)
+    return dialog
+
+
+def test_ignore_this_text_opens_the_rule_of_the_pages_host_with_the_selection(
+    qtbot, project, prefs, server
+):
+    url = crawl_ticker_history(project, server)
+    window = open_window(qtbot, project, prefs)
+    dialog = latest_diff_dialog(qtbot, window, url)
+    view = dialog.view
+    assert not view.ignore_button.isEnabled()  # nothing selected yet
+    assert not next(
+        a for a in view.make_menu().actions() if a.text() == "Ignore this text…"
+    ).isEnabled()
+    select_text(view.text, TICKERS[2])
+    assert view.ignore_button.isEnabled()
+    menu_action = next(a for a in view.make_menu().actions() if a.text() == "Ignore this text…")
+    assert menu_action.isEnabled()
+    menu_action.trigger()
+    editor = window.change_rules
+    assert editor is not None and editor.isVisible()
+    qtbot.waitUntil(lambda: editor.loaded)
+    host = url.split("/")[2]
+    rule = editor.form_rule()
+    assert rule.prefix == host  # with its port: the prefix matches the page
+    assert rule.matches(url)
+    assert len(rule.ignore) == 1
+    # what the pattern takes out is the ticker, and the ticker alone
+    assert rule.lines([TICKERS[2], TICKERS[1]]) == [TICKERS[1]]
+    assert "ignore pattern" in editor.status.text()
+    window.close()
+
+
+def test_ignore_this_text_adds_to_the_rule_that_applies_to_the_page(qtbot, project, prefs, server):
+    url = crawl_ticker_history(project, server)
+    section = url.rsplit("/", 1)[0] + "/"  # http://127.0.0.1:PORT/news/
+    kept = ChangeRule(section, remove=("nav",), ignore=(r"Updated \d+",), notify=False)
+    other = ChangeRule(url.split("/")[2], remove=("footer",))
+    save_rules(ChangeRules((kept, other)))
+    window = open_window(qtbot, project, prefs)
+    dialog = latest_diff_dialog(qtbot, window, url)
+    select_text(dialog.view.text, TICKERS[1])
+    qtbot.mouseClick(dialog.view.ignore_button, Qt.MouseButton.LeftButton)
+    editor = window.change_rules
+    qtbot.waitUntil(lambda: editor.loaded and editor.prefix.text() == section)
+    rule = editor.form_rule()
+    # the longest prefix's rule, as kept, plus the selection
+    assert rule.remove == ("nav",) and not rule.notify
+    assert rule.ignore[0] == r"Updated \d+" and len(rule.ignore) == 2
+    assert rule.lines([f"{TICKERS[1]}", "Updated 5"]) == []
+    assert editor.rules_model.rowCount() == 2
     window.close()

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QSpinBox
 from recrawl.core.config import STORABLE
 from recrawl.core.policy import crawl_settings
+from recrawl.core.project import Project
+from recrawl.core.services import Services
+from recrawl.gui.settings.notify_urls import NotifyUrlsEditor
 from recrawl.gui.settings.settings_dialog import SettingsDialog
 
 from tests.support.interrupted import recrawl
+from tests.support.listener import Listener
 
 
 def cli_settings(project) -> dict[str, dict]:
@@ -192,3 +197,56 @@ def test_the_crawl_panel_fields_take_their_ranges_from_the_schema(qtbot, window)
     assert panel.delay.suffix() == " s"
     assert STORABLE["politeness.delay"].help in panel.delay.toolTip()
     assert "politeness.per_host" in panel.per_host.toolTip()
+
+
+def test_notification_urls_are_a_list_kept_as_recrawl_settings_keeps_them(qtbot, window):
+    window.context.services.settings.save({"notify.urls": ("json://127.0.0.1:9/a",)})
+    dialog = open_settings(qtbot, window)
+    editor = dialog.editors["notify.urls"]
+    urls = editor.input
+    assert isinstance(urls, NotifyUrlsEditor)
+    assert urls.urls() == ["json://127.0.0.1:9/a"]
+    qtbot.mouseClick(urls.add_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(urls.rows[1].url, "ntfys://ntfy.sh/recrawl-news")
+    with qtbot.waitSignal(dialog.sig_saved):
+        dialog.save_button.click()
+    rows = cli_settings(window.context.project)
+    assert rows["notify.urls"]["value"] == ["json://127.0.0.1:9/a", "ntfys://ntfy.sh/recrawl-news"]
+
+
+@pytest.fixture(scope="module")
+def apprise_pools(tmp_path_factory):
+    """Apprise sends from process-wide thread pools whose threads live on: started here,
+    before a test counts the threads it leaves (a module fixture is set up first)."""
+    project = Project.init(tmp_path_factory.mktemp("apprise") / "proj")
+    try:
+        with Listener() as listener:
+            assert Services(project).notify.send_test(listener.url) is None
+    finally:
+        project.close()
+
+
+def test_send_test_reaches_a_listening_service_and_says_why_a_failing_one_did_not(
+    apprise_pools, qtbot, window
+):
+    with Listener() as working, Listener("127.0.0.2", status=500) as failing:
+        dialog = open_settings(qtbot, window)
+        urls = dialog.editors["notify.urls"].input
+        assert isinstance(urls, NotifyUrlsEditor) and urls.urls() == []
+        assert urls.empty.isVisibleTo(urls)
+        for url in (working.url, failing.url, "nosuchscheme://x"):
+            qtbot.mouseClick(urls.add_button, Qt.MouseButton.LeftButton)
+            qtbot.keyClicks(urls.rows[-1].url, url)
+        for row in urls.rows:
+            qtbot.mouseClick(row.test, Qt.MouseButton.LeftButton)
+        assert urls.rows[0].test.text() == "Sending…"
+        qtbot.waitUntil(lambda: all(row.test.text() == "Send test" for row in urls.rows))
+        said = [urls.result_text(n) for n in range(3)]
+        assert said[0] == "Sent: the service took the test message."
+        assert said[1].startswith("Not sent: ") and said[2].startswith("Not sent: ")
+        assert all("\n" not in line for line in said)
+        assert [m["title"] for m in working.received()] == ["Recrawl: a test message"]
+        assert str(window.context.project.path) in working.received()[0]["message"]
+        assert failing.messages and not failing.received()
+        dialog.reject()  # a test saves nothing
+    assert cli_settings(window.context.project)["notify.urls"]["value"] == []

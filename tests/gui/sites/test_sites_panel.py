@@ -12,6 +12,7 @@ from recrawl.core.config import UNCOMPARABLE
 from recrawl.core.engine import inject
 from recrawl.core.policy import capture_modes, choices, crawl_settings
 from recrawl.core.policy import refetch as refetching
+from recrawl.core.policy.change_rules import ChangeRule, ChangeRules, save_rules
 from recrawl.core.policy.sites import ANY_HOST, scope_entries
 from recrawl.core.services import Services
 from recrawl.core.store.models import Page, PageStatus
@@ -281,4 +282,27 @@ def test_a_site_under_a_domains_mode_shows_where_it_comes_from(qtbot, watched, p
     row = panel.model.row_of("127.0.0.1")
     tip = panel.model.index(row, CAPTURE_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
     assert tip == "Captured over HTTP: the project's capture mode (Settings: capture.mode)"
+    window.close()
+
+
+def test_change_rules_opens_the_editor_on_the_chosen_site(qtbot, watched, prefs, server):
+    site = server.url("/").split("/")[2]  # 127.0.0.1:PORT: the seed's port, or no page matches
+    save_rules(ChangeRules((ChangeRule(site, remove=(".ticker",), added_only=True),)))
+    window = open_window(qtbot, watched, prefs)
+    panel = open_sites(qtbot, window)
+    assert "Change rules…" in [a.text() for a in panel.make_menu().actions()]
+    choose(qtbot, panel, "later.example")
+    qtbot.mouseClick(panel.rules_button, Qt.MouseButton.LeftButton)
+    editor = window.change_rules
+    assert editor is not None and editor.isVisible()
+    qtbot.waitUntil(lambda: editor.loaded and editor.prefix.text() == "later.example")
+    assert editor.form_rule() == ChangeRule("later.example")  # a new rule, nothing in it
+    assert editor.rules_model.rowCount() == 1  # the project's rule, listed
+    assert not editor.delete_button.isEnabled()  # nothing kept on that prefix yet
+    choose(qtbot, panel, "127.0.0.1")
+    next(a for a in panel.make_menu().actions() if a.text() == "Change rules…").trigger()
+    qtbot.waitUntil(lambda: editor.prefix.text() == site)
+    assert editor.form_rule().matches(server.url("/a"))
+    assert editor.remove.toPlainText() == ".ticker" and editor.added_only.isChecked()
+    assert editor.rules_view.currentIndex().row() == 0 and editor.delete_button.isEnabled()
     window.close()

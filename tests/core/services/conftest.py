@@ -1,0 +1,5 @@
+"""The services' tests share a watcher's wake channel (tests/support/wakes.py)."""
+
+from tests.support.wakes import woken
+
+__all__ = ["woken"]
