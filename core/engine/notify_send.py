@@ -36,9 +36,12 @@ def check_url(url: str) -> str | None:
     return None
 
 
-def send(urls: Sequence[str], message: Message, timeout: float) -> list[str | None]:
+def send(
+    urls: Sequence[str], message: Message, timeout: float, setting: float | None = None
+) -> list[str | None]:
     """Send ``message`` to each of ``urls`` within ``timeout`` seconds in all; for each
-    URL, None when its service took the message, else one line why not."""
+    URL, None when its service took the message, else one line why not (a timeout's
+    names ``setting``, the timeout as set, when ``timeout`` is what was left of it)."""
     Apprise = apprise_module().Apprise
     errors: list[str | None] = [None] * len(urls)
     apprise = Apprise(asset=_asset())
@@ -68,7 +71,7 @@ def send(urls: Sequence[str], message: Message, timeout: float) -> list[str | No
             if not service_result:
                 # its URL with secrets hidden, without Apprise's own parameters
                 named = str(service_result.url).split("?", 1)[0]
-                errors[index] = f"{named}: {_why(service_result, timeout)}"
+                errors[index] = f"{named}: {_why(service_result, setting or timeout)}"
     for index in tags.values():
         if index not in answered:  # never dispatched: the call ended first
             errors[index] = f"{urls[index]!r}: not sent ({_status(result)})"
@@ -77,7 +80,7 @@ def send(urls: Sequence[str], message: Message, timeout: float) -> list[str | No
 
 def _why(service_result: Any, timeout: float) -> str:
     if service_result.status == apprise_module().result.AppriseResultStatus.TIMEOUT:
-        return f"no answer within {timeout:.3g} s"
+        return f"no answer within {timeout:g} s"
     said = [entry.message for entry in service_result.logs() if entry.level != "DEBUG"]
     return said[-1] if said else "the service refused the message"
 

@@ -152,7 +152,7 @@ class RoundNews:
             if left <= 0:  # out of time: these services' items wait for the next message
                 self.say("warning", f"notifications: {len(group)} not sent (notify.timeout)")
                 continue
-            errors = send(group, message, left)
+            errors = send(group, message, left, self.settings.timeout)
             count = plural(len(items), "item")
             for url, error in zip(group, errors, strict=True):
                 if error is None:
