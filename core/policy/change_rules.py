@@ -178,10 +178,20 @@ class ChangeRule:
         if not self.ignore:
             return [line for line in lines if line.strip()]
         patterns = [_pattern(source) for source in self.ignore]
+        # a backtracking pattern that ran out of time on one line is a miss for the rest
+        # of the page: its time limit is per match, and a page has thousands of lines
+        # (a catastrophic pattern cost 50 ms each: a 2,000-line page, 100 s per fetch)
+        timed_out: set[int] = set()
         out = []
         for line in lines:
-            for pattern in patterns:
-                line = _without(pattern, line)
+            for index, pattern in enumerate(patterns):
+                if index in timed_out:
+                    continue
+                kept = _without(pattern, line)
+                if kept is None:
+                    timed_out.add(index)
+                else:
+                    line = kept
             line = " ".join(line.split())
             if line:
                 out.append(line)
@@ -197,14 +207,16 @@ def _pattern(source: str) -> Pattern:
     return compile_pattern(source)
 
 
-def _without(pattern: Pattern, line: str) -> str:
+def _without(pattern: Pattern, line: str) -> str | None:
+    """``line`` without what ``pattern`` matches; None when it ran out of time (as a
+    filter's timeout is a miss: the line is kept whole)."""
     compiled: Any = pattern.compiled
     if pattern.engine == "re2":
         return str(compiled.sub(" ", line))
     try:
         return str(compiled.sub(" ", line, timeout=BACKTRACK_TIMEOUT))
-    except TimeoutError:  # as a filter's timeout is a miss: the line is kept whole
-        return line
+    except TimeoutError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -195,3 +195,12 @@ def test_a_prefix_naming_no_port_covers_its_host_on_any_port(prefix, url, covere
     # the store narrows by the rule's starts before matches decides: none is lost there
     if covered:
         assert any(url.startswith(start) for start in rule.starts)
+
+
+def test_an_ignore_pattern_out_of_time_on_a_line_is_a_miss_for_the_rest_of_the_page():
+    # catastrophic for a backtracking engine on the a's; RE2 cannot run the backreference
+    rule = ChangeRule("example.org", ignore=(r"^(a|aa)+(?!b)\1$|Trending now",))
+    slow = "a" * 40 + "b"
+    assert rule.lines(["Trending now", slow, "Trending now"]) == [slow, "Trending now"]
+    # one time limit per page, not one per line (2,000 lines: 100 s before)
+    assert rule.lines([slow] * 2_000) == [slow] * 2_000
