@@ -37,6 +37,7 @@ from recrawl.core.policy.maintext_signature import MAX_MARKUP_CHARS, MAX_TEXT_CH
 from recrawl.core.policy.signature import Signature
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from w3lib.encoding import html_to_unicode
+from w3lib.url import safe_url_string
 
 #: The project setting that keeps the rules (a list of :meth:`ChangeRule.to_json`).
 SETTING_KEY = "change_rules"
@@ -48,6 +49,12 @@ def _schemeless(prefix_or_url: str) -> str:
     """``host[:port]/path`` of a prefix or URL, the host lower-cased; a bare host gets
     its ``/`` so that ``example.org`` never matches ``example.org.evil``."""
     text = prefix_or_url.strip()
+    if not text.isascii():
+        # as the store keeps URLs (core/net/urls.py): the host in IDNA, the path
+        # percent-encoded; else a prefix typed as the user reads it matches no page
+        found = "://" in text
+        text = safe_url_string(text if found else "http://" + text)
+        text = text if found else text.partition("://")[2]
     if "://" in text:
         parts = urlsplit(text)
         rest = parts.netloc.lower() + (parts.path or "/")

@@ -8,6 +8,7 @@ import pytest
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.analysis import analyse_page
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.net.urls import canonical
 from recrawl.core.policy.change_rules import (
     ChangeRule,
     ChangeRules,
@@ -204,3 +205,13 @@ def test_an_ignore_pattern_out_of_time_on_a_line_is_a_miss_for_the_rest_of_the_p
     assert rule.lines(["Trending now", slow, "Trending now"]) == [slow, "Trending now"]
     # one time limit per page, not one per line (2,000 lines: 100 s before)
     assert rule.lines([slow] * 2_000) == [slow] * 2_000
+
+
+def test_a_prefix_typed_in_unicode_matches_the_urls_as_the_store_keeps_them():
+    # the store's URLs have an IDNA host and a percent-encoded path (core/net/urls.py)
+    stored = canonical("https://bücher.example/neuheiten/ä?x=1")
+    for prefix in ("Bücher.example/neuheiten/ä", "https://bücher.example/", "bücher.example"):
+        rule = ChangeRule(prefix)
+        assert rule.matches(stored), prefix
+        assert any(stored.startswith(start) for start in rule.starts), prefix
+    assert not ChangeRule("bücher.example/ö").matches(stored)
