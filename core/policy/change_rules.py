@@ -179,7 +179,12 @@ class ChangeRule:
     def markup(self, html: str) -> str:
         # both may be set: what ``remove`` drops is gone from what ``only`` keeps too
         html = without_selected(html, self.remove)
-        return only_selected(html, self.only) if self.only else html
+        if not self.only:
+            return html
+        # a page where ``only`` selects nothing is read whole: signed as empty text, its
+        # every later edit would be unchanged for good, and nothing would say so
+        kept = only_selected(html, self.only)
+        return html if kept is None else kept
 
     def lines(self, lines: Sequence[str]) -> list[str]:
         if not self.ignore:

@@ -215,3 +215,16 @@ def test_a_prefix_typed_in_unicode_matches_the_urls_as_the_store_keeps_them():
         assert rule.matches(stored), prefix
         assert any(stored.startswith(start) for start in rule.starts), prefix
     assert not ChangeRule("bücher.example/ö").matches(stored)
+
+
+def test_a_page_where_only_selects_nothing_is_read_whole_not_signed_empty():
+    base = make_signature("main-text")
+    missing = ChangeRule("example.org", only=("div.nothing",))
+    signature = RuledSignature(base, missing)
+    edit = "<p>Correction: the summit stands at 2,345 m above the sea, not 2,435 m.</p>"
+    # empty text signed alike at every fetch: a real edit was unchanged for good
+    assert sign(signature, html()) != sign(signature, html(extra=edit))
+    assert "Correction" in missing.markup(html(extra=edit).decode())
+    assert "Correction" not in ChangeRule("example.org", only=(".ticker",)).markup(
+        html(extra=edit).decode()
+    )
