@@ -219,14 +219,20 @@ def _pattern(source: str) -> Pattern:
     return compile_pattern(source)
 
 
+def _space(match: Any) -> str:
+    # an empty match replaces nothing: `\d*` matches between every two letters, and a
+    # space there spelt "Score" as "S c o r e" in diffs and messages
+    return " " if match.group(0) else ""
+
+
 def _without(pattern: Pattern, line: str) -> str | None:
     """``line`` without what ``pattern`` matches; None when it ran out of time (as a
     filter's timeout is a miss: the line is kept whole)."""
     compiled: Any = pattern.compiled
     if pattern.engine == "re2":
-        return str(compiled.sub(" ", line))
+        return str(compiled.sub(_space, line))
     try:
-        return str(compiled.sub(" ", line, timeout=BACKTRACK_TIMEOUT))
+        return str(compiled.sub(_space, line, timeout=BACKTRACK_TIMEOUT))
     except TimeoutError:
         return None
 

@@ -228,3 +228,12 @@ def test_a_page_where_only_selects_nothing_is_read_whole_not_signed_empty():
     assert "Correction" not in ChangeRule("example.org", only=(".ticker",)).markup(
         html(extra=edit).decode()
     )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "kept"),
+    [(r"\d*", "Score a to today"), (r"(?<=a)\d*", "Score a to 3 today")],  # RE2, backtracking
+)
+def test_an_ignore_pattern_matching_the_empty_string_spaces_no_letters_apart(pattern, kept):
+    rule = ChangeRule("example.org", ignore=(pattern,))
+    assert rule.lines(["Score a12 to 3 today"]) == [kept]
