@@ -43,6 +43,7 @@ from w3lib.url import safe_url_string
 SETTING_KEY = "change_rules"
 
 _UNSEEN_TAGS = ("script", "style", "noscript", "template")
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
 
 
 def _schemeless(prefix_or_url: str) -> str:
@@ -57,7 +58,11 @@ def _schemeless(prefix_or_url: str) -> str:
         text = text if found else text.partition("://")[2]
     if "://" in text:
         parts = urlsplit(text)
-        rest = parts.netloc.lower() + (parts.path or "/")
+        netloc = parts.netloc.lower()
+        if netloc.endswith(_DEFAULT_PORTS.get(parts.scheme.lower(), "\0")):
+            # the store keeps URLs without their scheme's own port (core/net/urls.py)
+            netloc = netloc.rsplit(":", 1)[0]
+        rest = netloc + (parts.path or "/")
         if parts.query:
             rest += "?" + parts.query
         return rest

@@ -188,6 +188,10 @@ def test_ruled_signatures_pickle_for_the_analysis_processes():
         ("example.org", "http://example.org.evil:81/", False),
         ("[::1]", "http://[::1]:8080/", True),
         ("[::1]:80", "http://[::1]:8080/", False),
+        # the store keeps no scheme's own port: a prefix naming it matched nothing
+        ("https://example.org:443/news", "https://example.org/news/1", True),
+        ("http://example.org:80", "http://example.org/", True),
+        ("https://example.org:8443/", "https://example.org/", False),
     ],
 )
 def test_a_prefix_naming_no_port_covers_its_host_on_any_port(prefix, url, covered):
