@@ -85,6 +85,13 @@ def _without_port(host: str) -> str:
     return host if _port(host) is None else host.rsplit(":", 1)[0]
 
 
+def _prefix_key(prefix: str) -> tuple[str, str]:
+    """What a prefix covers, however written: its scheme (none: both) and the rest."""
+    own = prefix.strip()
+    scheme = own.split("://", 1)[0].lower() if "://" in own else ""
+    return scheme, _schemeless(own)
+
+
 @dataclass(frozen=True)
 class ChangeRule:
     """What counts as a change for the pages whose URL starts with ``prefix``."""
@@ -259,14 +266,18 @@ class ChangeRules:
         return next((r for r in self.rules if r.prefix == prefix), None)
 
     def with_rule(self, rule: ChangeRule) -> ChangeRules:
-        """These rules with ``rule`` set (in place of one on the same prefix)."""
-        kept = tuple(r for r in self.rules if r.prefix != rule.prefix)
+        """These rules with ``rule`` set (in place of one on the same prefix, however
+        written: ``example.org/`` replaces ``Example.org``, or the older of the two, as
+        long and first in order, would go on deciding for the newer)."""
+        kept = tuple(r for r in self.rules if _prefix_key(r.prefix) != _prefix_key(rule.prefix))
         return ChangeRules(tuple(sorted((*kept, rule), key=lambda r: r.prefix)))
 
     def without(self, prefix: str) -> ChangeRules:
-        if self.get(prefix) is None:
+        key = _prefix_key(prefix)
+        kept = tuple(r for r in self.rules if _prefix_key(r.prefix) != key)
+        if len(kept) == len(self.rules):
             raise InvalidArgument(f"no change rule on {prefix!r}")
-        return ChangeRules(tuple(r for r in self.rules if r.prefix != prefix))
+        return ChangeRules(kept)
 
     def to_json(self) -> list[dict[str, Any]]:
         return [rule.to_json() for rule in self.rules]

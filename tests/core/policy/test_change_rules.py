@@ -241,3 +241,18 @@ def test_a_page_where_only_selects_nothing_is_read_whole_not_signed_empty():
 def test_an_ignore_pattern_matching_the_empty_string_spaces_no_letters_apart(pattern, kept):
     rule = ChangeRule("example.org", ignore=(pattern,))
     assert rule.lines(["Score a12 to 3 today"]) == [kept]
+
+
+def test_a_rule_set_on_a_prefix_written_otherwise_replaces_the_one_it_covers_as():
+    url = "http://example.org/story"
+    old = ChangeRule("Example.org", only=(".ticker",))
+    new = ChangeRule("example.org/", remove=(".ticker",))
+    rules = ChangeRules((old,)).with_rule(new)
+    # both kept, the older (as long, first in order) went on deciding: the new one never did
+    assert rules.rules == (new,) and rules.rule_for(url) == new
+    assert rules.without("EXAMPLE.ORG").rules == ()
+    # a scheme covers less: a rule of its own
+    https = ChangeRule("https://example.org/", added_only=True)
+    assert set(rules.with_rule(https).rules) == {https, new}
+    with pytest.raises(InvalidArgument):
+        rules.without("https://example.org/")
