@@ -350,7 +350,11 @@ class RuledSignature:
         _, markup = html_to_unicode(None, payload)
         markup = _without_unseen(markup)
         if len(markup) > MAX_MARKUP_CHARS:  # as main-text: the crawl's parsed text
-            return self.rule.lines(["<large page>", *text.splitlines()])
+            if not (self.rule.remove or self.rule.only):
+                return self.rule.lines(["<large page>", *text.splitlines()])
+            # no extractor over it, but the selectors still apply (as the diff applies
+            # them): a ticker a rule removes changed a page of over 1 MB at every fetch
+            return self.rule.lines(["<large page>", *visible_text(self.rule.markup(markup))])
         if self.base.kind == "main-text":
             # before the selectors: an ad inside what ``only`` keeps is no more a change
             # than it is without a rule

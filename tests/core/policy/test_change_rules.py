@@ -19,6 +19,7 @@ from recrawl.core.policy.change_rules import (
     save_rules,
     signature_for,
 )
+from recrawl.core.policy.maintext_signature import MAX_MARKUP_CHARS
 from recrawl.core.policy.signature import Signature, make_signature
 
 BOUNDS = ParseSettings()
@@ -256,3 +257,26 @@ def test_a_rule_set_on_a_prefix_written_otherwise_replaces_the_one_it_covers_as(
     assert set(rules.with_rule(https).rules) == {https, new}
     with pytest.raises(InvalidArgument):
         rules.without("https://example.org/")
+
+
+def test_a_rules_selectors_apply_to_a_page_too_large_for_the_extractor():
+    long = "".join(
+        f"<p>Reply {n} in a long thread about the harbour, its ferries and the dredging.</p>"
+        for n in range(14_000)
+    )  # over main-text's 1,000,000 characters of markup
+
+    def large(ticker: str, extra: str = "") -> bytes:
+        return (
+            f"<html><body><article><p class='ticker'>Trending now: {ticker}</p>{long}{extra}"
+            "</article></body></html>"
+        ).encode()
+
+    assert len(large("x")) > MAX_MARKUP_CHARS
+    removed = RuledSignature(
+        make_signature("main-text"), ChangeRule("example.org", remove=(".ticker",))
+    )
+    assert sign(removed, large("Storm warning")) == sign(removed, large("Ferry timetable"))
+    edit = "<p>Correction: the dredging starts in May.</p>"
+    assert sign(removed, large("Storm warning")) != sign(removed, large("Storm warning", edit))
+    only = RuledSignature(make_signature("main-text"), ChangeRule("example.org", only=(".ticker",)))
+    assert sign(only, large("Storm warning")) == sign(only, large("Storm warning", edit))
