@@ -66,7 +66,10 @@ def _schemeless(prefix_or_url: str) -> str:
         if parts.query:
             rest += "?" + parts.query
         return rest
-    host, _, path = text.partition("/")
+    # a query right after the host (example.org?lang=de) is the site's root's
+    ends = [at for at in (text.find("/"), text.find("?")) if at >= 0]
+    cut = min(ends, default=len(text))
+    host, path = text[:cut], text[cut:].removeprefix("/")
     return host.lower() + "/" + path
 
 

@@ -193,6 +193,9 @@ def test_ruled_signatures_pickle_for_the_analysis_processes():
         ("https://example.org:443/news", "https://example.org/news/1", True),
         ("http://example.org:80", "http://example.org/", True),
         ("https://example.org:8443/", "https://example.org/", False),
+        # a query right after the host: the root's (it matched nothing)
+        ("example.org?lang=de", "https://example.org/?lang=de&page=2", True),
+        ("example.org?lang=de", "https://example.org/a?lang=de", False),
     ],
 )
 def test_a_prefix_naming_no_port_covers_its_host_on_any_port(prefix, url, covered):
