@@ -40,11 +40,14 @@ def without_selected(html: str, selectors: Sequence[str]) -> str:
     return tree.html or ""
 
 
-def only_selected(html: str, selectors: Sequence[str]) -> str:
+def only_selected(html: str, selectors: Sequence[str]) -> str | None:
     """A page of just the elements ``selectors`` select (by selector, then in the page's
-    order), each once: an element inside another selected one is kept with it, not again."""
+    order), each once: an element inside another selected one is kept with it, not again.
+    None when they select nothing."""
     tree = LexborHTMLParser(html)
     chosen = [node for selector in selectors for node in tree.css(selector)]
+    if not chosen:
+        return None
     # inside any chosen element, not only an earlier one: `.price, .body` keeps the
     # price inside the body once, with the body
     everything = {node.mem_id for node in chosen}

@@ -103,7 +103,9 @@ class RoundNews:
     def _notify(self, newest: int) -> None:
         old = store.notify_mark()
         sent: dict[str, int] = {key: int(v) for key, v in old.get("sent", {}).items()}
-        urls = [url for url in self.settings.urls if sent.get(url_key(url), newest) < newest]
+        # a URL listed twice is one service (one mark): sent one message, not two
+        listed = dict.fromkeys(self.settings.urls)
+        urls = [url for url in listed if sent.get(url_key(url), newest) < newest]
         if not urls:
             return
         claim = old.get("claim")

@@ -37,24 +37,39 @@ from recrawl.core.policy.maintext_signature import MAX_MARKUP_CHARS, MAX_TEXT_CH
 from recrawl.core.policy.signature import Signature
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from w3lib.encoding import html_to_unicode
+from w3lib.url import safe_url_string
 
 #: The project setting that keeps the rules (a list of :meth:`ChangeRule.to_json`).
 SETTING_KEY = "change_rules"
 
 _UNSEEN_TAGS = ("script", "style", "noscript", "template")
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
 
 
 def _schemeless(prefix_or_url: str) -> str:
     """``host[:port]/path`` of a prefix or URL, the host lower-cased; a bare host gets
     its ``/`` so that ``example.org`` never matches ``example.org.evil``."""
     text = prefix_or_url.strip()
+    if not text.isascii():
+        # as the store keeps URLs (core/net/urls.py): the host in IDNA, the path
+        # percent-encoded; else a prefix typed as the user reads it matches no page
+        found = "://" in text
+        text = safe_url_string(text if found else "http://" + text)
+        text = text if found else text.partition("://")[2]
     if "://" in text:
         parts = urlsplit(text)
-        rest = parts.netloc.lower() + (parts.path or "/")
+        netloc = parts.netloc.lower()
+        if netloc.endswith(_DEFAULT_PORTS.get(parts.scheme.lower(), "\0")):
+            # the store keeps URLs without their scheme's own port (core/net/urls.py)
+            netloc = netloc.rsplit(":", 1)[0]
+        rest = netloc + (parts.path or "/")
         if parts.query:
             rest += "?" + parts.query
         return rest
-    host, _, path = text.partition("/")
+    # a query right after the host (example.org?lang=de) is the site's root's
+    ends = [at for at in (text.find("/"), text.find("?")) if at >= 0]
+    cut = min(ends, default=len(text))
+    host, path = text[:cut], text[cut:].removeprefix("/")
     return host.lower() + "/" + path
 
 
@@ -71,6 +86,13 @@ def _port(host: str) -> str | None:
 
 def _without_port(host: str) -> str:
     return host if _port(host) is None else host.rsplit(":", 1)[0]
+
+
+def _prefix_key(prefix: str) -> tuple[str, str]:
+    """What a prefix covers, however written: its scheme (none: both) and the rest."""
+    own = prefix.strip()
+    scheme = own.split("://", 1)[0].lower() if "://" in own else ""
+    return scheme, _schemeless(own)
 
 
 @dataclass(frozen=True)
@@ -172,16 +194,31 @@ class ChangeRule:
     def markup(self, html: str) -> str:
         # both may be set: what ``remove`` drops is gone from what ``only`` keeps too
         html = without_selected(html, self.remove)
-        return only_selected(html, self.only) if self.only else html
+        if not self.only:
+            return html
+        # a page where ``only`` selects nothing is read whole: signed as empty text, its
+        # every later edit would be unchanged for good, and nothing would say so
+        kept = only_selected(html, self.only)
+        return html if kept is None else kept
 
     def lines(self, lines: Sequence[str]) -> list[str]:
         if not self.ignore:
             return [line for line in lines if line.strip()]
         patterns = [_pattern(source) for source in self.ignore]
+        # a backtracking pattern that ran out of time on one line is a miss for the rest
+        # of the page: its time limit is per match, and a page has thousands of lines
+        # (a catastrophic pattern cost 50 ms each: a 2,000-line page, 100 s per fetch)
+        timed_out: set[int] = set()
         out = []
         for line in lines:
-            for pattern in patterns:
-                line = _without(pattern, line)
+            for index, pattern in enumerate(patterns):
+                if index in timed_out:
+                    continue
+                kept = _without(pattern, line)
+                if kept is None:
+                    timed_out.add(index)
+                else:
+                    line = kept
             line = " ".join(line.split())
             if line:
                 out.append(line)
@@ -197,14 +234,22 @@ def _pattern(source: str) -> Pattern:
     return compile_pattern(source)
 
 
-def _without(pattern: Pattern, line: str) -> str:
+def _space(match: Any) -> str:
+    # an empty match replaces nothing: `\d*` matches between every two letters, and a
+    # space there spelt "Score" as "S c o r e" in diffs and messages
+    return " " if match.group(0) else ""
+
+
+def _without(pattern: Pattern, line: str) -> str | None:
+    """``line`` without what ``pattern`` matches; None when it ran out of time (as a
+    filter's timeout is a miss: the line is kept whole)."""
     compiled: Any = pattern.compiled
     if pattern.engine == "re2":
-        return str(compiled.sub(" ", line))
+        return str(compiled.sub(_space, line))
     try:
-        return str(compiled.sub(" ", line, timeout=BACKTRACK_TIMEOUT))
-    except TimeoutError:  # as a filter's timeout is a miss: the line is kept whole
-        return line
+        return str(compiled.sub(_space, line, timeout=BACKTRACK_TIMEOUT))
+    except TimeoutError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -224,14 +269,18 @@ class ChangeRules:
         return next((r for r in self.rules if r.prefix == prefix), None)
 
     def with_rule(self, rule: ChangeRule) -> ChangeRules:
-        """These rules with ``rule`` set (in place of one on the same prefix)."""
-        kept = tuple(r for r in self.rules if r.prefix != rule.prefix)
+        """These rules with ``rule`` set (in place of one on the same prefix, however
+        written: ``example.org/`` replaces ``Example.org``, or the older of the two, as
+        long and first in order, would go on deciding for the newer)."""
+        kept = tuple(r for r in self.rules if _prefix_key(r.prefix) != _prefix_key(rule.prefix))
         return ChangeRules(tuple(sorted((*kept, rule), key=lambda r: r.prefix)))
 
     def without(self, prefix: str) -> ChangeRules:
-        if self.get(prefix) is None:
+        key = _prefix_key(prefix)
+        kept = tuple(r for r in self.rules if _prefix_key(r.prefix) != key)
+        if len(kept) == len(self.rules):
             raise InvalidArgument(f"no change rule on {prefix!r}")
-        return ChangeRules(tuple(r for r in self.rules if r.prefix != prefix))
+        return ChangeRules(kept)
 
     def to_json(self) -> list[dict[str, Any]]:
         return [rule.to_json() for rule in self.rules]
@@ -304,7 +353,11 @@ class RuledSignature:
         _, markup = html_to_unicode(None, payload)
         markup = _without_unseen(markup)
         if len(markup) > MAX_MARKUP_CHARS:  # as main-text: the crawl's parsed text
-            return self.rule.lines(["<large page>", *text.splitlines()])
+            if not (self.rule.remove or self.rule.only):
+                return self.rule.lines(["<large page>", *text.splitlines()])
+            # no extractor over it, but the selectors still apply (as the diff applies
+            # them): a ticker a rule removes changed a page of over 1 MB at every fetch
+            return self.rule.lines(["<large page>", *visible_text(self.rule.markup(markup))])
         if self.base.kind == "main-text":
             # before the selectors: an ad inside what ``only`` keeps is no more a change
             # than it is without a rule

@@ -300,3 +300,17 @@ def test_feed_per_site_and_kind_carries_the_change_summary(crawled, capsys):
     _, out, _ = run(capsys, "feed", d, "--site", "elsewhere.example")
     other = feedparser.parse(out)
     assert other.bozo == 0 and other.entries == []
+
+
+def test_feed_site_is_a_host_as_the_news_keeps_it_whatever_it_was_typed_as(crawled, capsys):
+    d, home = crawled
+    port = home.rsplit(":", 1)[1].strip("/")
+    # with its port (as a change rule names it) or as a URL: the site's news, not none
+    for site in (f"127.0.0.1:{port}", home, "127.0.0.1"):
+        _, out, _ = run(capsys, "feed", d, "--site", site)
+        assert len(feedparser.parse(out).entries) == 5, site
+    # a host in Unicode is the news' IDNA host
+    _, out, _ = run(capsys, "feed", d, "--site", "Bücher.example")
+    assert feedparser.parse(out).feed.title.endswith("on xn--bcher-kva.example")
+    code, _, err = run(capsys, "feed", d, "--site", "a b")
+    assert code == 1 and "malformed host" in err

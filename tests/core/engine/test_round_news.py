@@ -85,6 +85,18 @@ def test_a_round_with_news_sends_one_message_with_the_changed_lines(project, ser
     assert alpha.summary == f"+ {ADDED}" and alpha.rule is None
 
 
+def test_a_service_listed_twice_is_sent_one_message(project, server):
+    site(server)
+    inject([server.url("/")], T0)
+    with Listener() as listener:
+        settings = notifying(listener.url, listener.url)
+        crawl(project, settings, clock=clock_at())
+        site(server, extra=ADDED, with_c=True)
+        crawl(project, settings, clock=month(1))
+        (message,) = listener.received()  # it was sent two
+        assert server.url("/c") in message["message"]
+
+
 def store_items(project, kind: str) -> list[store.NewsItem]:
     with project.active():
         return store.news_items(store.NewsFilter(kind=kind))

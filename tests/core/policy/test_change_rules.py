@@ -8,6 +8,7 @@ import pytest
 from recrawl.core.config import ParseSettings
 from recrawl.core.engine.analysis import analyse_page
 from recrawl.core.errors import InvalidArgument
+from recrawl.core.net.urls import canonical
 from recrawl.core.policy.change_rules import (
     ChangeRule,
     ChangeRules,
@@ -18,6 +19,7 @@ from recrawl.core.policy.change_rules import (
     save_rules,
     signature_for,
 )
+from recrawl.core.policy.maintext_signature import MAX_MARKUP_CHARS
 from recrawl.core.policy.signature import Signature, make_signature
 
 BOUNDS = ParseSettings()
@@ -187,6 +189,13 @@ def test_ruled_signatures_pickle_for_the_analysis_processes():
         ("example.org", "http://example.org.evil:81/", False),
         ("[::1]", "http://[::1]:8080/", True),
         ("[::1]:80", "http://[::1]:8080/", False),
+        # the store keeps no scheme's own port: a prefix naming it matched nothing
+        ("https://example.org:443/news", "https://example.org/news/1", True),
+        ("http://example.org:80", "http://example.org/", True),
+        ("https://example.org:8443/", "https://example.org/", False),
+        # a query right after the host: the root's (it matched nothing)
+        ("example.org?lang=de", "https://example.org/?lang=de&page=2", True),
+        ("example.org?lang=de", "https://example.org/a?lang=de", False),
     ],
 )
 def test_a_prefix_naming_no_port_covers_its_host_on_any_port(prefix, url, covered):
@@ -195,3 +204,82 @@ def test_a_prefix_naming_no_port_covers_its_host_on_any_port(prefix, url, covere
     # the store narrows by the rule's starts before matches decides: none is lost there
     if covered:
         assert any(url.startswith(start) for start in rule.starts)
+
+
+def test_an_ignore_pattern_out_of_time_on_a_line_is_a_miss_for_the_rest_of_the_page():
+    # catastrophic for a backtracking engine on the a's; RE2 cannot run the backreference
+    rule = ChangeRule("example.org", ignore=(r"^(a|aa)+(?!b)\1$|Trending now",))
+    slow = "a" * 40 + "b"
+    assert rule.lines(["Trending now", slow, "Trending now"]) == [slow, "Trending now"]
+    # one time limit per page, not one per line (2,000 lines: 100 s before)
+    assert rule.lines([slow] * 2_000) == [slow] * 2_000
+
+
+def test_a_prefix_typed_in_unicode_matches_the_urls_as_the_store_keeps_them():
+    # the store's URLs have an IDNA host and a percent-encoded path (core/net/urls.py)
+    stored = canonical("https://bücher.example/neuheiten/ä?x=1")
+    for prefix in ("Bücher.example/neuheiten/ä", "https://bücher.example/", "bücher.example"):
+        rule = ChangeRule(prefix)
+        assert rule.matches(stored), prefix
+        assert any(stored.startswith(start) for start in rule.starts), prefix
+    assert not ChangeRule("bücher.example/ö").matches(stored)
+
+
+def test_a_page_where_only_selects_nothing_is_read_whole_not_signed_empty():
+    base = make_signature("main-text")
+    missing = ChangeRule("example.org", only=("div.nothing",))
+    signature = RuledSignature(base, missing)
+    edit = "<p>Correction: the summit stands at 2,345 m above the sea, not 2,435 m.</p>"
+    # empty text signed alike at every fetch: a real edit was unchanged for good
+    assert sign(signature, html()) != sign(signature, html(extra=edit))
+    assert "Correction" in missing.markup(html(extra=edit).decode())
+    assert "Correction" not in ChangeRule("example.org", only=(".ticker",)).markup(
+        html(extra=edit).decode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "kept"),
+    [(r"\d*", "Score a to today"), (r"(?<=a)\d*", "Score a to 3 today")],  # RE2, backtracking
+)
+def test_an_ignore_pattern_matching_the_empty_string_spaces_no_letters_apart(pattern, kept):
+    rule = ChangeRule("example.org", ignore=(pattern,))
+    assert rule.lines(["Score a12 to 3 today"]) == [kept]
+
+
+def test_a_rule_set_on_a_prefix_written_otherwise_replaces_the_one_it_covers_as():
+    url = "http://example.org/story"
+    old = ChangeRule("Example.org", only=(".ticker",))
+    new = ChangeRule("example.org/", remove=(".ticker",))
+    rules = ChangeRules((old,)).with_rule(new)
+    # both kept, the older (as long, first in order) went on deciding: the new one never did
+    assert rules.rules == (new,) and rules.rule_for(url) == new
+    assert rules.without("EXAMPLE.ORG").rules == ()
+    # a scheme covers less: a rule of its own
+    https = ChangeRule("https://example.org/", added_only=True)
+    assert set(rules.with_rule(https).rules) == {https, new}
+    with pytest.raises(InvalidArgument):
+        rules.without("https://example.org/")
+
+
+def test_a_rules_selectors_apply_to_a_page_too_large_for_the_extractor():
+    long = "".join(
+        f"<p>Reply {n} in a long thread about the harbour, its ferries and the dredging.</p>"
+        for n in range(14_000)
+    )  # over main-text's 1,000,000 characters of markup
+
+    def large(ticker: str, extra: str = "") -> bytes:
+        return (
+            f"<html><body><article><p class='ticker'>Trending now: {ticker}</p>{long}{extra}"
+            "</article></body></html>"
+        ).encode()
+
+    assert len(large("x")) > MAX_MARKUP_CHARS
+    removed = RuledSignature(
+        make_signature("main-text"), ChangeRule("example.org", remove=(".ticker",))
+    )
+    assert sign(removed, large("Storm warning")) == sign(removed, large("Ferry timetable"))
+    edit = "<p>Correction: the dredging starts in May.</p>"
+    assert sign(removed, large("Storm warning")) != sign(removed, large("Storm warning", edit))
+    only = RuledSignature(make_signature("main-text"), ChangeRule("example.org", only=(".ticker",)))
+    assert sign(only, large("Storm warning")) == sign(only, large("Storm warning", edit))
