@@ -37,11 +37,13 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 @project_command
 def run_notify(project: Project, args: argparse.Namespace) -> int:
+    from recrawl.core.engine.notify_send import shown_url  # loads Apprise
+
     notify = Services(project).notify
     urls = notify.urls()
     if args.test is None:
         for url in urls:
-            print(url)
+            print(shown_url(url))  # a listing may be pasted anywhere: no passwords
         if not urls:
             print("no notification services (notify.urls is empty)", file=sys.stderr)
         return 0
@@ -53,7 +55,7 @@ def run_notify(project: Project, args: argparse.Namespace) -> int:
     for url in targets:
         problem = notify.send_test(url)
         if problem is None:
-            print(f"sent: {url}")
+            print(f"sent: {shown_url(url)}")
         else:
             failed += 1
             print(f"recrawl: not sent: {problem}", file=sys.stderr)

@@ -36,6 +36,18 @@ def check_url(url: str) -> str | None:
     return None
 
 
+def shown_url(url: str) -> str:
+    """``url`` as typed, as it may be shown and logged: a password in it as ``****``
+    (``json://user:****@host/``). Apprise's own form of a URL hides more, but it renames
+    schemes (``ntfy`` as ``ntfys``): a listing shows the URLs the user knows."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, place = rest.partition("@")
+    if not sep or not at or "/" in userinfo or ":" not in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:****@{place}"
+
+
 def send(
     urls: Sequence[str], message: Message, timeout: float, setting: float | None = None
 ) -> list[str | None]:
@@ -61,7 +73,7 @@ def send(
         )
     except Exception as exc:  # a plugin's bug is a failure to send, never the crawl's end
         for index in tags.values():
-            errors[index] = f"{urls[index]!r}: {exc}"
+            errors[index] = f"{shown_url(urls[index])}: {exc}"
         return errors
     answered: set[int] = set()
     for service_result in result:
@@ -74,7 +86,7 @@ def send(
                 errors[index] = f"{named}: {_why(service_result, setting or timeout)}"
     for index in tags.values():
         if index not in answered:  # never dispatched: the call ended first
-            errors[index] = f"{urls[index]!r}: not sent ({_status(result)})"
+            errors[index] = f"{shown_url(urls[index])}: not sent ({_status(result)})"
     return errors
 
 

@@ -102,3 +102,14 @@ def test_a_watch_sends_a_message_for_its_round_with_news(tmp_path, server):
         assert len(listener.received()) == 1  # rounds without news send nothing
     assert message["title"] == "1 changed page on 127.0.0.1"
     assert f"Changed: {server.url('/a')}\n  + a paragraph added later" in message["message"]
+
+
+def test_a_listing_and_a_failure_hide_the_passwords_in_the_urls(tmp_path, capsys, closed_port):
+    d = tmp_path / "p"
+    assert run(capsys, "init", d)[0] == 0
+    secret = f"json://archivist:hunter2@127.0.0.1:{closed_port}/hook"
+    assert run(capsys, "settings", d, "--set", f"notify.urls={secret}")[0] == 0
+    code, out, _ = run(capsys, "notify", d)
+    assert code == 0 and out == f"json://archivist:****@127.0.0.1:{closed_port}/hook\n"
+    code, out, err = run(capsys, "notify", d, "--test")
+    assert code == 1 and "hunter2" not in out + err and "archivist:****@" in err
