@@ -125,7 +125,7 @@ def preview_rule(
     judge = _Judge(current, new, settings.fetch.max_body_bytes, settings.parse)
     if workers is None:
         workers = (os.cpu_count() or 1) if state.captures >= POOL_FROM else 1
-    tally = _Tally()
+    tally = _Verdicts()
     done = state.captures - sum(len(page.captures) for page in pages)  # nothing to pair
     chunks = _chunks(pages, max(20, state.captures // (16 * workers)))
     stopped = False
@@ -161,7 +161,7 @@ def preview_rule(
         judged=tally.judged,
         to_unchanged=tally.to_unchanged,
         to_changed=tally.to_changed,
-        examples=tally.examples(),
+        examples=tally.kept_examples(),
         unreadable=tally.unreadable,
         stopped=stopped,
     )
@@ -202,26 +202,18 @@ class _Verdicts:
     unreadable: int = 0
     examples: list[PreviewExample] = field(default_factory=list)
 
+    def add(self, more: _Verdicts) -> int:
+        """Counts ``more`` (another worker's) in; the captures it walked."""
+        self.judged += more.judged
+        self.to_unchanged += more.to_unchanged
+        self.to_changed += more.to_changed
+        self.unreadable += more.unreadable
+        self.examples.extend(more.examples)
+        return more.captures
 
-@dataclass
-class _Tally:
-    judged: int = 0
-    to_unchanged: int = 0
-    to_changed: int = 0
-    unreadable: int = 0
-    found: list[PreviewExample] = field(default_factory=list)
-
-    def add(self, verdicts: _Verdicts) -> int:
-        """Counts ``verdicts`` in; the captures they walked."""
-        self.judged += verdicts.judged
-        self.to_unchanged += verdicts.to_unchanged
-        self.to_changed += verdicts.to_changed
-        self.unreadable += verdicts.unreadable
-        self.found.extend(verdicts.examples)
-        return verdicts.captures
-
-    def examples(self) -> tuple[PreviewExample, ...]:
-        newest = sorted(self.found, key=lambda e: (e.at, e.url), reverse=True)
+    def kept_examples(self) -> tuple[PreviewExample, ...]:
+        """The newest :data:`EXAMPLES` of each way, newest first."""
+        newest = sorted(self.examples, key=lambda e: (e.at, e.url), reverse=True)
         kept = [e for e in newest if e.would_be == "unchanged"][:EXAMPLES]
         kept += [e for e in newest if e.would_be == "changed"][:EXAMPLES]
         return tuple(sorted(kept, key=lambda e: (e.at, e.url), reverse=True))

