@@ -1,10 +1,14 @@
-"""Finding a page's captures through the CDXJ indexes (``show --at``, ``diff``).
+"""Finding a page's captures (``show --at``, ``diff``): the capture table, or the indexes.
 
-The indexes, not the store, are the lookup: they travel with the WARCs, so whatever
-rewrites segments (compaction) keeps this working by rewriting them. The segments'
-indexes and history's are read alike, so captures a compaction moved into ``history/``
-are found too. A round still writing has no index yet: its capture of a page is the
-store's pointer (:func:`all_captures`).
+The store's capture table (:mod:`recrawl.core.store.captures`) lists what the CDXJ
+indexes list, by URL: a lookup costs the same in a project of 3 segments or 3,000. The
+indexes stay the record (they travel with the WARCs; whatever rewrites segments, a
+compaction, rewrites them and moves the table's rows in its commit). Until the table is
+built (a store from before it, built by the next recovery) the indexes are read, each
+line of each: the segments' and history's alike, so captures a compaction moved into
+``history/`` are found either way. The table also lists the captures a round still
+writing has committed; the indexes have none until it closes, and its latest capture of
+a page is the store's pointer (:func:`all_captures`).
 """
 
 from __future__ import annotations
@@ -76,6 +80,38 @@ def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
 
 
 def _find_all(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureRef]]:
+    if store.captures_ready():
+        return _from_table(project_dir, list(urls))
+    return scan_indexes(project_dir, urls)
+
+
+def _from_table(project_dir: Path, urls: list[str]) -> dict[str, list[CaptureRef]]:
+    found: dict[str, list[CaptureRef]] = {}
+    paths: dict[str, Path] = {}  # one Path a WARC, found (maybe still .open) once
+    for row in store.captures_by_url(urls):
+        path = paths.get(row.file)
+        if path is None:
+            path = paths[row.file] = resolve(project_dir, row.file)
+        found.setdefault(row.url, []).append(
+            CaptureRef(
+                datetime.strptime(row.stamp, "%Y%m%d%H%M%S"),
+                path,
+                row.offset,
+                row.mime,
+                row.status,
+                row.digest,
+                row.length,
+            )
+        )
+    return {
+        url: sorted(refs, key=lambda c: (c.date, c.path.name, c.offset))
+        for url, refs in found.items()
+    }
+
+
+def scan_indexes(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureRef]]:
+    """Every indexed capture of ``urls``, read from each line of each index (before the
+    capture table, and what it is checked against)."""
     # Two URLs may share a key (the standard SURT sorts queries and drops session ids):
     # the line's own "url" decides. An index a failed upgrade left with the old keys
     # (index_keys) is still searched by them until the next writer re-keys it.

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core import store
+from recrawl.core.archive.capture_table import check_captures
 from recrawl.core.archive.compaction import recover_compactions
 from recrawl.core.archive.index_keys import needs_rekey, rekey_indexes
 from recrawl.core.archive.segment_writer import recover_open_segments
@@ -50,4 +51,10 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
                 messages += rekey_indexes(project_dir)
         except StoreBusy:
             pass  # the compactor re-keys them first (compaction.run)
+    try:
+        # a compaction moves the table's rows: not while it is rebuilt
+        with store.exclusive(store.COMPACTION, "building the capture table"):
+            messages += check_captures(project_dir)
+    except StoreBusy:
+        pass  # the compactor checks it first (compaction.run)
     return messages

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from recrawl.core import store
+from recrawl.core.archive.capture_table import row_of_line
 from recrawl.core.archive.cdxj import cdxj_line, write_index
 from recrawl.core.archive.rendering import DOM, DOM_MIME, SCREENSHOT, SCREENSHOT_MIME
 from recrawl.core.archive.segments import OPEN_SUFFIX, index_path, warc_relpath
@@ -52,6 +53,7 @@ class SegmentWriter:
         self._fh = open(self.open_path, "wb", buffering=WRITE_BUFFER)  # noqa: SIM115 - lives as long as the writer
         self.records = RecordWriter(self._fh, self.final_path.name)
         self._index: list[tuple[int, str]] = []
+        self._taken = 0  # the captures of _index handed to a commit (take_captures)
         self.captures = 0
         self.records.write_warcinfo(
             created_at, {"isPartOf": f"recrawl-segment-{name}", **(info or {})}
@@ -168,12 +170,20 @@ class SegmentWriter:
                 url, instant, concurrent_to, SCREENSHOT, SCREENSHOT_MIME, screenshot
             )
 
+    def take_captures(self) -> list[store.CaptureRow]:
+        """The capture table's rows of the captures written since the last call: the
+        commit of the bytes written so far makes them findable (docs/design.md §7)."""
+        new = self._index[self._taken :]
+        self._taken = len(self._index)
+        return [row_of_line(line, self.relpath) for _, line in new]
+
     def rollback(self, offset: int) -> None:
         """Take back every record written from ``offset`` on (none of it is committed)."""
         self.records.rewind(offset)
         while self._index and self._index[-1][0] >= offset:
             self._index.pop()
             self.captures -= 1
+        self._taken = min(self._taken, len(self._index))
 
     def close(self, closed_at: datetime, committed_bytes: int) -> None:
         """Finish the segment: cut anything uncommitted, write the index, rename."""
@@ -191,11 +201,14 @@ def _finish(
     final = project_dir / warc_relpath(name)
     pending = final.with_name(final.name + OPEN_SUFFIX)
     source = pending if pending.exists() else final
+    reindexed = lines is None
     if lines is None:
         lines = _index_file(source, final.name)
     if not lines:
         shutil.rmtree(final.parent, ignore_errors=True)
-        store.delete_segment(name)
+        with store.transaction():
+            store.drop_file_captures([warc_relpath(name)])
+            store.delete_segment(name)
         return
     index = index_path(final)
     tmp = index.with_name(index.name + ".tmp")
@@ -204,7 +217,11 @@ def _finish(
     if source is pending:
         os.replace(pending, final)
     fsync_dir(final.parent)
-    store.close_segment(name, len(lines), final.stat().st_size, closed_at)
+    with store.transaction():
+        if reindexed:  # a killed round's: its rows become its new index's, exactly
+            store.drop_file_captures([warc_relpath(name)])
+            store.add_captures([row_of_line(line, warc_relpath(name)) for line in lines])
+        store.close_segment(name, len(lines), final.stat().st_size, closed_at)
 
 
 def _index_file(source: Path, filename: str) -> list[str]:

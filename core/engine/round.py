@@ -740,6 +740,7 @@ class Round:
         self.stats.news(kind for *_, kind in batch.news)
         self.stats.news(NewsKind.BASELINE for _ in batch.baseline)
         batch.committed_bytes = self.committed_bytes = self.writer.written()
+        batch.captures = self.writer.take_captures()
         self.batch = store.CommitBatch(segment=batch.segment)
         self.last_commit = time.monotonic()
         self.parts.commits.commit(batch, self.writer, self.parts.clock.now(), self.stats.added)

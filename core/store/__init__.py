@@ -11,6 +11,7 @@ engine runs in the modules below, one per concern; callers write ``store.due_pag
     embeds        what captures embed, embed rows, each page capture's completeness
     segments      segments' rows, their liveness, pages' pointers into them
     compactions   the compaction journal
+    captures      the capture table: every indexed capture by URL, key and file
     robots        the robots.txt cache
     rejected      links the filter chain turned away
     filtered      known pages the chain rejects: kept, never fetched, and why
@@ -38,6 +39,19 @@ from recrawl.core.store.baselines import (
     CompletedBaseline,
     baseline_states,
     complete_baselines,
+)
+from recrawl.core.store.captures import (
+    CAPTURE_TABLE,
+    CaptureRow,
+    add_captures,
+    capture_count,
+    capture_files,
+    captures_by_url,
+    captures_ready,
+    closed_segment_records,
+    drop_file_captures,
+    mark_captures,
+    open_segment_files,
 )
 from recrawl.core.store.commits import CommitBatch, commit_batch, give_cash, rescore_inlinks
 from recrawl.core.store.compactions import (
@@ -224,6 +238,7 @@ from recrawl.core.store.workers import (
 )
 
 __all__ = [
+    "CAPTURE_TABLE",
     "COMPACTION",
     "EMBED_RULE",
     "INDEX_KEYS",
@@ -235,6 +250,7 @@ __all__ = [
     "SQLITE_PRAGMAS",
     "STANDARD_KEYS",
     "BaselineState",
+    "CaptureRow",
     "CommitBatch",
     "CompletedBaseline",
     "Completeness",
@@ -270,14 +286,20 @@ __all__ = [
     "WorkerInfo",
     "activate",
     "active_database",
+    "add_captures",
     "add_embeds",
     "add_pages",
     "add_sources",
     "baseline_states",
     "begin_compaction",
     "begin_crawl_run",
+    "capture_count",
+    "capture_files",
+    "captures_by_url",
+    "captures_ready",
     "close_database",
     "close_segment",
+    "closed_segment_records",
     "commit_batch",
     "commit_compaction",
     "commit_mark",
@@ -296,6 +318,7 @@ __all__ = [
     "database_now",
     "day_bounds",
     "delete_segment",
+    "drop_file_captures",
     "due_page_refs",
     "due_pages",
     "due_sources",
@@ -340,6 +363,7 @@ __all__ = [
     "make_due",
     "make_hosts_due",
     "make_sources_due",
+    "mark_captures",
     "mark_news_seen",
     "needs_recovery",
     "newest_news_id",
@@ -352,6 +376,7 @@ __all__ = [
     "next_source_due_at",
     "notify_mark",
     "open_database",
+    "open_segment_files",
     "open_segments",
     "others_lease_wait",
     "pack_refs",

@@ -14,6 +14,7 @@ from typing import Any
 
 from peewee import fn
 from recrawl.core.store.baselines import record_baseline_pages
+from recrawl.core.store.captures import CaptureRow, add_captures
 from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
@@ -53,6 +54,9 @@ class CommitBatch:
     #: The ids of ``page_updates`` that are fetches of embeds: a worker fetches those
     #: wherever they are hosted (§14), even once a link made one a page meanwhile.
     embed_fetches: set[int] = field(default_factory=set)
+    #: The captures the segment's WARC holds up to ``committed_bytes`` that no batch
+    #: before carried: findable from this commit on (the capture table, docs/design.md §7).
+    captures: list[CaptureRow] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -90,6 +94,7 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
         filtered = filtered_ids([page_id for page_id, _ in batch.page_updates])
         update_pages(batch.page_updates)
         keep_filtered(filtered)
+        add_captures(batch.captures)
         if batch.events:
             insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
         insert_rows(News, ["page", "host", "at", "kind"], batch.news)

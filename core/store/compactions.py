@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from recrawl.core.store.captures import CaptureRow, add_captures, captures_ready, drop_file_captures
 from recrawl.core.store.models import DB, Compaction, Page, Segment
 from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, get_setting
 from recrawl.core.store.sql import executemany, is_server_store
@@ -51,6 +52,7 @@ def commit_compaction(
     summary: dict[str, Any],
     now: datetime,
     stop: Callable[[], bool] = lambda: False,
+    capture_rows: Sequence[CaptureRow] = (),
 ) -> int | None:
     """The one transaction of a compaction: pages move, old segments go, the new one comes.
 
@@ -64,9 +66,16 @@ def commit_compaction(
     ``stop`` is asked last, with the write lock held: a stop asked for while the commit
     waited for the lock is still a stop before the commit (None: rolled back, nothing
     changed).
+
+    ``capture_rows``: the capture table's rows of the new segment and history file; the
+    rows of ``sources`` go (their WARCs' captures are those rows, or dropped), in this
+    transaction, so the table matches the files whichever side of it a kill falls.
     """
     relpath = new_segment[0] if new_segment is not None else None
     with DB.atomic() as transaction:
+        files = Segment.select(Segment.warc_file).where(Segment.name.in_(list(sources)))
+        drop_file_captures([segment.warc_file for segment in files])
+        add_captures(capture_rows)
         stayed = _repoint(
             captures, name, relpath, Page.segment, Page.capture_file, Page.capture_offset
         ) + _repoint(
@@ -118,8 +127,8 @@ def end_compaction(name: str, state: str, now: datetime) -> None:
 def needs_recovery() -> bool:
     """Whether a writer left work behind: an unfinished compaction or an open segment
     (on a shared store, one whose worker is dead: a live worker's is being written), or
-    indexes still to re-key (migration 11)."""
-    if get_setting(INDEX_KEYS, STANDARD_KEYS) != STANDARD_KEYS:
+    indexes still to re-key (migration 11), or a capture table to build (migration 16)."""
+    if get_setting(INDEX_KEYS, STANDARD_KEYS) != STANDARD_KEYS or not captures_ready():
         return True
     unfinished = Compaction.select().where(Compaction.state.in_(UNFINISHED))
     left = Segment.select().where(Segment.state == "open")

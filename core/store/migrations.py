@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 
 from peewee import Database, SqliteDatabase
 from recrawl.core.errors import StoreError
+from recrawl.core.store.captures import CAPTURE_TABLE, COMPLETE, STALE
 from recrawl.core.store.models import (
     MODELS,
     Baseline,
+    Capture,
     Compaction,
     CrawlRun,
     DiscoveredVia,
@@ -231,6 +233,18 @@ def _m0015_news_summaries(db: Database, migrator: SchemaMigrator) -> None:
         )
 
 
+def _m0016_capture_table(db: Database, migrator: SchemaMigrator) -> None:
+    # Lookups by URL read a table, not every index file (docs/design.md §7). A store with
+    # captures gets it filled from its indexes by the next recovery (which has the
+    # folder): until then lookups read the files, as before.
+    db.create_tables([Capture], safe=True)
+    if not isinstance(db, SqliteDatabase):
+        # pywb looks keys up by range, bytewise: not in the database's locale order
+        db.execute_sql('ALTER TABLE "capture" ALTER COLUMN "key" TYPE TEXT COLLATE "C"')
+    captured = Segment.select().exists() or Compaction.select().exists()
+    set_setting(CAPTURE_TABLE, STALE if captured else COMPLETE)
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -247,6 +261,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0013_host_kind_index,
     _m0014_baselines,
     _m0015_news_summaries,
+    _m0016_capture_table,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -420,6 +420,36 @@ class HostLease(BaseModel):
     expires_at = DateTimeField(null=True)
 
 
+class Capture(BaseModel):
+    """One response or revisit record in the project's WARCs, as its CDXJ line says
+    (docs/design.md §7): the lookups' table, so finding a capture reads no index file.
+
+    Derived: the CDXJ files stay the record (they travel with the WARCs); written with
+    the commit that makes a capture findable and moved by a compaction's commit, and
+    rebuilt from the indexes when found incomplete (:mod:`recrawl.core.store.captures`).
+    ``key`` is the standard SURT (compared bytewise: ``COLLATE "C"`` on PostgreSQL),
+    ``stamp`` the 14-digit UTC second, ``file`` the WARC's path in the project.
+    """
+
+    id = BigAutoField()
+    url = TextField()
+    key = TextField()
+    stamp = CharField(max_length=14)
+    file = TextField()
+    offset = BigIntegerField()
+    length = BigIntegerField(null=True)
+    mime = TextField()
+    status = CharField()
+    digest = TextField()
+
+    class Meta:
+        indexes = (
+            (("url", "stamp"), False),
+            (("key", "stamp"), False),
+            (("file", "offset"), False),
+        )
+
+
 class Setting(BaseModel):
     key = CharField(primary_key=True)
     value = JSONField(null=True)

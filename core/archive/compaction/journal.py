@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from recrawl.core import store
+from recrawl.core.archive.capture_table import row_of_line
 from recrawl.core.archive.compaction.copying import Output, temp_path
 from recrawl.core.archive.compaction.plan import KEEP, Plan
 from recrawl.core.archive.compaction.progress import CompactionProgress, Progress, quiet
@@ -37,8 +38,10 @@ def commit(
     summary: dict[str, Any],
     now: datetime,
     stop: Callable[[], bool],
+    history: Output | None = None,
 ) -> int | None:
-    """Step 2, one transaction: pages follow their records, the new segment replaces the old.
+    """Step 2, one transaction: pages follow their records, the new segment replaces the
+    old, and the capture table's rows follow the captures (dropped ones go).
 
     Returns how many pointers did not follow, the page re-captured since the plan (None:
     ``stop`` said yes before the commit, which was rolled back)."""
@@ -56,6 +59,12 @@ def commit(
         summary,
         now,
         stop,
+        [
+            row_of_line(line, relpath)
+            for output, relpath in ((segment, warc_relpath(name)), (history, history_relpath(name)))
+            if output is not None
+            for line in output.lines
+        ],
     )
 
 

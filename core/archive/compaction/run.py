@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recrawl.core import store
+from recrawl.core.archive.capture_table import check_captures
 from recrawl.core.archive.compaction.copying import copy_plan
 from recrawl.core.archive.compaction.journal import (
     commit,
@@ -109,6 +110,8 @@ def compact(
             recover_open_segments(project.path, now)
         # the segments' lines keep their keys as they move: standard ones (index_keys)
         rekey_indexes(project.path)
+        # the rows it moves must be all there is: a table found off is built again first
+        check_captures(project.path)
         sources = choose_segments(below=below, names=names)
         if not sources:
             return CompactionSummary([], None, None, 0, 0, 0, 0, 0, 0, 0.0)
@@ -168,7 +171,7 @@ def _run(
         elapsed_s=0.0,
     )
     progress(CompactionProgress("commit", 0, 1))
-    stayed = commit(name, plan, segment, summary.to_json(), now, stop)  # step 2
+    stayed = commit(name, plan, segment, summary.to_json(), now, stop, history)  # step 2
     if stayed is None:
         roll_back(project_dir, name, now)
         raise CompactionStopped
