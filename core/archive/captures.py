@@ -26,7 +26,7 @@ from recrawl.core.archive.cdxj import legacy_surt, surt
 from recrawl.core.archive.rendering import Rendered, rendering_at
 from recrawl.core.archive.segments import index_files, read_payload, resolve
 from recrawl.core.archive.warc import StoredRecord, read_record
-from recrawl.core.errors import MissingFile, NotFound
+from recrawl.core.errors import MissingFile, NoActiveStore, NotFound
 
 T = TypeVar("T")
 
@@ -80,9 +80,16 @@ def _find_captures(project_dir: Path, url: str) -> list[CaptureRef]:
 
 
 def _find_all(project_dir: Path, urls: Iterable[str]) -> dict[str, list[CaptureRef]]:
-    if store.captures_ready():
+    if _table_ready():
         return _from_table(project_dir, list(urls))
     return scan_indexes(project_dir, urls)
+
+
+def _table_ready() -> bool:
+    try:
+        return store.captures_ready()
+    except NoActiveStore:  # the folder's files alone (no project open here): read them
+        return False
 
 
 def _from_table(project_dir: Path, urls: list[str]) -> dict[str, list[CaptureRef]]:

@@ -191,11 +191,18 @@ class SegmentWriter:
         self._fh.truncate(committed_bytes)
         self._fh.close()
         lines = [line for offset, line in self._index if offset < committed_bytes]
-        _finish(self.project_dir, self.name, closed_at, lines)
+        # committed by a batch that did not carry them (a writer other than a round's):
+        # findable from the close on
+        late = [line for offset, line in self._index[self._taken :] if offset < committed_bytes]
+        _finish(self.project_dir, self.name, closed_at, lines, late)
 
 
 def _finish(
-    project_dir: Path, name: str, closed_at: datetime, lines: list[str] | None = None
+    project_dir: Path,
+    name: str,
+    closed_at: datetime,
+    lines: list[str] | None = None,
+    late: list[str] | None = None,
 ) -> None:
     """Index and rename a segment whose WARC holds exactly its committed records."""
     final = project_dir / warc_relpath(name)
@@ -220,7 +227,9 @@ def _finish(
     with store.transaction():
         if reindexed:  # a killed round's: its rows become its new index's, exactly
             store.drop_file_captures([warc_relpath(name)])
-            store.add_captures([row_of_line(line, warc_relpath(name)) for line in lines])
+        if reindexed or late:
+            added = lines if reindexed else late or []
+            store.add_captures([row_of_line(line, warc_relpath(name)) for line in added])
         store.close_segment(name, len(lines), final.stat().st_size, closed_at)
 
 

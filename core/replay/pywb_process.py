@@ -6,10 +6,12 @@ socket and thread of the process cooperative. No other process of Recrawl (the a
 crawl) may ever be patched so: that is why replay is a process of its own.
 
 pywb is handed the collection ``project`` as :mod:`recrawl.core.archive.replay` lays it
-out: the project's index folders, listed for every lookup (a segment a compaction has
-just deleted is skipped, not an error), and a resolver that finds each WARC beside its
-index. pywb reads no ``config.yaml`` and lists no other collection, whatever the folder
-it is started from.
+out, with a resolver that finds each WARC beside its index. Its index is the store's
+capture table (:mod:`.table_index`: one query a lookup, however many segments); where
+the table cannot be read (a PostgreSQL store: its driver and gevent are not known to
+agree; a table not built yet) the project's index folders, listed for every lookup (a
+segment a compaction has just deleted is skipped, not an error). pywb reads no
+``config.yaml`` and lists no other collection, whatever the folder it is started from.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from recrawl.core.archive.replay import COLLECTION, INDEX_FOLDERS, warc_paths
+from recrawl.core.archive.segments import OPEN_SUFFIX
 from recrawl.core.errors import ReplayError
 from recrawl.core.interrupts import STOP_SIGNALS, signal_name
 from recrawl.core.replay.banner import local_banner
+from recrawl.core.replay.table_index import table_source
 
 #: The index source type the collection's config names (registered with pywb below).
 _SOURCE_TYPE = "recrawl-project"
@@ -144,14 +148,20 @@ def _app(project_dir: Path, own: Path) -> Any:
             if config.get("type") != _SOURCE_TYPE:
                 return None
             root = config["path"]
-            return SimpleAggregator({folder: Folders(root, folder) for folder in INDEX_FOLDERS})
+            folders = SimpleAggregator({folder: Folders(root, folder) for folder in INDEX_FOLDERS})
+            table = table_source(Path(root), folders)
+            return folders if table is None else SimpleAggregator({"table": table})
 
     def resolve(filename: str, cdx: Any) -> list[str]:
         # the line's source ends with its index's path relative to the project
-        # ("project:segments/*:segments/X/X.cdxj")
+        # ("project:segments/*:segments/X/X.cdxj", or "project:table:segments/X/X.cdxj"),
+        # whose WARC may still be written (the table lists a round's committed captures)
         source = cdx.get("source") or ""
         index = source.rsplit(":", 1)[-1] if source else None
-        return [str(p) for p in warc_paths(project_dir, filename, index) if p.is_file()]
+        found = []
+        for path in warc_paths(project_dir, filename, index):
+            found += [p for p in (path, path.with_name(path.name + OPEN_SUFFIX)) if p.is_file()]
+        return [str(p) for p in found]
 
     register_source(ProjectIndex)
     collections_root, static_dir = own / "collections", own / "static"

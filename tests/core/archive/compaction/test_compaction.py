@@ -20,18 +20,15 @@ from pathlib import Path
 
 import pytest
 from recrawl.core import store
-from recrawl.core.archive.capture_table import rows_of_index
-from recrawl.core.archive.captures import captures_of, find_captures, scan_indexes
-from recrawl.core.archive.segments import index_files
 from recrawl.core.clock import parse_iso
 from recrawl.core.engine import inject
 from recrawl.core.errors import ProjectLocked
 from recrawl.core.project import Project
-from recrawl.core.store.captures import COLUMNS
-from recrawl.core.store.models import Capture, Compaction, Page, Segment
+from recrawl.core.store.models import Compaction, Page, Segment
 
 from recrawl.main import main
 from tests.support import httpserver
+from tests.support.capture_table import check_table_matches_indexes
 from tests.support.crawling import DAY, T0, clock_at, crawl
 from tests.support.warcs import cdxj_lines, read_warc
 
@@ -181,25 +178,6 @@ def check_store_matches_disk(proj: Path) -> None:
     for segment, capture_file, payload_segment, payload_file in pointers:
         assert segment in names and payload_segment in names
         assert (proj / capture_file).is_file() and (proj / payload_file).is_file()
-
-
-def check_table_matches_indexes(proj: Path) -> None:
-    """The capture table lists what the indexes list, row for line, and every page's
-    lookup through it finds what reading the indexes finds (the project open)."""
-    assert store.captures_ready()
-    table = sorted(
-        tuple(row) for row in Capture.select(*[getattr(Capture, c) for c in COLUMNS]).tuples()
-    )
-    indexed = sorted(
-        tuple(row)
-        for index in index_files(proj)
-        for row in rows_of_index(proj, index, standard_keys=True)
-    )
-    assert table == indexed
-    urls = sorted({row[0] for row in indexed})
-    assert captures_of(proj, urls) == {url: scan_indexes(proj, [url]).get(url, []) for url in urls}
-    for url in urls:
-        assert find_captures(proj, url) == scan_indexes(proj, [url])[url]
 
 
 # -- liveness ------------------------------------------------------------------------------
