@@ -24,6 +24,7 @@ from recrawl.core.store.models import (
     Segment,
 )
 
+from tests.support.capture_table import check_table_matches_indexes
 from tests.support.warcs import cdxj_lines, read_warc, warcio_check
 
 #: ``show(url)``: what ``recrawl show`` prints for the page (its exit status must be 0).
@@ -63,6 +64,7 @@ def check_project(
     project = Project.open(project_dir)
     try:
         assert not project.notes, f"the command before left recovery to do: {project.notes}"
+        check_table_matches_indexes(project_dir, lookups=False)
         segments = {s.name: s for s in Segment.select()}
         assert all(s.state == "closed" for s in segments.values())
         jobs = Compaction.select().where(Compaction.state.in_(("copying", "committed")))
