@@ -50,6 +50,8 @@ class StoragePanel(Panel):
         #: The report shown (None until the first one comes).
         self.report: StorageReport | None = None
         self._asked = False
+        #: Asked again while a report was being made: one more when it comes.
+        self._again = False
         self.warning = QLabel()
         self.warning.setObjectName("storage-warning")
         self.warning.setStyleSheet("color: #b00020; font-weight: bold;")
@@ -113,6 +115,7 @@ class StoragePanel(Panel):
 
     def query(self) -> None:
         if self._asked:
+            self._again = True
             return
         self._asked = True
         folder = self.context.project.path
@@ -122,11 +125,14 @@ class StoragePanel(Panel):
         self.refresh_button.setText("Refresh (changed)" if stale else "Refresh")
 
     def _failed(self, message: str) -> None:
-        self._asked = False
+        self._asked = self._again = False
         self.summary.setText(f"Could not measure the project: {message}")
 
     def _show(self, report: StorageReport) -> None:
         self._asked = False
+        if self._again:  # the store changed while this one was made
+            self._again = False
+            self.query()
         self.report = report
         self.warning.setText(
             f"Low disk space: {report.free.warning}" if report.free.warning else ""
