@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from recrawl.main import main
-
 from tests.support.stores import store_kind  # noqa: F401  # the CLI's contract on both stores
 
 TOP = {
