@@ -15,27 +15,31 @@ becomes a page; its earlier captures keep counting as embeds).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from recrawl.core import store
-from recrawl.core.archive.cdxj import parse_index
+from recrawl.core.archive.cdxj import parse_line
 from recrawl.core.errors import RecrawlError
 from recrawl.core.layout import HISTORY_DIR, SEGMENTS_DIR
+from recrawl.core.store.models import Page, PageKind
 
 #: The store's settings row holding every measured file's figures.
 CACHE_KEY = "storage_figures"
 #: Bumped when what a file's figures hold changes: older entries are measured again.
 CACHE_VERSION = 1
 
-# our own lines start with the URL (cdxj_line); an escaped one is decoded by json
-_URL = re.compile(r'^\S+ (\d{14}) \{"url": "((?:[^"\\]|\\.)*)"')
+# our own lines start with the URL and end with the offset and file name (cdxj_line)
+_OUR_LINE = re.compile(
+    r'^\S+ (\d{14}) \{"url": "((?:[^"\\\n]|\\.)*)".*"offset": (\d+), "filename": "[^"\n]*"\}$',
+    re.M,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,25 +131,20 @@ def measure(warc: WarcFile, embeds_among: Callable[[Iterable[str]], set[str]]) -
     """
     try:
         text = warc.index.read_text(encoding="utf-8")
-        index = parse_index(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        captures = _our_lines(text)
+        if captures is None:
+            captures = _any_lines(text)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise RecrawlError(f"cannot read the index {warc.index}: {exc}") from None
-    offsets = index.offsets
+    captures.sort()
+    offsets = [offset for offset, _, _ in captures]
     if offsets and (offsets[0] < 0 or offsets[-1] >= warc.size):
         raise RecrawlError(f"the index {warc.index} does not fit its WARC")
     ends = [*offsets[1:], warc.size]
     spans = [end - start for start, end in zip(offsets, ends, strict=True)]
     if spans:
         spans[0] += offsets[0]  # the warcinfo before the first capture
-    keys: list[tuple[str, str]] = []
-    for line in index.lines:
-        found = _URL.match(line)
-        if found is not None and "\\" not in found.group(2):
-            url, stamp = found.group(2), found.group(1)
-        else:
-            _, stamp, payload = line.split(" ", 2)
-            url = str(json.loads(payload).get("url", ""))
-        keys.append((url, stamp))
+    keys = [(url, stamp) for _, url, stamp in captures]
     history = warc.relpath.startswith(HISTORY_DIR + "/")
     embeds = set() if history else embeds_among({url for url, _ in keys})
     sums: dict[tuple[str, str, bool], list[int]] = {}
@@ -174,9 +173,45 @@ def measure(warc: WarcFile, embeds_among: Callable[[Iterable[str]], set[str]]) -
     )
 
 
+def _our_lines(text: str) -> list[tuple[int, str, str]] | None:
+    """(offset, URL, stamp) of every line, by one regex over the whole index: lines this
+    version wrote (the URL first, the offset last but the file name). None: some line is
+    not such a line, or has an escaped URL (:func:`_any_lines` reads those)."""
+    found = _OUR_LINE.findall(text)
+    if len(found) != text.count("\n") + (0 if text.endswith("\n") or not text else 1):
+        return None
+    if any("\\" in url for _, url, _ in found):
+        return None
+    return [(int(offset), url, stamp) for stamp, url, offset in found]
+
+
+def _any_lines(text: str) -> list[tuple[int, str, str]]:
+    out = []
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        entry = parse_line(line)
+        fields = entry.fields()
+        out.append((entry.offset, str(fields.get("url", "")), entry.stamp))
+    return out
+
+
 def _host(url: str) -> str:
+    """The URL's host as the store keeps it (lower case, no port): a file has thousands of
+    captures of a few hosts, so the host is parsed once per authority."""
+    rest = url.partition("//")[2]
+    end = len(rest)
+    for mark in "/?#":
+        found = rest.find(mark)
+        if 0 <= found < end:
+            end = found
+    return _authority_host(rest[:end])
+
+
+@lru_cache(maxsize=4096)
+def _authority_host(authority: str) -> str:
     try:
-        return urlsplit(url).hostname or ""
+        return urlsplit(f"//{authority}").hostname or ""
     except ValueError:
         return ""
 
@@ -239,13 +274,21 @@ def measure_all(folder: Path) -> Measured:
     files: list[FileFigures] = []
     unreadable: list[str] = []
     fresh = 0
+    embeds: set[str] | None = None  # every embed's URL, read once if a segment is measured
+
+    def embeds_among(urls: Iterable[str]) -> set[str]:
+        nonlocal embeds
+        if embeds is None:
+            embeds = _embed_urls()
+        return embeds.intersection(urls)
+
     for warc in closed_warcs(folder):
         entry = cached.get(warc.relpath)
         if entry is not None and entry.size == warc.size and entry.mtime_ns == warc.mtime_ns:
             files.append(entry)
             continue
         try:
-            files.append(measure(warc, store.embeds_among))
+            files.append(measure(warc, embeds_among))
         except RecrawlError:
             unreadable.append(warc.relpath)
             continue
@@ -253,6 +296,12 @@ def measure_all(folder: Path) -> Measured:
     if fresh or set(cached) != {f.relpath for f in files}:
         _write_cache(files)
     return Measured(files, fresh, unreadable)
+
+
+def _embed_urls() -> set[str]:
+    """Every embed's URL: one query, where asking per file cost more than reading its index."""
+    query = Page.select(Page.url).where(Page.kind == PageKind.EMBED)
+    return {url for (url,) in query.tuples().iterator()}
 
 
 def _read_cache() -> dict[str, FileFigures]:
