@@ -210,3 +210,43 @@ def test_growth_is_the_mean_of_the_last_full_months_or_the_rate_so_far():
     # under a day: not known
     assert growth([bucket("2027-01", 9)], ("20270101000000", "20270101060000"), 0).method is None
     assert growth([], None, 0).bytes_per_month is None
+
+
+def test_files_being_written_and_strays_have_kinds_of_their_own(project, server, second_server):
+    crawl_rounds(project, server, second_server)
+    first = storage_report(project.path)
+    pending = project.path / "segments/20990101000000/20990101000000.warc.gz.open"
+    pending.parent.mkdir()
+    pending.write_bytes(b"w" * 1_234)
+    (project.path / "notes.txt").write_bytes(b"n" * 56)
+    report = storage_report(project.path)
+    assert_adds_up(report, project.path)
+    assert report.by_kind["open"] == 1_234
+    assert report.by_kind["other"] == first.by_kind["other"] + 56
+    assert report.by_site == first.by_site  # an open WARC has no index yet
+
+
+def test_a_warc_whose_index_is_unreadable_is_named_and_counted_apart(
+    project, server, second_server
+):
+    crawl_rounds(project, server, second_server)
+    name = min(s["name"] for s in store.segment_summaries())
+    relpath = f"segments/{name}/{name}.warc.gz"
+    index = project.path / f"segments/{name}/{name}.cdxj"
+    good = index.read_text()
+    index.write_text("not an index line\n")
+    report = storage_report(project.path)
+    assert report.unreadable == [relpath]
+    size = (project.path / relpath).stat().st_size
+    assert report.total_bytes == sum(files(project.path).values())
+    assert (
+        report.by_kind["pages"] + report.by_kind["embeds"]
+        == warc_sizes(project.path, "segments/") - size
+    )
+    assert [b.key for b in report.by_month] == ["2027-02", "2027-03", "2027-05"]
+    index.write_text(good)  # the figures are the WARC's: measured once its index reads
+    mended = storage_report(project.path)
+    assert mended.unreadable == [] and mended.measured_files == 1
+    assert_adds_up(mended, project.path)
+    index.write_text("not an index line\n")  # the WARC is unchanged: its figures stand
+    assert storage_report(project.path).by_month == mended.by_month
