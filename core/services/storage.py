@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from recrawl.core import store
-from recrawl.core.archive.segments import OPEN_SUFFIX, warc_relpath
 from recrawl.core.archive.storage_stats import FileFigures, measure_all
 from recrawl.core.clock import to_iso, utcnow
 from recrawl.core.config import SETTINGS
 from recrawl.core.errors import InvalidArgument
-from recrawl.core.layout import HISTORY_DIR, SEGMENTS_DIR, STORE_FILE
+from recrawl.core.layout import HISTORY_DIR, SEGMENTS_DIR, STORE_FILE, segment_relpath
 from recrawl.core.words import human_size
 
 #: The kinds of bytes, in the order they are shown; they add up to the folder's total.
@@ -31,6 +30,9 @@ KINDS = ("pages", "embeds", "history", "open", "indexes", "store", "other")
 WARN_SETTING = "storage.warn_free"
 #: Full months the projection averages, at most (the latest ones).
 PROJECTION_MONTHS = 3
+#: A file being written ends so (``archive.segments.OPEN_SUFFIX``, whose module loads
+#: warcio: a quick command does without).
+OPEN_SUFFIX = ".open"
 #: Days in a mean month (365.25 / 12): a rate per day as a rate per month.
 MONTH_DAYS = 30.4375
 
@@ -357,7 +359,7 @@ def _segments(
             live[p.payload_segment].add(p.payload_offset)
     out = []
     for s in summaries:
-        measured = figures.get(warc_relpath(s["name"]))
+        measured = figures.get(segment_relpath(s["name"], f"{s['name']}.warc.gz"))
         superseded = None
         if s["state"] == "closed" and measured is not None:
             wanted = live.get(s["name"], set())
