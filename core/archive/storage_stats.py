@@ -15,6 +15,7 @@ becomes a page; its earlier captures keep counting as embeds).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -86,30 +87,28 @@ class FileFigures:
 
     @classmethod
     def from_json(cls, relpath: str, value: dict[str, Any]) -> FileFigures:
-        spans = tuple(int(n) for n in value["spans"])
-        offsets = _offsets_from(int(value["first"]), spans)
+        # written by to_json: JSON gave the numbers back as ints (a report reads every
+        # file's entry, so no per-number conversion)
+        spans = tuple(value["spans"])
+        if not all(type(n) is int for n in (value["size"], value["mtime_ns"], *spans[:1])):
+            raise ValueError("not a cache entry")
         return cls(
             relpath,
-            int(value["size"]),
-            int(value["mtime_ns"]),
-            tuple(Tally(h, m, bool(e), int(c), int(b)) for h, m, e, c, b in value["tallies"]),
-            tuple(offsets),
+            value["size"],
+            value["mtime_ns"],
+            tuple(Tally(h, m, bool(e), c, b) for h, m, e, c, b in value["tallies"]),
+            _offsets_from(int(value["first"]), spans),
             spans,
             str(value["earliest"]),
             str(value["latest"]),
         )
 
 
-def _offsets_from(first: int, spans: tuple[int, ...]) -> list[int]:
+def _offsets_from(first: int, spans: tuple[int, ...]) -> tuple[int, ...]:
     """Capture offsets back from the spans: the first span also covers ``[0, first)``."""
     if not spans:
-        return []
-    offsets = [first]
-    at = spans[0]
-    for span in spans[1:]:
-        offsets.append(at)
-        at += span
-    return offsets
+        return ()
+    return (first, *itertools.accumulate(spans[:-1]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -350,13 +350,7 @@ def _months_between(first: str, last: str) -> list[str]:
 def _segments(
     summaries: list[store.SegmentSummary], figures: dict[str, FileFigures]
 ) -> list[SegmentFigures]:
-    closed = [s["name"] for s in summaries if s["state"] == "closed"]
-    live: dict[str, set[int]] = {name: set() for name in closed}
-    for p in store.pointers_into(closed) if closed else ():
-        if p.segment in live and p.offset is not None:
-            live[p.segment].add(p.offset)
-        if p.payload_segment in live and p.payload_offset is not None:
-            live[p.payload_segment].add(p.payload_offset)
+    live = store.live_offsets()
     out = []
     for s in summaries:
         measured = figures.get(segment_relpath(s["name"], f"{s['name']}.warc.gz"))
