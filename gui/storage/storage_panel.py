@@ -4,7 +4,8 @@ grow, what compaction would free, and whether the disk has room.
 The report is the one ``recrawl storage`` prints (``storage_report``), made on the
 compute lane: a project's first look measures every WARC's index (seconds on a large
 one), later looks read the figures cached in the store. It is made again when the
-segments change (a round, a compaction) while the panel is shown, or when shown next.
+segments or the settings change (a round, a compaction, storage.warn_free) while the
+panel is shown, or when it is shown next.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ class StoragePanel(Panel):
             layout.addWidget(label)
         layout.addWidget(tabs, 1)
         context.changes.sig_segments.connect(self.changed)
+        context.changes.sig_settings.connect(self.changed)  # storage.warn_free
 
     @staticmethod
     def _table(model: SitesModel | MonthsModel) -> QTableView:

@@ -55,7 +55,7 @@ def test_the_panel_warns_below_the_free_space_setting(qtbot, window, project, se
     assert not panel.warning.isVisible()
     crawl_settings.save({"storage.warn_free": 1 << 60})
     first = panel.report
-    panel.refresh()
+    window.context.changes.sig_settings.emit()  # what the Settings dialog says when saved
     qtbot.waitUntil(lambda: panel.report is not first, timeout=10_000)
     assert panel.warning.isVisible()
     assert panel.warning.text().startswith("Low disk space: only ")
