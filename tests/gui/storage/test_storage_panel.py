@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from recrawl.core.engine import inject
 from recrawl.core.policy import crawl_settings
 from recrawl.core.services.storage import storage_report
@@ -71,3 +72,11 @@ def test_a_round_refreshes_the_shown_panel(qtbot, window, project, server):
     window.context.changes.sig_segments.emit()  # what the app's store watcher says
     qtbot.waitUntil(lambda: panel.report is not first, timeout=10_000)
     assert panel.months.rowCount() == 2
+
+
+def test_ctrl_9_shows_the_storage_panel(qtbot, window):
+    qtbot.keyClick(window, Qt.Key.Key_9, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_panel().key == "storage"
+    panel = window.panels["storage"]
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=10_000)
+    assert panel.sites.rowCount() == 0 and panel.growth.text().startswith("Growth: not known")
