@@ -776,6 +776,20 @@ class NotifySettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class StorageSettings:
+    """What the Storage view and ``recrawl storage`` watch (docs/design.md §18)."""
+
+    warn_free: int = setting(
+        2 << 30,
+        help="Free space on the project's filesystem below which the Storage view and "
+        "`recrawl storage` warn (0: never).",
+        unit=BYTES,
+        min=0,
+        stored=True,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     # in the order `recrawl settings`, the app's Settings and docs/settings.md list them
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
@@ -788,6 +802,7 @@ class CrawlSettings:
     embeds: EmbedSettings = field(default_factory=EmbedSettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    storage: StorageSettings = field(default_factory=StorageSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     rounds: int | None = setting(
         None,

@@ -53,6 +53,7 @@ from recrawl.gui.schedule.schedule_panel import SchedulePanel
 from recrawl.gui.segments.segments_panel import SegmentsPanel
 from recrawl.gui.settings.settings_dialog import SettingsDialog
 from recrawl.gui.sites.sites_panel import SitesPanel
+from recrawl.gui.storage.storage_panel import StoragePanel
 from recrawl.gui.watch.tray import TrayController
 from recrawl.gui.watch.watch_menu import WatchMenu, ask_keep_watching
 from recrawl.gui.watch.watch_monitor import WatchMonitor
@@ -69,6 +70,7 @@ PANELS: tuple[type[Panel], ...] = (
     SchedulePanel,
     SegmentsPanel,
     WorkersPanel,
+    StoragePanel,
 )
 
 CRAWL_STATES = {

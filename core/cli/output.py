@@ -7,6 +7,10 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
+from recrawl.core.words import human_size
+
+__all__ = ["human_size"]
+
 #: The help of every command's DIR argument.
 DIR_HELP = "the project folder (made by `recrawl init`)"
 #: The help of every command's --json option.
@@ -16,14 +20,6 @@ JSON_HELP = "print JSON (keys as documented; times ISO 8601 UTC, durations in se
 def warn(message: str) -> None:
     """One line on stderr that does not stop the command."""
     print(f"recrawl: warning: {message}", file=sys.stderr)
-
-
-def human_size(count: int) -> str:
-    """``10 MiB``, ``1.5 KiB``, ``300 bytes``: for people (JSON keeps bytes)."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
-    return f"{count} byte" + ("" if count == 1 else "s")
 
 
 def print_rows(

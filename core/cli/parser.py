@@ -59,6 +59,7 @@ LISTED: dict[str, Listed] = {
     ),
     "segments": Listed("segments", "list segments with their liveness"),
     "compact": Listed("segments", "fold low-liveness segments into one"),
+    "storage": Listed("storage", "where the bytes are, their growth, and the free space"),
     "export": Listed("export", "package captures as a WACZ file for other web-archive tools"),
     "filter": Listed("filter", "check, edit, import and export the URL filter chain"),
     "replay": Listed("replay", "serve the captures on 127.0.0.1 to open in a browser (pywb)"),

@@ -125,3 +125,22 @@ def pointers_into(segments: Sequence[str]) -> list[Pointer]:
         for row in DB.execute_sql(sql, params).fetchall():
             out[row[0]] = Pointer(*row)
     return list(out.values())
+
+
+def live_offsets() -> dict[str, set[int]]:
+    """Each segment's live records (docs/design.md §7), by offset: every page's latest
+    capture and the payload it stands for (one query over the pointer columns)."""
+    table = Page._meta.table_name
+    columns = (Page.segment, Page.capture_offset, Page.payload_segment, Page.payload_offset)
+    names = ", ".join(f'"{c.column_name}"' for c in columns)
+    sql = (
+        f'SELECT {names} FROM "{table}" WHERE "{Page.segment.column_name}" IS NOT NULL'
+        f' OR "{Page.payload_segment.column_name}" IS NOT NULL'
+    )
+    live: dict[str, set[int]] = {}
+    for segment, offset, payload_segment, payload_offset in DB.execute_sql(sql).fetchall():
+        if segment is not None and offset is not None:
+            live.setdefault(segment, set()).add(offset)
+        if payload_segment is not None and payload_offset is not None:
+            live.setdefault(payload_segment, set()).add(payload_offset)
+    return live

@@ -88,10 +88,11 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         # the crawl tried the host's /sitemap.xml
         (("sources", "{dir}", "--json"), (*STORE_ONLY, "usp", "feedparser"), '"kind": "sitemap"'),
         (("workers", "{dir}", "--json"), STORE_ONLY, "[]"),  # a crawl on SQLite: no worker
+        (("storage", "{dir}", "--json"), STORE_ONLY, '"by_month": '),
     ],
     ids=[
         *("version", "urls", "urls-json", "history", "segments", "show", "settings", "news"),
-        *("feed", "sources", "workers"),
+        *("feed", "sources", "workers", "storage"),
     ],
 )
 def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, forbidden, expect):
