@@ -4,9 +4,11 @@ many segments: ``find_captures``, ``payload_at`` (``show --at``), and a replay l
 through the real pywb server (``id_``: the archived bytes), median and p95.
 
     python bench/lookup_bench.py [--segments 60,600,2800] [--captures 20] [--lookups 40]
+                                 [--per-url N]
 
 Each project is generated directly with the project's own segment writer (one segment a
-round of ``--captures`` small pages, 500 distinct URLs re-captured round after round), so
+round of ``--captures`` small pages, 500 distinct URLs re-captured round after round, or
+as many as make ``--per-url`` captures a URL), so
 its WARCs, indexes and table are the real ones. "before" is the same code with the table
 marked not built: lookups, and the replay server, read the index files as before.
 """
@@ -46,13 +48,15 @@ def url_of(i: int) -> str:
     return f"https://site{i % 23}.example/news/{i}/article.html" + ("?p=2" if i % 7 == 0 else "")
 
 
-def generate(folder: Path, segments: int, per_segment: int) -> tuple[Project, list[str]]:
+def generate(
+    folder: Path, segments: int, per_segment: int, distinct: int = DISTINCT
+) -> tuple[Project, list[str]]:
     project = Project.init(folder)
     rng = random.Random(segments)
     for n in range(segments):
         at = T0 + timedelta(hours=6 * n)
         writer = SegmentWriter(project.path, at.strftime("%Y%m%d%H%M%S"), at)
-        for i in rng.sample(range(DISTINCT), per_segment):
+        for i in rng.sample(range(distinct), per_segment):
             url = url_of(i)
             body = f"<html><body>{url} at {at.isoformat()} {'x' * 600}</body></html>".encode()
             response = HttpResponse("HTTP/1.1", 200, "OK", [("Content-Type", "text/html")], body)
@@ -61,7 +65,7 @@ def generate(folder: Path, segments: int, per_segment: int) -> tuple[Project, li
                 url, at, request, response, digest=payload_digest(body), mime="text/html"
             )
         writer.close(at, writer.written())
-    return project, [url_of(i) for i in range(DISTINCT)]
+    return project, [url_of(i) for i in range(distinct)]
 
 
 def timed(fn: Callable[[], object], count: int) -> tuple[float, float]:
@@ -82,13 +86,17 @@ def line(what: str, segments: int, before: tuple[float, float], now: tuple[float
     )
 
 
-def bench(segments: int, per_segment: int, lookups: int, replay: bool) -> list[str]:
+def bench(
+    segments: int, per_segment: int, lookups: int, replay: bool, per_url: int | None
+) -> list[str]:
+    distinct = max(DISTINCT, segments * per_segment // per_url) if per_url else DISTINCT
     with tempfile.TemporaryDirectory(prefix="lookup-bench-") as tmp:
         started = time.perf_counter()
-        project, urls = generate(Path(tmp) / "proj", segments, per_segment)
+        project, urls = generate(Path(tmp) / "proj", segments, per_segment, distinct)
         made = time.perf_counter() - started
         out = [
-            f"{segments:>5} segments  {store.capture_count():,} captures, generated in {made:.1f} s"
+            f"{segments:>5} segments  {store.capture_count():,} captures of {distinct:,} URLs "
+            f"({store.capture_count() / distinct:.0f} a URL), generated in {made:.1f} s"
         ]
         rng = random.Random(1)
         samples = [rng.choice(urls) for _ in range(lookups)]
@@ -155,10 +163,16 @@ def main() -> None:
     parser.add_argument("--segments", default="60,600,2800")
     parser.add_argument("--captures", type=int, default=20, help="captures per segment")
     parser.add_argument("--lookups", type=int, default=40)
+    parser.add_argument(
+        "--per-url",
+        type=int,
+        default=None,
+        help="captures a URL has on average (default: 500 URLs whatever the project's size)",
+    )
     parser.add_argument("--no-replay", action="store_true")
     args = parser.parse_args()
     for count in (int(n) for n in args.segments.split(",")):
-        for text in bench(count, args.captures, args.lookups, not args.no_replay):
+        for text in bench(count, args.captures, args.lookups, not args.no_replay, args.per_url):
             print(text, flush=True)
 
 
