@@ -116,9 +116,7 @@ def previous_lines(chain_text: str, file: str, monkeypatch: pytest.MonkeyPatch) 
     return "".join(lines)
 
 
-def test_json_lines_are_the_previous_implementation_s_byte_for_byte(
-    tmp_path, capsys, monkeypatch
-):
+def test_json_lines_are_the_previous_implementation_s_byte_for_byte(tmp_path, capsys, monkeypatch):
     chain_file = tmp_path / "chain.toml"
     chain_file.write_text(CHAIN, encoding="utf-8")
     urls = tmp_path / "urls.txt"
