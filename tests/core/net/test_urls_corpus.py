@@ -254,3 +254,13 @@ def test_hypothesis_s_links_resolve_as_the_reference(base, href):
 def test_any_text_after_a_scheme_canonicalises_as_the_reference(head, tail):
     url = head + tail
     assert outcome(lambda: canonical(url)) == outcome(lambda: canonical_reference(url))
+
+
+def test_without_ada_s_c_functions_its_url_class_gives_the_same(monkeypatch):
+    from recrawl.core.net import urls
+
+    sample = [u for u in corpus() if fast_canonical(u.strip()) is not None][::20]
+    direct = [fast_canonical(u.strip()) for u in sample]
+    monkeypatch.setattr(urls, "_ADA", None)
+    assert [fast_canonical(u.strip()) for u in sample] == direct
+    assert fast_canonical("http://h.com:99999/") is None
