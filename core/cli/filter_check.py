@@ -97,26 +97,28 @@ def _check_json(
     batch: list[str] = []
     size = 1 if out.isatty() else BATCH_LINES
     checked = failed = 0
-    for text, problem in inputs:
-        checked += 1
-        if problem is None:
-            try:
-                url = judged_url(text)
-            except RecrawlError as exc:
-                problem = str(exc)
-        if problem is not None:
-            failed += 1
-            batch.append(json.dumps({"input": text, "error": problem}) + "\n")
-        else:
-            verdict = check(url)
-            known = tails.get(id(verdict))
-            if known is None:
-                known = tails[id(verdict)] = (verdict, json_tail(verdict))
-            batch.append(f'{{"input": {quote(text)}, "url": {quote(url)}{known[1]}')
-        if len(batch) >= size:
-            out.write("".join(batch))
-            batch.clear()
-    out.write("".join(batch))
+    try:
+        for text, problem in inputs:
+            checked += 1
+            if problem is None:
+                try:
+                    url = judged_url(text)
+                except RecrawlError as exc:
+                    problem = str(exc)
+            if problem is not None:
+                failed += 1
+                batch.append(json.dumps({"input": text, "error": problem}) + "\n")
+            else:
+                verdict = check(url)
+                known = tails.get(id(verdict))
+                if known is None:
+                    known = tails[id(verdict)] = (verdict, json_tail(verdict))
+                batch.append(f'{{"input": {quote(text)}, "url": {quote(url)}{known[1]}')
+            if len(batch) >= size:
+                out.write("".join(batch))
+                batch.clear()
+    finally:  # what was judged is written, even when the input broke off
+        out.write("".join(batch))
     return checked, failed
 
 
