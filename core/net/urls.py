@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import re
+import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit
+from typing import Any
+from urllib.parse import quote_plus, unquote_to_bytes, urljoin, urlsplit
 
 import ada_url
 from recrawl.core.errors import InvalidUrl
@@ -24,9 +28,26 @@ def canonical(url: str, base: str | None = None) -> str:
     """Resolve ``url`` against ``base`` and canonicalize it; raise :class:`InvalidUrl`.
 
     Canonical form (w3lib): percent-encoding normalised, query arguments sorted,
-    fragment dropped, scheme and host lower-cased, default port removed.
+    fragment dropped, scheme and host lower-cased, default port removed. The form is
+    :func:`canonical_reference`'s; most URLs get it from :func:`fast_canonical`.
     """
     text = url.strip()
+    if base is None:
+        # an absolute URL of the common kind needs neither the join nor the cache (a
+        # bulk check meets each URL once: the cache would only miss)
+        fast = fast_canonical(text)
+        if fast is not None:
+            return fast
+    return _canonical(url, text, base, _canonical_absolute)
+
+
+def canonical_reference(url: str, base: str | None = None) -> str:
+    """:func:`canonical` by w3lib alone, as it was before the fast path: the form the
+    store's keys have, which the tests hold :func:`canonical` to."""
+    return _canonical(url, url.strip(), base, _w3lib_canonical)
+
+
+def _canonical(url: str, text: str, base: str | None, absolute: Callable[[str], str]) -> str:
     if not text:
         raise InvalidUrl("empty URL")
     # The fragment is dropped: cut before the cached steps, so that the links to a
@@ -40,10 +61,10 @@ def canonical(url: str, base: str | None = None) -> str:
         try:
             joined = _joined(text[:cut], base, url)
             if joined[-1:] > " ":
-                return _canonical_absolute(joined)
+                return absolute(joined)
         except InvalidUrl:
             pass
-    return _canonical_absolute(_joined(text, base, url))
+    return absolute(_joined(text, base, url))
 
 
 @dataclass(frozen=True)
@@ -170,6 +191,12 @@ def _join_in_directory(directory: str, href: str) -> str:
 def _canonical_absolute(text: str) -> str:
     # Pages of one site link to the same URLs over and over: canonicalizing each
     # distinct URL once is most of a crawl's URL work saved.
+    fast = fast_canonical(text)
+    return fast if fast is not None else _w3lib_canonical(text)
+
+
+def _w3lib_canonical(text: str) -> str:
+    """The canonical form of an absolute URL by w3lib: the reference."""
     url = text
     try:
         parts = urlsplit(text)
@@ -226,6 +253,144 @@ def _host_problem(host: str) -> str | None:
             except UnicodeError:
                 return "malformed IDN host"
     return None
+
+
+#: The URLs :func:`fast_canonical` takes: http(s) with a host of letters, digits, "_",
+#: "-" and "." (group 2, checked by :func:`_fast_host`) and no user, a port with no
+#: leading zero, a path and query of the characters that w3lib and the URL standard
+#: both leave as they are (``%`` escapes too; no ``;`` in the path, which w3lib reads
+#: as the start of its parameters) and a fragment of printable ASCII. Group 1 is the
+#: URL without its fragment.
+_FAST_URL = re.compile(
+    r"([Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9_.-]+)(?::[1-9][0-9]{0,4})?"
+    r"(?:/[A-Za-z0-9._~!$&'()*+,=:@/%|-]*)?"
+    r"(?:\?[A-Za-z0-9._~!$&'()*+,;=:@/?%|-]*)?)"
+    r"(?:#[!-~]*)?"
+)
+#: A host name's label as _check_host wants it (any case; ``xn--`` labels are w3lib's to
+#: check), and the last one, which starts with no digit: the URL standard reads a host
+#: whose last label is a number as an IPv4 address, which ada writes in its own way ...
+_FAST_LABEL = r"(?![Xx][Nn]--)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_FAST_LAST_LABEL = r"(?![Xx][Nn]--)[A-Za-z_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+#: ... unless it is one as the URL standard writes it, which w3lib keeps as it is.
+_IPV4_BYTE = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_FAST_HOST = re.compile(
+    rf"(?:{_IPV4_BYTE}\.){{3}}{_IPV4_BYTE}|(?:{_FAST_LABEL}\.)*{_FAST_LAST_LABEL}\.?"
+)
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_QUERY_WORD = r"[A-Za-z0-9_.~-]"
+#: A query of name=value arguments that canonical form keeps as written, but in order.
+_PLAIN_QUERY = re.compile(rf"{_QUERY_WORD}+={_QUERY_WORD}*(?:&{_QUERY_WORD}+={_QUERY_WORD}*)*")
+
+
+@lru_cache(maxsize=CACHED_URLS)  # a bulk check meets its hosts over and over
+def _fast_host(host: str) -> bool:
+    """Whether ada and w3lib write ``host`` alike (lower case) and _check_host takes it."""
+    return _FAST_HOST.fullmatch(host) is not None
+
+
+def _path_escapes() -> tuple[str, ...]:
+    """What w3lib makes of each ``%XX`` in a path: the character when it is one a path
+    keeps (unreserved, reserved but ``#``, and ``|``), except ``%``, ``/``, ``;`` and ``?``,
+    whose escapes mean something else; otherwise the escape in upper case."""
+    kept = string.ascii_letters + string.digits + "-._~" + ":/?[]@!$&'()*+,;=|"
+    return tuple(
+        chr(b) if chr(b) in kept and chr(b) not in "%/;?" else f"%{b:02X}" for b in range(256)
+    )
+
+
+_PATH_ESCAPES = _path_escapes()
+
+
+def _path_escape(found: re.Match[str]) -> str:
+    return _PATH_ESCAPES[int(found[0][1:], 16)]
+
+
+def _ada_binding() -> tuple[Any, Any]:
+    # ada_url's C functions, called directly: its URL class asks for each part in a
+    # call of its own and registers a finaliser, twice the cost of the parse itself
+    try:
+        wrapper = importlib.import_module("ada_url._ada_wrapper")
+        return wrapper.lib, wrapper.ffi
+    except (ImportError, AttributeError):
+        return None, None
+
+
+_ADA, _ADA_FFI = _ada_binding()
+
+
+def _ada_href(text: str) -> str | None:
+    """ada's href of an ASCII URL (the URL standard's serialisation), None if invalid."""
+    if _ADA is None:
+        try:
+            return str(ada_url.URL(text).href)
+        except ValueError:
+            return None
+    data = text.encode("ascii")
+    handle = _ADA.ada_parse(data, len(data))
+    try:
+        if not _ADA.ada_is_valid(handle):
+            return None
+        href = _ADA.ada_get_href(handle)
+        return str(_ADA_FFI.unpack(href.data, href.length).decode("ascii"))
+    finally:
+        _ADA.ada_free(handle)
+
+
+def fast_canonical(text: str) -> str | None:
+    """:func:`canonical_reference`'s form of the absolute URL ``text`` (stripped), by ada
+    (the URL standard's parser) and a little string work, for the URLs of a class the
+    two are proven to agree on (tests/core/net/test_urls_corpus.py); None for any other
+    URL, and for one that is not valid, which the reference canonicalizes or refuses.
+
+    ada lower-cases the scheme and host, drops a default port, puts in the root path
+    and resolves ``.`` and ``..`` segments; what w3lib does besides is done here: a
+    path's escapes normalised (``%7e`` is ``~``, ``%c3`` is ``%C3``), the query's
+    arguments decoded, sorted, and encoded again (``a`` is ``a=``, a space is ``+``),
+    and the fragment dropped.
+    """
+    found = _FAST_URL.fullmatch(text)
+    if found is None or "%2e" in text or "%2E" in text:  # ada resolves "%2e" segments
+        return None
+    if not _fast_host(found[2]):
+        return None
+    href = _ada_href(found[1])
+    if href is None:
+        return None
+    start = href.find("/", 8)  # the path's: after "http://" and a host of one letter or more
+    mark = href.find("?", start)
+    path = href[start:] if mark < 0 else href[start:mark]
+    if "%" in path:
+        path = _ESCAPE.sub(_path_escape, path)
+    result = href[:start] + path
+    if mark >= 0:
+        query = _canonical_query(href[mark + 1 :])
+        if query:
+            result += "?" + query
+    return result if len(result) <= MAX_URL_LENGTH else None
+
+
+def _canonical_query(query: str) -> str:
+    """w3lib's query: ``&``-separated arguments (blank ones dropped), each decoded
+    (``+`` is a space), sorted by name then value as bytes, encoded again."""
+    if _PLAIN_QUERY.fullmatch(query):
+        if "&" not in query:
+            return query
+        # sorted by (name, value): with the "=" (each has one) a NUL, below every other
+        # character, as strings
+        return "&".join(sorted(query.replace("=", "\0").split("&"))).replace("\0", "=")
+    pairs = []
+    for arg in query.split("&"):
+        if arg:
+            name, _, value = arg.partition("=")
+            pairs.append(
+                (
+                    unquote_to_bytes(name.replace("+", " ")),
+                    unquote_to_bytes(value.replace("+", " ")),
+                )
+            )
+    pairs.sort()
+    return "&".join(f"{quote_plus(name, '')}={quote_plus(value, '')}" for name, value in pairs)
 
 
 def embed_url(href: str, base: str | None = None) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from recrawl.core.errors import InvalidUrl
-from recrawl.core.net.urls import ALLOWED_SCHEMES, canonical
+from recrawl.core.net.urls import ALLOWED_SCHEMES, canonical, fast_canonical
 from w3lib.url import canonicalize_url, safe_url_string
 
 #: RFC 3986's scheme, and the colon after it.
@@ -32,6 +32,9 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 def judged_url(text: str) -> str:
     """The canonical URL the chain judges for ``text``; InvalidUrl if it is not a URL."""
     url = text.strip()
+    fast = fast_canonical(url)  # the common http(s) URL: canonical() would take this path
+    if fast is not None:
+        return fast
     found = _SCHEME.match(url)
     if found is not None and "." in found.group() and url[found.end() : found.end() + 1].isdigit():
         found = None  # host:port, not scheme:...
