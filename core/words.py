@@ -27,3 +27,11 @@ def percent(part: float, whole: float) -> str:
         return "100 %"
     share = math.floor(100 * part / whole)
     return "<1 %" if share == 0 else f"{share} %"
+
+
+def bytes_text(count: int) -> str:
+    """``10 MiB``, ``1.5 KiB``, ``300 bytes``: a size for people (JSON keeps bytes)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count:,} byte" + ("" if count == 1 else "s")
