@@ -235,7 +235,8 @@ class Round:
             self._commit()
             await parts.commits.drain()
             kept = self.committed_bytes
-            if parts.worker is not None and parts.worker.lost:  # batches refused: cut off
+            lost = parts.worker is not None and parts.worker.lost
+            if lost or parts.commits.failed:  # batches refused, or one failed: cut off
                 kept = store.committed_bytes(self.writer.name)
             self.writer.close(parts.clock.now(), kept)
             if self.rescore:  # a kill before this only leaves some scores a round old

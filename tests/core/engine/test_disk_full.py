@@ -13,9 +13,17 @@ import random
 from pathlib import Path
 
 import pytest
+from peewee import OperationalError
+from recrawl.core import store
 from recrawl.core.cli.entry import main
+from recrawl.core.clock import utcnow
+from recrawl.core.engine import inject
+from recrawl.core.errors import DiskFull
+from recrawl.core.project import Project
+from recrawl.core.store.models import Page, PageStatus
 
 from tests.support.consistency import check_project
+from tests.support.crawling import crawl, fast_settings
 from tests.support.httpserver import TestServer as Server
 from tests.support.interrupted import recrawl
 from tests.support.small_disk import fill, free, small_disk
@@ -127,3 +135,49 @@ def test_a_crawl_into_a_full_disk_stops_with_one_line_and_the_next_recovers(
 
     captures = check_project(project, show, lambda url, _at: bodies[url])
     assert set(captures.values()) == {1}  # nothing captured twice
+
+
+def test_the_store_filling_the_disk_mid_crawl_stops_it_and_the_next_crawl_recovers(
+    project: Project, server: Server, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    """SQLite's "database or disk is full" on a commit (here injected: which write meets
+    the full disk first is the machine's choice): the crawl ends with DiskFull, no later
+    batch is committed, its segment keeps only what was, and the next crawl finishes."""
+    for i in range(40):
+        links = " ".join(f'<a href="/p{j}">{j}</a>' for j in range(40))
+        server.html(f"/p{i}", f"<html><body><h1>page {i}</h1>{links}</body></html>")
+    server.latency = 0.01
+    inject([server.url("/p0")], utcnow())
+    settings = fast_settings(commit_every=3, commit_seconds=0.05)
+    commits = 0
+    real = store.commit_batch
+
+    def filling(*args: object, **kwargs: object) -> int:
+        nonlocal commits
+        commits += 1
+        if commits >= 6:  # this batch and every later one: the disk stays full
+            raise OperationalError("database or disk is full")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "commit_batch", filling)
+    with pytest.raises(DiskFull) as raised:
+        crawl(project, settings)
+    assert str(raised.value).endswith("; nothing committed is lost")
+    assert commits == 6, "a batch after the one that failed was tried"  # CommitPipeline.failed
+    monkeypatch.undo()
+    before = {p.url: p.last_fetched for p in Page.select() if p.status == PageStatus.FETCHED}
+    assert 1 < len(before) < 40
+
+    summary = crawl(project, settings)
+    assert summary.fetched == 40 - len(before)
+    after = {p.url: p.last_fetched for p in Page.select()}
+    assert len(after) == 40 and all(after[url] == at for url, at in before.items())
+    project.close()
+
+    def show(url: str) -> bytes:
+        capsys.readouterr()
+        assert main(["show", str(project.path), url]) == 0
+        return capsys.readouterr().out.encode()
+
+    captures = check_project(project.path, show)
+    assert set(captures.values()) == {1}
