@@ -23,6 +23,8 @@ The command line prints ``str(error)`` on one line; the GUI shows it in a dialog
 Failures while fetching one page are never raised: they are recorded on the page.
 """
 
+from pathlib import Path
+
 
 class RecrawlError(Exception):
     """Base class: a problem explained to the user in one line."""
@@ -73,7 +75,7 @@ class DiskFull(RecrawlError):
     OSError or SQLite error that said so): ``free`` bytes (None: unknown) on the
     filesystem mounted at ``where``."""
 
-    def __init__(self, message: str, free: int | None = None, where: object = None) -> None:
+    def __init__(self, message: str, free: int | None = None, where: Path | None = None) -> None:
         super().__init__(message)
         self.free = free
         self.where = where

@@ -67,7 +67,9 @@ def main(argv: Sequence[str] | None = None, app: App | None = None) -> int:
 
 
 def _full_disk(exc: Exception, args: argparse.Namespace) -> DiskFull | None:
-    where = Path(getattr(args, "dir", None) or getattr(args, "output", None) or ".")
+    # the disk a command writes to: an export's file, else the project's
+    written = (getattr(args, name, None) for name in ("out", "out_dir", "dir"))
+    where = Path(next((path for path in written if path), "."))
     full = full_disk(exc, where)
     if full is None and "readonly database" in str(exc) and no_room(where):
         # the store opened for reading only, there being no room (core/store/connection.py)
