@@ -14,6 +14,7 @@
     content    a page's main text, text diffs (pure)
     config     every setting: its default, help, unit, bounds, flag (one schema)
     setting_schema   what a setting's field says of itself; reading and checking values
+    disk       a full disk: which errors mean one, and the one line said of it
     errors, clock, interrupts, layout, resources, textfile, words   shared by all
 
 ``import-linter`` checks these layers (``[tool.importlinter]`` in pyproject.toml).

@@ -569,6 +569,21 @@ class WatchSettings:
         min=0,
         stored=True,
     )
+    disk_wait: float = setting(
+        300.0,
+        help="After a crawl the full disk stopped, the first wait before trying again; each "
+        "crawl it stops again doubles it.",
+        unit=SECONDS,
+        min=0,
+        stored=True,
+    )
+    disk_max_wait: float = setting(
+        3600.0,
+        help="The longest wait between two tries while the disk is full.",
+        unit=SECONDS,
+        min=0,
+        stored=True,
+    )
     # The wall clock is read after each sleep, so a machine woken from suspend re-checks
     # what is due within this (a sleep's own timer stops while suspended). One look a
     # minute costs no measurable CPU.

@@ -10,6 +10,7 @@
     │   ├── WorkerNameTaken   a live crawl worker has that name already
     │   ├── LeaseLost         a worker no longer holds a host it fetched (its batch is refused)
     │   └── StoreLost         the database server was lost and not found again in time
+    ├── DiskFull              the disk the project is on is full (or the user's quota spent)
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
     ├── NotFound              a URL or capture the user asked for is not in the project
@@ -21,6 +22,8 @@
 The command line prints ``str(error)`` on one line; the GUI shows it in a dialog.
 Failures while fetching one page are never raised: they are recorded on the page.
 """
+
+from pathlib import Path
 
 
 class RecrawlError(Exception):
@@ -65,6 +68,17 @@ class LeaseLost(StoreError):
 class StoreLost(StoreError):
     """The database server stopped answering (restarted, the network to it cut) and did
     not answer again within ``database.give_up_after``: nothing committed is lost."""
+
+
+class DiskFull(RecrawlError):
+    """No space left where the project writes (recrawl.core.disk makes it from the
+    OSError or SQLite error that said so): ``free`` bytes (None: unknown) on the
+    filesystem mounted at ``where``."""
+
+    def __init__(self, message: str, free: int | None = None, where: Path | None = None) -> None:
+        super().__init__(message)
+        self.free = free
+        self.where = where
 
 
 class InvalidUrl(RecrawlError):

@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING
 
 from recrawl.core import store
 from recrawl.core.clock import utcnow
+from recrawl.core.disk import disk_full, full_disk, raising_disk_full
 from recrawl.core.errors import (
+    DiskFull,
     ProjectError,
     ProjectLocked,
     RecrawlError,
@@ -225,6 +227,9 @@ class Project:
         except (StoreError, ProjectLocked):
             raise
         except Exception as exc:  # sqlite3.DatabaseError and friends: a corrupt file
+            full = full_disk(exc, self.path)  # an upgrade on a full disk, rolled back
+            if full is not None:
+                raise full from exc
             raise StoreError(f"cannot open the store of {self.path}: {exc}") from None
 
     @contextlib.contextmanager
@@ -251,6 +256,10 @@ class Project:
 
     def recover_if_idle(self) -> list[str]:
         """Finish or undo what a killed crawl or compaction left, unless one is running."""
+        if store.reading_only():  # a full disk: nothing could be recorded
+            full = disk_full(self.path, "the project is open for reading only")
+            self.notes.append(str(full))
+            return []
         if not store.needs_recovery():
             return []  # readers never take the lock: a writer starting now won't meet them
         # the WARC and compaction code (warcio): only a project left mid-write needs it
@@ -260,8 +269,13 @@ class Project:
             self.acquire_lock("recovery")
         except ProjectLocked:
             return []  # its writer is alive and will finish its own work
+        except DiskFull as exc:  # no room for the lock file: a reader reads all the same
+            notes = [f"could not recover this project: {exc}"]
+            self.notes.extend(notes)
+            return notes
         try:
-            notes = recover(self.path, utcnow())
+            with raising_disk_full(self.path):
+                notes = recover(self.path, utcnow())
         except RecrawlError as exc:
             # readers can still read (pages point at readable files at every step); the
             # next writer retries the recovery and reports the problem
@@ -284,7 +298,8 @@ class Project:
             raise ProjectLocked(
                 f"the project {self.path} is busy ({self._lock_purpose}); wait for it to finish"
             )
-        fd = os.open(self.layout.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        with raising_disk_full(self.path):
+            fd = os.open(self.layout.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             _lock_fd(fd)
         except OSError:
@@ -300,8 +315,11 @@ class Project:
                 f"the project {self.path} is busy ({holder or 'another process'}); "
                 "wait for it to finish"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{purpose}, pid {os.getpid()}".encode())
+        # the lock is the OS's; its text only names the holder to whoever is refused, so
+        # a full disk (no block for these few bytes) does not stop a reader's recovery
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{purpose}, pid {os.getpid()}".encode())
         self._lock_handle = fd
         self._lock_purpose = purpose
 

@@ -257,6 +257,8 @@ class MainWindow(QMainWindow):
         self.prefs.add_recent_project(project.path)
         self._fill_recent()
         self._crawl_state_changed("idle")
+        if project.notes:  # what opening did, or could not (a full disk: reading only)
+            self.statusBar().showMessage(project.notes[-1], 60_000)
         self.tray.attach(context, context.watch)
         self.watch_menu.set_project(project.path)
         self.show_panel(self.prefs.last_panel())

@@ -73,7 +73,7 @@ class SegmentWriter:
 
     def written(self) -> int:
         """Hand everything written so far to the OS; returns the size (not yet durable)."""
-        self._fh.flush()
+        self.records.flush()
         return self.tell()
 
     def sync(self) -> None:
@@ -219,7 +219,11 @@ def _finish(
         return
     index = index_path(final)
     tmp = index.with_name(index.name + ".tmp")
-    write_index(tmp, lines)
+    try:
+        write_index(tmp, lines)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk: what was written of it frees its space
+        raise
     os.replace(tmp, index)
     if source is pending:
         os.replace(pending, final)

@@ -202,6 +202,8 @@ class RecordWriter:
         # the position is kept here, not asked of the file: a buffered file's tell() is
         # a system call, which a crawl would make several times a page
         self._position = out.tell()
+        #: The write that failed, if one did: the file takes no more (:meth:`_check`).
+        self._broken: OSError | None = None
         self._builder = RecordBuilder()
         self._writer = self._builder.warcio
         self.filename = filename
@@ -211,13 +213,40 @@ class RecordWriter:
 
     def rewind(self, offset: int) -> None:
         """Take back everything written from ``offset`` on."""
-        self._out.seek(offset)
-        self._out.truncate(offset)
+        self._check()
+        try:
+            self._out.seek(offset)
+            self._out.truncate(offset)
+        except OSError as exc:
+            self._broken = exc
+            raise
         self._position = offset
 
+    def flush(self) -> None:
+        """Hand what is buffered to the OS."""
+        self._check()
+        try:
+            self._out.flush()
+        except OSError as exc:
+            self._broken = exc
+            raise
+
     def _append(self, data: bytes) -> None:
-        self._out.write(data)
+        self._check()
+        try:
+            self._out.write(data)
+        except OSError as exc:
+            self._broken = exc
+            raise
         self._position += len(data)
+
+    def _check(self) -> None:
+        # after a failed write (a full disk) part of a record may be in the file or the
+        # buffer: a record written after it would not be where tell() says, so none is
+        if self._broken is not None:
+            raise OSError(
+                self._broken.errno, f"{self.filename} failed earlier: {self._broken.strerror}"
+            )
 
     def _write(self, record: ArcWarcRecord) -> Written:
         member = self._builder.member(record)

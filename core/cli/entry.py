@@ -5,12 +5,15 @@ Errors print one line on stderr and exit non-zero; ``--debug`` adds the tracebac
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 from recrawl.core.cli.parser import build_parser, command, command_word
-from recrawl.core.errors import InvalidArgument, RecrawlError
+from recrawl.core.disk import disk_full, full_disk, no_room
+from recrawl.core.errors import DiskFull, InvalidArgument, RecrawlError
 
 
 class App(Protocol):
@@ -55,3 +58,20 @@ def main(argv: Sequence[str] | None = None, app: App | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a full disk met where no one expected it: one line too
+        full = _full_disk(exc, args)
+        if full is None or args.debug:
+            raise
+        print(f"recrawl: error: {full}", file=sys.stderr)
+        return 1
+
+
+def _full_disk(exc: Exception, args: argparse.Namespace) -> DiskFull | None:
+    # the disk a command writes to: an export's file, else the project's
+    written = (getattr(args, name, None) for name in ("out", "out_dir", "dir"))
+    where = Path(next((path for path in written if path), "."))
+    full = full_disk(exc, where)
+    if full is None and "readonly database" in str(exc) and no_room(where):
+        # the store opened for reading only, there being no room (core/store/connection.py)
+        full = disk_full(where)
+    return full

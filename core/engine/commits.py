@@ -35,6 +35,8 @@ class CommitPipeline:
             max_workers=1, thread_name_prefix="recrawl-store", initializer=store.entering()
         )
         self._pending: list[asyncio.Future[int]] = []
+        #: A commit failed: the store thread commits no later batch (:meth:`commit`).
+        self.failed = False
 
     def commit(
         self,
@@ -52,6 +54,17 @@ class CommitPipeline:
         worker = self.worker
 
         def job() -> int:
+            if self.failed:
+                # a batch after one that failed (a full disk): its pages' records lie past
+                # the failed batch's, which no page will point at; the crawl is ending
+                return 0
+            try:
+                return commit()
+            except BaseException:
+                self.failed = True
+                raise
+
+        def commit() -> int:
             if worker is None:
                 writer.sync()
                 return store.commit_batch(batch, now)

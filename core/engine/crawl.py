@@ -29,6 +29,7 @@ from recrawl.core import store
 from recrawl.core.archive.recovery import recover
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
+from recrawl.core.disk import raising_disk_full
 from recrawl.core.engine.analysis import PageAnalyser
 from recrawl.core.engine.browser_pages import BrowserSession
 from recrawl.core.engine.commits import CommitPipeline
@@ -180,7 +181,8 @@ class Crawler:
         lock = self.project.locked("crawl") if take_lock else contextlib.nullcontext()
         # a lost database server (PostgreSQL) is waited for, and said in the crawl's log
         faults = store.reconnecting(self.settings.database.give_up_after, self._store_fault)
-        with lock, faults, self._working(own):
+        # a full disk, wherever met, ends the crawl with one line (recrawl.core.disk)
+        with raising_disk_full(self.project.path), lock, faults, self._working(own):
             name = self.worker.name if self.worker is not None else None
             for message in recover(self.project.path, self.clock.now(), name):
                 self.events.emit(LogMessage("warning", message))

@@ -16,6 +16,7 @@ from recrawl.core import store
 from recrawl.core.browser.load import Rendering
 from recrawl.core.clock import Clock
 from recrawl.core.config import CrawlSettings
+from recrawl.core.disk import is_full
 from recrawl.core.engine.analysis import Analysis
 from recrawl.core.engine.capture_writer import CaptureWriter
 from recrawl.core.engine.embeds import Embedded, Found, failure_reason, refs_of
@@ -126,6 +127,8 @@ class FetchRecorder:
                 page, result, outcome, batch, captures, asked_wait, analysis, embedded, rendering
             )
         except Exception as exc:
+            if is_full(exc):  # no page's failure: the crawl stops (crawl.py)
+                raise
             captures.rollback(mark)
             batch.restore(saved)
             reason = f"internal error processing the response: {type(exc).__name__}: {exc}"
@@ -153,6 +156,8 @@ class FetchRecorder:
                 raise analysis
             return outcome, self._record_embed(page, result, outcome, batch, captures, analysis)
         except Exception as exc:
+            if is_full(exc):  # no page's failure: the crawl stops (crawl.py)
+                raise
             captures.rollback(mark)
             batch.restore(saved)
             reason = f"internal error processing the response: {type(exc).__name__}: {exc}"

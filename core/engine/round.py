@@ -34,6 +34,7 @@ from recrawl.core.archive.segment_writer import SegmentWriter
 from recrawl.core.archive.segments import allocate_name
 from recrawl.core.clock import HOUR, Clock, human_duration
 from recrawl.core.config import CrawlSettings
+from recrawl.core.disk import is_full
 from recrawl.core.engine.analysis import (
     Analysis,
     Asked,
@@ -221,6 +222,11 @@ class Round:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
+            # a round that failed (a full disk) drops its fetches in flight; one that
+            # ended has none left
+            for task in self.host_tasks:
+                task.cancel()
+            await asyncio.gather(*self.host_tasks, return_exceptions=True)
             self.embeds.cancel()
             await asyncio.gather(*self.embeds.tasks, return_exceptions=True)
             for queue in self.queues.values():
@@ -229,7 +235,8 @@ class Round:
             self._commit()
             await parts.commits.drain()
             kept = self.committed_bytes
-            if parts.worker is not None and parts.worker.lost:  # batches refused: cut off
+            lost = parts.worker is not None and parts.worker.lost
+            if lost or parts.commits.failed:  # batches refused, or one failed: cut off
                 kept = store.committed_bytes(self.writer.name)
             self.writer.close(parts.clock.now(), kept)
             if self.rescore:  # a kill before this only leaves some scores a round old
@@ -267,7 +274,7 @@ class Round:
                     continue
                 error = task.exception()
                 if error is not None and (
-                    task in self.host_tasks or not isinstance(error, Exception)
+                    task in self.host_tasks or not isinstance(error, Exception) or is_full(error)
                 ):
                     raise error
                 if error is not None:  # a capture's embeds could not be gathered

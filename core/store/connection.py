@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from peewee import Database, PostgresqlDatabase, SqliteDatabase
-from recrawl.core.errors import ProjectError, StoreError
+from peewee import Database, OperationalError, PostgresqlDatabase, SqliteDatabase
+from recrawl.core.disk import disk_full, is_full, no_room
+from recrawl.core.errors import DiskFull, ProjectError, StoreError
 from recrawl.core.store.active import _ACTIVE, active_database, current
 from recrawl.core.store.migrations import SCHEMA_VERSION, current_version, migrate
 from recrawl.core.store.models import DB, Setting
@@ -42,6 +43,93 @@ SQLITE_PRAGMAS: dict[str, int | str] = {
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class _ReadingConnection(sqlite3.Connection):
+    """A connection opened on a full disk, for reading only (:class:`StoreSqlite`)."""
+
+
+def _no_room(exc: BaseException, path: Path) -> bool:
+    """Whether opening the store at ``path`` failed for want of space."""
+    if is_full(exc):
+        return True
+    # SQLite could not make its WAL index (the -shm file) for a reader
+    name = getattr(exc, "sqlite_errorname", "")
+    return name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")) and no_room(path)
+
+
+def _connect_without_room(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection to the store at ``path`` that needs no new byte on the disk.
+
+    A store whose WAL is empty (closed cleanly) is all in its file: it is read as
+    immutable, without the WAL index, beside any other such reader. One whose WAL holds
+    commits (a killed writer) is read with the index in memory, which takes the file
+    for this connection alone (no other process can have it open: it would have made
+    the index)."""
+    wal = path.with_name(path.name + "-wal")
+    uri = path.resolve().as_uri()
+    if not wal.exists() or wal.stat().st_size == 0:
+        return sqlite3.connect(
+            f"{uri}?mode=ro&immutable=1",
+            uri=True,
+            timeout=timeout,
+            isolation_level=None,
+            factory=_ReadingConnection,
+        )
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+    conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+    return conn
+
+
+class StoreSqlite(SqliteDatabase):
+    """A project's SQLite store, which opens on a full disk too (docs/design.md §18).
+
+    A reader's connection needs SQLite's WAL index (``-shm``), which a clean close
+    deleted and a full disk has no room to make again: that connection then opens
+    without it (:func:`_connect_without_room`), and a write on it raises
+    :class:`~recrawl.core.errors.DiskFull`. Each connection tries the normal way
+    first, so a thread connecting once space is freed writes again."""
+
+    # peewee's own hooks, which its type stubs leave out
+    _peewee: Any = SqliteDatabase
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn: sqlite3.Connection = self._peewee._connect(self)
+        except sqlite3.Error as exc:
+            path = Path(self.database)
+            if not _no_room(exc, path):
+                raise
+            own: Any = self
+            conn = _connect_without_room(path, own._timeout)
+            try:
+                own._add_conn_hooks(conn)
+            except Exception:
+                conn.close()
+                raise
+        return conn
+
+    def _set_pragmas(self, conn: sqlite3.Connection) -> None:
+        if not isinstance(conn, _ReadingConnection):
+            self._peewee._set_pragmas(self, conn)
+            return
+        own: Any = self
+        for key, value in own._pragmas:  # not the ones that write: journal_mode
+            if key in ("foreign_keys", "busy_timeout", "cache_size"):
+                conn.execute(f"PRAGMA {key} = {value}")
+
+    def execute_sql(self, sql: str, params: Any = None) -> Any:
+        try:
+            return super().execute_sql(sql, params)
+        except OperationalError as exc:
+            if self.reading_only() and "readonly" in str(exc):
+                raise disk_full(Path(self.database)) from exc
+            raise
+
+    def reading_only(self) -> bool:
+        """Whether this thread's connection opened for reading only (a full disk)."""
+        own: Any = self
+        return isinstance(own._state.conn, _ReadingConnection)
 
 
 #: Where a store is: a SQLite file (a project's own ``recrawl.sqlite``), or a database URL
@@ -92,7 +180,7 @@ def open_database(
         with contextlib.suppress(Exception):
             db.close()
         _ACTIVE.reset(before)
-        if isinstance(exc, StoreError | ProjectError):
+        if isinstance(exc, StoreError | ProjectError | DiskFull):
             raise
         raise _describe(db, exc) from None
     return db
@@ -156,22 +244,33 @@ def _check_sqlite_file(path: Path, create: bool) -> None:
         raise StoreError(f"cannot open the store {path}: it is not a Recrawl store (nor SQLite)")
     # another program's SQLite database: look without writing (connecting would turn
     # on WAL mode in it)
-    table = Setting._meta.table_name
     try:
-        with contextlib.closing(
-            sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        ) as conn:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-            version = None
-            if table in tables:
-                query = f"SELECT value FROM {table} WHERE key = 'schema_version'"
-                version = conn.execute(query).fetchone()
+        try:
+            version = _schema_version(
+                sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            )
+        except sqlite3.Error as exc:
+            if not _no_room(exc, path):
+                raise
+            version = _schema_version(_connect_without_room(path, 5.0))
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the store {path} ({exc})") from None
     if version is None:
         raise StoreError(
             f"cannot open the store {path}: it is an SQLite database, but not a Recrawl store"
         )
+
+
+def _schema_version(connection: sqlite3.Connection) -> tuple[str] | None:
+    """The schema version a SQLite database's settings table holds (None: it has none)."""
+    table = Setting._meta.table_name
+    with contextlib.closing(connection) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if table not in tables:
+            return None
+        query = f"SELECT value FROM {table} WHERE key = 'schema_version'"
+        found: tuple[str] | None = conn.execute(query).fetchone()
+        return found
 
 
 def _check_is_store(db: Database, create: bool) -> None:
@@ -190,7 +289,7 @@ def _connect(url: StoreLocation, password: str | None) -> Database:
     # A project's own store (a file) opens directly: playhouse.db_url imports the
     # driver of every database it knows, a tenth of a quick command's start-up.
     if isinstance(url, Path):
-        return SqliteDatabase(str(url), pragmas=SQLITE_PRAGMAS)
+        return StoreSqlite(str(url), pragmas=SQLITE_PRAGMAS)
     if url.split(":", 1)[0].lower() in ("postgresql", "postgres"):
         from recrawl.core.store import postgres
 
@@ -200,6 +299,16 @@ def _connect(url: StoreLocation, password: str | None) -> Database:
     kwargs: dict[str, Any] = {"pragmas": SQLITE_PRAGMAS} if url.startswith("sqlite") else {}
     db: Database = connect(url, **kwargs)
     return db
+
+
+def reading_only() -> bool:
+    """Whether this thread's connection to the active store opened for reading only, as
+    a full disk left no room to open it otherwise (:class:`StoreSqlite`)."""
+    db = active_database()
+    if not isinstance(db, StoreSqlite):
+        return False
+    db.connection()  # the way it opens tells
+    return db.reading_only()
 
 
 def close_database() -> None:

@@ -13,6 +13,9 @@ new seeds, another chain, schedule or settings) makes it look again at once.
   retries untouched, and the watcher tries again after a growing wait
   (``offline_wait`` doubling up to ``offline_max_wait``). Once a host answers, the due
   pages are fetched.
+- **A full disk** (docs/design.md §18). A crawl the full disk stops ends with what it
+  committed; the watcher says so in one line and tries again after a growing wait
+  (``disk_wait`` doubling up to ``disk_max_wait``), so freeing space is all it takes.
 - **Suspend.** A sleep's timer does not run while the machine is suspended; the watcher
   sleeps at most ``wake_check`` at a time and compares the wall clock after each, so on
   resume what fell due meanwhile is fetched within that. Idle, it wakes once a
@@ -49,6 +52,7 @@ from datetime import datetime, timedelta
 from recrawl.core import store
 from recrawl.core.clock import Clock, human_duration
 from recrawl.core.config import CrawlSettings
+from recrawl.core.disk import disk_full, is_full
 from recrawl.core.engine import Crawler
 from recrawl.core.engine.events import (
     Event,
@@ -61,7 +65,7 @@ from recrawl.core.engine.events import (
     WatchSleeping,
 )
 from recrawl.core.engine.worker import WorkerSession
-from recrawl.core.errors import ProjectLocked
+from recrawl.core.errors import DiskFull, ProjectLocked
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
 from recrawl.core.watch.wake import WakeChannel
@@ -190,9 +194,8 @@ class Watcher:
                             raise
                         wants_lock = False  # another watch has it: this one is one more worker
                 if wants_lock:
-                    channel = WakeChannel(
-                        self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
-                    )
+                    channel = self._channel()
+                if channel is not None:
                     held.callback(channel.close)  # the file goes while the lock is still held
                 held.enter_context(self._working())
                 self._watch()
@@ -214,6 +217,19 @@ class Watcher:
             back_pages=self._back,
             baseline_pages=self._baseline,
         )
+
+    def _channel(self) -> WakeChannel | None:
+        """The wake channel; none on a full disk (no room for its file), said once."""
+        try:
+            return WakeChannel(
+                self.project.path, wake=self.wake, stop=self.stop, since=self.clock.now()
+            )
+        except OSError as exc:
+            if not is_full(exc):
+                raise
+        then = "this watch runs without its wake channel: other commands cannot wake or stop it"
+        self._say("warning", str(disk_full(self.project.path, then)))
+        return None
 
     @contextlib.contextmanager
     def _working(self) -> Iterator[None]:
@@ -251,6 +267,7 @@ class Watcher:
         # round (one segment) instead of a round for the first and another for the rest.
         last_length = timedelta(0)
         backoff = 0.0  # seconds, after offline rounds
+        disk_backoff = 0.0  # seconds, after crawls a full disk stopped
         retry_at: datetime | None = None  # not before this after an offline round
         # a worker's: due work waits on hosts other workers hold; look again then
         blocked_until: datetime | None = None
@@ -279,7 +296,16 @@ class Watcher:
                 woken or blocked_until is not None or last_start is None or now >= last_start + gap
             ):
                 last_start = now
-                offline = self._crawl()
+                try:
+                    offline = self._crawl()
+                except DiskFull as full:
+                    disk_backoff = min(disk_backoff * 2 or watch.disk_wait, watch.disk_max_wait)
+                    retry_at = self.clock.now() + timedelta(seconds=disk_backoff)
+                    self._say("warning", f"{full}; trying again in {human_duration(disk_backoff)}")
+                    store.close_database()  # the next try connects anew: for writing, if it can
+                    woken = False
+                    continue
+                disk_backoff = 0.0
                 blocked_until = self._blocked_until()
                 last_length = self.clock.now() - now
                 if offline:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from recrawl.core.clock import utcnow
+from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.gui.main_window import PANELS
 
 from tests.gui.helpers import capture_warnings, open_window
+from tests.support.small_disk import fill, small_disk
 
 make_window = open_window
 
@@ -80,3 +83,23 @@ def test_recrawl_gui_on_a_folder_that_is_no_project_says_so(qtbot, tmp_path, cap
     assert main(["gui", str(other)]) == 1
     assert f"{other} is not a Recrawl project" in capsys.readouterr().err
     assert sorted(p.name for p in other.iterdir()) == ["letter.txt"]  # nothing created
+
+
+def test_on_a_full_disk_the_app_opens_the_project_for_reading_and_says_so(qtbot, prefs, tmp_path):
+    with small_disk(tmp_path / "disk", "4M") as disk:
+        folder = disk / "proj"
+        made = Project.init(folder)
+        inject(["http://127.0.0.1:9/"], utcnow())
+        made.close()
+        fill(disk)
+        project = Project.open(folder)
+        try:
+            window = make_window(qtbot, project, prefs)
+            said = window.statusBar().currentMessage()
+            assert said.startswith("disk full: ") and "open for reading only" in said, said
+            window.show_panel("pages")
+            panel = window.panels["pages"]
+            qtbot.waitUntil(lambda: panel.model.row_of("http://127.0.0.1:9/") is not None)
+            window.close()
+        finally:
+            project.close()

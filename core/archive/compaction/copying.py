@@ -6,6 +6,7 @@ clutter that recovery deletes.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 from datetime import datetime
@@ -75,7 +76,10 @@ class Output:
         write_index(self.index_temp, self.lines)
 
     def close(self) -> None:
-        self._fh.close()
+        # after a failure (a full disk: the buffer cannot be written) the file still goes,
+        # and so do the other outputs' (copy_plan closes each)
+        with contextlib.suppress(OSError):
+            self._fh.close()
 
 
 class _Counter:

@@ -33,6 +33,7 @@ from recrawl.core.archive.index_keys import rekey_indexes
 from recrawl.core.archive.segment_writer import recover_open_segments
 from recrawl.core.archive.segments import allocate_name, history_relpath
 from recrawl.core.clock import utcnow
+from recrawl.core.disk import full_disk, raising_disk_full
 from recrawl.core.errors import ProjectError, RecrawlError, StoreBusy
 
 
@@ -41,6 +42,10 @@ class CompactionStopped(RecrawlError):
 
     def __init__(self) -> None:
         super().__init__("the compaction stopped before its commit and was rolled back")
+
+
+#: What a full disk leaves of a compaction (the end of its one line).
+ROLLED_BACK = "the compaction was rolled back: nothing was changed"
 
 
 def _never() -> bool:
@@ -100,7 +105,11 @@ def compact(
     compaction is short and always finishes.
     """
     started = time.perf_counter()
-    with project.locked("compaction"), store.exclusive(store.COMPACTION, "compacting"):
+    with (
+        raising_disk_full(project.path, "the compaction did not start: nothing was changed"),
+        project.locked("compaction"),
+        store.exclusive(store.COMPACTION, "compacting"),
+    ):
         now = utcnow()
         # what a killed writer left goes first (recovery.recover, which imports this)
         recover_compactions(project.path, now)
@@ -149,13 +158,15 @@ def _run(
         segment, history = copy_plan(project_dir, plan, name, now, copying)
         if stop():
             raise CompactionStopped
-    except OSError as exc:  # a full disk, a file where a folder should be...
-        roll_back(project_dir, name, now)
-        raise ProjectError(
-            f"cannot write the compacted segment ({describe(exc)}); nothing was changed"
-        ) from None
-    except BaseException:
-        roll_back(project_dir, name, now)
+    except BaseException as exc:
+        roll_back(project_dir, name, now)  # its files go first: room for the journal's line
+        full = full_disk(exc, project_dir, ROLLED_BACK)
+        if full is not None:
+            raise full from exc
+        if isinstance(exc, OSError):  # a file where a folder should be...
+            raise ProjectError(
+                f"cannot write the compacted segment ({describe(exc)}); nothing was changed"
+            ) from None
         raise
     lap("copy")
     summary = CompactionSummary(
@@ -171,7 +182,14 @@ def _run(
         elapsed_s=0.0,
     )
     progress(CompactionProgress("commit", 0, 1))
-    stayed = commit(name, plan, segment, summary.to_json(), now, stop, history)  # step 2
+    try:
+        stayed = commit(name, plan, segment, summary.to_json(), now, stop, history)  # step 2
+    except BaseException as exc:
+        full = full_disk(exc, project_dir, ROLLED_BACK)  # the store's file: its transaction
+        if full is None:  # was rolled back, and so is the copy
+            raise
+        roll_back(project_dir, name, now)
+        raise full from exc
     if stayed is None:
         roll_back(project_dir, name, now)
         raise CompactionStopped

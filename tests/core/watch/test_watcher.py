@@ -13,7 +13,7 @@ import pytest
 from recrawl.core.clock import Clock, utcnow
 from recrawl.core.config import CrawlSettings, WatchSettings
 from recrawl.core.engine import Event, inject
-from recrawl.core.engine.events import WatchRound, WatchSleeping
+from recrawl.core.engine.events import LogMessage, WatchRound, WatchSleeping
 from recrawl.core.layout import WAKE_FILE
 from recrawl.core.policy import choices
 from recrawl.core.project import Project
@@ -22,6 +22,7 @@ from recrawl.core.watch.watcher import Watcher, WatchSummary
 
 from tests.support.crawling import fast_settings, page
 from tests.support.interrupted import recrawl
+from tests.support.small_disk import fill, small_disk
 
 PATIENCE = 60.0
 HOUR = timedelta(hours=1)
@@ -118,6 +119,53 @@ def test_after_a_suspend_what_fell_due_is_fetched(project, server, hourly, runni
     assert page(hourly).last_fetched >= utcnow() + 2 * HOUR - timedelta(minutes=5)
     summary = running[0].end()
     assert summary.rounds == 2 and summary.fetched == 2 and summary.stopped
+
+
+def test_on_a_full_disk_it_waits_longer_each_time_and_crawls_once_space_is_freed(
+    tmp_path, server, running
+):
+    with small_disk(tmp_path / "disk", "4M") as disk:
+        project = Project.init(disk / "proj")
+        try:
+            server.html("/", "<p>hello</p>")
+            inject([server.url("/")], utcnow())
+            filler = fill(disk)
+            clock = MovableClock()
+            seen = Seen()
+            settings = watch_settings(wake_check=0.2, disk_wait=300.0, disk_max_wait=600.0)
+            running.append(Running(Watcher(project, settings, observer=seen, clock=clock)))
+
+            def full() -> list[str]:
+                return [e.text for e in seen.of(LogMessage) if "trying again in" in e.text]
+
+            def retried(count: int, wait: str) -> None:
+                seen.wait(lambda: len(full()) == count, f"disk full line {count}")
+                said = full()[-1]
+                assert said.startswith("disk full: ") and f"free on {disk}" in said, said
+                assert said.endswith(f"; nothing committed is lost; trying again in {wait}")
+                seen.wait(lambda: len(seen.of(WatchSleeping)) >= count, "a sleep")
+                until = seen.of(WatchSleeping)[-1].until
+                assert until is not None and until - clock.now() > timedelta(seconds=240)
+
+            retried(1, "5 min")
+            clock.ahead += timedelta(minutes=5, seconds=1)
+            retried(2, "10 min")  # doubled
+            clock.ahead += timedelta(minutes=10, seconds=1)
+            retried(3, "10 min")  # at most disk_max_wait
+            assert not seen.of(WatchRound) and server.hits_for("/") == 0
+
+            filler.unlink()  # space freed: the next try crawls
+            clock.ahead += timedelta(minutes=10, seconds=1)
+            seen.wait(lambda: bool(seen.of(WatchRound)), "a round once space was freed")
+            (round_,) = seen.of(WatchRound)
+            assert round_.fetched == 1 and server.hits_for("/") == 1
+            assert len(full()) == 3
+            (no_channel,) = [e.text for e in seen.of(LogMessage) if "wake channel" in e.text]
+            assert no_channel.startswith("disk full: ")  # no room for its file, said once
+            summary = running[0].end()
+            assert summary.rounds == 1 and summary.stopped
+        finally:
+            project.close()
 
 
 def test_paused_it_fetches_nothing_until_resumed(project, server, hourly, running):

@@ -30,6 +30,7 @@ from recrawl.main import main
 from tests.support import httpserver
 from tests.support.capture_table import check_table_matches_indexes
 from tests.support.crawling import DAY, T0, clock_at, crawl
+from tests.support.small_disk import fill, small_disk
 from tests.support.warcs import cdxj_lines, read_warc
 
 # path -> the page changes every this many rounds (99: never in these six rounds)
@@ -653,3 +654,25 @@ def test_a_stop_asked_for_while_the_commit_waits_rolls_it_back(proj, capsys):
     assert segments(capsys, proj) == listed
     assert snapshot(capsys, proj, origin) == before
     check_store_matches_disk(proj)
+
+
+def test_a_compaction_into_a_full_disk_rolls_back_and_says_so(template, tmp_path, capsys):
+    with small_disk(tmp_path / "disk", "4M") as disk:
+        proj = disk / "proj"
+        shutil.copytree(template, proj)
+        origin = origin_of(proj)  # the store's WAL index made: room left for the journal
+        latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}
+        filler = fill(disk, leave=64 << 10)  # the store's journal fits, the copy does not
+        code, _, err = run(capsys, "compact", proj, "--below", "1")
+        assert code == 1 and err.count("\n") == 1, err
+        assert err.startswith("recrawl: error: disk full: "), err
+        assert err.endswith(
+            f"free on {disk}; the compaction was rolled back: nothing was changed\n"
+        )
+        assert len(segments(capsys, proj)) == ROUNDS
+        assert {path: show(capsys, proj, origin + path)[1] for path in PAGES} == latest
+        assert not [p for p in all_files(proj) if p.name.endswith((".open", ".tmp"))]
+        filler.unlink()
+        assert run(capsys, "compact", proj, "--below", "1")[0] == 0
+        check_store_matches_disk(proj)
+        assert {path: show(capsys, proj, origin + path)[1] for path in PAGES} == latest
