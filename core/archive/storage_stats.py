@@ -92,11 +92,19 @@ class FileFigures:
         spans = tuple(value["spans"])
         if not all(type(n) is int for n in (value["size"], value["mtime_ns"], *spans[:1])):
             raise ValueError("not a cache entry")
+        raw = value["tallies"]
+        tallies = tuple([Tally(h, m, bool(e), c, b) for h, m, e, c, b in raw])
+        # the sums trust the numbers and names: checked in bulk (a file of many hosts has
+        # thousands of tallies), a sum of ints being an int and a join taking only text
+        counts = sum([t[3] for t in raw]) + sum([t[4] for t in raw])
+        "".join([t[0] + t[1] for t in raw])
+        if type(counts) is not int:
+            raise ValueError("not a cache entry")
         return cls(
             relpath,
             value["size"],
             value["mtime_ns"],
-            tuple(Tally(h, m, bool(e), c, b) for h, m, e, c, b in value["tallies"]),
+            tallies,
             _offsets_from(int(value["first"]), spans),
             spans,
             str(value["earliest"]),
@@ -304,11 +312,17 @@ def _embed_urls() -> set[str]:
 
 
 def _read_cache() -> dict[str, FileFigures]:
-    value = store.get_setting(CACHE_KEY)
+    try:
+        value = store.get_setting(CACHE_KEY)
+    except ValueError:  # not JSON (edited by hand): every file is measured again
+        return {}
     if not isinstance(value, dict) or value.get("version") != CACHE_VERSION:
         return {}
+    files = value.get("files")
+    if not isinstance(files, dict):
+        return {}
     out: dict[str, FileFigures] = {}
-    for relpath, entry in dict(value.get("files") or {}).items():
+    for relpath, entry in files.items():
         try:
             out[relpath] = FileFigures.from_json(relpath, entry)
         except (KeyError, TypeError, ValueError):

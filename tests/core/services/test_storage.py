@@ -13,7 +13,7 @@ from recrawl.core.archive.compaction import compact
 from recrawl.core.engine import inject
 from recrawl.core.policy import crawl_settings
 from recrawl.core.services.storage import KINDS, Bucket, growth, storage_report
-from recrawl.core.store.models import Page
+from recrawl.core.store.models import DB, Page
 
 from tests.support import httpserver
 from tests.support.crawling import DAY, T0, clock_at, crawl
@@ -250,3 +250,33 @@ def test_a_warc_whose_index_is_unreadable_is_named_and_counted_apart(
     assert_adds_up(mended, project.path)
     index.write_text("not an index line\n")  # the WARC is unchanged: its figures stand
     assert storage_report(project.path).by_month == mended.by_month
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        "{",  # not JSON
+        '{"version": 1, "files": [1, 2]}',  # files not a mapping
+        '{"version": 1, "files": {"segments/x/x.warc.gz": [1]}}',  # an entry not a mapping
+    ],
+)
+def test_a_corrupt_cache_row_is_measured_again(project, server, second_server, corrupt):
+    crawl_rounds(project, server, second_server)
+    first = storage_report(project.path)
+    DB.execute_sql("UPDATE setting SET value = ? WHERE key = ?", (corrupt, storage_stats.CACHE_KEY))
+    again = storage_report(project.path)
+    assert again.measured_files == ROUNDS
+    assert again.by_site == first.by_site and again.by_month == first.by_month
+
+
+def test_a_cache_entry_of_the_wrong_types_is_measured_again(project, server, second_server):
+    crawl_rounds(project, server, second_server)
+    first = storage_report(project.path)
+    cached = store.get_setting(storage_stats.CACHE_KEY)
+    name = min(cached["files"])
+    entry = cached["files"][name]
+    entry["tallies"] = [[str(v) for v in tally] for tally in entry["tallies"]]
+    store.set_setting(storage_stats.CACHE_KEY, cached)
+    again = storage_report(project.path)
+    assert again.measured_files == 1
+    assert again.by_site == first.by_site and again.by_month == first.by_month
