@@ -280,3 +280,22 @@ def test_a_cache_entry_of_the_wrong_types_is_measured_again(project, server, sec
     again = storage_report(project.path)
     assert again.measured_files == 1
     assert again.by_site == first.by_site and again.by_month == first.by_month
+
+
+def test_a_history_folder_moved_elsewhere_through_a_link_counts_as_history(
+    project, server, second_server, tmp_path
+):
+    crawl_rounds(project, server, second_server)
+    compact(project, below=1.0)
+    history = project.path / "history"
+    moved = tmp_path / "bigger-disk" / "history"
+    moved.parent.mkdir()
+    history.rename(moved)
+    history.symlink_to(moved, target_is_directory=True)
+    report = storage_report(project.path)
+    warcs = sum(p.stat().st_size for p in moved.glob("*.warc.gz"))
+    assert report.by_kind["history"] == report.compaction.history_bytes == warcs > 0
+    assert sum(b.bytes for b in report.by_month) == report.warc_bytes
+    assert report.by_kind["indexes"] == sum(
+        p.stat().st_size for p in project.path.glob("segments/*/*.cdxj")
+    ) + sum(p.stat().st_size for p in moved.glob("*.cdxj"))
