@@ -189,7 +189,8 @@ def _compaction_text(report: StorageReport) -> str:
     if fold.segments:
         text = (
             f"Compaction: {plural(len(fold.segments), 'segment')} ({size(fold.segments_bytes)}) "
-            f"hold {plural(fold.superseded_records, 'superseded capture')} "
+            f"{'holds' if len(fold.segments) == 1 else 'hold'} "
+            f"{plural(fold.superseded_records, 'superseded capture')} "
             f"({size(fold.superseded_bytes)}); compacting moves them to history/, dropping "
             "superseded captures frees them."
         )

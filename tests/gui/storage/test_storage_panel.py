@@ -85,3 +85,10 @@ def test_ctrl_9_shows_the_storage_panel(qtbot, window):
     panel = window.panels["storage"]
     qtbot.waitUntil(lambda: panel.report is not None, timeout=10_000)
     assert panel.sites.rowCount() == 0 and panel.growth.text().startswith("Growth: not known")
+
+
+def test_the_panel_says_one_segment_holds(qtbot, window, project, server):
+    crawl_rounds(project, server, rounds=2)
+    panel = shown(qtbot, window)
+    assert panel.compaction.text().startswith("Compaction: 1 segment (")
+    assert ") holds 1 superseded capture" in panel.compaction.text()
