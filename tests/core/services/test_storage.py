@@ -299,3 +299,34 @@ def test_a_history_folder_moved_elsewhere_through_a_link_counts_as_history(
     assert report.by_kind["indexes"] == sum(
         p.stat().st_size for p in project.path.glob("segments/*/*.cdxj")
     ) + sum(p.stat().st_size for p in moved.glob("*.cdxj"))
+
+
+def test_a_store_another_writer_holds_is_not_waited_for(
+    project, server, second_server, monkeypatch
+):
+    """The cache's write gives up at once on a store another process is writing (a long
+    transaction): a quick look does not wait the store's 10 s for the write lock."""
+    import sqlite3
+
+    crawl_rounds(project, server, second_server)
+    waits = []
+    write = store.set_setting
+
+    def noting_the_wait(key, value):
+        waits.append(DB.execute_sql("PRAGMA busy_timeout").fetchone()[0])
+        write(key, value)
+
+    monkeypatch.setattr(store, "set_setting", noting_the_wait)
+    other = sqlite3.connect(project.path / "recrawl.sqlite", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # the write lock, as a crawl's commit holds it
+        report = storage_report(project.path)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert_adds_up(report, project.path)
+    assert store.get_setting(storage_stats.CACHE_KEY) is None  # skipped, made next time
+    assert waits and waits[0] <= storage_stats.WRITE_WAIT_MS
+    assert DB.execute_sql("PRAGMA busy_timeout").fetchone()[0] == 10_000  # as it was
+    assert storage_report(project.path).measured_files == ROUNDS  # and written now
+    assert store.get_setting(storage_stats.CACHE_KEY) is not None
