@@ -15,10 +15,11 @@ becomes a page; its earlier captures keep counting as embeds).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,12 +30,15 @@ from recrawl.core import store
 from recrawl.core.archive.cdxj import parse_line
 from recrawl.core.errors import RecrawlError
 from recrawl.core.layout import HISTORY_DIR, SEGMENTS_DIR
-from recrawl.core.store.models import Page, PageKind
+from recrawl.core.store.models import DB, Page, PageKind
 
 #: The store's settings row holding every measured file's figures.
 CACHE_KEY = "storage_figures"
 #: Bumped when what a file's figures hold changes: older entries are measured again.
 CACHE_VERSION = 1
+#: How long (ms) the cache's write waits for another writer's lock on SQLite before it
+#: is skipped.
+WRITE_WAIT_MS = 200
 
 # our own lines start with the URL and end with the offset and file name (cdxj_line)
 _OUR_LINE = re.compile(
@@ -92,11 +96,19 @@ class FileFigures:
         spans = tuple(value["spans"])
         if not all(type(n) is int for n in (value["size"], value["mtime_ns"], *spans[:1])):
             raise ValueError("not a cache entry")
+        raw = value["tallies"]
+        tallies = tuple([Tally(h, m, bool(e), c, b) for h, m, e, c, b in raw])
+        # the sums trust the numbers and names: checked in bulk (a file of many hosts has
+        # thousands of tallies), a sum of ints being an int and a join taking only text
+        counts = sum([t[3] for t in raw]) + sum([t[4] for t in raw])
+        "".join([t[0] + t[1] for t in raw])
+        if type(counts) is not int:
+            raise ValueError("not a cache entry")
         return cls(
             relpath,
             value["size"],
             value["mtime_ns"],
-            tuple(Tally(h, m, bool(e), c, b) for h, m, e, c, b in value["tallies"]),
+            tallies,
             _offsets_from(int(value["first"]), spans),
             spans,
             str(value["earliest"]),
@@ -304,11 +316,17 @@ def _embed_urls() -> set[str]:
 
 
 def _read_cache() -> dict[str, FileFigures]:
-    value = store.get_setting(CACHE_KEY)
+    try:
+        value = store.get_setting(CACHE_KEY)
+    except ValueError:  # not JSON (edited by hand): every file is measured again
+        return {}
     if not isinstance(value, dict) or value.get("version") != CACHE_VERSION:
         return {}
+    files = value.get("files")
+    if not isinstance(files, dict):
+        return {}
     out: dict[str, FileFigures] = {}
-    for relpath, entry in dict(value.get("files") or {}).items():
+    for relpath, entry in files.items():
         try:
             out[relpath] = FileFigures.from_json(relpath, entry)
         except (KeyError, TypeError, ValueError):
@@ -319,6 +337,23 @@ def _read_cache() -> dict[str, FileFigures]:
 def _write_cache(files: list[FileFigures]) -> None:
     value = {"version": CACHE_VERSION, "files": {f.relpath: f.to_json() for f in files}}
     try:
-        store.set_setting(CACHE_KEY, value)
+        with _short_wait():
+            store.set_setting(CACHE_KEY, value)
     except Exception:  # a read-only look works on a full disk or a busy store: no cache then
         return
+
+
+@contextlib.contextmanager
+def _short_wait() -> Iterator[None]:
+    """SQLite's wait for the write lock cut to :data:`WRITE_WAIT_MS` meanwhile: another
+    process's long transaction would hold a quick look for the store's whole wait (10 s)
+    for a cache the next look writes as well."""
+    if store.is_server_store():
+        yield
+        return
+    (before,) = DB.execute_sql("PRAGMA busy_timeout").fetchone()
+    DB.execute_sql(f"PRAGMA busy_timeout = {WRITE_WAIT_MS}")
+    try:
+        yield
+    finally:
+        DB.execute_sql(f"PRAGMA busy_timeout = {int(before)}")

@@ -70,7 +70,7 @@ def report_text(report: StorageReport) -> str:
     if fold.segments:
         lines.append(
             f"compaction: {plural(len(fold.segments), 'segment')} "
-            f"({human_size(fold.segments_bytes)}) hold {plural(fold.superseded_records, 'superseded capture')} "
+            f"({human_size(fold.segments_bytes)}) {'holds' if len(fold.segments) == 1 else 'hold'} {plural(fold.superseded_records, 'superseded capture')} "
             f"({human_size(fold.superseded_bytes)}): compacting them moves those to history/, "
             "--drop-superseded frees them"
         )

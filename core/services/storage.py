@@ -272,7 +272,9 @@ def _kind(relpath: str) -> str:
 
 
 def _files(folder: Path) -> Iterable[tuple[str, int]]:
-    """Every regular file under ``folder`` (relative path, size), links not followed."""
+    """Every regular file under ``folder`` (relative path, size), links not followed but
+    for ``segments/`` and ``history/`` themselves: the rest of Recrawl reads through
+    those (a history moved to a bigger disk), and so are their WARCs measured."""
     stack = [("", folder)]
     while stack:
         prefix, path = stack.pop()
@@ -280,7 +282,8 @@ def _files(folder: Path) -> Iterable[tuple[str, int]]:
             with os.scandir(path) as entries:
                 for entry in entries:
                     try:
-                        if entry.is_dir(follow_symlinks=False):
+                        linked = not prefix and entry.name in (SEGMENTS_DIR, HISTORY_DIR)
+                        if entry.is_dir(follow_symlinks=linked):
                             stack.append((f"{prefix}{entry.name}/", Path(entry.path)))
                         elif entry.is_file(follow_symlinks=False):
                             yield f"{prefix}{entry.name}", entry.stat(follow_symlinks=False).st_size

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from recrawl.core.services.storage import KINDS, StorageReport, storage_report
+from recrawl.core.services.storage import KINDS, WARN_SETTING, StorageReport, storage_report
 from recrawl.core.words import percent, plural
 from recrawl.gui.common.formatting import local_time, size
 from recrawl.gui.common.plots import from_zero, plot_widget
@@ -136,17 +136,23 @@ class StoragePanel(Panel):
             self._again = False
             self.query()
         self.report = report
+        free = report.free
+        # the report's sentence is the command's, in GiB: said again in the panel's units,
+        # or the free space reads as two different figures a line apart
         self.warning.setText(
-            f"Low disk space: {report.free.warning}" if report.free.warning else ""
+            f"Low disk space: only {size(free.free_bytes)} free on {free.path}, below "
+            f"{WARN_SETTING} ({size(free.warn_below)}): compact the segments with "
+            "superseded captures dropped, or move the project"
+            if free.warning
+            else ""
         )
-        self.warning.setVisible(report.free.warning is not None)
+        self.warning.setVisible(free.warning is not None)
         self.summary.setText(
             f"{size(report.total_bytes)} in {report.folder} "
             f"(measured {local_time(report.measured_at)})"
         )
         for kind, label in self.kind_values.items():
             label.setText(size(report.by_kind[kind]))
-        free = report.free
         self.free.setText(
             f"Free: {size(free.free_bytes)} of {size(free.total_bytes)} on {free.path}"
             + (f"; a warning below {size(free.warn_below)}" if free.warn_below else "")
@@ -183,7 +189,8 @@ def _compaction_text(report: StorageReport) -> str:
     if fold.segments:
         text = (
             f"Compaction: {plural(len(fold.segments), 'segment')} ({size(fold.segments_bytes)}) "
-            f"hold {plural(fold.superseded_records, 'superseded capture')} "
+            f"{'holds' if len(fold.segments) == 1 else 'hold'} "
+            f"{plural(fold.superseded_records, 'superseded capture')} "
             f"({size(fold.superseded_bytes)}); compacting moves them to history/, dropping "
             "superseded captures frees them."
         )

@@ -113,3 +113,11 @@ def test_storage_text_and_its_warning(tmp_path, capsys, server, db_args):
     assert code == 0
     first = out.splitlines()[0]
     assert first.startswith("WARNING: only ") and "storage.warn_free" in first
+
+
+def test_storage_text_says_one_segment_holds(tmp_path, capsys, server, db_args):
+    d = crawled(tmp_path, capsys, server, db_args)
+    code, out, _ = run(capsys, "storage", d)
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("compaction: ")]
+    assert line.startswith("compaction: 1 segment (") and ") holds " in line

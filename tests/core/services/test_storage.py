@@ -13,7 +13,7 @@ from recrawl.core.archive.compaction import compact
 from recrawl.core.engine import inject
 from recrawl.core.policy import crawl_settings
 from recrawl.core.services.storage import KINDS, Bucket, growth, storage_report
-from recrawl.core.store.models import Page
+from recrawl.core.store.models import DB, Page
 
 from tests.support import httpserver
 from tests.support.crawling import DAY, T0, clock_at, crawl
@@ -250,3 +250,83 @@ def test_a_warc_whose_index_is_unreadable_is_named_and_counted_apart(
     assert_adds_up(mended, project.path)
     index.write_text("not an index line\n")  # the WARC is unchanged: its figures stand
     assert storage_report(project.path).by_month == mended.by_month
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        "{",  # not JSON
+        '{"version": 1, "files": [1, 2]}',  # files not a mapping
+        '{"version": 1, "files": {"segments/x/x.warc.gz": [1]}}',  # an entry not a mapping
+    ],
+)
+def test_a_corrupt_cache_row_is_measured_again(project, server, second_server, corrupt):
+    crawl_rounds(project, server, second_server)
+    first = storage_report(project.path)
+    DB.execute_sql("UPDATE setting SET value = ? WHERE key = ?", (corrupt, storage_stats.CACHE_KEY))
+    again = storage_report(project.path)
+    assert again.measured_files == ROUNDS
+    assert again.by_site == first.by_site and again.by_month == first.by_month
+
+
+def test_a_cache_entry_of_the_wrong_types_is_measured_again(project, server, second_server):
+    crawl_rounds(project, server, second_server)
+    first = storage_report(project.path)
+    cached = store.get_setting(storage_stats.CACHE_KEY)
+    name = min(cached["files"])
+    entry = cached["files"][name]
+    entry["tallies"] = [[str(v) for v in tally] for tally in entry["tallies"]]
+    store.set_setting(storage_stats.CACHE_KEY, cached)
+    again = storage_report(project.path)
+    assert again.measured_files == 1
+    assert again.by_site == first.by_site and again.by_month == first.by_month
+
+
+def test_a_history_folder_moved_elsewhere_through_a_link_counts_as_history(
+    project, server, second_server, tmp_path
+):
+    crawl_rounds(project, server, second_server)
+    compact(project, below=1.0)
+    history = project.path / "history"
+    moved = tmp_path / "bigger-disk" / "history"
+    moved.parent.mkdir()
+    history.rename(moved)
+    history.symlink_to(moved, target_is_directory=True)
+    report = storage_report(project.path)
+    warcs = sum(p.stat().st_size for p in moved.glob("*.warc.gz"))
+    assert report.by_kind["history"] == report.compaction.history_bytes == warcs > 0
+    assert sum(b.bytes for b in report.by_month) == report.warc_bytes
+    assert report.by_kind["indexes"] == sum(
+        p.stat().st_size for p in project.path.glob("segments/*/*.cdxj")
+    ) + sum(p.stat().st_size for p in moved.glob("*.cdxj"))
+
+
+def test_a_store_another_writer_holds_is_not_waited_for(
+    project, server, second_server, monkeypatch
+):
+    """The cache's write gives up at once on a store another process is writing (a long
+    transaction): a quick look does not wait the store's 10 s for the write lock."""
+    import sqlite3
+
+    crawl_rounds(project, server, second_server)
+    waits = []
+    write = store.set_setting
+
+    def noting_the_wait(key, value):
+        waits.append(DB.execute_sql("PRAGMA busy_timeout").fetchone()[0])
+        write(key, value)
+
+    monkeypatch.setattr(store, "set_setting", noting_the_wait)
+    other = sqlite3.connect(project.path / "recrawl.sqlite", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # the write lock, as a crawl's commit holds it
+        report = storage_report(project.path)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert_adds_up(report, project.path)
+    assert store.get_setting(storage_stats.CACHE_KEY) is None  # skipped, made next time
+    assert waits and waits[0] <= storage_stats.WRITE_WAIT_MS
+    assert DB.execute_sql("PRAGMA busy_timeout").fetchone()[0] == 10_000  # as it was
+    assert storage_report(project.path).measured_files == ROUNDS  # and written now
+    assert store.get_setting(storage_stats.CACHE_KEY) is not None

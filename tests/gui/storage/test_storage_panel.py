@@ -60,6 +60,11 @@ def test_the_panel_warns_below_the_free_space_setting(qtbot, window, project, se
     qtbot.waitUntil(lambda: panel.report is not first, timeout=10_000)
     assert panel.warning.isVisible()
     assert panel.warning.text().startswith("Low disk space: only ")
+    # in the units of the panel's other figures (its "Free:" line), not the command's
+    free = panel.report.free
+    assert f"only {size(free.free_bytes)} free" in panel.warning.text()
+    assert size(free.warn_below) in panel.warning.text()
+    assert "GiB" not in panel.warning.text()
 
 
 def test_a_round_refreshes_the_shown_panel(qtbot, window, project, server):
@@ -80,3 +85,10 @@ def test_ctrl_9_shows_the_storage_panel(qtbot, window):
     panel = window.panels["storage"]
     qtbot.waitUntil(lambda: panel.report is not None, timeout=10_000)
     assert panel.sites.rowCount() == 0 and panel.growth.text().startswith("Growth: not known")
+
+
+def test_the_panel_says_one_segment_holds(qtbot, window, project, server):
+    crawl_rounds(project, server, rounds=2)
+    panel = shown(qtbot, window)
+    assert panel.compaction.text().startswith("Compaction: 1 segment (")
+    assert ") holds 1 superseded capture" in panel.compaction.text()
