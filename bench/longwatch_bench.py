@@ -2,8 +2,8 @@
 what really happened on it.
 
     python bench/longwatch_bench.py [--days 365] [--step-hours 6] [--articles 1000]
-                                    [--seed 0] [--schedule discovery] [--no-rule]
-                                    [--keep] [--out DIR]
+                                    [--seed 0] [--schedule discovery] [--param K=V]
+                                    [--set NAME=VALUE] [--no-rule] [--keep] [--out DIR]
 
 **The site** (a threaded server in this process, bench/simulated_site.py) lives in
 simulated time: its clock is set to T before each crawl. ``--articles`` articles, 10 % of
@@ -38,7 +38,8 @@ placed at the crawl instant it belongs to):
 
 - *discovery delay* by route: ``first_seen`` − publication, for articles published after
   the first crawl (mean, median, max); articles never seen are "missed". A step of S hours
-  adds about S/2 to every delay.
+  adds about S/2 to every delay. Articles the site never showed during the watch
+  (published in the month before it, deleted before the first crawl) are left out.
 - *change recall and false alarms* per pair of consecutive 200 fetches of a page: the pair
   is changed in truth when what the page shows apart from noise (an article's version, a
   hub's listed titles and teasers; the home page never changes) differs between the two
@@ -55,7 +56,11 @@ placed at the crawl instant it belongs to):
 - *command times* at the end, as whole processes: ``urls --json``, ``news --json``,
   ``storage --json`` (n/a where the command does not exist), ``show --at`` of 20 random
   captures; and replay: ``recrawl replay`` started (core/replay/server.py) and 100 random
-  captures' ``id_`` URLs fetched from it (median and p95; one first request not counted).
+  captures' ``id_`` URLs fetched from it (median and p95; one first request not counted;
+  an answer that is not that capture, by its ``Memento-Datetime``, is a failure).
+- each crawl's wall time and CPU time (user + system of the crawl process and its analysis
+  processes: what the machine's other load does not change), and a least-squares fit of
+  its wall time as a fixed cost + a cost a page fetched.
 
 Targets (issue 29, for a simulated year of 6-hourly crawls of a 1,000-article site) are
 printed beside the figures; exit status 1 if one is missed. Until automatic compaction
@@ -70,6 +75,7 @@ import itertools
 import json
 import math
 import random
+import resource
 import shutil
 import statistics
 import sys
@@ -80,7 +86,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from email.utils import format_datetime
+from email.utils import format_datetime, parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +155,11 @@ class Article:
 
     def live(self, at: datetime) -> bool:
         return self.published <= at and (self.deleted is None or at < self.deleted)
+
+    def shown(self, first: datetime, last: datetime) -> bool:
+        """Whether the site showed it at some instant of [first, last] (an article of the
+        month before deleted before the first crawl never was)."""
+        return self.published <= last and (self.deleted is None or self.deleted > first)
 
     def content(self, at: datetime) -> Content:
         return self.versions[self.version(at)]
@@ -377,6 +388,8 @@ class Watch:
     crawl_fetched: list[int]
     rule: bool
     schedule: str
+    #: CPU seconds of each crawl (its process and the analysis processes it ran: user + system)
+    crawl_cpu: list[float] = field(default_factory=list)
 
     @property
     def fetched(self) -> int:
@@ -419,13 +432,14 @@ def watch(
         recrawl("changes", str(project), "--set", "127.0.0.1", "--remove", TICKER_SELECTOR)
     recrawl("inject", str(project), base + "/")
     steps = int(days * 24 / step_hours)
-    instants, seconds, counts = [], [], []
+    instants, seconds, counts, cpu = [], [], [], []
     began = time.perf_counter()
     for k in range(steps + 1):
         site.now = START + timedelta(hours=k * step_hours)
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), children_cpu()
         counts.append(crawl_at(project, site.now)["fetched"])
         seconds.append(time.perf_counter() - t0)
+        cpu.append(children_cpu() - cpu0)
         instants.append(site.now)
         fetched = sum(counts)
         if progress and k and k % max(1, steps // 20) == 0:
@@ -436,7 +450,13 @@ def watch(
                 file=sys.stderr,
                 flush=True,
             )
-    return Watch(project, base, instants, seconds, counts, rule, schedule)
+    return Watch(project, base, instants, seconds, counts, rule, schedule, cpu)
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's ended children and theirs (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # --- scoring ------------------------------------------------------------------------------
@@ -570,7 +590,7 @@ def score(site: Site, run: Watch, pages: list[dict[str, Any]], events: list[Fetc
     delays: dict[str, dict[str, float]] = {route: {} for route, _ in ROUTES}
     missed, unseen_yet, uncaptured = [], [], []
     for a in site.articles:
-        if a.published > last:
+        if not a.shown(first, last):
             continue
         page = known.get(a.path)
         if page is None:
@@ -601,7 +621,7 @@ def score(site: Site, run: Watch, pages: list[dict[str, Any]], events: list[Fetc
         bad = [f for f in by_path.get(a.path, []) if f.status in (404, 410)]
         if any(a.deleted is None or f.at < a.deleted for f in bad):
             wrongly.append(a.path)
-        if a.deleted is None or a.deleted > last:
+        if a.deleted is None or a.deleted > last or not a.shown(first, last):
             continue
         seen = [f.at for f in bad if f.at >= a.deleted]
         gone[a.path] = (min(seen) - a.deleted).total_seconds() / 3600 if seen else None
@@ -700,8 +720,10 @@ def time_replay(
             try:
                 with urllib.request.urlopen(url, timeout=30) as answer:
                     body = answer.read()
-                    ok = answer.status == 200 and f.path.encode() in body + f.url.encode()
-            except OSError:
+                    memento = parsedate_to_datetime(answer.headers.get("Memento-Datetime", ""))
+                # the capture asked for, not a neighbour: its instant, to the second
+                ok = bool(body) and memento == f.fetched_at.replace(microsecond=0)
+            except (OSError, ValueError, TypeError):
                 ok = False
             spent = time.perf_counter() - began
             if i:  # the first warms pywb up
@@ -751,9 +773,11 @@ def report(site: Site, run: Watch, result: Score, timings: Timings, wall: float)
     )
     fixed, per_page = run.cost_fit()
     year = 365 * 24 / (result.days / max(1, crawls - 1) * 24) if result.days else math.nan
+    cpu = statistics.mean(run.crawl_cpu) if run.crawl_cpu else math.nan
     print(
         f"crawl cost: {fixed:.2f} s + {1000 * per_page:.1f} ms a page fetched (least squares); "
-        f"{run.fetched / crawls:.1f} pages a crawl; at this rate a year of these crawls "
+        f"{run.fetched / crawls:.1f} pages a crawl; CPU {cpu:.2f} s a crawl (user + system, "
+        f"its analysis processes included); at this rate a year of these crawls "
         f"({year:,.0f}) takes {year * mean_crawl / 60:,.0f} min"
     )
     print("discovery delay (first_seen - published, hours):")
@@ -773,7 +797,7 @@ def report(site: Site, run: Watch, result: Score, timings: Timings, wall: float)
         print(
             f"  {route:<8} {len(values):>5,} of {wanted:>5,} published during the watch: {figures}"
         )
-    articles = sum(1 for a in site.articles if a.published <= run.instants[-1] - GRACE)
+    articles = sum(1 for a in site.articles if a.shown(run.instants[0], run.instants[-1] - GRACE))
     print(
         f"articles missed (never seen, published {GRACE.days} d or more before the last crawl): "
         f"{len(result.missed):,} of {articles:,} "
