@@ -772,13 +772,20 @@ def report(site: Site, run: Watch, result: Score, timings: Timings, wall: float)
         f"{max(run.crawl_seconds):.2f} s); bench wall time {wall:.0f} s"
     )
     fixed, per_page = run.cost_fit()
-    year = 365 * 24 / (result.days / max(1, crawls - 1) * 24) if result.days else math.nan
     cpu = statistics.mean(run.crawl_cpu) if run.crawl_cpu else math.nan
+    # a year of crawls at this step, from the wall times and from the CPU times (on a busy
+    # machine the wall times say more about the other load than about the crawl)
+    year = 365 * 24 / (result.days / max(1, crawls - 1) * 24) if result.days else math.nan
+    fit = (
+        f"{fixed:.2f} s + {1000 * per_page:.1f} ms a page fetched (least squares)"
+        if per_page > 0
+        else "no fit (wall times not rising with pages: the machine's other load)"
+    )
     print(
-        f"crawl cost: {fixed:.2f} s + {1000 * per_page:.1f} ms a page fetched (least squares); "
-        f"{run.fetched / crawls:.1f} pages a crawl; CPU {cpu:.2f} s a crawl (user + system, "
-        f"its analysis processes included); at this rate a year of these crawls "
-        f"({year:,.0f}) takes {year * mean_crawl / 60:,.0f} min"
+        f"crawl cost: {fit}; {run.fetched / crawls:.1f} pages a crawl; CPU {cpu:.2f} s a crawl "
+        f"(user + system, its analysis processes included); a year of such crawls "
+        f"({year:,.0f}): {year * mean_crawl / 60:,.0f} min at this wall time, "
+        f"{year * cpu / 60:,.0f} CPU-min"
     )
     print("discovery delay (first_seen - published, hours):")
     for route, _ in ROUTES:
