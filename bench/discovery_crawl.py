@@ -2,7 +2,7 @@
 
     python bench/discovery_crawl.py [--days 30] [--step-hours 6] [--seed 0]
 
-A loopback site (a threaded Python server in this process) publishes articles over a
+A loopback site (a threaded Python server in this process, bench/simulated_site.py) publishes articles over a
 simulated month, each at a known instant, by three paths:
 
 - **hubs**: 20 section pages, each listing its latest 30 articles (only there), new ones
@@ -28,18 +28,16 @@ import json
 import math
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from statistics import mean, median
 
-BIN = Path(sys.executable).parent
+from bench.simulated_site import crawl_at, recrawl, serve, stop
+
 START = datetime(2027, 3, 1, tzinfo=UTC)
 HUBS = 20
 LISTED = 30
@@ -125,33 +123,6 @@ class Site:
         )
 
 
-def serve(site: Site) -> tuple[ThreadingHTTPServer, str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            status, kind, body = site.page(self.path.split("?")[0])
-            body = body.replace(b"{base}", base.encode())
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, base
-
-
-def recrawl(*args: str) -> str:
-    done = subprocess.run([str(BIN / "recrawl"), *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"recrawl {args[0]} failed: {done.stderr[-2000:]}")
-    return done.stdout
-
-
 def crawl_month(site: Site, base: str, work: Path, schedule: str, days: float, step: float) -> dict:
     project = work / schedule
     recrawl("init", str(project))
@@ -162,9 +133,7 @@ def crawl_month(site: Site, base: str, work: Path, schedule: str, days: float, s
     steps = int(days * 24 / step)
     for k in range(steps + 1):
         site.now = START + timedelta(hours=k * step)
-        now = site.now.strftime("%Y-%m-%dT%H:%M:%SZ")
-        out = recrawl("crawl", str(project), "--now", now, "--delay", "0", "--json")
-        fetched += json.loads(out.strip().splitlines()[-1])["fetched"]
+        fetched += crawl_at(project, site.now)["fetched"]
     pages = json.loads(recrawl("urls", str(project), "--json"))
     return {"fetched": fetched, "pages": {p["url"][len(base) :]: p for p in pages}}
 
@@ -206,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         f" {counts['sitemap']} in the sitemap only, {counts['feed']} in the feed only); a crawl "
         f"every {args.step_hours:g} h of simulated time (adds ~{args.step_hours / 2:g} h to every delay)"
     )
-    server, base = serve(site)
+    server, base = serve(site.page)
     work = Path(tempfile.mkdtemp(prefix="recrawl-discovery-crawl-"))
     try:
         for schedule in args.schedules.split(","):
@@ -217,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                 crawl_month(site, base, work, schedule, args.days, args.step_hours),
             )
     finally:
-        server.shutdown()
+        stop(server)
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
