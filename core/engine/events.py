@@ -221,6 +221,16 @@ class WatchRound:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """Compaction by policy folded a finished period's segments (docs/design.md §18), after
+    a crawl or between a watcher's rounds; ``text`` is the log's line for it."""
+
+    segments: tuple[str, ...]
+    new_segment: str | None
+    text: str
+
+
 Event = (
     RoundStarted
     | PageFetched
@@ -231,6 +241,7 @@ Event = (
     | CrawlFinished
     | WatchSleeping
     | WatchRound
+    | Compacted
 )
 Observer = Callable[[Sequence[Event]], None]
 
