@@ -6,12 +6,18 @@ made gives the bytes the site served then."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import shutil
+import sqlite3
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from recrawl.core.clock import parse_iso, segment_name, to_iso
@@ -160,3 +166,139 @@ def test_settings_choose_the_policy_or_none(tmp_path, capsys, site):
     assert code == 0
     assert "compacted 2 segments of 2027-01-29 into 20270129000001" in err
     assert len(segment_names(proj)) == 3  # Jan 29 folded; Jan 30's two rounds
+
+
+# -- killed at random moments of its compaction ------------------------------------------
+
+#: `recrawl crawl` as a user runs it, its compactions' steps printed as they go (the
+#: default progress of compact(), the one a fold by policy uses, made to talk).
+CRAWL_SCRIPT = """
+import sys
+from recrawl.core.archive.compaction import run
+run.quiet = lambda p: print(p.phase, p.done, p.total, flush=True)
+from recrawl.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def crawl_child(proj: Path, now: datetime) -> subprocess.Popen[str]:
+    args = ["crawl", str(proj), "--now", str(to_iso(now)), "--delay", "0"]
+    return subprocess.Popen(
+        [sys.executable, "-c", CRAWL_SCRIPT, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def killed_site() -> Iterator[httpserver.TestServer]:
+    server = httpserver.TestServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def three_days(tmp_path_factory, killed_site) -> tuple[Path, dict[tuple[str, str], bytes]]:
+    """Jan 30 to Feb 1, four rounds a day with auto compaction off, then on again; and
+    the pages due for the next round (Feb 2, 00:00), whose crawl folds January into one
+    segment and Feb 1 into another."""
+    site = killed_site
+    proj = tmp_path_factory.mktemp("auto") / "template"
+    main(["init", str(proj)])
+    main(["settings", str(proj), "--set", "compaction.auto=false"])
+    served: dict[tuple[str, str], bytes] = {}
+    start = START + timedelta(days=1)
+    for r in range(4 * 3 + 1):
+        paths = fetched_in(r)
+        for path in paths:
+            site.html(path, body(path, version(path, r)))
+        main(["inject", str(proj), *map(site.url, paths)])
+        main(["refetch", str(proj), *map(site.url, paths)])
+        if r == 4 * 3:
+            break  # the next round's pages are due: the killed crawl fetches them
+        assert (
+            main(["crawl", str(proj), "--now", str(to_iso(start + r * SIX_HOURS)), "--delay", "0"])
+            == 0
+        )
+        for path in paths:
+            stamp = next(
+                s for u, s in captures(proj) if u == site.url(path) and (u, s) not in served
+            )
+            served[site.url(path), stamp] = body(path, version(path, r)).encode()
+    main(["settings", str(proj), "--set", "compaction.auto=true"])
+    return proj, served
+
+
+SIX_HOURS = timedelta(hours=6)
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def unfinished_states(proj: Path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(proj / "recrawl.sqlite")) as db:
+        return [s for (s,) in db.execute("SELECT state FROM compaction")]
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_of_an_auto_compaction(three_days, tmp_path, capsys):
+    template, served = three_days
+    now = START + timedelta(days=4)  # 2027-02-02T00:00
+    calibration = tmp_path / "calibration"
+    shutil.copytree(template, calibration)
+    child = crawl_child(calibration, now)
+    lines = child.communicate(timeout=120)[0].splitlines()
+    assert child.returncode == 0
+    phases = [line.split()[0] for line in lines]
+    assert phases.count("done") == 2  # two folds: January, and Feb 1
+    assert segment_names(calibration) == ["20270101000000", "20270201000001", "20270202000000"]
+    before = captures(template)
+    assert set(before) == set(served)
+
+    def as_served(proj: Path) -> dict[tuple[str, str], bytes]:
+        """The template's captures and those of the killed crawl's round (made before
+        its folds), each with the bytes the site served."""
+        new = set(captures(proj)) - set(before)
+        assert sorted(urlsplit(url).path for url, _ in new) == sorted(fetched_in(12))
+        assert all(stamp.startswith("202702020000") for _, stamp in new)
+        made = {
+            (u, t): body(urlsplit(u).path, version(urlsplit(u).path, 12)).encode() for u, t in new
+        }
+        return {**served, **made}
+
+    rng = random.Random(2027)
+    late = [i for i, p in enumerate(phases, 1) if p in ("commit", "rename", "delete")]
+    copying = [i for i, p in enumerate(phases, 1) if p == "copy"]
+    moments = sorted(rng.sample(copying, 3) + rng.sample(late, 3))
+    outcomes: Counter[str] = Counter()
+    for i, moment in enumerate(moments):
+        proj = tmp_path / f"kill{i}"
+        shutil.copytree(template, proj)
+        child = crawl_child(proj, now)
+        assert child.stdout is not None
+        for _ in range(moment):  # kill right after the child reports this step
+            child.stdout.readline()
+        child.kill()
+        child.communicate(timeout=30)
+        outcomes.update(
+            f"killed while {s}" for s in unfinished_states(proj) if s in ("copying", "committed")
+        )
+        # the next command recovers: every capture is there once and reads as served
+        assert run(capsys, "segments", proj)[0] == 0
+        found = captures(proj)
+        expected = as_served(proj)
+        assert set(found) == set(expected) and set(found.values()) == {1}, moment
+        assert not [p for p in proj.rglob("*") if p.name.endswith((".open", ".tmp"))], moment
+        for (url, stamp), data in expected.items():
+            assert show_at(capsys, proj, url, stamp) == data, (moment, url, stamp)
+        # the next crawl folds what is still due, to the same end
+        assert (
+            run(capsys, "crawl", proj, "--now", to_iso(now + timedelta(hours=1)), "--delay", "0")[0]
+            == 0
+        )
+        # (a fold rolled back leaves its name taken: the next one is named a second on)
+        assert [n[:8] for n in segment_names(proj)] == ["20270101", "20270201", "20270202"]
+        assert set(captures(proj)) == set(expected)
+        assert all(s in ("done", "rolled_back") for s in unfinished_states(proj))
+    assert outcomes["killed while copying"] >= 2, outcomes
+    assert outcomes["killed while committed"] >= 1, outcomes
