@@ -95,7 +95,7 @@ def compaction_lines(events: Sequence[Event]) -> None:
     observer of ``crawl --json``, whose stdout is the summary alone."""
     for event in events:
         if isinstance(event, Compacted):
-            print(event.text, file=sys.stderr)
+            print(event.line, file=sys.stderr)
 
 
 class CrawlReport:
@@ -132,7 +132,7 @@ class CrawlReport:
             elif isinstance(event, LogMessage) and event.level != "info":
                 print(f"{event.level}: {event.text}", file=sys.stderr)
             elif isinstance(event, Compacted):  # compaction by policy (§18)
-                print(event.text, file=sys.stderr)
+                print(event.line, file=sys.stderr)
 
     def _failed(self, event: PageFetched) -> None:
         if event.error:

@@ -81,7 +81,7 @@ class WatchReport:
             elif isinstance(event, LogMessage) and event.level != "info":
                 print(f"{event.level}: {event.text}", file=sys.stderr, flush=True)
             elif isinstance(event, Compacted):  # between rounds, by policy (§18)
-                print(event.text, file=sys.stderr, flush=True)
+                print(event.line, file=sys.stderr, flush=True)
 
     def _print(self, line: str) -> None:
         with self._lock:

@@ -1,6 +1,6 @@
 """Compaction by policy after a crawl and between a watcher's rounds (docs/design.md §18),
-said in the crawl's log: one :class:`~.events.Compacted` a fold, a warning for a fold
-that failed (the crawl goes on; the next one tries again)."""
+said in the crawl's log: one :class:`~.events.Compacted` a fold (a failed one a warning:
+the crawl goes on, and the next one tries again)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from recrawl.core.archive.compaction.auto import DONE, FAILED, FoldResult, fold, fold_due
 from recrawl.core.archive.compaction.policy import Fold
 from recrawl.core.config import CompactionSettings
-from recrawl.core.engine.events import Compacted, Event, LogMessage
+from recrawl.core.engine.events import Compacted, Event
 
 
 def compact_due(
@@ -43,4 +43,4 @@ def tell(result: FoldResult, emit: Callable[[Event], None]) -> None:
     if result.outcome == DONE and result.summary is not None:
         emit(Compacted(result.fold.names, result.summary.new_segment, result.describe()))
     elif result.outcome == FAILED:
-        emit(LogMessage("warning", result.describe()))
+        emit(Compacted(result.fold.names, None, result.describe(), failed=True))

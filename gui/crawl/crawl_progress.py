@@ -307,7 +307,7 @@ def log_line(item: Event | str) -> str | None:
     if isinstance(item, LogMessage):
         return f"{item.level}  {item.text}"
     if isinstance(item, Compacted):  # compaction by policy (docs/design.md §18): progress
-        return f"info  {item.text}"
+        return f"{'warning' if item.failed else 'info'}  {item.text}"
     if isinstance(item, RoundFinished):
         news = news_done(  # what the What's new panel lists
             item.new_pages, item.changed_pages, item.gone_pages, item.back_pages,

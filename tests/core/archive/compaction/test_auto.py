@@ -302,3 +302,37 @@ def test_sigkill_at_random_moments_of_an_auto_compaction(three_days, tmp_path, c
         assert all(s in ("done", "rolled_back") for s in unfinished_states(proj))
     assert outcomes["killed while copying"] >= 2, outcomes
     assert outcomes["killed while committed"] >= 1, outcomes
+
+
+def test_a_fold_that_fails_is_a_warning_and_the_crawl_goes_on(tmp_path, capsys, site):
+    """A damaged segment: its fold is refused before a byte is copied (compaction's own
+    check), said in one line, and tried again by the next crawl, after a repair."""
+    proj = tmp_path / "p"
+    run(capsys, "init", proj)
+    run(capsys, "inject", proj, *map(site.url, PAGES))
+    for path in PAGES:
+        site.html(path, body(path, 0))
+    run(capsys, "settings", proj, "--set", "compaction.auto=false")
+    for r in range(2):
+        run(capsys, "refetch", proj, "--all")
+        assert (
+            run(capsys, "crawl", proj, "--now", to_iso(START + r * SIX_HOURS), "--delay", "0")[0]
+            == 0
+        )
+    run(capsys, "settings", proj, "--set", "compaction.auto=true")
+    index = next((proj / "segments").glob("*/*.cdxj"))
+    text = index.read_bytes()
+    index.write_bytes(text[: len(text) // 2])  # cut mid-line
+    run(capsys, "refetch", proj, "--all")
+    code, out, err = run(
+        capsys, "crawl", proj, "--now", to_iso(START + timedelta(days=1)), "--delay", "0", "--json"
+    )
+    assert code == 0 and json.loads(out)["fetched"] == len(PAGES)
+    [warning] = [line for line in err.splitlines() if "compact" in line]
+    assert warning.startswith("warning: could not compact the 2 segments of 2027-01-29: ")
+    assert len(segment_names(proj)) == 3  # nothing folded
+    index.write_bytes(text)
+    code, _, err = run(
+        capsys, "crawl", proj, "--now", to_iso(START + timedelta(days=1, hours=1)), "--delay", "0"
+    )
+    assert code == 0 and "compacted 2 segments of 2027-01-29 into 20270129000001 (" in err
