@@ -15,7 +15,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,22 +24,18 @@ from recrawl.core.archive.compaction import compact
 from recrawl.core.archive.replay import capture_stamp
 from recrawl.core.archive.segments import index_path
 from recrawl.core.archive.warc import SERVER_NOT_MODIFIED
-from recrawl.core.config import CompactionSettings
 from recrawl.core.engine import inject
 from recrawl.core.project import Project
 from recrawl.core.replay.server import ReplayServer
 from recrawl.core.store.models import Segment
 
 from tests.support import httpserver
-from tests.support.crawling import DAY, T0, clock_at, crawl, fast_settings
+from tests.support.crawling import DAY, T0, clock_at, crawl
 from tests.support.httpserver import Reply
 from tests.support.replayserver import Replayed, fetch, shown
 from tests.support.warcs import read_warc, record_at, warcio_check
 
 pytestmark = pytest.mark.slow
-
-#: No compaction by policy (docs/design.md §18): the archive's rounds stay where written.
-KEEP_SEGMENTS = replace(fast_settings(), compaction=CompactionSettings(auto=False))
 
 HOME = b'<html><body><a href="/static">s</a> <a href="/cond">c</a> <a href="/changing">x</a></body></html>'
 STATIC = b"<html><body><p>This page never changes.</p></body></html>"
@@ -101,8 +97,7 @@ def archive(tmp_path_factory) -> Iterator[Archive]:
                 inject([server.url(("/fresh", "/late")[n - 1])], T0 + n * 31 * DAY)
             if n == 2:
                 first_two = sorted(s.name for s in Segment.select())
-            # each crawl's segments kept as written: the test compacts them itself
-            crawl(project, KEEP_SEGMENTS, clock=clock_at(n * 31 * DAY))
+            crawl(project, clock=clock_at(n * 31 * DAY))
         summary = compact(project, names=first_two)
         assert summary.new_segment and summary.history_file
         yield Archive(project.path, server, summary.new_segment, Path(summary.history_file).name)

@@ -6,12 +6,10 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import surt
-from recrawl.core.config import CompactionSettings
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Page, PageStatus, Segment
 
@@ -89,10 +87,8 @@ def crawled(project, server):
     """Two crawls a month apart over the mixed site: responses, revisits, truncations."""
     mixed_site(server)
     inject([server.url("/")], T0)
-    # no compaction by policy (docs/design.md §18): each crawl's records where it wrote them
-    kept = replace(settings(max_body_bytes=MiB), compaction=CompactionSettings(auto=False))
-    crawl(project, kept, clock=clock_at())
-    crawl(project, kept, clock=clock_at(31 * DAY))
+    crawl(project, settings(max_body_bytes=MiB), clock=clock_at())
+    crawl(project, settings(max_body_bytes=MiB), clock=clock_at(31 * DAY))
     return project
 
 

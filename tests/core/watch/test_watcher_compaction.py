@@ -39,16 +39,15 @@ class MovableClock(Clock):
 
 @pytest.fixture
 def day_of_rounds(project: Project, server) -> Iterator[list[str]]:
-    """Two pages fetched every 5 hours, crawled four times on 2027-03-01 (auto compaction
-    off meanwhile: four segments of that day)."""
+    """Two pages fetched every 5 hours, crawled four times on 2027-03-01 (fast_settings:
+    no compaction by policy, four segments of that day)."""
     server.html("/", '<a href="/b">b</a><p>front</p>')
     server.html("/b", "<p>b</p>")
     choices.set_schedule("fixed", ["initial=5h"])
     inject([server.url("/"), server.url("/b")], DAY_ONE)
-    off = replace(fast_settings(), compaction=CompactionSettings(auto=False))
     for r in range(4):
         server.html("/b", f"<p>b version {r}</p>")
-        crawl(project, off, clock=Clock(DAY_ONE + r * SIX_HOURS))
+        crawl(project, fast_settings(), clock=Clock(DAY_ONE + r * SIX_HOURS))
     names = sorted(s.name for s in Segment.select())
     assert len(names) == 4
     yield names
@@ -64,7 +63,8 @@ def running() -> Iterator[list[Running]]:
 
 
 def settings():
-    return replace(fast_settings(), watch=WatchSettings(round_gap=0.0, wake_check=0.05))
+    watch = WatchSettings(round_gap=0.0, wake_check=0.05)
+    return replace(fast_settings(), watch=watch, compaction=CompactionSettings())  # auto on
 
 
 def test_a_watcher_folds_the_finished_day_between_rounds(project, server, day_of_rounds, running):
