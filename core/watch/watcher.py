@@ -128,6 +128,8 @@ class Watcher:
         self._leased_out = False  # the last crawl left due work on others' hosts
         #: Folds (by period) the next round's start stopped, in a row (:meth:`_compact`).
         self._fold_stops: dict[str, int] = {}
+        #: Folds that failed (a damaged segment): said once, not tried again this watch.
+        self._fold_failed: set[tuple[str, ...]] = set()
 
     # -- thread-safe controls --------------------------------------------------------
 
@@ -354,7 +356,8 @@ class Watcher:
         A fold stopped so twice runs to its end the next time, whatever falls due: a
         fold copies what a few rounds wrote at the disk's speed, far quicker than a
         round, which waits on the network and each host's politeness; a large one
-        rolled back at every round would never be done."""
+        rolled back at every round would never be done. A fold that failed (a damaged
+        segment) is said once and not tried again while this watch runs."""
         if self._pause.is_set():
             return
 
@@ -364,6 +367,8 @@ class Watcher:
             return not patient and until is not None and self.clock.now() >= until
 
         for due in auto_compaction.due(self.settings.compaction, self.clock.now()):
+            if due.names in self._fold_failed:
+                continue
             if stopping(False):
                 break
             stop = partial(stopping, self._fold_stops.get(due.period, 0) >= 2)
@@ -374,7 +379,9 @@ class Watcher:
                     self._fold_stops[due.period] = self._fold_stops.get(due.period, 0) + 1
                 break
             self._fold_stops.pop(due.period, None)
-            if result.outcome == auto_compaction.BUSY:
+            if result.outcome == auto_compaction.FAILED:
+                self._fold_failed.add(due.names)
+            elif result.outcome == auto_compaction.BUSY:
                 break
 
     def _blocked_until(self) -> datetime | None:

@@ -86,6 +86,10 @@ def fold(project_dir: Path, fold: Fold, stop: Callable[[], bool]) -> FoldResult:
         return FoldResult(fold, BUSY)
     except RecrawlError as exc:  # a damaged segment, a full disk: said, the crawl goes on
         return FoldResult(fold, FAILED, error=str(exc))
+    except (ValueError, OSError) as exc:
+        # an index line the copy cannot read (compaction rolled back before raising it):
+        # a crawl or a watch never dies of a fold
+        return FoldResult(fold, FAILED, error=f"a damaged segment ({exc}); nothing was changed")
     return FoldResult(fold, DONE, summary)
 
 

@@ -117,3 +117,25 @@ def test_a_round_falling_due_rolls_a_fold_back_and_runs_first(
 def _later(clock: MovableClock, report: object) -> None:
     if getattr(report, "phase", None) == "copy":
         clock.ahead += SIX_HOURS
+
+
+def test_a_fold_that_fails_is_said_once_and_the_watch_goes_on(
+    project, server, day_of_rounds, running
+):
+    index = next((project.path / "segments").glob(f"{day_of_rounds[1]}/*.cdxj"))
+    index.write_bytes(index.read_bytes()[:-7])  # a damaged segment: its fold is refused
+    clock = MovableClock(DAY_ONE + 4 * SIX_HOURS)
+    seen = Seen()
+    watcher = Watcher(project, settings(), observer=seen, clock=clock)
+    running.append(Running(watcher))
+    seen.wait(lambda: bool(seen.of(Compacted)), "the failed fold")
+    clock.ahead = SIX_HOURS
+    seen.wait(lambda: len(seen.of(WatchRound)) == 2, "the next round")
+    clock.ahead = 2 * SIX_HOURS
+    seen.wait(lambda: len(seen.of(WatchRound)) == 3, "the round after")
+    running[0].end()
+    (failed,) = seen.of(Compacted)  # said once, not at every round
+    assert failed.failed and failed.line.startswith(
+        "warning: could not compact the 4 segments of 2027-03-01: "
+    )
+    assert sum(s.name.startswith("20270301") for s in Segment.select()) == 4  # untouched
