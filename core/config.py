@@ -790,6 +790,39 @@ class NotifySettings:
     )
 
 
+#: Compaction by policy's choices (docs/design.md §18; core/archive/compaction/policy.py).
+COMPACTION_FOLDS = ("day-month", "day", "month")
+
+
+def _fold_rule(value: str) -> str | None:
+    if value not in COMPACTION_FOLDS:
+        return "must be " + ", ".join(COMPACTION_FOLDS[:-1]) + " or " + COMPACTION_FOLDS[-1]
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionSettings:
+    """Compaction by policy (docs/design.md §18): after each crawl, and between a watcher's
+    rounds, the segments of finished periods are folded into one, superseded captures
+    kept in history/, so a project watched for a year keeps a bounded number of segments.
+    ``recrawl compact`` still compacts by hand."""
+
+    auto: bool = setting(
+        True,
+        help="Fold finished periods' segments into one after each crawl and between watch "
+        "rounds (superseded captures go to history/, never dropped).",
+        stored=True,
+    )
+    fold: str = setting(
+        "day-month",
+        help="What is folded: day-month (a finished day's segments into one, then a finished "
+        "month's into one), day (each finished day into one) or month (each finished month "
+        "into one).",
+        stored=True,
+        rule=_fold_rule,
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class StorageSettings:
     """What the Storage view and ``recrawl storage`` watch (docs/design.md §18)."""
@@ -817,6 +850,7 @@ class CrawlSettings:
     embeds: EmbedSettings = field(default_factory=EmbedSettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     rounds: int | None = setting(

@@ -7,7 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from recrawl.core.cli.crawl_report import CrawlReport, due_outlook, outlook_line
+from recrawl.core.cli.crawl_report import (
+    CrawlReport,
+    compaction_lines,
+    due_outlook,
+    outlook_line,
+)
 from recrawl.core.cli.output import DIR_HELP, url_lines, warn
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
@@ -143,7 +148,9 @@ def run_crawl(project: Project, args: argparse.Namespace) -> int:
 
     settings, clock = crawl_settings(args)
     report = None if args.json else CrawlReport()
-    crawler = Crawler(project, settings, observer=report, clock=clock)
+    # --json: stdout is the summary alone; what compaction by policy did goes to stderr
+    observer = report if report is not None else compaction_lines
+    crawler = Crawler(project, settings, observer=observer, clock=clock)
     summary = run_interruptible(crawler, "stopping after the fetches in flight")
     now = clock.now()
     outlook = due_outlook(now)

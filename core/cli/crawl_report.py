@@ -17,7 +17,7 @@ from typing import Protocol
 from recrawl.core import store
 from recrawl.core.clock import human_duration
 from recrawl.core.engine import CrawlSummary, Event, LogMessage, PageFetched, RoundFinished
-from recrawl.core.engine.events import BaselineDone
+from recrawl.core.engine.events import BaselineDone, Compacted
 from recrawl.core.store.models import NewsKind, PageStatus
 from recrawl.core.words import plural
 
@@ -90,6 +90,14 @@ def baseline_done_line(done: BaselineDone) -> str:
     )
 
 
+def compaction_lines(events: Sequence[Event]) -> None:
+    """What compaction by policy did (docs/design.md §18), a line each on stderr: the
+    observer of ``crawl --json``, whose stdout is the summary alone."""
+    for event in events:
+        if isinstance(event, Compacted):
+            print(event.line, file=sys.stderr)
+
+
 class CrawlReport:
     """The observer of a crawl run for people: prints rounds, remembers failures."""
 
@@ -123,6 +131,8 @@ class CrawlReport:
                     print(baseline_done_line(done), file=sys.stderr)
             elif isinstance(event, LogMessage) and event.level != "info":
                 print(f"{event.level}: {event.text}", file=sys.stderr)
+            elif isinstance(event, Compacted):  # compaction by policy (§18)
+                print(event.line, file=sys.stderr)
 
     def _failed(self, event: PageFetched) -> None:
         if event.error:

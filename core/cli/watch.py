@@ -16,7 +16,14 @@ from recrawl.core.cli.output import DIR_HELP
 from recrawl.core.cli.parser import Command
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import Clock, human_duration, to_iso
-from recrawl.core.engine.events import Event, LogMessage, PageFetched, WatchRound, WatchSleeping
+from recrawl.core.engine.events import (
+    Compacted,
+    Event,
+    LogMessage,
+    PageFetched,
+    WatchRound,
+    WatchSleeping,
+)
 from recrawl.core.interrupts import run_interruptible
 from recrawl.core.project import Project
 from recrawl.core.store.models import NewsKind
@@ -73,6 +80,8 @@ class WatchReport:
                 self._print(self._sleeping(event))
             elif isinstance(event, LogMessage) and event.level != "info":
                 print(f"{event.level}: {event.text}", file=sys.stderr, flush=True)
+            elif isinstance(event, Compacted):  # between rounds, by policy (§18)
+                print(event.line, file=sys.stderr, flush=True)
 
     def _print(self, line: str) -> None:
         with self._lock:

@@ -5,7 +5,8 @@ The public surface, named here; callers write ``from recrawl.core.engine import 
     Crawler, CrawlSummary          run a crawl (the synchronous facade) and its result
     inject, InjectResult           add seed URLs to a project
     Event, Observer, RoundStarted, PageFetched, LinkRejected, LogMessage,
-    RoundFinished, StatsSnapshot, CrawlFinished, WatchSleeping, WatchRound
+    RoundFinished, StatsSnapshot, CrawlFinished, WatchSleeping, WatchRound,
+    Compacted
                                    progress events handed to an observer in batches
 
 Names load on first use (PEP 562): importing the events alone, as quick commands do,
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from recrawl.core.engine.crawl import Crawler
     from recrawl.core.engine.events import (
+        Compacted,
         CrawlFinished,
         CrawlSummary,
         Event,
@@ -41,6 +43,7 @@ _HOMES = {
     "InjectResult": "seeds",
     **dict.fromkeys(
         (
+            "Compacted",
             "CrawlFinished",
             "CrawlSummary",
             "Event",
@@ -59,6 +62,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "Compacted",
     "CrawlFinished",
     "CrawlSummary",
     "Crawler",

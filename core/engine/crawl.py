@@ -33,6 +33,7 @@ from recrawl.core.disk import raising_disk_full
 from recrawl.core.engine.analysis import PageAnalyser
 from recrawl.core.engine.browser_pages import BrowserSession
 from recrawl.core.engine.commits import CommitPipeline
+from recrawl.core.engine.compaction import compact_due
 from recrawl.core.engine.controls import Controls
 from recrawl.core.engine.events import CrawlFinished, CrawlSummary, EventQueue, LogMessage, Observer
 from recrawl.core.engine.gil import quick_handoffs
@@ -95,6 +96,7 @@ class Crawler:
         take_lock: bool = True,
         offline_rounds: bool = False,
         worker: WorkerSession | None = None,
+        compact_after: bool = True,
     ) -> None:
         self.project = project
         self.settings = settings or CrawlSettings()
@@ -117,6 +119,9 @@ class Crawler:
         #: Whether the crawl ended at an offline round (its pages are still due).
         self.offline = False
         self.worker = worker
+        #: Fold the finished periods' segments at the end (docs/design.md §18; a watcher
+        #: does it between its rounds instead).
+        self.compact_after = compact_after
         #: Whether the crawl ended with work due on hosts other workers held.
         self.leased_out = False
         self.controls = Controls()
@@ -198,10 +203,20 @@ class Crawler:
             with quick_handoffs():
                 asyncio.run(self._crawl())
             store.end_crawl_run(run, self.clock.now(), _run_counts(self.stats, self.controls))
-        summary = replace(
-            self.stats.summary(stopped=self.controls.stopped),
-            possible_traps=self.traps.possible_traps(),
-        )
+            # the crawl's figures (its pages/s) are the crawl's, not the compaction's
+            summary = replace(
+                self.stats.summary(stopped=self.controls.stopped),
+                possible_traps=self.traps.possible_traps(),
+            )
+            if self.compact_after and not self.controls.stopped:
+                # under the crawl's lock (the project's; on PostgreSQL, the store's own)
+                compact_due(
+                    self.project.path,
+                    self.settings.compaction,
+                    self.clock.now,
+                    lambda: self.controls.stopped,
+                    self.events.emit,
+                )
         self.events.emit(CrawlFinished(summary))
         self.events.flush()
         return summary

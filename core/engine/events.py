@@ -221,6 +221,23 @@ class WatchRound:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """Compaction by policy folded a finished period's segments (docs/design.md §18), after
+    a crawl or between a watcher's rounds, or ``failed`` to (a warning; nothing changed);
+    ``text`` is the log's line for it."""
+
+    segments: tuple[str, ...]
+    new_segment: str | None
+    text: str
+    failed: bool = False
+
+    @property
+    def line(self) -> str:
+        """The line for a terminal: a failure is a warning."""
+        return f"warning: {self.text}" if self.failed else self.text
+
+
 Event = (
     RoundStarted
     | PageFetched
@@ -231,6 +248,7 @@ Event = (
     | CrawlFinished
     | WatchSleeping
     | WatchRound
+    | Compacted
 )
 Observer = Callable[[Sequence[Event]], None]
 

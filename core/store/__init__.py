@@ -194,6 +194,7 @@ from recrawl.core.store.segments import (
     open_segments,
     pointers_into,
     segment_names,
+    segment_states,
     segment_summaries,
 )
 from recrawl.core.store.settings import INDEX_KEYS, STANDARD_KEYS, get_setting, set_setting
@@ -415,6 +416,7 @@ __all__ = [
     "seen_mark",
     "seen_marks",
     "segment_names",
+    "segment_states",
     "segment_summaries",
     "set_fixed_interval",
     "set_news_summaries",

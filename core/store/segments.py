@@ -32,6 +32,12 @@ def segment_names() -> set[str]:
     return {name for (name,) in Segment.select(Segment.name).tuples().iterator()}
 
 
+def segment_states() -> list[tuple[str, bool]]:
+    """(name, closed) of every segment: what compaction by policy reads at each crawl's end."""
+    query = Segment.select(Segment.name, Segment.state).tuples().iterator()
+    return [(name, state == "closed") for name, state in query]
+
+
 def open_segments() -> list[Segment]:
     return list(Segment.select().where(Segment.state == "open").order_by(Segment.name))
 

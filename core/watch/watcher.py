@@ -48,12 +48,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import partial
 
 from recrawl.core import store
+from recrawl.core.archive.compaction import auto as auto_compaction
 from recrawl.core.clock import Clock, human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.disk import disk_full, is_full
 from recrawl.core.engine import Crawler
+from recrawl.core.engine.compaction import compact_one
 from recrawl.core.engine.events import (
     Event,
     EventQueue,
@@ -127,6 +130,10 @@ class Watcher:
         self._gone = self._back = self._baseline = 0
         self._round_start: datetime | None = None
         self._leased_out = False  # the last crawl left due work on others' hosts
+        #: Folds (by period) the next round's start stopped, in a row (:meth:`_compact`).
+        self._fold_stops: dict[str, int] = {}
+        #: Folds that failed (a damaged segment): said once, not tried again this watch.
+        self._fold_failed: set[tuple[str, ...]] = set()
 
     # -- thread-safe controls --------------------------------------------------------
 
@@ -332,6 +339,7 @@ class Watcher:
                 # other workers' rounds make pages due (new links): look now and then
                 look = now + timedelta(seconds=self.worker.lease_seconds / 3)
                 until = look if until is None else min(until, look)
+            self._compact(until)
             woken = self._sleep(until)
 
     def _crawl(self) -> bool:
@@ -350,6 +358,7 @@ class Watcher:
             take_lock=False,  # the watch holds it (or, a worker on PostgreSQL, none)
             offline_rounds=True,
             worker=self.worker,
+            compact_after=False,  # between rounds, by self._compact
         )
         with self._guard:
             self._crawler = crawler
@@ -364,6 +373,42 @@ class Watcher:
                 self._crawler = None
         self._leased_out = crawler.leased_out and not crawler.controls.stopped
         return crawler.offline
+
+    def _compact(self, until: datetime | None) -> None:
+        """Fold what is due (docs/design.md §18) while the watch would sleep: one fold at a
+        time, a fold not committed by ``until`` (the next round's start) or a wake
+        (stop, pause, new seeds...) rolled back, and no other started.
+
+        A fold stopped so twice runs to its end the next time, whatever falls due: a
+        fold copies what a few rounds wrote at the disk's speed, far quicker than a
+        round, which waits on the network and each host's politeness; a large one
+        rolled back at every round would never be done. A fold that failed (a damaged
+        segment) is said once and not tried again while this watch runs."""
+        if self._pause.is_set():
+            return
+
+        def stopping(patient: bool) -> bool:
+            if self._wake.is_set() or self._ended():
+                return True
+            return not patient and until is not None and self.clock.now() >= until
+
+        for due in auto_compaction.due(self.settings.compaction, self.clock.now()):
+            if due.names in self._fold_failed:
+                continue
+            if stopping(False):
+                break
+            stop = partial(stopping, self._fold_stops.get(due.period, 0) >= 2)
+            result = compact_one(self.project.path, due, stop, self.events.emit)
+            self.events.flush()
+            if result.outcome == auto_compaction.STOPPED:
+                if not self._wake.is_set() and not self._ended():  # the round came due
+                    self._fold_stops[due.period] = self._fold_stops.get(due.period, 0) + 1
+                break
+            self._fold_stops.pop(due.period, None)
+            if result.outcome == auto_compaction.FAILED:
+                self._fold_failed.add(due.names)
+            elif result.outcome == auto_compaction.BUSY:
+                break
 
     def _blocked_until(self) -> datetime | None:
         """After a worker's crawl that left due work on hosts other workers hold: when to

@@ -18,6 +18,7 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 from recrawl.core.engine import (
+    Compacted,
     CrawlSummary,
     Event,
     LinkRejected,
@@ -218,7 +219,7 @@ class LogTail:
         self._items.clear()
 
 
-_LINE_EVENTS = (LinkRejected, LogMessage, RoundFinished)
+_LINE_EVENTS = (LinkRejected, LogMessage, RoundFinished, Compacted)
 
 #: What the log's lines are, by the words a line starts with before two spaces (as
 #: :func:`log_line` writes them): the log can show some kinds only. A line without such
@@ -305,6 +306,8 @@ def log_line(item: Event | str) -> str | None:
         return f"rejected  {item.url} (filter {where}, {rule}; linked from {item.source})"
     if isinstance(item, LogMessage):
         return f"{item.level}  {item.text}"
+    if isinstance(item, Compacted):  # compaction by policy (docs/design.md §18): progress
+        return f"{'warning' if item.failed else 'info'}  {item.text}"
     if isinstance(item, RoundFinished):
         news = news_done(  # what the What's new panel lists
             item.new_pages, item.changed_pages, item.gone_pages, item.back_pages,

@@ -7,7 +7,12 @@ from dataclasses import replace
 from datetime import timedelta
 
 from recrawl.core.clock import Clock, parse_iso
-from recrawl.core.config import CrawlSettings, FetchSettings, PolitenessSettings
+from recrawl.core.config import (
+    CompactionSettings,
+    CrawlSettings,
+    FetchSettings,
+    PolitenessSettings,
+)
 from recrawl.core.engine import Crawler, Event, LogMessage, PageFetched
 from recrawl.core.project import Project
 from recrawl.core.store.models import FetchEvent, Page
@@ -17,10 +22,14 @@ DAY = timedelta(days=1)
 
 
 def fast_settings(**overrides: object):
-    """Crawl settings for loopback tests: no politeness delay, short timeouts."""
+    """Crawl settings for loopback tests: no politeness delay, short timeouts, no
+    compaction by policy."""
     politeness = replace(PolitenessSettings(), delay=0.0, per_host=4, concurrency=8)
     fetch = replace(FetchSettings(), read_timeout=2.0, connect_timeout=2.0, total_timeout=10.0)
-    settings = CrawlSettings(politeness=politeness, fetch=fetch)
+    # each round's segment stays as written: tests read a round's records where it wrote
+    # them; compaction by policy is tested on its own (tests/core/archive/compaction/)
+    compaction = CompactionSettings(auto=False)
+    settings = CrawlSettings(politeness=politeness, fetch=fetch, compaction=compaction)
     return replace(settings, **overrides)
 
 

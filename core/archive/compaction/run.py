@@ -95,6 +95,7 @@ def compact(
     drop_superseded: bool = False,
     progress: Progress | None = None,
     stop: Callable[[], bool] = _never,
+    name_at: datetime | None = None,
 ) -> CompactionSummary:
     """Compact the chosen segments (docs/design.md §7); holds the project lock throughout,
     and on PostgreSQL the store's compaction lock (docs/design.md §12: processes on other
@@ -103,6 +104,9 @@ def compact(
     ``stop`` is asked as the copy goes on: when it says yes before the commit, the
     compaction rolls back and raises :class:`CompactionStopped`; from the commit on, a
     compaction is short and always finishes.
+
+    ``name_at``: the instant the new segment is named from (default: now); compaction by
+    policy names a day's fold from that day (:mod:`.policy`).
     """
     started = time.perf_counter()
     with (
@@ -128,7 +132,10 @@ def compact(
         if stop():
             raise CompactionStopped  # before the journal: there is nothing to roll back
         phases = {"plan": time.perf_counter() - started}
-        return _run(project.path, plan, drop_superseded, now, progress or quiet, stop, phases)
+        named = name_at or now
+        return _run(
+            project.path, plan, drop_superseded, now, named, progress or quiet, stop, phases
+        )
 
 
 def _run(
@@ -136,6 +143,7 @@ def _run(
     plan: Plan,
     drop: bool,
     now: datetime,
+    named: datetime,
     progress: Progress,
     stop: Callable[[], bool],
     phases: dict[str, float],
@@ -152,7 +160,7 @@ def _run(
         nonlocal clock
         phases[phase], clock = time.perf_counter() - clock, time.perf_counter()
 
-    name = allocate_name(project_dir, now)
+    name = allocate_name(project_dir, named)
     store.begin_compaction(name, plan.names, drop, now)  # step 1: journal "copying"
     try:
         segment, history = copy_plan(project_dir, plan, name, now, copying)

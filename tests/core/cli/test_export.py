@@ -39,6 +39,8 @@ def crawled(tmp_path, capsys, server) -> Path:
     server.routes["/b"] = Reply(200, b"plain", {"Content-Type": "text/plain"})
     assert run(capsys, "init", d)[0] == 0
     assert run(capsys, "inject", d, server.url("/"), server.url("/b"))[0] == 0
+    # a WARC a round (no compaction by policy, docs/design.md §18): the export reads three
+    assert run(capsys, "settings", d, "--set", "compaction.auto=false")[0] == 0
     for now in ROUNDS:
         code, out, _ = run(capsys, "crawl", d, "--delay", "0", "--json", "--now", now)
         assert code == 0, out

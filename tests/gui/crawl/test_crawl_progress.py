@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from recrawl.core.engine import (
+    Compacted,
     CrawlSummary,
     LinkRejected,
     LogMessage,
@@ -19,7 +20,7 @@ from recrawl.core.engine import (
     StatsSnapshot,
 )
 from recrawl.gui.common.formatting import stopwatch
-from recrawl.gui.crawl.crawl_progress import CrawlProgress, Downsampled, LogTail
+from recrawl.gui.crawl.crawl_progress import LOG_KINDS, CrawlProgress, Downsampled, LogTail
 from recrawl.gui.crawl.crawl_view import LOG_LINES, CrawlProgressView, nice_ceiling, time_unit
 
 
@@ -154,6 +155,14 @@ def test_the_log_tail_keeps_the_last_lines_only_of_events_that_make_lines():
         "denied  http://a/2: denied",
         "round 1 done: 5 pages fetched, 1 error, 2 new URLs (segment seg)",
     ]
+
+
+def test_a_fold_by_policy_is_a_line_of_the_log_among_progress():
+    tail = LogTail(3)
+    text = "compacted 4 segments of 2027-03-01 into 20270301000000 (8 captures kept, …)"
+    tail.extend([Compacted(("a", "b", "c", "d"), "20270301000000", text)])
+    assert tail.take() == [f"info  {text}"]
+    assert LOG_KINDS["info"] == "progress"
 
 
 @given(st.floats(min_value=1e-3, max_value=1e7))
