@@ -63,11 +63,15 @@ def build_captures(project_dir: Path) -> list[str]:
     """Fill the table from every index, in one transaction; the rows of open segments
     (committed by a crawl still writing, or a worker's) are kept. Returns the note."""
     standard = store.get_setting(store.INDEX_KEYS, store.STANDARD_KEYS) == store.STANDARD_KEYS
-    indexes = index_files(project_dir)
-    keep = store.open_segment_files()
     total = 0
     with store.transaction():
-        files = set(store.capture_files()) - keep
+        # In this order, whatever a live worker does meanwhile (docs/design.md §12): a
+        # segment it opens after the first look has no rows to drop; one it closes is
+        # open at the second (rows kept) or has its index for the third (rows re-read).
+        files = set(store.capture_files())
+        keep = store.open_segment_files()
+        indexes = index_files(project_dir)
+        files -= keep
         store.drop_file_captures(files)
         for index in indexes:
             rows = rows_of_index(project_dir, index, standard)

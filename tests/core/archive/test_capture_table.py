@@ -264,3 +264,55 @@ def test_on_postgresql_too(tmp_path, site, capsys, pg_url):
     assert show_all(capsys, proj, urls) == before
     assert main(["compact", str(proj), "--below", "1", "--drop-superseded"]) == 0
     _checked(proj)
+
+
+def _committed(project_dir: Path, url: str, instant, body: bytes) -> tuple[SegmentWriter, int]:
+    """A round's segment, still open, with one committed capture of ``url``."""
+    writer = SegmentWriter(project_dir, allocate_name(project_dir, instant), instant)
+    response = HttpResponse("HTTP/1.1", 200, "OK", [("Content-Type", "text/html")], body)
+    request = HttpRequest("GET", urlsplit(url).path, "HTTP/1.1", [])
+    digest = payload_digest(body)
+    writer.write_response(url, instant, request, response, digest=digest, mime="text/html")
+    batch = store.CommitBatch(segment=writer.name, committed_bytes=writer.written(), records=1)
+    batch.captures = writer.take_captures()
+    store.commit_batch(batch, instant)
+    return writer, batch.committed_bytes
+
+
+@pytest.mark.parametrize("after", ["capture_files", "open_segment_files", "index_files"])
+@pytest.mark.parametrize("event", ["opens", "closes"])
+def test_a_rebuild_keeps_what_a_live_worker_commits_meanwhile(
+    tmp_path, pg_url, monkeypatch, after, event
+):
+    """On a shared store a worker writes while another process rebuilds the table: a
+    segment it opens and commits to, or closes, between any two steps of the build keeps
+    its rows (they were lost, and the table said complete)."""
+    from recrawl.core.archive import capture_table
+
+    project = Project.init(tmp_path / "pg", db_url=pg_url)
+    try:
+        early, late = "http://example.test/early", "http://example.test/late"
+        inject([early, late], T0)
+        writers = [_committed(project.path, early, T0, b"<html>early</html>")]
+        module = capture_table if after == "index_files" else store
+        step = getattr(module, after)
+
+        def step_then_the_other_worker(*args):
+            result = step(*args)
+            monkeypatch.setattr(module, after, step)  # once
+            if event == "opens":
+                writers.append(_committed(project.path, late, T0 + DAY, b"<html>late</html>"))
+            else:
+                writer, committed = writers.pop()
+                writer.close(T0, committed)
+            return result
+
+        monkeypatch.setattr(module, after, step_then_the_other_worker)
+        capture_table.build_captures(project.path)
+        assert len(find_captures(project.path, early)) == 1
+        assert len(find_captures(project.path, late)) == (event == "opens")
+        for writer, committed in writers:
+            writer.close(T0, committed)
+        check_table_matches_indexes(project.path)
+    finally:
+        project.close()
