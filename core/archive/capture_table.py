@@ -15,6 +15,7 @@ from pathlib import Path
 from recrawl.core import store
 from recrawl.core.archive.cdxj import surt
 from recrawl.core.archive.segments import index_files
+from recrawl.core.errors import WarcError
 from recrawl.core.store.captures import COMPLETE, STALE
 
 
@@ -50,9 +51,23 @@ def warc_of_index(project_dir: Path, index: Path) -> str:
 
 
 def rows_of_index(project_dir: Path, index: Path, standard_keys: bool) -> list[store.CaptureRow]:
+    """Raises WarcError for an index that cannot be read: the project's commands report
+    it (recovery's note) and go on reading the files, as without the table."""
     relpath = warc_of_index(project_dir, index)
-    with open(index, encoding="utf-8", newline="\n") as fh:
-        return [row_of_line(line, relpath, standard_keys) for line in fh if line.strip()]
+    rows: list[store.CaptureRow] = []
+    read = 0  # lines: the one that failed is named
+    try:
+        with open(index, encoding="utf-8", newline="\n") as fh:
+            for line in fh:
+                read += 1
+                if line.strip():
+                    rows.append(row_of_line(line, relpath, standard_keys))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        where = f" at line {read}" if read else ""
+        raise WarcError(
+            f"the index {index.relative_to(project_dir)} is unreadable{where}: {exc}"
+        ) from None
+    return rows
 
 
 def needs_build() -> bool:

@@ -160,6 +160,28 @@ def _open_and_rows(proj: Path) -> list[tuple[object, ...]]:
         project.close()
 
 
+def test_a_damaged_index_leaves_the_table_unbuilt_and_the_project_usable(proj, site, capsys):
+    """An upgraded project with one index cut short: opening it said a traceback, for
+    every command; now recovery's note names the file, and lookups read the files."""
+    damaged = index_files(proj)[-1]
+    lines = damaged.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged.write_text(lines[0] + lines[1][:20], encoding="utf-8")
+    _as_before_the_table(proj)
+    assert main(["urls", str(proj)]) == 0
+    assert "could not finish recovering" in capsys.readouterr().err
+    project = Project.open(proj)
+    try:
+        (note,) = project.notes
+        relpath = damaged.relative_to(proj)
+        assert note.startswith(f"could not finish recovering this project: the index {relpath} ")
+        assert "unreadable at line 2" in note
+        assert not store.captures_ready()
+        assert len(find_captures(proj, site.url("/never"))) >= ROUNDS - 1
+    finally:
+        project.close()
+    assert main(["show", str(proj), site.url("/never"), "--at", _stamp(ROUNDS)]) == 0
+
+
 def test_until_it_is_built_lookups_read_the_indexes(proj, site, capsys):
     urls = _urls(site)
     before = show_all(capsys, proj, urls)
