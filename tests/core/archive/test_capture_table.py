@@ -338,3 +338,42 @@ def test_a_rebuild_keeps_what_a_live_worker_commits_meanwhile(
         check_table_matches_indexes(project.path)
     finally:
         project.close()
+
+
+@pytest.mark.parametrize(
+    "after", ["capture_files", "closed_segment_records", "open_segment_files", "index_files"]
+)
+def test_a_live_worker_closing_its_segment_is_no_disagreement(tmp_path, pg_url, monkeypatch, after):
+    """A worker's last commit and close between two steps of the check: the table still
+    matches the indexes, so nothing is said and nothing rebuilt (it said the table
+    disagreed, and rebuilt it whole)."""
+    from recrawl.core.archive import capture_table
+
+    project = Project.init(tmp_path / "pg", db_url=pg_url)
+    try:
+        early, late = "http://example.test/early", "http://example.test/late"
+        inject([early, late], T0)
+        writer, _ = _committed(project.path, early, T0, b"<html>early</html>")
+        module = capture_table if after == "index_files" else store
+        step = getattr(module, after)
+
+        def step_then_the_worker_closes(*args):
+            result = step(*args)
+            monkeypatch.setattr(module, after, step)  # once
+            body = b"<html>late</html>"
+            response = HttpResponse("HTTP/1.1", 200, "OK", [("Content-Type", "text/html")], body)
+            request = HttpRequest("GET", "/late", "HTTP/1.1", [])
+            digest = payload_digest(body)
+            writer.write_response(late, T0, request, response, digest=digest, mime="text/html")
+            batch = store.CommitBatch(segment=writer.name, committed_bytes=writer.written())
+            batch.captures = writer.take_captures()
+            store.commit_batch(batch, T0)
+            writer.close(T0, batch.committed_bytes)
+            return result
+
+        monkeypatch.setattr(module, after, step_then_the_worker_closes)
+        assert capture_table.check_captures(project.path) == []
+        assert writer.final_path.exists()
+        check_table_matches_indexes(project.path)
+    finally:
+        project.close()
