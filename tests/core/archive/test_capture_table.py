@@ -161,25 +161,29 @@ def _open_and_rows(proj: Path) -> list[tuple[object, ...]]:
 
 
 def test_a_damaged_index_leaves_the_table_unbuilt_and_the_project_usable(proj, site, capsys):
-    """An upgraded project with one index cut short: opening it said a traceback, for
-    every command; now recovery's note names the file, and lookups read the files."""
+    """An upgraded project with one index cut short: every command (recrawl urls, a
+    crawl) ended in a traceback or an error; now recovery's note names the file and the
+    line, lookups read the files, and crawls run."""
     damaged = index_files(proj)[-1]
     lines = damaged.read_text(encoding="utf-8").splitlines(keepends=True)
     damaged.write_text(lines[0] + lines[1][:20], encoding="utf-8")
     _as_before_the_table(proj)
+    relpath = damaged.relative_to(proj)
+    said = f"the capture table is not built: the index {relpath} is unreadable at line 2: "
     assert main(["urls", str(proj)]) == 0
-    assert "could not finish recovering" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
     project = Project.open(proj)
     try:
         (note,) = project.notes
-        relpath = damaged.relative_to(proj)
-        assert note.startswith(f"could not finish recovering this project: the index {relpath} ")
-        assert "unreadable at line 2" in note
+        assert note.startswith(said) and note.endswith("; lookups read the index files")
         assert not store.captures_ready()
         assert len(find_captures(proj, site.url("/never"))) >= ROUNDS - 1
     finally:
         project.close()
     assert main(["show", str(proj), site.url("/never"), "--at", _stamp(ROUNDS)]) == 0
+    capsys.readouterr()
+    assert main(["crawl", str(proj), "--delay", "0", "--now", _stamp(ROUNDS + 1)]) == 0
+    assert said in capsys.readouterr().err
 
 
 def test_until_it_is_built_lookups_read_the_indexes(proj, site, capsys):
