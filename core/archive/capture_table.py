@@ -15,6 +15,7 @@ from pathlib import Path
 from recrawl.core import store
 from recrawl.core.archive.cdxj import surt
 from recrawl.core.archive.segments import index_files
+from recrawl.core.errors import WarcError
 from recrawl.core.store.captures import COMPLETE, STALE
 
 
@@ -50,9 +51,23 @@ def warc_of_index(project_dir: Path, index: Path) -> str:
 
 
 def rows_of_index(project_dir: Path, index: Path, standard_keys: bool) -> list[store.CaptureRow]:
+    """Raises WarcError for an index that cannot be read: the project's commands report
+    it (recovery's note) and go on reading the files, as without the table."""
     relpath = warc_of_index(project_dir, index)
-    with open(index, encoding="utf-8", newline="\n") as fh:
-        return [row_of_line(line, relpath, standard_keys) for line in fh if line.strip()]
+    rows: list[store.CaptureRow] = []
+    read = 0  # lines: the one that failed is named
+    try:
+        with open(index, encoding="utf-8", newline="\n") as fh:
+            for line in fh:
+                read += 1
+                if line.strip():
+                    rows.append(row_of_line(line, relpath, standard_keys))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        where = f" at line {read}" if read else ""
+        raise WarcError(
+            f"the index {index.relative_to(project_dir)} is unreadable{where}: {exc}"
+        ) from None
+    return rows
 
 
 def needs_build() -> bool:
@@ -63,11 +78,15 @@ def build_captures(project_dir: Path) -> list[str]:
     """Fill the table from every index, in one transaction; the rows of open segments
     (committed by a crawl still writing, or a worker's) are kept. Returns the note."""
     standard = store.get_setting(store.INDEX_KEYS, store.STANDARD_KEYS) == store.STANDARD_KEYS
-    indexes = index_files(project_dir)
-    keep = store.open_segment_files()
     total = 0
     with store.transaction():
-        files = set(store.capture_files()) - keep
+        # In this order, whatever a live worker does meanwhile (docs/design.md §12): a
+        # segment it opens after the first look has no rows to drop; one it closes is
+        # open at the second (rows kept) or has its index for the third (rows re-read).
+        files = set(store.capture_files())
+        keep = store.open_segment_files()
+        indexes = index_files(project_dir)
+        files -= keep
         store.drop_file_captures(files)
         for index in indexes:
             rows = rows_of_index(project_dir, index, standard)
@@ -81,12 +100,17 @@ def build_captures(project_dir: Path) -> list[str]:
 def disagreement(project_dir: Path) -> str | None:
     """Why the table does not match the indexes (None: it does, as far as counts tell):
     a closed segment whose rows are not its index's lines, or a WARC on one side only."""
+    # In this order, whatever a live worker does meanwhile (docs/design.md §12): a segment
+    # closed at the first look has all its rows at the second, and one open at the
+    # second is open at the third or has its index for the fourth.
+    closed = store.closed_segment_records()
     rows = store.capture_files()
-    for file, records in store.closed_segment_records().items():
+    still_open = store.open_segment_files()
+    indexed = {warc_of_index(project_dir, index) for index in index_files(project_dir)}
+    for file, records in closed.items():
         if rows.get(file, 0) != records:
             return f"{file} has {rows.get(file, 0)} capture row(s), its index {records}"
-    indexed = {warc_of_index(project_dir, index) for index in index_files(project_dir)}
-    extra = set(rows) - indexed - store.open_segment_files()
+    extra = set(rows) - indexed - still_open
     if extra:
         return f"{min(extra)} has capture rows but no index"
     missing = {f for f in indexed if f not in rows}

@@ -16,7 +16,7 @@ from recrawl.core.archive.capture_table import check_captures
 from recrawl.core.archive.compaction import recover_compactions
 from recrawl.core.archive.index_keys import needs_rekey, rekey_indexes
 from recrawl.core.archive.segment_writer import recover_open_segments
-from recrawl.core.errors import StoreBusy
+from recrawl.core.errors import StoreBusy, WarcError
 from recrawl.core.words import plural
 
 
@@ -57,4 +57,8 @@ def recover(project_dir: Path, now: datetime, worker: str | None = None) -> list
             messages += check_captures(project_dir)
     except StoreBusy:
         pass  # the compactor checks it first (compaction.run)
+    except WarcError as exc:
+        # an index the table cannot be built from stops no crawl: lookups read the files,
+        # and the next recovery tries again
+        messages.append(f"the capture table is not built: {exc}; lookups read the index files")
     return messages

@@ -160,6 +160,32 @@ def _open_and_rows(proj: Path) -> list[tuple[object, ...]]:
         project.close()
 
 
+def test_a_damaged_index_leaves_the_table_unbuilt_and_the_project_usable(proj, site, capsys):
+    """An upgraded project with one index cut short: every command (recrawl urls, a
+    crawl) ended in a traceback or an error; now recovery's note names the file and the
+    line, lookups read the files, and crawls run."""
+    damaged = index_files(proj)[-1]
+    lines = damaged.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged.write_text(lines[0] + lines[1][:20], encoding="utf-8")
+    _as_before_the_table(proj)
+    relpath = damaged.relative_to(proj)
+    said = f"the capture table is not built: the index {relpath} is unreadable at line 2: "
+    assert main(["urls", str(proj)]) == 0
+    assert said in capsys.readouterr().err
+    project = Project.open(proj)
+    try:
+        (note,) = project.notes
+        assert note.startswith(said) and note.endswith("; lookups read the index files")
+        assert not store.captures_ready()
+        assert len(find_captures(proj, site.url("/never"))) >= ROUNDS - 1
+    finally:
+        project.close()
+    assert main(["show", str(proj), site.url("/never"), "--at", _stamp(ROUNDS)]) == 0
+    capsys.readouterr()
+    assert main(["crawl", str(proj), "--delay", "0", "--now", _stamp(ROUNDS + 1)]) == 0
+    assert said in capsys.readouterr().err
+
+
 def test_until_it_is_built_lookups_read_the_indexes(proj, site, capsys):
     urls = _urls(site)
     before = show_all(capsys, proj, urls)
@@ -264,3 +290,94 @@ def test_on_postgresql_too(tmp_path, site, capsys, pg_url):
     assert show_all(capsys, proj, urls) == before
     assert main(["compact", str(proj), "--below", "1", "--drop-superseded"]) == 0
     _checked(proj)
+
+
+def _committed(project_dir: Path, url: str, instant, body: bytes) -> tuple[SegmentWriter, int]:
+    """A round's segment, still open, with one committed capture of ``url``."""
+    writer = SegmentWriter(project_dir, allocate_name(project_dir, instant), instant)
+    response = HttpResponse("HTTP/1.1", 200, "OK", [("Content-Type", "text/html")], body)
+    request = HttpRequest("GET", urlsplit(url).path, "HTTP/1.1", [])
+    digest = payload_digest(body)
+    writer.write_response(url, instant, request, response, digest=digest, mime="text/html")
+    batch = store.CommitBatch(segment=writer.name, committed_bytes=writer.written(), records=1)
+    batch.captures = writer.take_captures()
+    store.commit_batch(batch, instant)
+    return writer, batch.committed_bytes
+
+
+@pytest.mark.parametrize("after", ["capture_files", "open_segment_files", "index_files"])
+@pytest.mark.parametrize("event", ["opens", "closes"])
+def test_a_rebuild_keeps_what_a_live_worker_commits_meanwhile(
+    tmp_path, pg_url, monkeypatch, after, event
+):
+    """On a shared store a worker writes while another process rebuilds the table: a
+    segment it opens and commits to, or closes, between any two steps of the build keeps
+    its rows (they were lost, and the table said complete)."""
+    from recrawl.core.archive import capture_table
+
+    project = Project.init(tmp_path / "pg", db_url=pg_url)
+    try:
+        early, late = "http://example.test/early", "http://example.test/late"
+        inject([early, late], T0)
+        writers = [_committed(project.path, early, T0, b"<html>early</html>")]
+        module = capture_table if after == "index_files" else store
+        step = getattr(module, after)
+
+        def step_then_the_other_worker(*args):
+            result = step(*args)
+            monkeypatch.setattr(module, after, step)  # once
+            if event == "opens":
+                writers.append(_committed(project.path, late, T0 + DAY, b"<html>late</html>"))
+            else:
+                writer, committed = writers.pop()
+                writer.close(T0, committed)
+            return result
+
+        monkeypatch.setattr(module, after, step_then_the_other_worker)
+        capture_table.build_captures(project.path)
+        assert len(find_captures(project.path, early)) == 1
+        assert len(find_captures(project.path, late)) == (event == "opens")
+        for writer, committed in writers:
+            writer.close(T0, committed)
+        check_table_matches_indexes(project.path)
+    finally:
+        project.close()
+
+
+@pytest.mark.parametrize(
+    "after", ["capture_files", "closed_segment_records", "open_segment_files", "index_files"]
+)
+def test_a_live_worker_closing_its_segment_is_no_disagreement(tmp_path, pg_url, monkeypatch, after):
+    """A worker's last commit and close between two steps of the check: the table still
+    matches the indexes, so nothing is said and nothing rebuilt (it said the table
+    disagreed, and rebuilt it whole)."""
+    from recrawl.core.archive import capture_table
+
+    project = Project.init(tmp_path / "pg", db_url=pg_url)
+    try:
+        early, late = "http://example.test/early", "http://example.test/late"
+        inject([early, late], T0)
+        writer, _ = _committed(project.path, early, T0, b"<html>early</html>")
+        module = capture_table if after == "index_files" else store
+        step = getattr(module, after)
+
+        def step_then_the_worker_closes(*args):
+            result = step(*args)
+            monkeypatch.setattr(module, after, step)  # once
+            body = b"<html>late</html>"
+            response = HttpResponse("HTTP/1.1", 200, "OK", [("Content-Type", "text/html")], body)
+            request = HttpRequest("GET", "/late", "HTTP/1.1", [])
+            digest = payload_digest(body)
+            writer.write_response(late, T0, request, response, digest=digest, mime="text/html")
+            batch = store.CommitBatch(segment=writer.name, committed_bytes=writer.written())
+            batch.captures = writer.take_captures()
+            store.commit_batch(batch, T0)
+            writer.close(T0, batch.committed_bytes)
+            return result
+
+        monkeypatch.setattr(module, after, step_then_the_worker_closes)
+        assert capture_table.check_captures(project.path) == []
+        assert writer.final_path.exists()
+        check_table_matches_indexes(project.path)
+    finally:
+        project.close()
