@@ -15,7 +15,12 @@ from typing import Any
 from peewee import fn
 from recrawl.core.store.baselines import record_baseline_pages
 from recrawl.core.store.captures import CaptureRow, add_captures
-from recrawl.core.store.embeds import Completeness, promote_linked, record_completeness
+from recrawl.core.store.embeds import (
+    Completeness,
+    promote_linked,
+    promoted_due,
+    record_completeness,
+)
 from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids_and_embeds
@@ -108,6 +113,10 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
             # a page links to it and the chain accepts it: an embed becomes a page (§14)
             if embeds:
                 promote_linked(embeds, now)
+        if batch.embed_fetches:
+            # whichever came first in the round, the promotion (an earlier commit) or
+            # this fetch of it as an embed, a promoted page is fetched as a page next
+            promoted_due(batch.embed_fetches, now)
         if batch.completeness:
             record_completeness(batch.completeness)
         _apply_scores(batch)

@@ -204,6 +204,23 @@ def promote_linked(ids: Sequence[int], now: datetime) -> int:
     return promoted
 
 
+def promoted_due(ids: Iterable[int], now: datetime) -> int:
+    """Of the embeds fetched as embeds (``ids``), those a link, a seed or a sitemap made
+    pages meanwhile (a commit before this fetch's): due by ``now``, as :func:`promote_linked`
+    left them before the fetch's update pushed their next fetch on (none of their links
+    were followed). How many."""
+    due = 0
+    for chunk in chunks(list(ids)):
+        due += (
+            Page.update(next_fetch=now)
+            .where(
+                Page.id.in_(list(chunk)) & (Page.kind == PageKind.PAGE) & (Page.next_fetch > now)
+            )
+            .execute()
+        )
+    return due
+
+
 def embeds_among(urls: Iterable[str]) -> set[str]:
     """Those of ``urls`` that are embeds (not pages)."""
     found: set[str] = set()

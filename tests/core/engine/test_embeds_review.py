@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
+from recrawl.core import store
 from recrawl.core.engine import Crawler, inject
 from recrawl.core.store.models import FetchEvent, Page, PageKind
 
@@ -77,8 +78,6 @@ def test_a_page_that_links_to_what_it_frames_gets_a_page_of_it(project, server):
     crawl(project, quick(), clock=clock_at())
     frame = Page.get(Page.url == server.url("/frame.html"))
     assert frame.kind == PageKind.PAGE
-    from recrawl.core import store
-
     # its first fetch is news: in its host's first crawl (docs/design.md §15), a page of three
     (first,) = store.news_items()
     assert (first.kind, first.pages) == ("baseline", 3)
@@ -86,10 +85,52 @@ def test_a_page_that_links_to_what_it_frames_gets_a_page_of_it(project, server):
     assert deep is not None and deep.status == "fetched", "the frame's links were not followed"
 
 
-def test_an_embed_a_page_links_to_later_is_crawled_as_a_page(project, server):
+#: When the promoting crawl finds /frame.html due as an embed, and how it commits: the
+#: home page's link (which makes it a page) in a commit before the embed's fetch, or in
+#: the same one; or /frame.html not due as an embed at all.
+_LATER_ORDERS = {
+    "due, promotion committed first": (timedelta(days=1), {"commit_every": 1}),
+    "due, one commit": (timedelta(days=1), {"commit_every": 10_000, "commit_seconds": 3600.0}),
+    "not due": (timedelta(days=90), {}),
+}
+
+
+def _promotion_first(server, monkeypatch, frame: str) -> list[str]:
+    """Pins the order within the round: the commit of the home page's link (the promotion)
+    waits until /frame.html is asked for as an embed (its state read as an embed's), and
+    that answer waits until the promotion is committed. What happened, in order."""
+    done: list[str] = []
+    asked, promoted = threading.Event(), threading.Event()
+    commit = store.commit_batch
+    reply = server.routes["/frame.html"]
+
+    def committing(batch, now, worker=None):
+        links = any(target == frame for _, target in batch.links)
+        if links:
+            asked.wait(httpserver.PATIENCE_S)
+        added = commit(batch, now, worker)
+        if links:
+            done.append("promoted")
+            promoted.set()
+        return added
+
+    def answer(handler) -> Reply:
+        if not asked.is_set():
+            done.append("asked as an embed")
+            asked.set()
+            promoted.wait(httpserver.PATIENCE_S)
+        return reply
+
+    monkeypatch.setattr(store, "commit_batch", committing)
+    server.routes["/frame.html"] = answer
+    return done
+
+
+@pytest.mark.parametrize("order", list(_LATER_ORDERS))
+def test_an_embed_a_page_links_to_later_is_crawled_as_a_page(project, server, order, monkeypatch):
     """/frame.html is an object (an embed); later the home page links to it too: it
     becomes a page, and is fetched as one (its links followed) without waiting out the
-    embed's interval."""
+    embed's interval, whether the round fetched it as an embed first or not."""
     server.html("/", '<html><body><p>home</p><object data="/frame.html"></object></body></html>')
     server.html(
         "/frame.html", '<html><body><p>frame</p><a href="/deep.html">deep</a></body></html>'
@@ -97,16 +138,26 @@ def test_an_embed_a_page_links_to_later_is_crawled_as_a_page(project, server):
     server.html("/deep.html", "<html><body><p>deep</p></body></html>")
     inject([server.url("/")], T0)
     crawl(project, quick(), clock=clock_at())
-    assert Page.get(Page.url == server.url("/frame.html")).kind == PageKind.EMBED
+    frame = Page.url == server.url("/frame.html")
+    assert Page.get(frame).kind == PageKind.EMBED
     assert Page.get_or_none(Page.url == server.url("/deep.html")) is None
+    embed_due, commits = _LATER_ORDERS[order]
+    # its interval comes from the server's dates (real time), the crawl's clock is 2027's
+    Page.update(next_fetch=T0 + embed_due).where(frame).execute()
     server.html(
         "/",
         '<html><body><p>home, changed</p><a href="/frame.html">frame</a>'
         '<object data="/frame.html"></object></body></html>',
     )
     later = timedelta(days=30)
-    crawl(project, quick(), clock=clock_at(later))
-    assert Page.get(Page.url == server.url("/frame.html")).kind == PageKind.PAGE
+    Page.update(next_fetch=T0 + later).where(Page.url == server.url("/")).execute()
+    pinned = None
+    if order == "due, promotion committed first":
+        pinned = _promotion_first(server, monkeypatch, server.url("/frame.html"))
+    crawl(project, replace(quick(), **commits), clock=clock_at(later))
+    if pinned is not None:
+        assert pinned == ["asked as an embed", "promoted"], pinned
+    assert Page.get(frame).kind == PageKind.PAGE
     deep = Page.get_or_none(Page.url == server.url("/deep.html"))
     assert deep is not None and deep.status == "fetched", "the frame's links were not followed"
 
@@ -266,7 +317,6 @@ def test_killed_mid_round_with_embeds_nothing_committed_is_lost_or_captured_twic
 def test_a_hosts_pages_are_counted_without_reading_its_embeds(project):
     """The Sites panel's counts (pages by host) on a project whose CDN host holds only
     embeds: answered from an index, not by reading every embed row of the host."""
-    from recrawl.core import store
     from recrawl.core.store.models import DB
     from recrawl.core.store.sql import is_server_store
 
