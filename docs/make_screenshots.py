@@ -197,6 +197,10 @@ def main() -> int:
         settle(app, window)
         shots.append(("segments", None))
 
+        window.show_panel("storage")
+        settle(app, window, 3.0)
+        shots.append(("storage", None))
+
         # What's new: the last round's news (unseen), and the round's before it
         news = window.panels["news"]
         window.show_panel("news")

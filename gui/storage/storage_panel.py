@@ -13,6 +13,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
     QGridLayout,
+    QHeaderView,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -110,7 +111,9 @@ class StoragePanel(Panel):
         table.verticalHeader().setVisible(False)
         table.setSortingEnabled(False)
         compact_rows(table)
-        table.horizontalHeader().setStretchLastSection(True)
+        # the site or month takes the spare width: the figures stay beside one another
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         return table
 
     # -- loading --------------------------------------------------------------------------
