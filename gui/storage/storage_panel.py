@@ -13,8 +13,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
     QGridLayout,
-    QHeaderView,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTableView,
