@@ -94,6 +94,8 @@ def build_captures(project_dir: Path) -> list[str]:
                 store.add_captures(rows)
                 total += len(rows)
         store.mark_captures(COMPLETE)
+    if not indexes:  # a project with no capture yet: nothing worth a line
+        return []
     return [f"built the capture table: {total:,} captures of {len(indexes):,} index files"]
 
 
