@@ -383,7 +383,8 @@ class Watcher:
         fold copies what a few rounds wrote at the disk's speed, far quicker than a
         round, which waits on the network and each host's politeness; a large one
         rolled back at every round would never be done. A fold that failed (a damaged
-        segment) is said once and not tried again while this watch runs."""
+        segment) is said once and not tried again while this watch runs; one a full disk
+        stopped is tried again after the next round, until there is room."""
         if self._pause.is_set():
             return
 
@@ -405,6 +406,8 @@ class Watcher:
                     self._fold_stops[due.period] = self._fold_stops.get(due.period, 0) + 1
                 break
             self._fold_stops.pop(due.period, None)
+            if result.disk_full:
+                break  # tried again between the next rounds: space may be freed by then
             if result.outcome == auto_compaction.FAILED:
                 self._fold_failed.add(due.names)
             elif result.outcome == auto_compaction.BUSY:

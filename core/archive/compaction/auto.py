@@ -20,7 +20,7 @@ from recrawl.core.archive.compaction.policy import Fold, SegmentState, due_folds
 from recrawl.core.archive.compaction.run import CompactionStopped, CompactionSummary, compact
 from recrawl.core.clock import human_duration
 from recrawl.core.config import CompactionSettings
-from recrawl.core.errors import InvalidArgument, NotFound, RecrawlError, StoreBusy
+from recrawl.core.errors import DiskFull, InvalidArgument, NotFound, RecrawlError, StoreBusy
 from recrawl.core.words import plural
 
 #: What became of a fold: done; stopped before its commit (rolled back: nothing
@@ -45,6 +45,8 @@ class FoldResult:
     outcome: str
     summary: CompactionSummary | None = None
     error: str | None = None
+    #: Failed for want of space: worth trying again once some is freed.
+    disk_full: bool = False
 
     def describe(self) -> str:
         """The log's line: ``compacted 4 segments of 2027-03-01 into 20270301000000 (…)``."""
@@ -84,7 +86,9 @@ def fold(project_dir: Path, fold: Fold, stop: Callable[[], bool]) -> FoldResult:
         # another process folded (or a worker reopened) these since the policy read them:
         # the next look sees the segments as they are
         return FoldResult(fold, BUSY)
-    except RecrawlError as exc:  # a damaged segment, a full disk: said, the crawl goes on
+    except DiskFull as exc:  # said, the crawl goes on
+        return FoldResult(fold, FAILED, error=str(exc), disk_full=True)
+    except RecrawlError as exc:  # a damaged segment: said, the crawl goes on
         return FoldResult(fold, FAILED, error=str(exc))
     except (ValueError, OSError) as exc:
         # an index line the copy cannot read (compaction rolled back before raising it):

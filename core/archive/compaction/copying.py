@@ -162,6 +162,14 @@ def _copy_source(path: Path, source: Source, outputs: dict[int, Output], counter
                         f"{path.name} has no record at offset {bad}, where its index says "
                         "one starts; nothing was changed"
                     )
-                counter.add(output.write(view, source, i, j))
+                try:
+                    counter.add(output.write(view, source, i, j))
+                except ValueError as exc:
+                    # a line cut short (a disk that filled): its offset and length read
+                    # at planning, its JSON only here; the caller rolls the copy back
+                    raise WarcError(
+                        f"the index of segment {source.name} is corrupt ({exc}); "
+                        "nothing was changed"
+                    ) from None
         finally:
             view.release()

@@ -4,6 +4,8 @@ round runs; one caught twice runs to its end the third time."""
 
 from __future__ import annotations
 
+import base64
+import random
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -20,7 +22,9 @@ from recrawl.core.store.models import Compaction, Segment
 from recrawl.core.watch.watcher import Watcher
 
 from tests.core.watch.test_watcher import Running, Seen
+from tests.support.capture_table import check_table_matches_indexes
 from tests.support.crawling import crawl, fast_settings
+from tests.support.small_disk import fill, small_disk
 
 DAY_ONE = parse_iso("2027-03-01T00:00:00Z")
 SIX_HOURS = timedelta(hours=6)
@@ -139,3 +143,40 @@ def test_a_fold_that_fails_is_said_once_and_the_watch_goes_on(
         "warning: could not compact the 4 segments of 2027-03-01: "
     )
     assert sum(s.name.startswith("20270301") for s in Segment.select()) == 4  # untouched
+
+
+def test_a_fold_the_full_disk_stopped_is_tried_again_once_space_is_freed(tmp_path, server, running):
+    """A full disk is not a damaged segment: the fold waits for space, said at each try,
+    and the watch folds the day once there is room, without a restart."""
+    with small_disk(tmp_path / "disk", "16M") as disk:
+        project = Project.init(disk / "proj")
+        try:
+            server.html("/", '<a href="/b">b</a><p>front</p>')
+            choices.set_schedule("fixed", ["initial=5h"])
+            inject([server.url("/"), server.url("/b")], DAY_ONE)
+            for r in range(3):  # a day of rounds too large to copy into what is left
+                noise = base64.b64encode(random.Random(r).randbytes(400_000)).decode()
+                server.html("/b", f"<p>{noise}</p>")
+                crawl(project, fast_settings(), clock=Clock(DAY_ONE + r * SIX_HOURS))
+            day = tuple(sorted(s.name for s in Segment.select()))
+            server.html("/b", "<p>b, short now</p>")
+            filler = fill(disk, leave=256 << 10)  # room for a round, not for the fold
+            clock = MovableClock(DAY_ONE + 4 * SIX_HOURS)
+            seen = Seen()
+            running.append(Running(Watcher(project, settings(), observer=seen, clock=clock)))
+            seen.wait(lambda: bool(seen.of(Compacted)), "the fold the full disk stopped")
+            (failed,) = seen.of(Compacted)
+            assert failed.failed and failed.segments == day
+            assert "disk full: " in failed.text and "nothing was changed" in failed.text
+            filler.unlink()
+            clock.ahead = SIX_HOURS  # the next round, then the fold again
+            seen.wait(lambda: len(seen.of(WatchRound)) == 2, "the round after")
+            seen.wait(lambda: len(seen.of(Compacted)) == 2, "the fold tried again")
+            folded = seen.of(Compacted)[-1]
+            assert not folded.failed and folded.segments == day
+            running[0].end()
+            names = sorted(s.name for s in Segment.select())
+            assert sum(n.startswith("20270301") for n in names) == 1
+            check_table_matches_indexes(project.path)
+        finally:
+            project.close()

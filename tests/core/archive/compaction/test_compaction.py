@@ -500,6 +500,28 @@ def test_a_damaged_segment_is_refused_and_nothing_changes(proj, capsys):
     assert not list(proj.glob("**/*.open"))
 
 
+def test_a_truncated_last_index_line_is_one_line_not_a_traceback(proj, capsys):
+    """A disk that filled (or a copy cut short) leaves a CDXJ line without its end: its
+    offset and length still read, its JSON does not."""
+    origin = origin_of(proj)
+    latest = {path: show(capsys, proj, origin + path)[1] for path in PAGES}
+    listed = segments(capsys, proj)
+    names = [s["name"] for s in listed]
+    last = names[-1]
+    index = proj / "segments" / last / f"{last}.cdxj"
+    text = index.read_bytes()
+    index.write_bytes(text.rstrip(b"\n")[:-20] + b"\n")
+    code, _, err = run(capsys, "compact", proj, "--segments", ",".join(names))
+    assert code == 1 and err.count("\n") == 1, err
+    assert f"the index of segment {last} is corrupt" in err and "nothing was changed" in err
+    assert segments(capsys, proj) == listed
+    assert not list(proj.glob("**/*.open"))
+    index.write_bytes(text)
+    assert run(capsys, "compact", proj, "--segments", ",".join(names))[0] == 0
+    assert {path: show(capsys, proj, origin + path)[1] for path in PAGES} == latest
+    check_store_matches_disk(proj)
+
+
 def test_index_lines_are_read_and_moved_without_being_fooled_by_their_urls(tmp_path):
     from datetime import datetime
 
