@@ -117,7 +117,8 @@ def test_a_fold_beside_a_live_worker_and_one_skipped_while_another_compacts(tmp_
     try:
         with store.exclusive(store.COMPACTION, "a test compacting"):
             said = crawl_at(folder, DAY_ONE + 8 * SIX_HOURS)  # 2027-03-03: 03-02 is due
-            assert "compacted" not in said and "warning" not in said, said
+            # nothing about folding at all (a robots.txt warning may come and go)
+            assert not [line for line in said.splitlines() if "compact" in line], said
     finally:
         project.close()
     assert len([n for n, _ in segment_rows(folder) if n.startswith("20270302")]) == 3
