@@ -46,6 +46,7 @@ LISTED: dict[str, Listed] = {
     "history": Listed("pages", "a page's fetch history"),
     "show": Listed("pages", "the decoded payload of a page's latest capture"),
     "diff": Listed("diff", "what changed in a page's text between two captures"),
+    "search": Listed("search", "find pages by their text, and when it appeared and went"),
     "news": Listed("news", "what is new: pages new, changed, gone or back, newest first"),
     "feed": Listed("news", "the news as an Atom feed"),
     "settings": Listed("settings", "show or change the crawl settings the project keeps"),
@@ -74,6 +75,21 @@ def command(name: str) -> Command:
 
 
 class Parser(argparse.ArgumentParser):
+    #: The destination (a list) that takes the words looking like options that are none:
+    #: a search query's ``-exclusions``; None: such a word is an error, as argparse has it.
+    loose_words: str | None = None
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if self.loose_words is not None:
+            # a misspelt long option stays an error rather than a word of the query
+            words = [word for word in extras if not word.startswith("--")]
+            setattr(parsed, self.loose_words, [*getattr(parsed, self.loose_words), *words])
+            extras = [word for word in extras if word.startswith("--")]
+        return parsed, extras
+
     def error(self, message: str) -> NoReturn:
         # one clear line instead of argparse's usage block
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
