@@ -450,6 +450,43 @@ class Capture(BaseModel):
         )
 
 
+class SearchDoc(BaseModel):
+    """One text of a page, as full-text search indexes it (docs/design.md §19): the
+    versions of a page with the same title and text share it. ``body`` is the text,
+    compressed (for snippets); the index holds its words (SQLite: the FTS5 table
+    ``search_fts``, rowid = id; PostgreSQL: the ``tsv`` column, added by migration 17)."""
+
+    id = BigAutoField()
+    url = TextField()
+    host = TextField()
+    hash = BlobField()
+    title = TextField(null=True)
+    body = BlobField()
+    chars = BigIntegerField()
+
+    class Meta:
+        indexes = (
+            (("url", "hash"), True),
+            (("host",), False),
+        )
+
+
+class SearchVersion(BaseModel):
+    """A version of a page (its URL and payload digest, as the capture table has them)
+    and the text search found in it: its captures match as that text does."""
+
+    id = BigAutoField()
+    url = TextField()
+    digest = TextField()
+    doc = BigIntegerField()
+
+    class Meta:
+        indexes = (
+            (("url", "digest"), True),
+            (("doc",), False),
+        )
+
+
 class Setting(BaseModel):
     key = CharField(primary_key=True)
     value = JSONField(null=True)
