@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from recrawl.core.content.search_text import Query, Snippet, parse_query, snippet
+from recrawl.core.content.search_text import Query, Snippet, parse_query, version_snippet
 from recrawl.core.store.captures import CaptureRow, captures_by_url
 from recrawl.core.store.search import (
     Version,
@@ -27,6 +27,8 @@ from recrawl.core.store.search import (
 _OVERFETCH = 2
 #: At most this many generations are ranked for one query's pages.
 _MOST_DOCS = 20_000
+#: ... and of those holding an excluded word somewhere (each is read version by version).
+_MOST_EXCLUDING = 2_000
 
 
 @dataclass(frozen=True)
@@ -82,20 +84,33 @@ def search(
     if not search_state().complete:
         notes.append("the search index is not complete yet: older captures may be missing")
     hits: list[SearchHit] = []
-    fetch = max(limit, 1) * _OVERFETCH
     done: set[str] = set()
-    while True:
-        ranked = ranked_generations(query, site, fetch)
-        order: dict[str, float] = {}
-        for url, score in ranked:
-            if url not in done and url not in order:
-                order[url] = score
-        hits += _hits(query, order, since, until)
-        done.update(order)
-        hits.sort(key=lambda hit: -hit.rank)
-        if len(hits) >= limit or len(ranked) < fetch or fetch >= _MOST_DOCS:
-            break
-        fetch = min(fetch * 4, _MOST_DOCS)  # pages dropped (no capture in range): read on
+    # with exclusions, the generations without them first: every version there lacks
+    # them; then the others, whose versions are read one by one, a few thousand at most
+    passes = (
+        [(True, _MOST_DOCS), (False, _MOST_EXCLUDING)] if query.excluded else [(False, _MOST_DOCS)]
+    )
+    for whole, most in passes:
+        fetch = max(limit, 1) * _OVERFETCH
+        while len(hits) < limit:
+            ranked = ranked_generations(query, site, fetch, whole=whole)
+            order: dict[str, float] = {}
+            for url, score in ranked:
+                if url not in done and url not in order:
+                    order[url] = score
+            hits += _hits(query, order, since, until)
+            done.update(order)
+            if len(ranked) < fetch:
+                break
+            if fetch >= most:
+                if len(hits) < limit:
+                    notes.append(
+                        f"only the best {most:,} page histories with these words were read"
+                        + ("" if whole else ", an excluded one among them")
+                    )
+                break
+            fetch = min(fetch * 4, most)  # pages dropped (no capture in range): read on
+    hits.sort(key=lambda hit: -hit.rank)
     return SearchResults(query, tuple(hits[:limit]), tuple(notes))
 
 
@@ -125,7 +140,7 @@ def _hits(
         periods, count, latest = _periods(rows, matching)
         if not periods or latest is None:
             continue
-        passage: Snippet = snippet(latest.text, query)
+        passage: Snippet = version_snippet(latest.paragraphs, latest.words, query)
         hits.append(
             SearchHit(
                 url=url,

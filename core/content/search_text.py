@@ -359,6 +359,16 @@ def snippet(text: str, query: Query) -> Snippet:
     return Snippet("".join(out) + tail, marks)
 
 
+def version_snippet(paragraphs: Sequence[str], words: Sequence[str], query: Query) -> Snippet:
+    """:func:`snippet` of a version's first paragraph with a match (its words, as
+    :func:`indexed_text` made them, say which without reading the rest)."""
+    for text, found in zip(paragraphs, words, strict=True):
+        joined = " " + found + " "
+        if any(_has(joined, term) for term in query.positive):
+            return snippet(text, query)
+    return snippet(paragraphs[0] if paragraphs else "", query)
+
+
 def _matches(words: list[str], terms: tuple[Term, ...]) -> list[tuple[int, int]]:
     """Token ranges ``[a, b)`` where a term matches, in order, not overlapping."""
     out: list[tuple[int, int]] = []

@@ -281,10 +281,14 @@ def version_count() -> int:
 # Reading
 
 
-def ranked_generations(query: Query, site: str | None, limit: int) -> list[tuple[str, float]]:
+def ranked_generations(
+    query: Query, site: str | None, limit: int, *, whole: bool = False
+) -> list[tuple[str, float]]:
     """The pages whose generations have every word of the query, best first: (url, score;
-    higher is better) — a page once for each of its generations that do."""
+    higher is better) — a page once for each of its generations that do. ``whole``: only
+    generations without the query's exclusions anywhere (all their versions lack them)."""
     param = _param()
+    asked = query if whole else _words_only(query)
     if is_server_store():
         sql = (
             'SELECT d.url, ts_rank(d.tsv, q) AS score FROM "search_doc" d, '
@@ -292,7 +296,7 @@ def ranked_generations(query: Query, site: str | None, limit: int) -> list[tuple
             + (f" AND d.host = {param}" if site else "")
             + f" ORDER BY score DESC, d.id LIMIT {param}"
         )
-        args: list[Any] = [ts_query(_words_only(query))]
+        args: list[Any] = [ts_query(asked)]
     else:
         sql = (
             'SELECT d.url, -f.rank FROM search_fts f JOIN "search_doc" d '
@@ -300,7 +304,7 @@ def ranked_generations(query: Query, site: str | None, limit: int) -> list[tuple
             + (f" AND d.host = {param}" if site else "")
             + f" ORDER BY f.rank LIMIT {param}"
         )
-        args = [fts_match(_words_only(query))]
+        args = [fts_match(asked)]
     if site:
         args.append(site.lower())
     args.append(limit)
@@ -318,8 +322,14 @@ class Version:
     url: str
     digest: str
     title: str | None
-    #: Its text, a paragraph a line.
-    text: str
+    paragraphs: tuple[str, ...]
+    #: Each paragraph's folded words (:func:`~recrawl.core.content.search_text.indexed_text`).
+    words: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """Its text, a paragraph a line."""
+        return "\n".join(self.paragraphs)
 
 
 def matching_versions(query: Query, urls: Iterable[str]) -> dict[str, dict[str, Version]]:
@@ -357,8 +367,9 @@ def matching_versions(query: Query, urls: Iterable[str]) -> dict[str, dict[str, 
             at = array("I", bytes(packed)).tolist()
             chosen = [n for n in at if n != _NO_TITLE]
             if matches(joined_words([words[n] for n in chosen]), query):
-                body = "\n".join(texts[n] for n in at[1:])
-                out.setdefault(url, {})[digest] = Version(url, digest, title, body)
+                body = tuple(texts[n] for n in at[1:])
+                said = tuple(words[n] for n in at[1:])
+                out.setdefault(url, {})[digest] = Version(url, digest, title, body, said)
     return out
 
 
