@@ -13,6 +13,7 @@
     ├── DiskFull              the disk the project is on is full (or the user's quota spent)
     ├── InvalidUrl            a URL the user gave is malformed or not http(s)
     ├── InvalidArgument       a bad value for a command option (a time, a number)
+    │   └── QueryError        a search query with nothing to search for
     ├── NotFound              a URL or capture the user asked for is not in the project
     ├── WarcError             a WARC file is corrupt or missing
     │   └── MissingFile       a WARC file the store or an index names is not there
@@ -91,6 +92,10 @@ class InvalidUrl(RecrawlError):
 
 
 class InvalidArgument(RecrawlError):
+    pass
+
+
+class QueryError(InvalidArgument):
     pass
 
 

@@ -245,6 +245,19 @@ def _m0016_capture_table(db: Database, migrator: SchemaMigrator) -> None:
     set_setting(CAPTURE_TABLE, STALE if captured else COMPLETE)
 
 
+def _m0017_search_index(db: Database, migrator: SchemaMigrator) -> None:
+    # Full-text search (docs/design.md §19). A store with captures gets their texts
+    # indexed by the background build (core/archive/search_build.py): until then search
+    # finds what crawls since have indexed, and says the index is being built.
+    from recrawl.core.store.search import COMPLETE as INDEXED
+    from recrawl.core.store.search import STALE as UNINDEXED
+    from recrawl.core.store.search import create_index, set_search_state
+
+    create_index(db)
+    captured = Segment.select().exists() or Compaction.select().exists()
+    set_search_state(UNINDEXED if captured else INDEXED)
+
+
 MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0001_initial,
     _m0002_scores_and_rates,
@@ -262,6 +275,7 @@ MIGRATIONS: tuple[Callable[[Database, SchemaMigrator], None], ...] = (
     _m0014_baselines,
     _m0015_news_summaries,
     _m0016_capture_table,
+    _m0017_search_index,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,93 @@
+"""Search's tokenizer, query language and snippets (pure)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from recrawl.core.content.search_text import (
+    Term,
+    document_of,
+    fts_match,
+    parse_query,
+    snippet,
+    tokens,
+    ts_query,
+    ts_vector,
+)
+from recrawl.core.errors import QueryError
+
+
+def test_tokens_fold_case_and_diacritics_and_split_unspaced_scripts() -> None:
+    assert tokens("Café NAÏVE Ёлка Ελληνικά") == ["cafe", "naive", "елка", "ελληνικα"]
+    assert tokens("हिन्दी भाषा") == ["हिन्दी", "भाषा"]  # Devanagari's vowel signs stay
+    assert tokens("東京タワー") == ["東", "京", "タ", "ワ", "ー"]
+    assert tokens("Straße e-mail") == ["strasse", "e", "mail"]
+
+
+def test_the_query_language() -> None:
+    query = parse_query('harbour "wall will close" harb* -ship -"old port" - ')
+    assert query.terms == (
+        Term(("harbour",)),
+        Term(("wall", "will", "close")),
+        Term(("harb",), prefix=True),
+        Term(("ship",), exclude=True),
+        Term(("old", "port"), exclude=True),
+    )
+    assert (
+        fts_match(query)
+        == '("harbour" AND "wall will close" AND "harb"*) NOT ("ship" OR "old port")'
+    )
+    assert (
+        ts_query(query)
+        == "'harbour' & ('wall' <-> 'will' <-> 'close') & 'harb':* & !'ship' & !('old' <-> 'port')"
+    )
+    assert parse_query('"unclosed quote').notes == (
+        "a quote was not closed: the phrase runs to the end of the query",
+    )
+
+
+@given(st.text())
+def test_any_query_parses_or_says_why(text: str) -> None:
+    try:
+        query = parse_query(text)
+    except QueryError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert query.positive
+        fts_match(query), ts_query(query)
+
+
+def test_a_snippet_marks_the_match_with_whitespace_collapsed() -> None:
+    text = "Opening words.\n" + "filler " * 40 + "The   harbour\nwall will close. " + "more " * 40
+    found = snippet(text, parse_query('"harbour wall"'))
+    assert found.text.startswith("… ") and found.text.endswith(" …")
+    assert [found.text[a:b] for a, b in found.marks] == ["harbour wall"]
+    title_only = snippet("Nothing here.", parse_query("absent"))
+    assert title_only == snippet("Nothing here.", parse_query("absent"))
+    assert title_only.text == "Nothing here" and title_only.marks == ()
+
+
+def test_ts_vector_keeps_positions_for_phrases() -> None:
+    assert ts_vector("a b a it's") == "'a':1,3 'b':2 'it''s':4"
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "text"),
+    [
+        (
+            b"<html><title>T</title><body><p>One</p><script>x()</script><p>Two</p></body></html>",
+            "text/html",
+            "One\nTwo",
+        ),
+        (b"line one\n\n  line   two", "text/plain; charset=utf-8", "line one\nline two"),
+    ],
+)
+def test_documents_of_pages_and_text_files(body: bytes, kind: str, text: str) -> None:
+    document = document_of(body, kind, "http://127.0.0.1/")
+    assert document is not None and document.text == text
+
+
+def test_no_document_of_images_or_binary_bytes() -> None:
+    assert document_of(b"\x89PNG\r\n\x1a\n\x00\x00", "image/png", "http://127.0.0.1/a.png") is None
+    assert document_of(b"\x00\x01\x02<html>", "text/html", "http://127.0.0.1/") is None
