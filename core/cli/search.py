@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from recrawl.core.cli.arguments import positive_int
 from recrawl.core.cli.news import site_host
-from recrawl.core.cli.output import DIR_HELP, write_json_array
+from recrawl.core.cli.output import DIR_HELP, warn, write_json_array
 from recrawl.core.cli.parser import Command, Parser
 from recrawl.core.cli.project_command import project_command
 from recrawl.core.clock import parse_iso, to_iso
@@ -130,15 +131,47 @@ def _search(project: Project, args: argparse.Namespace) -> int:
 
 
 def _complete_index(project: Project) -> int | None:
-    """Build what the index lacks, with its progress on stderr; Ctrl-C stops the build
-    (what is built stays, and the next search goes on from there): its exit status then."""
+    """Build what the index lacks (a project crawled before search existed, an index of
+    an older Recrawl), its progress on stderr. Ctrl-C stops the build after the batch in
+    hand; what is built stays, and the next search goes on from there: the exit status
+    is then the signal's. None: the index is complete, search."""
     from recrawl.core.store.search import search_state
 
     if search_state().complete:
         return None
-    # TODO(s19-pipeline): the pipeline's background build (ensure_search_index) goes
-    # here, run under StopSignals with a ProgressLine; until it lands, search says the
-    # index is not complete (core/archive/search.py's note) and searches what there is.
+    # the WARC reader and the text extractor: only when there is something to build
+    from recrawl.core.archive.search_build import ensure_search_index
+    from recrawl.core.cli.progress_line import ProgressLine
+    from recrawl.core.interrupts import StopSignals
+
+    stop = threading.Event()
+    line = ProgressLine(sys.stderr)
+    signals = StopSignals(
+        stop.set, "stopping the index build after the batch in hand; search again to go on"
+    )
+    try:
+        with signals:
+            report = ensure_search_index(
+                project.path,
+                lambda done, total: line.show("indexing", done, total, "page version"),
+                stop.is_set,
+                say=lambda text: print(f"recrawl: {text}", file=sys.stderr, flush=True),
+            )
+    finally:
+        line.end()
+    if report.unreadable:
+        warn(
+            f"{plural(report.unreadable, 'page version')} could not be read (a WARC missing "
+            "or damaged): left out of the index"
+        )
+    if report.stopped:
+        print(
+            f"recrawl: the index build stopped at {report.done:,} of "
+            f"{plural(report.total, 'page version')}: what is built stays, and the next "
+            "search goes on from there",
+            file=sys.stderr,
+        )
+        return signals.exit_status
     return None
 
 

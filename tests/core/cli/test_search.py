@@ -71,6 +71,35 @@ def captured(capsys, d: Path, url: str) -> list[str]:
     return [to_iso(parse_iso(e["fetched_at"]).replace(microsecond=0)) for e in json.loads(out)]
 
 
+def forget_index(d: Path) -> None:
+    """Empty the index and mark it stale, as a project crawled before search existed."""
+    from recrawl.core.project import Project
+    from recrawl.core.store.search import STALE, clear_index, set_search_state
+    from recrawl.core.store.sql import writing
+
+    project = Project.open(d)
+    try:
+        with project.active(), writing():
+            clear_index()
+            set_search_state(STALE)
+    finally:
+        project.close()
+
+
+def mark_index(d: Path, *, format: int) -> None:
+    """Say the index is complete, of format ``format`` (0: an older Recrawl's)."""
+    from recrawl.core.project import Project
+    from recrawl.core.store.search import COMPLETE, set_search_state
+    from recrawl.core.store.sql import writing
+
+    project = Project.open(d)
+    try:
+        with project.active(), writing():
+            set_search_state(COMPLETE, format)
+    finally:
+        project.close()
+
+
 @pytest.fixture
 def project(tmp_path, capsys, db_args) -> Path:
     d = tmp_path / "p"
@@ -132,6 +161,24 @@ def test_a_sentence_is_first_seen_last_seen_and_gone_at_the_captures_it_was(
     # no capture that matches in the range: no result
     assert search(capsys, d, "harbour wall", "--until", at[0]) == []
     assert search(capsys, d, "harbour wall", "--since", at[3], "--until", at[3]) == []
+
+    # the same project as one crawled before search existed: its first search builds the
+    # index from the archive, says so, and gives the same answers
+    forget_index(d)
+    code, out, err = run(capsys, "search", d, '"harbour wall will close"', "--json")
+    assert code == 0 and json.loads(out) == [back]
+    assert err.splitlines()[0] == (
+        "recrawl: indexing 2 page versions captured before the search index existed…"
+    )
+    assert search(capsys, d, "council budget")[0]["captures"] == 5
+    # an index of an older Recrawl: cleared and built again, said in one line
+    mark_index(d, format=0)
+    code, out, err = run(capsys, "search", d, '"harbour wall will close"', "--json")
+    assert code == 0 and json.loads(out) == [back]
+    assert (
+        err.splitlines()[0]
+        == "recrawl: the search index was made by an older Recrawl: rebuilding it"
+    )
 
 
 #: Pages of one site, each a paragraph or two; the home page links to them.
@@ -338,3 +385,57 @@ def test_on_a_terminal_the_matches_are_bold():
         "  first seen 2027-03-01 12:00 UTC · last seen 2027-03-01 12:00 UTC · still there "
         "· 1 capture",
     ]
+
+
+def test_ctrl_c_stops_the_build_between_batches_and_the_next_search_goes_on(
+    tmp_path, capsys, monkeypatch
+):
+    import signal
+
+    from recrawl.core.archive.search_build import BATCH
+    from recrawl.core.cli.progress_line import ProgressLine
+    from recrawl.core.project import Project
+
+    from tests.support.histories import archive_round
+
+    d = tmp_path / "old"
+    pages = BATCH + 40  # more than one batch
+    project = Project.init(d)
+    try:
+        archive_round(
+            d,
+            {f"http://port.example/{n}": page_html(f"Notice {n}", SENTENCE) for n in range(pages)},
+        )
+    finally:
+        project.close()
+    forget_index(d)  # archived before search existed
+    shown = ProgressLine.show
+    pressed: list[int] = []
+
+    def ctrl_c_after_the_first_batch(
+        line: ProgressLine, doing: str, done: int, total: int, *rest
+    ) -> None:
+        shown(line, doing, done, total, *rest)
+        if 0 < done < total and not pressed:  # once: a second one kills
+            pressed.append(done)
+            signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C, a real SIGINT
+
+    monkeypatch.setattr(ProgressLine, "show", ctrl_c_after_the_first_batch)
+    code, out, err = run(capsys, "search", d, "harbour wall", "--json")
+    assert code == 128 + signal.SIGINT and out == "", err
+    assert pressed == [BATCH]
+    assert "stopping the index build after the batch in hand; search again to go on" in err
+    assert err.splitlines()[-1] == (
+        f"recrawl: the index build stopped at {BATCH} of {pages} page versions: what is "
+        "built stays, and the next search goes on from there"
+    )
+    monkeypatch.undo()
+    code, out, err = run(capsys, "search", d, "harbour wall", "--json", "--limit", "1000")
+    assert code == 0, err
+    assert (
+        err.splitlines()[0]
+        == f"recrawl: indexing {pages - BATCH} page versions the search index lacks…"
+    )
+    assert len(json.loads(out)) == pages
+    code, out, err = run(capsys, "search", d, "harbour wall", "--json", "--limit", "1000")
+    assert code == 0 and err == "" and len(json.loads(out)) == pages  # complete: nothing to build
