@@ -392,3 +392,48 @@ class ChangeRuleJob(_Job):
         """Stop re-signing after the batch in hand (thread-safe): the rule is kept, and
         saving it again resumes."""
         self._stop.set()
+
+
+class IndexProgress(Protocol):
+    """How far a build of the search index is: page versions indexed of those to index."""
+
+    @property
+    def done(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+
+
+#: Builds the search index of the active project: ``build(report, stop)`` reports its
+#: progress to ``report`` and stops after the batch in hand once ``stop()`` is true.
+IndexBuild = Callable[[Callable[[Any], None], Callable[[], bool]], Any]
+
+
+class SearchIndexJob(_Job):
+    """The search index built up from the archive (docs/design.md §19), for a project
+    whose index is not complete; ``sig_progress`` carries (done, total) page versions."""
+
+    sig_progress = Signal(int, int)
+
+    def __init__(self, project: Project, build: IndexBuild, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._build = build
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        self._stop.clear()
+        stop, build = self._stop, self._build
+
+        def call(report: Callable[[Any], None]) -> Any:
+            return build(report, stop.is_set)
+
+        self._launch(call, "search-index")
+
+    def _report(self, value: Any) -> None:
+        progress: IndexProgress = value
+        self.sig_progress.emit(progress.done, progress.total)
+
+    def stop(self) -> None:
+        """Stop after the batch in hand (thread-safe): what is indexed stays, the next
+        build goes on from there."""
+        self._stop.set()

@@ -1,0 +1,293 @@
+"""The Search panel (issue 30, point 3), offscreen on a project made by real crawls.
+
+A real server adds a sentence to a page in the second of four rounds 25 days apart and
+takes it out in the fourth; another page never says it. The panel is driven as a user
+would: Ctrl+F from another panel, typing, choosing a result and its actions; what it and
+the windows it opens show is read back.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtGui import QFont
+from recrawl.core.clock import utcnow
+from recrawl.core.engine import inject
+from recrawl.core.policy import choices
+from recrawl.core.store.search import STALE, search_state, set_search_state
+from recrawl.gui.common.formatting import local_time
+from recrawl.gui.search.search_model import HIT_ROLE, RUNS_ROLE, SEEN_ROLE, bar
+from recrawl.gui.search.search_panel import SearchPanel
+
+from tests.gui.helpers import open_window
+from tests.support import httpserver
+from tests.support.crawling import DAY, clock_at, crawl
+from tests.support.search_index import index_pages
+
+SENTENCE = "The harbour wall will close for repairs in the spring."
+PLAIN = "The town council met on Monday and the ferry runs every hour as before."
+
+
+def article(*paragraphs: str, title: str = "Harbour news") -> str:
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return f"<html><head><title>{title}</title></head><body><article>{body}</article></body></html>"
+
+
+@pytest.fixture
+def crawled(project, server):
+    """/harbour says the sentence in rounds 2 and 3 of 4; /ferry never does."""
+    choices.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
+    server.html("/", '<a href="/harbour">h</a> <a href="/ferry">f</a>')
+    server.html("/ferry", article("The ferry timetable for the winter.", title="Ferry"))
+    inject([server.url("/")], utcnow())
+    for n, says in enumerate((False, True, True, False)):
+        paragraphs = (PLAIN, SENTENCE) if says else (PLAIN,)
+        server.html("/harbour", article(*paragraphs))
+        crawl(project, clock=clock_at(n * 25 * DAY))
+    index_pages(project, [server.url("/harbour"), server.url("/ferry"), server.url("/")])
+    return project
+
+
+def search_panel(qtbot, window) -> SearchPanel:
+    """The Search panel shown (Ctrl+F), its index complete."""
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    panel = window.panels["search"]
+    assert isinstance(panel, SearchPanel)
+    qtbot.waitUntil(lambda: panel.index_complete is True and not panel.index_job.busy)
+    return panel
+
+
+def type_query(qtbot, panel: SearchPanel, text: str) -> None:
+    panel.query_edit.clear()
+    with qtbot.waitSignal(panel.sig_shown, check_params_cb=lambda: panel.asked.text == text):
+        qtbot.keyClicks(panel.query_edit, text)
+    qtbot.waitUntil(lambda: panel.answer is not None and panel.answer.asked.text == text)
+
+
+def test_typing_lists_the_pages_that_said_it_with_the_matches_bold_and_when(
+    qtbot, crawled, prefs, server, tmp_path
+):
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    type_query(qtbot, panel, "harbour wall")
+    model = panel.model
+    assert model.rowCount() == 1
+    hit = model.index(0, 0).data(HIT_ROLE)
+    assert hit.url == server.url("/harbour")
+    assert hit.title == "Harbour news"
+    # bold: the matching words, and nothing else
+    runs = model.index(0, 0).data(RUNS_ROLE)
+    assert [text.casefold() for text, bold in runs if bold] == ["harbour", "wall"]
+    assert "".join(text for text, _ in runs) == hit.snippet
+    # first seen in round 2, last in round 3, gone in round 4; in local time
+    assert hit.gone_at is not None
+    assert round((hit.last_seen - hit.first_seen) / DAY) == 25
+    assert round((hit.gone_at - hit.last_seen) / DAY) == 25
+    seen = model.index(0, 0).data(SEEN_ROLE)
+    assert seen == (
+        f"First seen {local_time(hit.first_seen)} · last seen {local_time(hit.last_seen)} · "
+        f"gone {local_time(hit.gone_at)} (local time)"
+    )
+    assert hit.captures == 2
+    assert panel.count_label.text() == "1 page matches"
+    # its timeline: one period, from the second round to the third, gone at the fourth
+    (period,) = hit.periods
+    assert (period.start, period.end, period.gone) == (hit.first_seen, hit.last_seen, hit.gone_at)
+    # over the project's time: its first round to its last, 75 days
+    span = panel.delegate.span
+    assert span is not None and span.end == hit.gone_at
+    assert round((hit.first_seen - span.start) / DAY) == 25
+    marks = bar(hit.periods, span, 301)
+    assert marks.present == ((100, 200),)  # rounds 25 days apart: a third of the span
+    assert marks.fading == ((200, 300),)
+    assert marks.gone == (300,)
+    assert panel.legend.isVisible() and "(local time)" in panel.legend.text()
+    shot = Path(os.environ.get("RECRAWL_SCREENSHOTS", tmp_path)) / "search-panel.png"
+    assert window.grab().save(str(shot)) and shot.stat().st_size > 0
+
+    # words both pages have: both, best first; -excluded leaves one out
+    type_query(qtbot, panel, "ferry")
+    assert {model.index(r, 0).data(HIT_ROLE).url for r in range(model.rowCount())} == {
+        server.url("/harbour"),
+        server.url("/ferry"),
+    }
+    type_query(qtbot, panel, "ferry -council")
+    assert [model.index(r, 0).data(HIT_ROLE).url for r in range(model.rowCount())] == [
+        server.url("/ferry")
+    ]
+    window.close()
+
+
+def test_the_site_and_time_filters_narrow_the_captures_that_count(qtbot, crawled, prefs, server):
+    other = httpserver.TestServer(address="127.0.0.2").start()
+    try:
+        other.html("/", article("The harbour wall of the other town stands.", title="Other"))
+        inject([other.url("/")], utcnow())
+        crawl(crawled, clock=clock_at(80 * DAY))
+        index_pages(crawled, [other.url("/")])
+    finally:
+        other.stop()
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    qtbot.waitUntil(lambda: panel.site.findData("127.0.0.2") >= 0)
+    assert panel.site.itemText(0) == "All sites" and panel.site.findData("127.0.0.1") >= 0
+    type_query(qtbot, panel, "harbour wall")
+    assert panel.model.rowCount() == 2
+    with qtbot.waitSignal(panel.sig_shown):
+        panel.site.setCurrentIndex(panel.site.findData("127.0.0.1"))
+        panel.site.activated.emit(panel.site.currentIndex())  # as a user's choice does
+    assert [h.url for h in panel.model.hits()] == [server.url("/harbour")]
+    first = panel.model.hits()[0]
+    # until a day after its first match: the text was there at the last capture counted
+    until = (first.first_seen + DAY).replace(tzinfo=UTC).timestamp()
+    panel.until.setDateTime(QDateTime.fromSecsSinceEpoch(int(until)))  # shown in local time
+    with qtbot.waitSignal(panel.sig_shown):
+        panel.until_check.setChecked(True)
+    assert panel.answer.asked.until == first.first_seen + DAY
+    (hit,) = panel.model.hits()
+    assert hit.first_seen == first.first_seen == hit.last_seen and hit.gone_at is None
+    # since after it went: no page of the site says it
+    since = (first.gone_at + DAY).replace(tzinfo=UTC).timestamp()
+    panel.since.setDateTime(QDateTime.fromSecsSinceEpoch(int(since)))
+    with qtbot.waitSignal(panel.sig_shown):
+        panel.until_check.setChecked(False)
+    with qtbot.waitSignal(panel.sig_shown):
+        panel.since_check.setChecked(True)
+    assert panel.model.rowCount() == 0
+    assert panel.count_label.text() == "No page matches"
+    window.close()
+
+
+def test_an_invalid_query_says_so_in_one_line_and_a_quote_left_open_is_noted(qtbot, crawled, prefs):
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    type_query(qtbot, panel, "-")
+    assert panel.model.rowCount() == 0
+    assert panel.answer.error is not None
+    assert panel.message.text() == panel.answer.error and "\n" not in panel.message.text()
+    assert "b00020" in panel.message.styleSheet()  # red: an error
+    type_query(qtbot, panel, '"harbour wall')
+    assert panel.model.rowCount() == 1
+    assert "quote" in panel.message.text()
+    assert "b00020" not in panel.message.styleSheet()
+    assert window.statusBar().currentMessage() == ""  # nothing but the line
+    window.close()
+
+
+def test_ctrl_f_focuses_the_field_from_another_panel(qtbot, crawled, prefs):
+    window = open_window(qtbot, crawled, prefs)
+    window.show_panel("pages")
+    assert window.current_panel().key == "pages"
+    panel = search_panel(qtbot, window)
+    assert window.current_panel() is panel
+    qtbot.waitUntil(panel.query_edit.hasFocus)
+    panel.query_edit.setText("ferry")
+    window.show_panel("storage")
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_panel() is panel
+    qtbot.waitUntil(panel.query_edit.hasFocus)
+    assert panel.query_edit.selectedText() == "ferry"  # typing replaces it
+    # in the View menu with its shortcut; the other panels keep Ctrl+1…9
+    view = next(m for m in window.menuBar().actions() if m.text() == "&View").menu()
+    shortcuts = {a.text(): a.shortcut().toString() for a in view.actions()}
+    assert shortcuts["Search"] == "Ctrl+F"
+    assert shortcuts["Storage"] == "Ctrl+9" and shortcuts["What's new"] == "Ctrl+1"
+    window.close()
+
+
+def test_the_actions_open_the_matching_captures_and_the_diffs_where_it_came_and_went(
+    qtbot, crawled, prefs, server
+):
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    type_query(qtbot, panel, '"harbour wall will close"')
+    hit = panel.current_hit()
+    assert hit is not None
+    pages = window.panels["pages"]
+
+    # Show content: the last match (the default), then the first
+    panel.content_button.click()
+    qtbot.waitUntil(lambda: pages.detail.content_dialog is not None)
+    dialog = pages.detail.content_dialog
+    assert SENTENCE in dialog.text.toPlainText()
+    assert local_time(hit.last_seen, seconds=True) in dialog.windowTitle()
+    dialog.close()
+    pages.detail.content_dialog = None
+    panel.which.setCurrentIndex(panel.which.findData("first"))
+    panel.content_button.click()
+    qtbot.waitUntil(lambda: pages.detail.content_dialog is not None)
+    assert local_time(hit.first_seen, seconds=True) in pages.detail.content_dialog.windowTitle()
+    pages.detail.content_dialog.close()
+
+    # Diff where it appeared: the capture before the first match → the first match
+    panel.appeared_button.click()
+    diff = pages.detail.diff_dialog
+    assert diff is not None
+    qtbot.waitUntil(lambda: diff.view.page is not None)
+    assert diff.view.page.new_date == hit.first_seen
+    assert diff.view.page.old_date < hit.first_seen
+    assert diff.view.summary.text() == "1 paragraph added"
+    assert SENTENCE in diff.view.text.toPlainText()
+
+    # Diff where it went, from the context menu: the last match → the gone capture
+    menu = panel.make_menu()
+    (went,) = [a for a in menu.actions() if a.text() == "Diff where it went"]
+    assert went.isEnabled()
+    went.trigger()
+    diff = pages.detail.diff_dialog
+    qtbot.waitUntil(lambda: diff.view.page is not None)
+    assert (diff.view.page.old_date, diff.view.page.new_date) == (hit.last_seen, hit.gone_at)
+    assert diff.view.summary.text() == "1 paragraph removed"
+    diff.close()
+
+    # Open capture in browser: the capture's replay, as the Pages panel opens it
+    with qtbot.waitSignal(panel.sig_open_capture) as opened:
+        (action,) = [a for a in menu.actions() if a.text().startswith("Open the first match")]
+        action.trigger()
+    assert opened.args == [hit.url, hit.first_seen]
+    window.close()
+
+
+def test_an_incomplete_index_is_built_with_its_progress_and_results_meanwhile(
+    qtbot, crawled, prefs
+):
+    set_search_state(STALE)
+    window = open_window(qtbot, crawled, prefs)
+    panel = window.panels["search"]
+    progress: list[tuple[int, int]] = []
+    panel.index_job.sig_progress.connect(lambda done, total: progress.append((done, total)))
+    with qtbot.waitSignal(panel.index_job.sig_idle):
+        window.show_search()
+        qtbot.waitUntil(lambda: panel.index_label.isVisible())
+        assert panel.index_label.text().startswith("Indexing")
+    assert progress and progress[-1][0] == progress[-1][1] > 0
+    assert panel.index_complete is True
+    assert not panel.index_label.isVisible()
+    assert search_state().complete
+    type_query(qtbot, panel, "harbour")
+    assert panel.model.rowCount() == 1
+    window.close()
+
+
+def test_the_snippet_is_painted_with_its_matches_bold(qtbot, crawled, prefs):
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    type_query(qtbot, panel, "harbour")
+    option_font = QFont(panel.results.font())
+    index = panel.model.index(0, 0)
+    size = panel.delegate.sizeHint(panel.results.viewOptions() if False else _option(panel), index)
+    assert size.height() > 4 * panel.results.fontMetrics().lineSpacing()
+    assert option_font.bold() is False
+    window.close()
+
+
+def _option(panel):
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    option = QStyleOptionViewItem()
+    option.initFrom(panel.results)
+    return option
