@@ -146,30 +146,7 @@ class ResultDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _snippet(painter: QPainter, runs: Runs, font: QFont, x: int, y: int, width: int) -> None:
-        text = "".join(part for part, _ in runs)
-        layout = QTextLayout(text, font)
-        formats = []
-        at = 0
-        for part, matching in runs:
-            if matching:
-                bold = QTextCharFormat()
-                bold.setFontWeight(QFont.Weight.Bold)
-                span = QTextLayout.FormatRange()
-                span.start, span.length, span.format = at, len(part), bold
-                formats.append(span)
-            at += len(part)
-        layout.setFormats(formats)
-        layout.beginLayout()
-        height = 0.0
-        for _ in range(SNIPPET_LINES):
-            line = layout.createLine()
-            if not line.isValid():
-                break
-            line.setLineWidth(width)
-            line.setPosition(QPointF(0, height))
-            height += line.height()
-        layout.endLayout()
-        layout.draw(painter, QPointF(x, y))
+        snippet_layout(runs, font, width).draw(painter, QPointF(x, y))
 
     def _timeline(self, painter: QPainter, hit: SearchHit, area: QRect) -> None:
         if self.span is None or area.width() <= 0:
@@ -191,3 +168,31 @@ class ResultDelegate(QStyledItemDelegate):
                 ),
                 GONE,
             )
+
+
+def snippet_layout(runs: Runs, font: QFont, width: int) -> QTextLayout:
+    """The snippet laid out in ``width`` pixels, :data:`SNIPPET_LINES` lines at most,
+    its matching runs bold."""
+    layout = QTextLayout("".join(part for part, _ in runs), font)
+    formats = []
+    at = 0
+    for part, matching in runs:
+        if matching:
+            bold = QTextCharFormat()
+            bold.setFontWeight(QFont.Weight.Bold)
+            span = QTextLayout.FormatRange()
+            span.start, span.length, span.format = at, len(part), bold
+            formats.append(span)
+        at += len(part)
+    layout.setFormats(formats)
+    layout.beginLayout()
+    height = 0.0
+    for _ in range(SNIPPET_LINES):
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        line.setPosition(QPointF(0, height))
+        height += line.height()
+    layout.endLayout()
+    return layout

@@ -9,6 +9,7 @@ the windows it opens show is read back.
 from __future__ import annotations
 
 import os
+import threading
 from datetime import UTC
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from recrawl.core.engine import inject
 from recrawl.core.policy import choices
 from recrawl.core.store.search import STALE, search_state, set_search_state
 from recrawl.gui.common.formatting import local_time
+from recrawl.gui.search import search_jobs
+from recrawl.gui.search.result_delegate import snippet_layout
 from recrawl.gui.search.search_model import HIT_ROLE, RUNS_ROLE, SEEN_ROLE, bar
 from recrawl.gui.search.search_panel import SearchPanel
 
@@ -273,21 +276,57 @@ def test_an_incomplete_index_is_built_with_its_progress_and_results_meanwhile(
     window.close()
 
 
-def test_the_snippet_is_painted_with_its_matches_bold(qtbot, crawled, prefs):
+def test_the_snippet_is_laid_out_with_its_matches_bold_in_two_lines_at_most(qtbot, crawled, prefs):
     window = open_window(qtbot, crawled, prefs)
     panel = search_panel(qtbot, window)
-    type_query(qtbot, panel, "harbour")
-    option_font = QFont(panel.results.font())
-    index = panel.model.index(0, 0)
-    size = panel.delegate.sizeHint(panel.results.viewOptions() if False else _option(panel), index)
-    assert size.height() > 4 * panel.results.fontMetrics().lineSpacing()
-    assert option_font.bold() is False
+    type_query(qtbot, panel, "harbour repairs")
+    runs = panel.model.index(0, 0).data(RUNS_ROLE)
+    layout = snippet_layout(runs, panel.results.font(), 120)
+    text = layout.text()
+    bold = [text[r.start : r.start + r.length] for r in layout.formats()]
+    assert [w.casefold() for w in bold] == ["harbour", "repairs"]
+    assert all(r.format.fontWeight() == QFont.Weight.Bold for r in layout.formats())
+    assert layout.lineCount() == 2  # a narrow row: the rest of the snippet is cut
+    # the list paints its rows (a Qt warning would fail the test)
+    assert not panel.results.viewport().grab().isNull()
     window.close()
 
 
-def _option(panel):
-    from PySide6.QtWidgets import QStyleOptionViewItem
+def test_an_answer_overtaken_by_a_newer_query_is_dropped(
+    qtbot, crawled, prefs, server, monkeypatch
+):
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    asked_newer = threading.Event()
+    real = search_jobs.search
+    ran: list[str] = []
 
-    option = QStyleOptionViewItem()
-    option.initFrom(panel.results)
-    return option
+    def searching(text, **kwargs):
+        ran.append(text)
+        if text == "ferry":  # still searching when the newer query is asked
+            assert asked_newer.wait(30)
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(search_jobs, "search", searching)
+    shown: list[str] = []
+    panel.sig_shown.connect(lambda: shown.append(panel.answer.asked.text))
+    panel.query_edit.setText("ferry")
+    panel.run_query()
+    qtbot.waitUntil(lambda: ran == ["ferry"])
+    panel.query_edit.setText("harbour")
+    panel.run_query()  # queued behind the one searching
+    asked_newer.set()
+    qtbot.waitUntil(lambda: shown == ["harbour"])
+    assert ran == ["ferry", "harbour"]
+    assert [h.url for h in panel.model.hits()] == [server.url("/harbour")]
+
+    # queries asked while another waits its turn are not run at all: only the last
+    gate = threading.Event()
+    window.context.jobs.submit(lambda: gate.wait(30), lambda _: None)
+    for text in ("fer", "ferr", "ferry"):
+        panel.query_edit.setText(text)
+        panel.run_query()
+    gate.set()
+    qtbot.waitUntil(lambda: shown[-1:] == ["ferry"])
+    assert ran[2:] == ["ferry"] and shown == ["harbour", "ferry"]
+    window.close()
