@@ -14,20 +14,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from recrawl.core.content.search_text import Query, Snippet, parse_query, snippet
+from recrawl.core.content.search_text import Query, Snippet, parse_query, version_snippet
 from recrawl.core.store.captures import CaptureRow, captures_by_url
 from recrawl.core.store.search import (
-    doc_texts,
-    matching_docs,
-    ranked_docs,
+    Version,
+    matching_versions,
+    ranked_generations,
     search_state,
-    versions_of,
 )
 
-#: Documents read from the index per page asked for (a page has several versions).
-_OVERFETCH = 8
-#: At most this many documents are ranked for one query's pages.
+#: Generations read from the index per page asked for (some have no matching version).
+_OVERFETCH = 2
+#: At most this many generations are ranked for one query's pages.
 _MOST_DOCS = 20_000
+#: ... and of those holding an excluded word somewhere (each is read version by version).
+_MOST_EXCLUDING = 2_000
 
 
 @dataclass(frozen=True)
@@ -83,20 +84,33 @@ def search(
     if not search_state().complete:
         notes.append("the search index is not complete yet: older captures may be missing")
     hits: list[SearchHit] = []
-    fetch = max(limit, 1) * _OVERFETCH
     done: set[str] = set()
-    while True:
-        ranked = ranked_docs(query, site, fetch)
-        order: dict[str, float] = {}
-        for _, url, score in ranked:
-            if url not in done and url not in order:
-                order[url] = score
-        hits += _hits(query, order, since, until)
-        done.update(order)
-        hits.sort(key=lambda hit: -hit.rank)
-        if len(hits) >= limit or len(ranked) < fetch or fetch >= _MOST_DOCS:
-            break
-        fetch = min(fetch * 4, _MOST_DOCS)  # pages dropped (no capture in range): read on
+    # with exclusions, the generations without them first: every version there lacks
+    # them; then the others, whose versions are read one by one, a few thousand at most
+    passes = (
+        [(True, _MOST_DOCS), (False, _MOST_EXCLUDING)] if query.excluded else [(False, _MOST_DOCS)]
+    )
+    for whole, most in passes:
+        fetch = max(limit, 1) * _OVERFETCH
+        while len(hits) < limit:
+            ranked = ranked_generations(query, site, fetch, whole=whole)
+            order: dict[str, float] = {}
+            for url, score in ranked:
+                if url not in done and url not in order:
+                    order[url] = score
+            hits += _hits(query, order, since, until)
+            done.update(order)
+            if len(ranked) < fetch:
+                break
+            if fetch >= most:
+                if len(hits) < limit:
+                    notes.append(
+                        f"only the best {most:,} page histories with these words were read"
+                        + ("" if whole else ", an excluded one among them")
+                    )
+                break
+            fetch = min(fetch * 4, most)  # pages dropped (no capture in range): read on
+    hits.sort(key=lambda hit: -hit.rank)
     return SearchResults(query, tuple(hits[:limit]), tuple(notes))
 
 
@@ -108,32 +122,29 @@ def _hits(
 ) -> list[SearchHit]:
     if not order:
         return []
-    versions = versions_of(order)
-    matching = matching_docs(query, (doc for docs in versions.values() for doc in docs.values()))
+    versions = matching_versions(query, order)
     by_url: dict[str, list[CaptureRow]] = {}
-    for row in captures_by_url(list(order)):
+    for row in captures_by_url([url for url in order if url in versions]):
         by_url.setdefault(row.url, []).append(row)
     low = _stamp(since) if since is not None else ""
     high = _stamp(until) if until is not None else "99999999999999"
-    found: list[tuple[str, list[Period], int, int]] = []
-    for url in order:
-        digests = versions.get(url, {})
+    hits: list[SearchHit] = []
+    for url, score in order.items():
+        matching = versions.get(url)
+        if not matching:
+            continue
         rows = sorted(
             (row for row in by_url.get(url, ()) if low <= row.stamp <= high),
             key=lambda row: (row.stamp, row.offset),
         )
-        periods, count, latest = _periods(rows, digests, matching)
-        if periods and latest is not None:
-            found.append((url, periods, count, latest))
-    texts = doc_texts(latest for *_, latest in found)
-    hits: list[SearchHit] = []
-    for url, periods, count, latest in found:
-        title, body = texts.get(latest, (None, ""))
-        passage: Snippet = snippet(body, query)
+        periods, count, latest = _periods(rows, matching)
+        if not periods or latest is None:
+            continue
+        passage: Snippet = version_snippet(latest.paragraphs, latest.words, query)
         hits.append(
             SearchHit(
                 url=url,
-                title=title,
+                title=latest.title,
                 snippet=passage.text,
                 marks=passage.marks,
                 first_seen=periods[0].start,
@@ -141,29 +152,29 @@ def _hits(
                 gone_at=periods[-1].gone,
                 captures=count,
                 periods=tuple(periods),
-                rank=order[url],
+                rank=score,
             )
         )
     return hits
 
 
 def _periods(
-    rows: list[CaptureRow], digests: dict[str, int], matching: set[int]
-) -> tuple[list[Period], int, int | None]:
-    """The runs of matching captures, how many match, and the latest matching document."""
+    rows: list[CaptureRow], matching: dict[str, Version]
+) -> tuple[list[Period], int, Version | None]:
+    """The runs of matching captures, how many match, and the latest matching version."""
     periods: list[Period] = []
     start = end = None
     count = 0
     latest = None
     for row in rows:
-        doc = digests.get(row.digest)
-        if doc is not None and doc in matching:
+        version = matching.get(row.digest)
+        if version is not None:
             when = _time(row.stamp)
             if start is None:
                 start = when
             end = when
             count += 1
-            latest = doc
+            latest = version
         elif row.status.startswith("5"):
             continue  # a server error: the text may be there still
         elif start is not None and end is not None:

@@ -13,9 +13,8 @@ sentence.
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
-import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import regex
@@ -40,8 +39,6 @@ MAX_PHRASE = 32
 #: Letters whose marks are diacritics a searcher leaves out: Latin, Greek, Cyrillic,
 #: Armenian, Hebrew, Arabic (below U+0800), and the extended Latin and Greek blocks.
 _DIACRITIC_BASES = ((0x0000, 0x0800), (0x1E00, 0x2000))
-#: A zlib level: texts are compressed once and read for snippets only.
-_LEVEL = 6
 
 
 def _strips_marks(code: int) -> bool:
@@ -124,35 +121,33 @@ def html_document(html: str) -> SearchDocument:
 
 @dataclass(frozen=True)
 class IndexedText:
-    """One version of a page, ready for the index (made off the store's thread)."""
+    """One version of a page, ready for the index (made off the store's thread): its
+    paragraphs, and each one's folded tokens, space-separated (what the index holds)."""
 
     url: str
     #: The payload digest its captures carry in the capture table (``sha1:…``).
     digest: str
     title: str | None
-    #: The text, zlib-compressed (read back for snippets).
-    body: bytes
-    #: The folded tokens of title and text, space-separated: what the index holds.
-    tokens: str
-    #: Of the title and text: versions of a page with the same words share one document.
-    hash: bytes
-    #: The text's length in characters.
-    chars: int
+    title_words: str
+    paragraphs: tuple[str, ...]
+    words: tuple[str, ...]
+
+    @property
+    def chars(self) -> int:
+        return sum(map(len, self.paragraphs)) + len(self.title or "")
 
 
 def indexed_text(url: str, digest: str, document: SearchDocument) -> IndexedText:
-    title, text = document.title, document.text[:MAX_TEXT]
-    words = " ".join(tokens(title or "") + tokens(text))
-    digest_of = hashlib.blake2b(digest_size=16)
-    digest_of.update((title or "").encode("utf-8", "surrogatepass") + b"\0")
-    digest_of.update(text.encode("utf-8", "surrogatepass"))
-    body = zlib.compress(text.encode("utf-8", "surrogatepass"), _LEVEL)
-    return IndexedText(url, digest, title, body, words, digest_of.digest(), len(text))
-
-
-def stored_text(body: bytes) -> str:
-    """A document's text back from the store."""
-    return zlib.decompress(body).decode("utf-8", "surrogatepass")
+    title = " ".join((document.title or "").split()) or None
+    paragraphs: list[str] = []
+    words: list[str] = []
+    for line in document.text[:MAX_TEXT].split("\n"):
+        found = tokens(line)
+        if found:
+            paragraphs.append(" ".join(line.split()))
+            words.append(" ".join(found))
+    title_words = " ".join(tokens(title)) if title else ""
+    return IndexedText(url, digest, title, title_words, tuple(paragraphs), tuple(words))
 
 
 # Queries
@@ -255,6 +250,25 @@ def fts_match(query: Query) -> str:
     return expression
 
 
+def joined_words(words: Sequence[str]) -> str:
+    """A version's paragraphs' words as one string :func:`matches` reads: a phrase never
+    runs from one paragraph into the next."""
+    return " " + " \n ".join(words) + " "
+
+
+def matches(joined: str, query: Query) -> bool:
+    """Whether a version (its :func:`joined_words`) has every term of the query and none
+    of its exclusions."""
+    return all(_has(joined, term) for term in query.positive) and not any(
+        _has(joined, term) for term in query.excluded
+    )
+
+
+def _has(joined: str, term: Term) -> bool:
+    needle = " " + " ".join(term.tokens)
+    return needle in joined if term.prefix else needle + " " in joined
+
+
 def _lexeme(token: str) -> str:
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
 
@@ -343,6 +357,16 @@ def snippet(text: str, query: Query) -> Snippet:
     )
     tail = " …" if stop < len(found) else ""
     return Snippet("".join(out) + tail, marks)
+
+
+def version_snippet(paragraphs: Sequence[str], words: Sequence[str], query: Query) -> Snippet:
+    """:func:`snippet` of a version's first paragraph with a match (its words, as
+    :func:`indexed_text` made them, say which without reading the rest)."""
+    for text, found in zip(paragraphs, words, strict=True):
+        joined = " " + found + " "
+        if any(_has(joined, term) for term in query.positive):
+            return snippet(text, query)
+    return snippet(paragraphs[0] if paragraphs else "", query)
 
 
 def _matches(words: list[str], terms: tuple[Term, ...]) -> list[tuple[int, int]]:

@@ -451,34 +451,41 @@ class Capture(BaseModel):
 
 
 class SearchDoc(BaseModel):
-    """One text of a page, as full-text search indexes it (docs/design.md §19): the
-    versions of a page with the same title and text share it. ``body`` is the text,
-    compressed (for snippets); the index holds its words (SQLite: the FTS5 table
-    ``search_fts``, rowid = id; PostgreSQL: the ``tsv`` column, added by migration 17)."""
+    """A *generation* of a page's texts, as full-text search indexes them (docs/design.md
+    §19): the distinct paragraphs of some of its versions in a row, each kept once
+    (``body``, compressed: the paragraphs, then their folded words), so five versions that
+    differ by a sentence cost little more than one. The index holds its words (SQLite: the
+    FTS5 table ``search_fts``, rowid = id; PostgreSQL: the ``tsv`` column, added by
+    migration 17). A page's latest generation takes the paragraphs of its next versions
+    until it grows past a few times a version's size; then a new one begins."""
 
     id = BigAutoField()
     url = TextField()
     host = TextField()
-    hash = BlobField()
-    title = TextField(null=True)
     body = BlobField()
-    chars = BigIntegerField()
+    paragraphs = IntegerField()
+    tokens = BigIntegerField()
 
     class Meta:
         indexes = (
-            (("url", "hash"), True),
+            (("url",), False),
             (("host",), False),
         )
 
 
 class SearchVersion(BaseModel):
-    """A version of a page (its URL and payload digest, as the capture table has them)
-    and the text search found in it: its captures match as that text does."""
+    """A version of a page (its URL and payload digest, as the capture table has them):
+    its title and which paragraphs of its generation (``doc``) it holds; its captures
+    match as its text does."""
 
     id = BigAutoField()
     url = TextField()
     digest = TextField()
     doc = BigIntegerField()
+    title = TextField(null=True)
+    #: Its title's paragraph in the generation (-1: none), then its text's, in order:
+    #: 32-bit unsigned little-endian numbers.
+    paragraphs = BlobField()
 
     class Meta:
         indexes = (

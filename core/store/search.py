@@ -1,13 +1,15 @@
-"""The full-text index (docs/design.md §19): a page's texts, their words, their versions.
+"""The full-text index (docs/design.md §19): a page's paragraphs, their words, its versions.
 
-``search_doc`` holds each distinct text of a page once (title, compressed text); the
-versions of a page (its payload digests, as the capture table has them) point at the
-text found in them (``search_version``), so a page fetched a hundred times unchanged,
-or changed only in its markup, costs one text. The words are indexed by the store's own
-full-text engine, handed tokens already folded by :mod:`recrawl.core.content.search_text`
-so both engines agree: SQLite's FTS5 (``search_fts``, contentless: the text is kept
-once, compressed, in ``search_doc``) or PostgreSQL's tsvector (``search_doc.tsv``, with a
-GIN index).
+A page's versions mostly repeat each other: a sentence added, a date changed. So the
+index keeps each distinct paragraph of a page once, in *generations* (``search_doc``:
+the paragraphs of a run of versions, compressed), and each version (``search_version``:
+the URL and payload digest the capture table has) lists which of its generation's
+paragraphs it holds. The store's own full-text engine indexes a generation's words —
+SQLite's FTS5 (``search_fts``, contentless: the text is kept once, in ``search_doc``) or
+PostgreSQL's tsvector (``search_doc.tsv``, with a GIN index) — handed tokens already
+folded by :mod:`recrawl.core.content.search_text`, so both agree. The engine finds the
+generations that have every word somewhere; which of their versions match (all terms,
+phrases within a paragraph, no exclusion) is read from the versions' paragraphs.
 
 Rows are written in the caller's transaction: the commit pipeline's, with the captures
 they are of, so a kill leaves no text without its capture nor a capture without its text.
@@ -15,20 +17,29 @@ they are of, so a kill leaves no text without its capture nor a capture without 
 
 from __future__ import annotations
 
+import zlib
+from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from peewee import Database, SqliteDatabase
-from recrawl.core.content.search_text import IndexedText, Query, fts_match, stored_text
-from recrawl.core.content.search_text import ts_query as ts_query_of
-from recrawl.core.content.search_text import ts_vector as ts_vector_of
+from recrawl.core.content.search_text import (
+    IndexedText,
+    Query,
+    SearchDocument,
+    fts_match,
+    joined_words,
+    matches,
+    ts_query,
+    ts_vector,
+)
 from recrawl.core.store.models import DB, SearchDoc, SearchVersion
 from recrawl.core.store.settings import get_setting, set_setting
 from recrawl.core.store.sql import chunks, insert_rows, is_server_store
 
-#: What the index was made with (the tokenizer, what a document holds): an index of an
+#: What the index was made with (the tokenizer, what a generation holds): an index of an
 #: older format is cleared and built again.
 SEARCH_FORMAT = 1
 #: The setting that says whether every capture's text is indexed.
@@ -39,6 +50,13 @@ STALE = "stale"
 #: FTS5's tokenizer splits only between the folded tokens: letters, digits and marks of
 #: any script are word characters (its default leaves marks out, cutting Hindi words).
 _TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+#: A generation takes a version's new paragraphs while it stays under this many times
+#: the version's own tokens (plus a floor, for small pages): each new paragraph rewrites
+#: the generation's words in the index, so a generation must not grow without end.
+_GROWTH = 3
+_FLOOR = 2000
+_NO_TITLE = 0xFFFFFFFF
+_LEVEL = 6
 
 
 @dataclass(frozen=True)
@@ -63,7 +81,7 @@ def set_search_state(state: str, format: int = SEARCH_FORMAT) -> None:
 
 
 def create_index(db: Database) -> None:
-    """The index's tables (migration 17; again after :func:`clear_index`)."""
+    """The index's tables (migration 17)."""
     db.create_tables([SearchDoc, SearchVersion], safe=True)
     if isinstance(db, SqliteDatabase):
         db.execute_sql(
@@ -85,11 +103,6 @@ def clear_index() -> None:
         DB.execute_sql("INSERT INTO search_fts(search_fts) VALUES ('delete-all')")
 
 
-def _param() -> str:
-    """The driver's placeholder (``?`` or ``%s``)."""
-    return "%s" if is_server_store() else "?"
-
-
 def host_of(url: str) -> str:
     try:
         return urlsplit(url).hostname or ""
@@ -97,62 +110,156 @@ def host_of(url: str) -> str:
         return ""
 
 
+def _param() -> str:
+    """The driver's placeholder (``?`` or ``%s``)."""
+    return "%s" if is_server_store() else "?"
+
+
+# Generations
+
+
+@dataclass
+class _Generation:
+    id: int | None
+    url: str
+    paragraphs: list[str]
+    words: list[str]
+    #: The words the index holds for it now (None: not in the index yet).
+    indexed: str | None = None
+    at: dict[str, int] = field(default_factory=dict)
+    tokens: int = 0
+    changed: bool = False
+
+    def __post_init__(self) -> None:
+        self.at = {text: n for n, text in enumerate(self.paragraphs)}
+        self.tokens = sum(words.count(" ") + 1 for words in self.words if words)
+
+    def place(self, text: str, words: str) -> int:
+        found = self.at.get(text)
+        if found is None:
+            found = self.at[text] = len(self.paragraphs)
+            self.paragraphs.append(text)
+            self.words.append(words)
+            self.tokens += words.count(" ") + 1
+            self.changed = True
+        return found
+
+    def room_for(self, row: IndexedText) -> bool:
+        new = [w for text, w in zip(row.paragraphs, row.words, strict=True) if text not in self.at]
+        own = sum(w.count(" ") + 1 for w in row.words) + row.title_words.count(" ") + 1
+        extra = sum(w.count(" ") + 1 for w in new)
+        return self.tokens + extra <= _GROWTH * own + _FLOOR
+
+    def body(self) -> bytes:
+        text = "\n".join(self.paragraphs) + "\0" + "\n".join(self.words)
+        return zlib.compress(text.encode("utf-8", "surrogatepass"), _LEVEL)
+
+    def all_words(self) -> str:
+        return " ".join(self.words)
+
+
+def _unpack(body: bytes) -> tuple[list[str], list[str]]:
+    texts, _, words = zlib.decompress(body).decode("utf-8", "surrogatepass").partition("\0")
+    if not texts and not words:
+        return [], []
+    return texts.split("\n"), words.split("\n")
+
+
+def _latest_generations(urls: Iterable[str]) -> dict[str, _Generation]:
+    found: dict[str, _Generation] = {}
+    for chunk in chunks(sorted(set(urls))):
+        query = (
+            SearchDoc.select(SearchDoc.id, SearchDoc.url, SearchDoc.body)
+            .where(SearchDoc.url.in_(chunk))
+            .order_by(SearchDoc.id)
+        )
+        for doc, url, body in query.tuples().iterator():
+            texts, words = _unpack(bytes(body))
+            found[url] = _Generation(int(doc), url, texts, words, " ".join(words))
+    return found
+
+
 def add_texts(rows: Sequence[IndexedText]) -> int:
-    """Index these versions (inside the caller's transaction, if it has one): a text
-    new to its page becomes a document, every version a row; versions already indexed
-    are left as they are. Returns how many documents were added."""
+    """Index these versions (inside the caller's transaction, if it has one); versions
+    already indexed are left as they are. Returns how many versions were added."""
     if not rows:
         return 0
-    known = _docs_by_hash({row.url for row in rows})
     have = indexed_versions((row.url, row.digest) for row in rows)
-    server = is_server_store()
-    param = _param()
-    insert = (
-        'INSERT INTO "search_doc" ("url", "host", "hash", "title", "body", "chars"'
-        + (', "tsv"' if server else "")
-        + ") VALUES ("
-        + ", ".join([param] * (7 if server else 6))
-        + ("::tsvector) RETURNING id" if server else ")")
-    )
-    added = 0
-    versions: list[list[Any]] = []
-    for row in rows:
+    fresh = [row for row in rows if (row.url, row.digest) not in have]
+    if not fresh:
+        return 0
+    latest = _latest_generations(row.url for row in fresh)
+    versions: list[tuple[_Generation, IndexedText, bytes]] = []
+    made: list[_Generation] = []
+    for row in fresh:
         if (row.url, row.digest) in have:
-            continue
+            continue  # twice in one batch
         have.add((row.url, row.digest))
-        doc = known.get((row.url, row.hash))
-        if doc is None:
-            values: list[Any] = [
-                row.url,
-                host_of(row.url),
-                row.hash,
-                row.title,
-                row.body,
-                row.chars,
-            ]
-            if server:
-                values.append(ts_vector_of(row.tokens))
-            cursor = DB.execute_sql(insert, values)
-            doc = int(cursor.fetchone()[0]) if server else int(cursor.lastrowid)
-            if not server:
-                DB.execute_sql(
-                    f"INSERT INTO search_fts(rowid, words) VALUES ({param}, {param})",
-                    [doc, row.tokens],
-                )
-            known[(row.url, row.hash)] = doc
-            added += 1
-        versions.append([row.url, row.digest, doc])
-    insert_rows(SearchVersion, ["url", "digest", "doc"], versions, ignore=True)
-    return added
+        generation = latest.get(row.url)
+        if generation is None or not generation.room_for(row):
+            generation = latest[row.url] = _Generation(None, row.url, [], [])
+            made.append(generation)
+        title = generation.place(row.title, row.title_words) if row.title else _NO_TITLE
+        placed = [generation.place(t, w) for t, w in zip(row.paragraphs, row.words, strict=True)]
+        versions.append((generation, row, array("I", [title, *placed]).tobytes()))
+    for generation in {id(g): g for g in [*latest.values(), *made]}.values():
+        if generation.changed:
+            _write_generation(generation)
+    insert_rows(
+        SearchVersion,
+        ["url", "digest", "doc", "title", "paragraphs"],
+        [[row.url, row.digest, g.id, row.title, packed] for g, row, packed in versions],
+        ignore=True,
+    )
+    return len(versions)
 
 
-def _docs_by_hash(urls: Iterable[str]) -> dict[tuple[str, bytes], int]:
-    found: dict[tuple[str, bytes], int] = {}
-    for chunk in chunks(sorted(set(urls))):
-        query = SearchDoc.select(SearchDoc.id, SearchDoc.url, SearchDoc.hash)
-        for doc, url, digest in query.where(SearchDoc.url.in_(chunk)).tuples().iterator():
-            found[(url, bytes(digest))] = int(doc)
-    return found
+def _write_generation(generation: _Generation) -> None:
+    param = _param()
+    words = generation.all_words()
+    server = is_server_store()
+    body = generation.body()
+    if generation.id is None:
+        names = '"url", "host", "body", "paragraphs", "tokens"' + (', "tsv"' if server else "")
+        marks = ", ".join([param] * 5) + (f", {param}::tsvector" if server else "")
+        values: list[Any] = [
+            generation.url,
+            host_of(generation.url),
+            body,
+            len(generation.paragraphs),
+            generation.tokens,
+        ]
+        if server:
+            cursor = DB.execute_sql(
+                f'INSERT INTO "search_doc" ({names}) VALUES ({marks}) RETURNING id',
+                [*values, ts_vector(words)],
+            )
+            generation.id = int(cursor.fetchone()[0])
+        else:
+            cursor = DB.execute_sql(f'INSERT INTO "search_doc" ({names}) VALUES ({marks})', values)
+            generation.id = int(cursor.lastrowid)
+    else:
+        sets = f'"body" = {param}, "paragraphs" = {param}, "tokens" = {param}'
+        values = [body, len(generation.paragraphs), generation.tokens]
+        if server:
+            sets += f', "tsv" = {param}::tsvector'
+            values.append(ts_vector(words))
+        DB.execute_sql(
+            f'UPDATE "search_doc" SET {sets} WHERE "id" = {param}', [*values, generation.id]
+        )
+    if not server:
+        if generation.indexed is not None:  # a contentless table forgets by being told
+            DB.execute_sql(
+                "INSERT INTO search_fts(search_fts, rowid, words) "
+                f"VALUES ('delete', {param}, {param})",
+                [generation.id, generation.indexed],
+            )
+        DB.execute_sql(
+            f"INSERT INTO search_fts(rowid, words) VALUES ({param}, {param})",
+            [generation.id, words],
+        )
+    generation.indexed = words
+    generation.changed = False
 
 
 def indexed_versions(pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -171,66 +278,126 @@ def version_count() -> int:
     return int(SearchVersion.select().count())
 
 
-def ranked_docs(query: Query, site: str | None, limit: int) -> list[tuple[int, str, float]]:
-    """The documents that match, best first: (doc id, url, score; higher is better)."""
+# Reading
+
+
+def ranked_generations(
+    query: Query, site: str | None, limit: int, *, whole: bool = False
+) -> list[tuple[str, float]]:
+    """The pages whose generations have every word of the query, best first: (url, score;
+    higher is better) — a page once for each of its generations that do. ``whole``: only
+    generations without the query's exclusions anywhere (all their versions lack them)."""
     param = _param()
+    asked = query if whole else _words_only(query)
     if is_server_store():
         sql = (
-            'SELECT d.id, d.url, ts_rank(d.tsv, q) AS score FROM "search_doc" d, '
+            'SELECT d.url, ts_rank(d.tsv, q) AS score FROM "search_doc" d, '
             f"CAST({param} AS tsquery) q WHERE d.tsv @@ q"
             + (f" AND d.host = {param}" if site else "")
             + f" ORDER BY score DESC, d.id LIMIT {param}"
         )
-        args: list[Any] = [ts_query_of(query)]
+        args: list[Any] = [ts_query(asked)]
     else:
         sql = (
-            'SELECT f.rowid, d.url, -f.rank FROM search_fts f JOIN "search_doc" d '
+            'SELECT d.url, -f.rank FROM search_fts f JOIN "search_doc" d '
             f"ON d.id = f.rowid WHERE search_fts MATCH {param}"
             + (f" AND d.host = {param}" if site else "")
             + f" ORDER BY f.rank LIMIT {param}"
         )
-        args = [fts_match(query)]
+        args = [fts_match(asked)]
     if site:
         args.append(site.lower())
     args.append(limit)
-    return [(int(doc), url, float(score)) for doc, url, score in DB.execute_sql(sql, args)]
+    return [(url, float(score)) for url, score in DB.execute_sql(sql, args)]
 
 
-def matching_docs(query: Query, docs: Iterable[int]) -> set[int]:
-    """Those of these documents the query matches."""
+def _words_only(query: Query) -> Query:
+    # an exclusion is of a version, not of a generation (which holds the paragraphs of
+    # several): the versions are read for it
+    return Query(query.text, query.positive, query.notes)
+
+
+@dataclass(frozen=True)
+class Version:
+    url: str
+    digest: str
+    title: str | None
+    paragraphs: tuple[str, ...]
+    #: Each paragraph's folded words (:func:`~recrawl.core.content.search_text.indexed_text`).
+    words: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """Its text, a paragraph a line."""
+        return "\n".join(self.paragraphs)
+
+
+def matching_versions(query: Query, urls: Iterable[str]) -> dict[str, dict[str, Version]]:
+    """The versions of these pages that match the query: url -> {digest: version}."""
     param = _param()
-    found: set[int] = set()
-    server = is_server_store()
-    for chunk in chunks(sorted(set(docs))):
+    wanted = sorted(set(urls))
+    docs: dict[int, tuple[list[str], list[str]]] = {}
+    for chunk in chunks(wanted):
         marks = ", ".join([param] * len(chunk))
-        if server:
+        if is_server_store():
             sql = (
-                f'SELECT id FROM "search_doc" WHERE id IN ({marks}) '
+                f'SELECT id, body FROM "search_doc" WHERE url IN ({marks}) '
                 f"AND tsv @@ CAST({param} AS tsquery)"
             )
-            args: list[Any] = [*chunk, ts_query_of(query)]
+            args: list[Any] = [*chunk, ts_query(_words_only(query))]
         else:
-            sql = f"SELECT rowid FROM search_fts WHERE search_fts MATCH {param} AND rowid IN ({marks})"
-            args = [fts_match(query), *chunk]
-        found.update(int(doc) for (doc,) in DB.execute_sql(sql, args))
-    return found
-
-
-def versions_of(urls: Iterable[str]) -> dict[str, dict[str, int]]:
-    """Each of these pages' indexed versions: url -> {digest: doc id}."""
-    out: dict[str, dict[str, int]] = {}
-    for chunk in chunks(sorted(set(urls))):
-        query = SearchVersion.select(SearchVersion.url, SearchVersion.digest, SearchVersion.doc)
-        for url, digest, doc in query.where(SearchVersion.url.in_(chunk)).tuples().iterator():
-            out.setdefault(url, {})[digest] = int(doc)
+            sql = (
+                f'SELECT d.id, d.body FROM "search_doc" d WHERE d.url IN ({marks}) AND d.id IN '
+                f"(SELECT rowid FROM search_fts WHERE search_fts MATCH {param})"
+            )
+            args = [*chunk, fts_match(_words_only(query))]
+        for doc, body in DB.execute_sql(sql, args):
+            docs[int(doc)] = _unpack(bytes(body))
+    out: dict[str, dict[str, Version]] = {}
+    for ids in chunks(sorted(docs)):
+        rows = SearchVersion.select(
+            SearchVersion.url,
+            SearchVersion.digest,
+            SearchVersion.doc,
+            SearchVersion.title,
+            SearchVersion.paragraphs,
+        ).where(SearchVersion.doc.in_(ids))
+        for url, digest, doc, title, packed in rows.tuples().iterator():
+            texts, words = docs[int(doc)]
+            at = array("I", bytes(packed)).tolist()
+            chosen = [n for n in at if n != _NO_TITLE]
+            if matches(joined_words([words[n] for n in chosen]), query):
+                body = tuple(texts[n] for n in at[1:])
+                said = tuple(words[n] for n in at[1:])
+                out.setdefault(url, {})[digest] = Version(url, digest, title, body, said)
     return out
 
 
-def doc_texts(docs: Iterable[int]) -> dict[int, tuple[str | None, str]]:
-    """These documents' titles and texts."""
-    out: dict[int, tuple[str | None, str]] = {}
-    for chunk in chunks(sorted(set(docs))):
-        query = SearchDoc.select(SearchDoc.id, SearchDoc.title, SearchDoc.body)
-        for doc, title, body in query.where(SearchDoc.id.in_(chunk)).tuples().iterator():
-            out[int(doc)] = (title, stored_text(bytes(body)))
+def version_texts(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SearchDocument]:
+    """These versions' titles and texts (those the index has)."""
+    wanted = set(pairs)
+    rows: list[tuple[str, str, int, str | None, bytes]] = []
+    for chunk in chunks(sorted({url for url, _ in wanted})):
+        query = SearchVersion.select(
+            SearchVersion.url,
+            SearchVersion.digest,
+            SearchVersion.doc,
+            SearchVersion.title,
+            SearchVersion.paragraphs,
+        ).where(SearchVersion.url.in_(chunk))
+        rows += [
+            (url, digest, int(doc), title, bytes(packed))
+            for url, digest, doc, title, packed in query.tuples().iterator()
+            if (url, digest) in wanted
+        ]
+    texts: dict[int, list[str]] = {}
+    for ids in chunks(sorted({row[2] for row in rows})):
+        bodies = SearchDoc.select(SearchDoc.id, SearchDoc.body).where(SearchDoc.id.in_(ids))
+        for doc, body in bodies.tuples().iterator():
+            texts[int(doc)] = _unpack(bytes(body))[0]
+    out: dict[tuple[str, str], SearchDocument] = {}
+    for url, digest, doc, title, packed in rows:
+        paragraphs = texts.get(doc, [])
+        at = array("I", packed).tolist()[1:]
+        out[(url, digest)] = SearchDocument(title, "\n".join(paragraphs[n] for n in at))
     return out

@@ -7,11 +7,17 @@ from datetime import datetime
 
 import pytest
 from recrawl.core.archive.search import search
-from recrawl.core.content.search_text import SearchDocument, indexed_text, parse_query
+from recrawl.core.content.search_text import (
+    IndexedText,
+    SearchDocument,
+    indexed_text,
+    parse_query,
+)
 from recrawl.core.errors import QueryError
 from recrawl.core.project import Project
 from recrawl.core.store import captures as capture_rows
 from recrawl.core.store import search as index
+from recrawl.core.store.models import SearchDoc
 from recrawl.core.store.sql import writing
 
 URL = "http://127.0.0.1/harbour"
@@ -23,11 +29,11 @@ def _capture(url: str, stamp: str, digest: str, status: str = "200") -> capture_
     )
 
 
-def _version(url: str, digest: str, text: str, title: str = "Harbour") -> index.IndexedText:
+def _version(url: str, digest: str, text: str, title: str = "Harbour") -> IndexedText:
     return indexed_text(url, digest, SearchDocument(title, text))
 
 
-def _write(texts: list[index.IndexedText], captures: list[capture_rows.CaptureRow]) -> None:
+def _write(texts: list[IndexedText], captures: list[capture_rows.CaptureRow]) -> None:
     with writing():
         index.add_texts(texts)
         capture_rows.add_captures(captures)
@@ -80,10 +86,33 @@ def test_versions_with_one_text_share_a_document_and_indexing_twice_changes_noth
 ) -> None:
     rows = [_version(URL, "sha1:A", PLAIN), _version(URL, "sha1:B", PLAIN)]
     with writing():
-        assert index.add_texts(rows) == 1
+        assert index.add_texts(rows) == 2
         assert index.add_texts(rows) == 0
-    assert index.version_count() == 2
+        assert index.add_texts([_version(URL, "sha1:C", SAID)]) == 1
+    assert index.version_count() == 3
     assert index.indexed_versions([(URL, "sha1:A"), (URL, "sha1:Z")]) == {(URL, "sha1:A")}
+    # one generation, each paragraph in it once: the title and the three sentences
+    assert [(g.paragraphs, g.tokens) for g in SearchDoc.select()] == [(4, 19)]
+    texts = index.version_texts([(URL, "sha1:A"), (URL, "sha1:C"), (URL, "sha1:Z")])
+    assert texts == {
+        (URL, "sha1:A"): SearchDocument("Harbour", PLAIN),
+        (URL, "sha1:C"): SearchDocument("Harbour", SAID),
+    }
+
+
+def test_a_page_that_changes_without_end_starts_new_generations(project: Project) -> None:
+    with writing():
+        for n in range(700):
+            index.add_texts([_version(URL, f"sha1:{n}", f"{PLAIN}\nVisitor number {n} today.")])
+    generations = list(SearchDoc.select())
+    assert len(generations) > 1
+    assert max(g.tokens for g in generations) <= 3 * 20 + 2000
+    _write(
+        [], [_capture(URL, "20270301000000", "sha1:5"), _capture(URL, "20270302000000", "sha1:650")]
+    )
+    hit = search('"visitor number 650"').hits[0]
+    assert hit.captures == 1 and hit.first_seen == hit.last_seen
+    assert search("visitor").hits[0].captures == 2
 
 
 def test_prefixes_exclusions_sites_and_scripts(project: Project) -> None:
