@@ -1,5 +1,6 @@
 """Long jobs on their own threads: a crawl, a compaction, a signature switch, a change
-rule's preview and its re-signing, an export (STYLE: background work).
+rule's preview and its re-signing, an export, the search index's build (STYLE: background
+work).
 
 Each job's runner is a ``QObject`` moved onto a ``QThread`` of its own, running the same
 core facade the command line calls. The core reports progress to a plain callback; the
@@ -394,23 +395,16 @@ class ChangeRuleJob(_Job):
         self._stop.set()
 
 
-class IndexProgress(Protocol):
-    """How far a build of the search index is: page versions indexed of those to index."""
-
-    @property
-    def done(self) -> int: ...
-    @property
-    def total(self) -> int: ...
-
-
-#: Builds the search index of the active project: ``build(report, stop)`` reports its
-#: progress to ``report`` and stops after the batch in hand once ``stop()`` is true.
-IndexBuild = Callable[[Callable[[Any], None], Callable[[], bool]], Any]
+#: Builds the search index of the active project: ``build(progress, should_stop)`` calls
+#: ``progress(done, total)`` after each batch and stops after the batch in hand once
+#: ``should_stop()`` is true (:func:`recrawl.core.archive.search_build.ensure_search_index`).
+IndexBuild = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 
 
 class SearchIndexJob(_Job):
     """The search index built up from the archive (docs/design.md §19), for a project
-    whose index is not complete; ``sig_progress`` carries (done, total) page versions."""
+    whose index is not complete; ``sig_progress`` carries (done, total) page versions,
+    ``sig_finished`` the build's report."""
 
     sig_progress = Signal(int, int)
 
@@ -425,13 +419,13 @@ class SearchIndexJob(_Job):
         stop, build = self._stop, self._build
 
         def call(report: Callable[[Any], None]) -> Any:
-            return build(report, stop.is_set)
+            return build(lambda done, total: report((done, total)), stop.is_set)
 
         self._launch(call, "search-index")
 
     def _report(self, value: Any) -> None:
-        progress: IndexProgress = value
-        self.sig_progress.emit(progress.done, progress.total)
+        done, total = value
+        self.sig_progress.emit(done, total)
 
     def stop(self) -> None:
         """Stop after the batch in hand (thread-safe): what is indexed stays, the next

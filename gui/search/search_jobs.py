@@ -74,13 +74,9 @@ def start() -> Start:
     return Start(tuple(store.page_hosts()), search_state().complete, span)
 
 
-@dataclass(frozen=True)
-class Built:
-    done: int
-    total: int
-
-
-def build_index(folder: Path, report: Callable[[Built], None], stop: Callable[[], bool]) -> Built:
+def build_index(
+    folder: Path, progress: Callable[[int, int], None], should_stop: Callable[[], bool]
+) -> int:
     """STAND-IN until the pipeline's build lands: every page's response captures indexed."""
     from recrawl.core.archive.captures import capture_payload, find_captures
     from recrawl.core.content.search_text import document_of, indexed_text
@@ -90,10 +86,10 @@ def build_index(folder: Path, report: Callable[[Built], None], stop: Callable[[]
     urls = [url for (url,) in Page.select(Page.url).where(Page.kind == "page").tuples().iterator()]
     total = len(urls)
     done = 0
-    report(Built(0, total))
+    progress(0, total)
     for url in urls:
-        if stop():
-            return Built(done, total)
+        if should_stop():
+            return done
         rows = []
         for capture in find_captures(folder, url):
             if capture.record_type != "response":
@@ -106,6 +102,6 @@ def build_index(folder: Path, report: Callable[[Built], None], stop: Callable[[]
         with store.transaction():
             add_texts(rows)
         done += 1
-        report(Built(done, total))
+        progress(done, total)
     set_search_state(COMPLETE)
-    return Built(done, total)
+    return done

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -61,6 +62,14 @@ ERROR_STYLE = "color: #b00020;"
 NOTE_STYLE = "color: #6e7781;"
 
 PLACEHOLDER = 'Search the text of every capture: words, "exact phrases", prefix*, -excluded'
+EMPTY_HINT = (
+    "<h3>Find any text the archive holds, and when it was there</h3>"
+    "<p>Type words to find the pages whose captures have them all, "
+    '<b>"an exact phrase"</b> for words in a row, <b>harb*</b> for a word\'s start, '
+    "<b>-word</b> to leave out pages that have it. Each page found says when the text "
+    "was first seen, last seen and gone, with a timeline of when it was there; open its "
+    "captures, or the diff where it appeared or went.</p>"
+)
 QUERY_TIP = (
     "Words match in any order; quotes match a phrase; a trailing * matches a word's "
     "start; a leading - leaves out pages whose text has that word. Case and accents "
@@ -111,7 +120,7 @@ class SearchPanel(Panel):
         layout.addLayout(self.filters)
         layout.addLayout(self.index_row)
         layout.addWidget(self.legend)
-        layout.addWidget(self.results, 1)
+        layout.addWidget(self.stack, 1)
         layout.addLayout(self.action_row)
         self._connect()
         self._show_index(None)
@@ -190,6 +199,15 @@ class SearchPanel(Panel):
         self.results.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.results.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        # before a query: what to type, in place of an empty list
+        self.hint = QLabel(EMPTY_HINT)
+        self.hint.setObjectName("search-hint")
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.results)
+        self.stack.addWidget(self.hint)
+        self.stack.setCurrentWidget(self.hint)
         self.legend = QLabel("")
         self.legend.setObjectName("search-legend")
         self.legend.setWordWrap(True)
@@ -374,6 +392,7 @@ class SearchPanel(Panel):
             notes = results.notes if results is not None else ()
             shown = [n for n in notes if not (self.index_job.busy and n.startswith(_INCOMPLETE))]
             self._say("; ".join(shown).capitalize() if shown else "")
+        self.stack.setCurrentWidget(self.results if answer.asked.text else self.hint)
         span = Span.of_hits(hits, self.project_span)
         self.delegate.span = span
         self.model.set_rows(hits)

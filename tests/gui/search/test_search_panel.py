@@ -267,13 +267,57 @@ def test_an_incomplete_index_is_built_with_its_progress_and_results_meanwhile(
         window.show_search()
         qtbot.waitUntil(lambda: panel.index_label.isVisible())
         assert panel.index_label.text().startswith("Indexing")
+        assert panel.index_button.text() == "Stop"
     assert progress and progress[-1][0] == progress[-1][1] > 0
-    assert panel.index_complete is True
-    assert not panel.index_label.isVisible()
-    assert search_state().complete
+    assert panel.index_label.text() != "" and not panel.index_label.isVisible()
+    assert panel.index_complete is True and search_state().complete
     type_query(qtbot, panel, "harbour")
     assert panel.model.rowCount() == 1
     window.close()
+
+
+def test_the_build_stops_when_asked_and_indexes_the_rest_later(qtbot, crawled, prefs):
+    clear_index_of(crawled)
+    window = open_window(qtbot, crawled, prefs)
+    panel = window.panels["search"]
+    real, gate = panel.index_job._build, threading.Event()
+
+    def held_at_its_start(progress, should_stop):
+        def report(done, total):
+            progress(done, total)
+            if done == 0:  # Stop is clicked before the first batch
+                assert gate.wait(30)
+
+        return real(report, should_stop)
+
+    panel.index_job._build = held_at_its_start
+    window.show_search()
+    qtbot.waitUntil(lambda: panel.index_label.text().startswith("Indexing 0 of "))
+    assert panel.index_progress.isVisible()
+    with qtbot.waitSignal(panel.index_job.sig_idle):
+        panel.index_button.click()
+        assert panel.index_label.text() == "Stopping after the batch in hand…"
+        gate.set()
+    assert panel.index_label.text().startswith("Indexing stopped")
+    assert panel.index_button.text() == "Index the rest" and panel.index_button.isEnabled()
+    assert not search_state().complete
+    type_query(qtbot, panel, "harbour")
+    assert panel.model.rowCount() == 0  # nothing indexed yet
+    # the query runs again once the rest is indexed
+    with qtbot.waitSignal(panel.sig_shown), qtbot.waitSignal(panel.index_job.sig_idle):
+        panel.index_button.click()
+    assert search_state().complete and not panel.index_label.isVisible()
+    assert panel.model.rowCount() == 1
+    window.close()
+
+
+def clear_index_of(project) -> None:
+    from recrawl.core.store.search import clear_index
+    from recrawl.core.store.sql import writing
+
+    with writing():
+        clear_index()
+        set_search_state(STALE)
 
 
 def test_the_snippet_is_laid_out_with_its_matches_bold_in_two_lines_at_most(qtbot, crawled, prefs):
