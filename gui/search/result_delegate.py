@@ -141,7 +141,10 @@ class ResultDelegate(QStyledItemDelegate):
             seen_text,
         )
         y += small_line + 4 + GONE_REACH
-        self._timeline(painter, hit, QRect(rect.left(), y, rect.width(), BAR_HEIGHT))
+        area = QRect(rect.left(), y, rect.width(), BAR_HEIGHT)
+        if selected:  # the track's light grey would melt into the selection's colour
+            painter.fillRect(area.adjusted(-1, -1, 1, 1), palette.color(QPalette.ColorRole.Base))
+        self._timeline(painter, hit, area)
         painter.restore()
 
     @staticmethod
