@@ -281,34 +281,43 @@ def version_count() -> int:
 # Reading
 
 
+#: A query that more generations than this match is listed newest first: ranking them
+#: all (FTS5's bm25 reads every match) would cost more than it tells.
+RANKED_MOST = 5000
+
+
 def ranked_generations(
     query: Query, site: str | None, limit: int, *, whole: bool = False
 ) -> list[tuple[str, float]]:
     """The pages whose generations have every word of the query, best first: (url, score;
     higher is better) — a page once for each of its generations that do. ``whole``: only
-    generations without the query's exclusions anywhere (all their versions lack them)."""
+    generations without the query's exclusions anywhere (all their versions lack them).
+    Past :data:`RANKED_MOST` matches, newest first (score 0)."""
     param = _param()
     asked = query if whole else _words_only(query)
-    if is_server_store():
-        sql = (
-            'SELECT d.url, ts_rank(d.tsv, q) AS score FROM "search_doc" d, '
-            f"CAST({param} AS tsquery) q WHERE d.tsv @@ q"
-            + (f" AND d.host = {param}" if site else "")
-            + f" ORDER BY score DESC, d.id LIMIT {param}"
-        )
-        args: list[Any] = [ts_query(asked)]
+    server = is_server_store()
+    if server:
+        source = f'"search_doc" d, CAST({param} AS tsquery) q WHERE d.tsv @@ q'
+        expression: str = ts_query(asked)
+        probe = f'SELECT 1 FROM "search_doc" WHERE tsv @@ CAST({param} AS tsquery)'
+        score, best, newest = "ts_rank(d.tsv, q)", "score DESC, d.id", "d.id DESC"
     else:
-        sql = (
-            'SELECT d.url, -f.rank FROM search_fts f JOIN "search_doc" d '
-            f"ON d.id = f.rowid WHERE search_fts MATCH {param}"
-            + (f" AND d.host = {param}" if site else "")
-            + f" ORDER BY f.rank LIMIT {param}"
+        source = (
+            f'search_fts f JOIN "search_doc" d ON d.id = f.rowid WHERE search_fts MATCH {param}'
         )
-        args = [fts_match(asked)]
-    if site:
-        args.append(site.lower())
-    args.append(limit)
-    return [(url, float(score)) for url, score in DB.execute_sql(sql, args)]
+        expression = fts_match(asked)
+        probe = f"SELECT rowid FROM search_fts WHERE search_fts MATCH {param}"
+        score, best, newest = "-f.rank", "f.rank", "f.rowid DESC"
+    many = DB.execute_sql(f"{probe} LIMIT 1 OFFSET {int(RANKED_MOST)}", [expression]).fetchone()
+    if many is not None:
+        score, best = "0.0", newest
+    sql = (
+        f"SELECT d.url, {score} AS score FROM {source}"
+        + (f" AND d.host = {param}" if site else "")
+        + f" ORDER BY {best} LIMIT {param}"
+    )
+    args: list[Any] = [expression, *([site.lower()] if site else []), limit]
+    return [(url, float(value)) for url, value in DB.execute_sql(sql, args)]
 
 
 def _words_only(query: Query) -> Query:
@@ -334,24 +343,12 @@ class Version:
 
 def matching_versions(query: Query, urls: Iterable[str]) -> dict[str, dict[str, Version]]:
     """The versions of these pages that match the query: url -> {digest: version}."""
-    param = _param()
-    wanted = sorted(set(urls))
+    # every generation of these pages, read here: which match is decided version by
+    # version below, exactly, and asking the engine first would read every match it has
     docs: dict[int, tuple[list[str], list[str]]] = {}
-    for chunk in chunks(wanted):
-        marks = ", ".join([param] * len(chunk))
-        if is_server_store():
-            sql = (
-                f'SELECT id, body FROM "search_doc" WHERE url IN ({marks}) '
-                f"AND tsv @@ CAST({param} AS tsquery)"
-            )
-            args: list[Any] = [*chunk, ts_query(_words_only(query))]
-        else:
-            sql = (
-                f'SELECT d.id, d.body FROM "search_doc" d WHERE d.url IN ({marks}) AND d.id IN '
-                f"(SELECT rowid FROM search_fts WHERE search_fts MATCH {param})"
-            )
-            args = [*chunk, fts_match(_words_only(query))]
-        for doc, body in DB.execute_sql(sql, args):
+    for chunk in chunks(sorted(set(urls))):
+        query_docs = SearchDoc.select(SearchDoc.id, SearchDoc.body).where(SearchDoc.url.in_(chunk))
+        for doc, body in query_docs.tuples().iterator():
             docs[int(doc)] = _unpack(bytes(body))
     out: dict[str, dict[str, Version]] = {}
     for ids in chunks(sorted(docs)):

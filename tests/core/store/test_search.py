@@ -183,3 +183,18 @@ def test_a_huge_query_is_cut_and_says_so(project: Project) -> None:
     assert found.hits == ()
     assert any("first 32 terms" in note for note in found.notes)
     assert parse_query('harbour "wall').notes
+
+
+def test_past_the_ranked_most_the_newest_pages_come_first(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = [f"http://127.0.0.1/{n}" for n in range(6)]
+    _write(
+        [_version(url, f"sha1:{n}", "harbour " * (6 - n)) for n, url in enumerate(urls)],
+        [_capture(url, f"2027030{n + 1}000000", f"sha1:{n}") for n, url in enumerate(urls)],
+    )
+    ranked = [hit.url for hit in search("harbour").hits]
+    assert ranked[0] == urls[0]  # bm25: the most mentions
+    monkeypatch.setattr(index, "RANKED_MOST", 3)
+    assert [hit.url for hit in search("harbour").hits] == urls[::-1]
+    assert [hit.url for hit in search("harbour", limit=2).hits] == urls[:-3:-1]
