@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QDateTime, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QDateTime, QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -266,6 +267,9 @@ class SearchPanel(Panel):
             lambda *_: self._selection_changed()
         )
         self.results.doubleClicked.connect(lambda _: self._show_content("last"))
+        # the keyboard: Down from the field to the results, Enter on one shows it
+        self.query_edit.installEventFilter(self)
+        self.results.installEventFilter(self)
         self.results.customContextMenuRequested.connect(self._menu)
         self.content_button.clicked.connect(lambda: self._show_content(self.which.currentData()))
         self.capture_button.clicked.connect(lambda: self._open_capture(self.which.currentData()))
@@ -276,6 +280,17 @@ class SearchPanel(Panel):
         self.index_job.sig_finished.connect(lambda _: self._indexed())
         self.index_job.sig_failed.connect(self._index_failed)
         self.context.changes.sig_pages.connect(self.changed)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            key = event.key()
+            if watched is self.query_edit and key == Qt.Key.Key_Down and self.model.rowCount():
+                self.results.setFocus(Qt.FocusReason.OtherFocusReason)
+                return True
+            if watched is self.results and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._show_content(self.which.currentData())
+                return True
+        return super().eventFilter(watched, event)
 
     # -- the panel ---------------------------------------------------------------------------
 

@@ -212,8 +212,10 @@ def test_the_actions_open_the_matching_captures_and_the_diffs_where_it_came_and_
     assert hit is not None
     pages = window.panels["pages"]
 
-    # Show content: the last match (the default), then the first
-    panel.content_button.click()
+    # Show content: the last match (the default), from the keyboard: Down, then Enter
+    qtbot.keyClick(panel.query_edit, Qt.Key.Key_Down)
+    qtbot.waitUntil(panel.results.hasFocus)
+    qtbot.keyClick(panel.results, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: pages.detail.content_dialog is not None)
     dialog = pages.detail.content_dialog
     assert SENTENCE in dialog.text.toPlainText()
