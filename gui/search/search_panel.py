@@ -301,8 +301,9 @@ class SearchPanel(Panel):
             self.run_query()
 
     def reading(self) -> bool:
-        # new results would take a reader back to the top of the list
-        return self.results.verticalScrollBar().value() > 0 or self.current_hit() is not None
+        # new results would take a reader back to the top of the list (the chosen page
+        # stays chosen)
+        return self.results.verticalScrollBar().value() > 0
 
     def show_stale(self, stale: bool) -> None:
         self.refresh_button.setText("Search again (new captures)" if stale else "Search again")
@@ -410,9 +411,12 @@ class SearchPanel(Panel):
         self.stack.setCurrentWidget(self.results if answer.asked.text else self.hint)
         span = Span.of_hits(hits, self.project_span)
         self.delegate.span = span
+        chosen = self.current_hit()
         self.model.set_rows(hits)
-        if hits:
-            self.results.setCurrentIndex(self.model.index(0, 0))
+        if hits:  # the page chosen before stays chosen (the same query, searched again)
+            urls = [hit.url for hit in hits]
+            row = urls.index(chosen.url) if chosen is not None and chosen.url in urls else 0
+            self.results.setCurrentIndex(self.model.index(row, 0))
         if not answer.asked.text or results is None:
             self.count_label.setText("")
         elif not hits:

@@ -376,3 +376,31 @@ def test_an_answer_overtaken_by_a_newer_query_is_dropped(
     qtbot.waitUntil(lambda: shown[-1:] == ["ferry"])
     assert ran[2:] == ["ferry"] and shown == ["harbour", "ferry"]
     window.close()
+
+
+def test_a_new_round_searches_again_keeping_the_chosen_page_and_a_return_is_a_second_period(
+    qtbot, crawled, prefs, server
+):
+    window = open_window(qtbot, crawled, prefs)
+    panel = search_panel(qtbot, window)
+    type_query(qtbot, panel, "ferry")
+    ferry = [h.url for h in panel.model.hits()].index(server.url("/ferry"))
+    panel.results.setCurrentIndex(panel.model.index(ferry, 0))
+    before = panel.answer
+    # the sentence comes back in a fifth round
+    server.html("/harbour", article(PLAIN, SENTENCE))
+    crawl(crawled, clock=clock_at(100 * DAY))
+    index_pages(crawled, [server.url("/harbour")])
+    with qtbot.waitSignal(panel.sig_shown):
+        window.context.changes.sig_pages.emit()  # what the app says after a round
+    assert panel.answer is not before
+    assert panel.current_hit().url == server.url("/ferry")
+    type_query(qtbot, panel, '"harbour wall"')
+    (hit,) = panel.model.hits()
+    assert len(hit.periods) == 2 and hit.gone_at is None
+    assert hit.periods[0].gone is not None and hit.periods[1].start > hit.periods[0].gone
+    assert panel.model.index(0, 0).data(SEEN_ROLE).endswith("still there (local time)")
+    assert not panel.went_button.isEnabled()  # it has not gone (again)
+    marks = bar(hit.periods, panel.delegate.span, 401)
+    assert len(marks.present) == 2 and len(marks.gone) == 1
+    window.close()
