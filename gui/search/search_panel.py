@@ -407,7 +407,8 @@ class SearchPanel(Panel):
         else:
             notes = results.notes if results is not None else ()
             shown = [n for n in notes if not (self.index_job.busy and n.startswith(_INCOMPLETE))]
-            self._say("; ".join(shown).capitalize() if shown else "")
+            line = "; ".join(shown)
+            self._say(line[:1].upper() + line[1:])
         self.stack.setCurrentWidget(self.results if answer.asked.text else self.hint)
         span = Span.of_hits(hits, self.project_span)
         self.delegate.span = span

@@ -175,7 +175,7 @@ def test_an_invalid_query_says_so_in_one_line_and_a_quote_left_open_is_noted(qtb
     assert "b00020" in panel.message.styleSheet()  # red: an error
     type_query(qtbot, panel, '"harbour wall')
     assert panel.model.rowCount() == 1
-    assert "quote" in panel.message.text()
+    assert panel.message.text() == "A quote was not closed: the phrase runs to the end of the query"
     assert "b00020" not in panel.message.styleSheet()
     assert window.statusBar().currentMessage() == ""  # nothing but the line
     window.close()
