@@ -13,62 +13,27 @@ import threading
 from datetime import UTC
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QDateTime, Qt
 from PySide6.QtGui import QFont
 from recrawl.core.clock import utcnow
 from recrawl.core.engine import inject
-from recrawl.core.policy import choices
 from recrawl.core.store.search import STALE, search_state, set_search_state
 from recrawl.gui.common.formatting import local_time
 from recrawl.gui.search import search_jobs
 from recrawl.gui.search.result_delegate import snippet_layout
 from recrawl.gui.search.search_model import HIT_ROLE, RUNS_ROLE, SEEN_ROLE, bar
-from recrawl.gui.search.search_panel import SearchPanel
 
 from tests.gui.helpers import open_window
+from tests.gui.search.harbour import (
+    PLAIN,
+    SENTENCE,
+    article,
+    search_panel,
+    type_query,
+)
 from tests.support import httpserver
 from tests.support.crawling import DAY, clock_at, crawl
 from tests.support.search_index import index_pages
-
-SENTENCE = "The harbour wall will close for repairs in the spring."
-PLAIN = "The town council met on Monday and the ferry runs every hour as before."
-
-
-def article(*paragraphs: str, title: str = "Harbour news") -> str:
-    body = "".join(f"<p>{p}</p>" for p in paragraphs)
-    return f"<html><head><title>{title}</title></head><body><article>{body}</article></body></html>"
-
-
-@pytest.fixture
-def crawled(project, server):
-    """/harbour says the sentence in rounds 2 and 3 of 4; /ferry never does."""
-    choices.set_schedule(None, ["min@127.0.0.1=1h", "max@127.0.0.1=20d"])
-    server.html("/", '<a href="/harbour">h</a> <a href="/ferry">f</a>')
-    server.html("/ferry", article("The ferry timetable for the winter.", title="Ferry"))
-    inject([server.url("/")], utcnow())
-    for n, says in enumerate((False, True, True, False)):
-        paragraphs = (PLAIN, SENTENCE) if says else (PLAIN,)
-        server.html("/harbour", article(*paragraphs))
-        crawl(project, clock=clock_at(n * 25 * DAY))
-    index_pages(project, [server.url("/harbour"), server.url("/ferry"), server.url("/")])
-    return project
-
-
-def search_panel(qtbot, window) -> SearchPanel:
-    """The Search panel shown (Ctrl+F), its index complete."""
-    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    panel = window.panels["search"]
-    assert isinstance(panel, SearchPanel)
-    qtbot.waitUntil(lambda: panel.index_complete is True and not panel.index_job.busy)
-    return panel
-
-
-def type_query(qtbot, panel: SearchPanel, text: str) -> None:
-    panel.query_edit.clear()
-    with qtbot.waitSignal(panel.sig_shown, check_params_cb=lambda: panel.asked.text == text):
-        qtbot.keyClicks(panel.query_edit, text)
-    qtbot.waitUntil(lambda: panel.answer is not None and panel.answer.asked.text == text)
 
 
 def test_typing_lists_the_pages_that_said_it_with_the_matches_bold_and_when(
