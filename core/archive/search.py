@@ -11,7 +11,7 @@ and is passed over; any other capture that does not match (another text, a redir
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from recrawl.core.content.search_text import Query, Snippet, parse_query, version_snippet
@@ -57,6 +57,8 @@ class SearchHit:
     periods: tuple[Period, ...]
     #: The index's score (higher is better): results are in its order.
     rank: float
+    #: The latest matching version (its snippet's).
+    latest: Version | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,15 @@ def search(
                 break
             fetch = min(fetch * 4, most)  # pages dropped (no capture in range): read on
     hits.sort(key=lambda hit: -hit.rank)
-    return SearchResults(query, tuple(hits[:limit]), tuple(notes))
+    kept = tuple(_with_snippet(hit, query) for hit in hits[:limit])
+    return SearchResults(query, kept, tuple(notes))
+
+
+def _with_snippet(hit: SearchHit, query: Query) -> SearchHit:
+    if hit.latest is None:
+        return hit
+    passage: Snippet = version_snippet(hit.latest.paragraphs, hit.latest.words, query)
+    return replace(hit, snippet=passage.text, marks=passage.marks)
 
 
 def _hits(
@@ -140,13 +150,13 @@ def _hits(
         periods, count, latest = _periods(rows, matching)
         if not periods or latest is None:
             continue
-        passage: Snippet = version_snippet(latest.paragraphs, latest.words, query)
         hits.append(
             SearchHit(
                 url=url,
                 title=latest.title,
-                snippet=passage.text,
-                marks=passage.marks,
+                snippet="",  # made for the hits kept (search's end): a cost per hit
+                marks=(),
+                latest=latest,
                 first_seen=periods[0].start,
                 last_seen=periods[-1].end,
                 gone_at=periods[-1].gone,
