@@ -838,6 +838,19 @@ class StorageSettings:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SearchSettings:
+    """Full-text search through time (docs/design.md §19)."""
+
+    index: bool = setting(
+        True,
+        help="Crawls index the text of each new version of a page as they commit it, for "
+        "`recrawl search` and the Search panel (off: they index nothing, and the index is "
+        "built up from the archive when search is next used).",
+        stored=True,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrawlSettings:
     # in the order `recrawl settings`, the app's Settings and docs/settings.md list them
     politeness: PolitenessSettings = field(default_factory=PolitenessSettings)
@@ -852,6 +865,7 @@ class CrawlSettings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     rounds: int | None = setting(
         None,

@@ -294,7 +294,11 @@ def page_title(html: str) -> str | None:
 
 
 def _title(html: str) -> str | None:
-    tree = LexborHTMLParser(html)
+    return tree_title(LexborHTMLParser(html))
+
+
+def tree_title(tree: LexborHTMLParser) -> str | None:
+    """:func:`page_title` of a page parsed already."""
     node = tree.css_first("title")
     if node is None:
         return None
@@ -308,7 +312,12 @@ def visible_text(html: str) -> tuple[str, ...]:
 
 
 def _visible_text(html: str) -> tuple[str, ...]:
-    tree = LexborHTMLParser(html)
+    return tree_text(LexborHTMLParser(html))
+
+
+def tree_text(tree: LexborHTMLParser) -> tuple[str, ...]:
+    """:func:`visible_text` of a page parsed already (the crawl's parse tree: search
+    indexes its text without parsing the page again)."""
     root = tree.body or tree.root
     if root is None:
         return ()

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import regex
-from recrawl.core.content.maintext import HTML_TYPES, SNIFF_BYTES, page_title, visible_text
+from recrawl.core.content.maintext import HTML_TYPES, SNIFF_BYTES, bounded, tree_text, tree_title
 from recrawl.core.errors import QueryError
+from selectolax.lexbor import LexborHTMLParser
 
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
 #: A character of an unspaced script (with its marks), or a run of letters, digits, marks.
@@ -94,6 +95,9 @@ class SearchDocument:
 
 
 _TEXT_TYPES = ("text/plain", "text/markdown")
+#: The media types whose payloads search indexes (:func:`document_of`): what the capture
+#: table's ``mime`` says of a capture whose version has a text.
+INDEXED_TYPES = (*HTML_TYPES, *_TEXT_TYPES)
 
 
 def document_of(body: bytes | str, content_type: str | None, url: str) -> SearchDocument | None:
@@ -116,7 +120,13 @@ def document_of(body: bytes | str, content_type: str | None, url: str) -> Search
 
 def html_document(html: str) -> SearchDocument:
     """An HTML page's (or a browser capture's DOM's) document."""
-    return SearchDocument(page_title(html), "\n".join(visible_text(html))[:MAX_TEXT])
+    return tree_document(LexborHTMLParser(bounded(html)))
+
+
+def tree_document(tree: LexborHTMLParser) -> SearchDocument:
+    """The document of a page parsed already, up to the parse bounds: the crawl's parse
+    tree, so a fetch's text costs no second parse (and is the one a rebuild reads)."""
+    return SearchDocument(tree_title(tree), "\n".join(tree_text(tree))[:MAX_TEXT])
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING
 from recrawl.core.archive.warc import payload_digest, read_record
 from recrawl.core.archive.warc_writer import Members, RecordBuilder
 from recrawl.core.config import UNCOMPARABLE, ParseSettings
+from recrawl.core.content.search_text import IndexedText, document_of, indexed_text
 from recrawl.core.engine.parse import (
+    HTML_TYPES,
     EmbedList,
     ParseResult,
     is_css,
@@ -94,6 +96,8 @@ class Asked:
     #: Look for its publication date, at the latest this instant (the fetch's); None:
     #: don't (it is read on a page's first fetch only).
     date_by: datetime | None = None
+    #: Make its text for search (docs/design.md §19): a page's new version.
+    index: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,9 @@ class Analysis:
     link_hashes: bytes | None = None
     #: What an HTML page or a stylesheet embeds (docs/design.md §14); None for other bodies.
     embeds: EmbedList | None = None
+    #: Its text for search, when asked (:attr:`Asked.index`) and it has one (HTML or
+    #: plain text); its ``digest`` is left empty: the capture's is set when it is recorded.
+    text: IndexedText | None = None
 
 
 def signing(
@@ -194,10 +201,15 @@ def analyse_page(
 ) -> Analysis:
     """The page's analysis (pure but for reading ``asked.earlier``: the same in the
     crawl's process and in an analysis process)."""
-    parsed = embeds = None
+    parsed = embeds = document = None
     if is_html(content_type, body):
-        parsed = parse_html(body, url, content_type, bounds, date_by=asked.date_by)
+        # search reads what the type says is HTML, as it reads an archived payload
+        whole = asked.index and media_type(content_type) in HTML_TYPES
+        parsed = parse_html(body, url, content_type, bounds, date_by=asked.date_by, document=whole)
         embeds, parsed.embeds = parsed.embeds, None  # sent back once, beside it
+        document, parsed.document = parsed.document, None
+    elif asked.index:
+        document = document_of(body, content_type, url)
     elif is_css(content_type, url) and not looks_binary(content_type, body):
         embeds = parse_stylesheet(body, url, content_type, bounds)
     elif is_script(content_type, url) and not looks_binary(content_type, body):
@@ -225,7 +237,8 @@ def analyse_page(
             archive.truncated,
             archive.ip,
         )
-    return Analysis(parsed, signed, before, members, published, hashes, embeds)
+    text = indexed_text(url, "", document) if document is not None else None
+    return Analysis(parsed, signed, before, members, published, hashes, embeds, text)
 
 
 _BUILDER: list[RecordBuilder] = []

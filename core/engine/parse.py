@@ -29,6 +29,7 @@ from recrawl.core.content.markup_bounds import find_cut
 from recrawl.core.content.published import Unstated, stated_date
 from recrawl.core.content.refs import EmbedRef, EmbedSet
 from recrawl.core.content.scripts import script_guesses
+from recrawl.core.content.search_text import SearchDocument, tree_document
 from recrawl.core.errors import InvalidUrl
 from recrawl.core.net.urls import canonical, embed_url
 from selectolax.lexbor import LexborHTMLParser
@@ -83,6 +84,9 @@ class ParseResult:
     feeds: list[str] = field(default_factory=list)
     #: What it embeds (docs/design.md §14).
     embeds: EmbedList | None = None
+    #: Its text for search (docs/design.md §19), when asked (``document``); not pickled:
+    #: the analysis sends the indexed text instead.
+    document: SearchDocument | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # its links as URLs and the places of the nofollow ones: a third of the time
@@ -284,10 +288,12 @@ def parse_html(
     bounds: ParseSettings | None = None,
     *,
     date_by: datetime | None = None,
+    document: bool = False,
 ) -> ParseResult:
     """The page's links and text, parsed up to ``bounds`` (the defaults if None); with
     ``date_by``, the publication date it states, at the latest that instant's
-    (``result.published``: read from the parse tree, core/content/published.py)."""
+    (``result.published``: read from the parse tree, core/content/published.py); with
+    ``document``, its text for search (``result.document``, from the same tree)."""
     bounds = bounds or ParseSettings()
     _, text = html_to_unicode(content_type, body)
     result = ParseResult()
@@ -302,6 +308,8 @@ def parse_html(
     dated = stated_date(text, url, date_by, tree) if date_by is not None else None
     del text  # the tree has its own copy: two of a 10 MB page are enough
     raw_links, base_href, raw_feeds = _raw_links(tree, result)
+    if document:
+        result.document = tree_document(tree)
     embedded = html_embeds(
         tree, bounds.max_embeds, max_css_chars=bounds.max_stylesheet_chars, bounds=bounds
     )

@@ -319,6 +319,8 @@ class FetchRecorder:
                 if page.outlinks is not None:
                     new_links = OutlinksSignature.new_links(page.outlinks, outlinks)
             capture = captures.page(page, result, now, analysis.members)
+            if not capture.refers_back and page.kind == PageKind.PAGE:
+                self._index(page, analysis, capture, batch)
             if rendering is not None:
                 captures.rendering(page.url, now, rendering.dom or None, rendering.screenshot)
                 if rendering.notes:
@@ -365,6 +367,16 @@ class FetchRecorder:
             update.fields.update(self.scoring.on_fetched(page, targets, batch))
         news = self._add(page, update, change, now, batch)
         self._fetched(page, result, update, change, PageKind.PAGE, news)
+
+    def _index(
+        self, page: Page, analysis: Analysis, capture: Capture, batch: store.CommitBatch
+    ) -> None:
+        """A page's new version: its text for search, committed with its capture, under the
+        URL and payload digest the capture table gives it (docs/design.md §19)."""
+        if not self.settings.search.index:
+            batch.unindexed = True  # the index no longer has every version's text
+        elif analysis.text is not None:
+            batch.texts.append(replace(analysis.text, url=page.url, digest=capture.payload_digest))
 
     def _change(
         self, page: Page, analysis: Analysis, capture: Capture

@@ -598,11 +598,15 @@ class Round:
     def _asked(self, page: Page, result: FetchResult, *, browser: bool = False) -> Asked:
         """What a 2xx page's analysis is asked for besides its parse (analysis.Asked)."""
         parts = self.parts
+        archive = self._to_archive(page, result)
         if page.id in self.embed_jobs:  # its bytes decide whether it changed
-            return Asked(sign=False, archive=self._to_archive(page, result))
+            return Asked(sign=False, archive=archive)
+        # a page's new version has its text indexed (docs/design.md §19); a revisit's is
+        # the one indexed with the payload it repeats
+        index = archive is not None and page.kind == PageKind.PAGE and parts.settings.search.index
         if browser:  # its DOM, not its bytes, says whether it changed: always signed
             date_by = result.started_at if never_fetched(page) else None
-            return Asked(True, None, self._to_archive(page, result), date_by)
+            return Asked(True, None, archive, date_by, index)
         sign, earlier = signing(
             page,
             result,
@@ -611,7 +615,7 @@ class Round:
             parts.settings.fetch.max_body_bytes,
         )
         date_by = result.started_at if never_fetched(page) else None
-        return Asked(sign, earlier, self._to_archive(page, result), date_by)
+        return Asked(sign, earlier, archive, date_by, index)
 
     @staticmethod
     def _to_archive(page: Page, result: FetchResult) -> ToArchive | None:

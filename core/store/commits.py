@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from peewee import fn
+from recrawl.core.content.search_text import IndexedText
 from recrawl.core.store.baselines import record_baseline_pages
 from recrawl.core.store.captures import CaptureRow, add_captures
 from recrawl.core.store.embeds import (
@@ -25,6 +26,7 @@ from recrawl.core.store.filtered import filtered_ids, keep_filtered
 from recrawl.core.store.models import DB, FetchEvent, Link, News, Page, PageKind, Segment
 from recrawl.core.store.pages import NewPage, insert_pages, page_ids_and_embeds
 from recrawl.core.store.rejected import record_rejected
+from recrawl.core.store.search import STALE, add_texts, search_state, set_search_state
 from recrawl.core.store.sources import NewSource, insert_sources
 from recrawl.core.store.sql import chunks, executemany, insert_rows, update_pages, writing
 from recrawl.core.store.workers import check_leases
@@ -62,6 +64,11 @@ class CommitBatch:
     #: The captures the segment's WARC holds up to ``committed_bytes`` that no batch
     #: before carried: findable from this commit on (the capture table, docs/design.md §7).
     captures: list[CaptureRow] = field(default_factory=list)
+    #: The texts of the pages' new versions among them, for search (docs/design.md §19).
+    texts: list[IndexedText] = field(default_factory=list)
+    #: A page's new version was committed without its text (``search.index`` off): the
+    #: index is marked stale, for the background build to complete.
+    unindexed: bool = False
 
     def __len__(self) -> int:
         return len(self.page_updates)
@@ -72,16 +79,17 @@ class CommitBatch:
             self.records, len(self.page_updates), len(self.events), len(self.news),
             len(self.new_pages), len(self.links), len(self.rejected), len(self.cash),
             len(self.payouts), len(self.sources), len(self.completeness), len(self.baseline),
+            len(self.texts),
         )  # fmt: skip
 
     def restore(self, sizes: tuple[int, ...]) -> None:
         records, updates, events, news, new_pages, links, rejected, cash, payouts, *rest = sizes
-        sources, completeness, baseline = rest
+        sources, completeness, baseline, texts = rest
         self.records = records
         del self.page_updates[updates:], self.events[events:], self.news[news:]
         del self.new_pages[new_pages:], self.links[links:], self.rejected[rejected:]
         del self.cash[cash:], self.payouts[payouts:], self.sources[sources:]
-        del self.completeness[completeness:], self.baseline[baseline:]
+        del self.completeness[completeness:], self.baseline[baseline:], self.texts[texts:]
 
 
 def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -> int:
@@ -100,6 +108,10 @@ def commit_batch(batch: CommitBatch, now: datetime, worker: str | None = None) -
         update_pages(batch.page_updates)
         keep_filtered(filtered)
         add_captures(batch.captures)
+        # with their captures: a kill leaves neither without the other
+        add_texts(batch.texts)
+        if batch.unindexed and (state := search_state()).state != STALE:
+            set_search_state(STALE, state.format)
         if batch.events:
             insert_rows(FetchEvent, list(batch.events[0]), [list(e.values()) for e in batch.events])
         insert_rows(News, ["page", "host", "at", "kind"], batch.news)
