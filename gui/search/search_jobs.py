@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from recrawl.core import store
 from recrawl.core.archive.search import SearchResults, search
@@ -72,36 +71,3 @@ def start() -> Start:
         first, last = (datetime.strptime(stamp, "%Y%m%d%H%M%S") for stamp in stamps)
         span = (first, last)
     return Start(tuple(store.page_hosts()), search_state().complete, span)
-
-
-def build_index(
-    folder: Path, progress: Callable[[int, int], None], should_stop: Callable[[], bool]
-) -> int:
-    """STAND-IN until the pipeline's build lands: every page's response captures indexed."""
-    from recrawl.core.archive.captures import capture_payload, find_captures
-    from recrawl.core.content.search_text import document_of, indexed_text
-    from recrawl.core.store.models import Page
-    from recrawl.core.store.search import COMPLETE, add_texts, set_search_state
-
-    urls = [url for (url,) in Page.select(Page.url).where(Page.kind == "page").tuples().iterator()]
-    total = len(urls)
-    done = 0
-    progress(0, total)
-    for url in urls:
-        if should_stop():
-            return done
-        rows = []
-        for capture in find_captures(folder, url):
-            if capture.record_type != "response":
-                continue
-            record = capture_payload(folder, capture)
-            headers = {k.lower(): v for k, v in record.http_headers}
-            document = document_of(record.body, headers.get("content-type"), url)
-            if document is not None:
-                rows.append(indexed_text(url, capture.digest, document))
-        with store.transaction():
-            add_texts(rows)
-        done += 1
-        progress(done, total)
-    set_search_state(COMPLETE)
-    return done

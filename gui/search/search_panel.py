@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from recrawl.core.archive.search import SearchHit
+from recrawl.core.archive.search_build import BuildReport, ensure_search_index
 from recrawl.core.words import plural
 from recrawl.gui.common.flow_layout import FlowLayout
 from recrawl.gui.common.formatting import local_time
@@ -103,7 +104,7 @@ class SearchPanel(Panel):
         folder = context.project.path
         self.index_job = SearchIndexJob(
             context.project,
-            lambda report, stop: search_jobs.build_index(folder, report, stop),
+            lambda progress, stop: ensure_search_index(folder, progress, stop),
             self,
         )
         #: Whether the index is complete, as last read (None: not read yet).
@@ -277,7 +278,7 @@ class SearchPanel(Panel):
         self.went_button.clicked.connect(self.diff_went)
         self.index_button.clicked.connect(self._index_button_clicked)
         self.index_job.sig_progress.connect(self._indexing)
-        self.index_job.sig_finished.connect(lambda _: self._indexed())
+        self.index_job.sig_finished.connect(self._indexed)
         self.index_job.sig_failed.connect(self._index_failed)
         self.context.changes.sig_pages.connect(self.changed)
 
@@ -548,16 +549,24 @@ class SearchPanel(Panel):
             else "Indexing: counting the page versions to index…"
         )
 
-    def _indexed(self) -> None:
-        if self._index_stopped:
+    def _indexed(self, report: BuildReport) -> None:
+        if report.stopped or self._index_stopped:
             self.index_complete = False
             self.index_progress.setVisible(False)
-            self.index_label.setText("Indexing stopped: results come from what is indexed so far.")
+            self.index_label.setText(
+                f"Indexing stopped at {report.done:,} of {plural(report.total, 'page version')}: "
+                "results come from what is indexed so far."
+            )
             self.index_button.setText("Index the rest")
             self.index_button.setEnabled(True)
         else:
             self.index_complete = True
             self._show_index(None)
+        if report.unreadable:  # a WARC missing or damaged: said once, the rest is searched
+            self.context.changes.sig_status.emit(
+                f"Search: {plural(report.unreadable, 'page version')} could not be read from "
+                "the archive and are not indexed"
+            )
         if self.asked is not None and self.asked.text:
             self.run_query()
 

@@ -10,7 +10,6 @@ from recrawl.core.policy import choices
 
 from tests.gui.search.harbour import PLAIN, SENTENCE, article
 from tests.support.crawling import DAY, clock_at, crawl
-from tests.support.search_index import index_pages
 
 
 @pytest.fixture
@@ -24,5 +23,4 @@ def crawled(project, server):
         paragraphs = (PLAIN, SENTENCE) if says else (PLAIN,)
         server.html("/harbour", article(*paragraphs))
         crawl(project, clock=clock_at(n * 25 * DAY))
-    index_pages(project, [server.url("/harbour"), server.url("/ferry"), server.url("/")])
     return project

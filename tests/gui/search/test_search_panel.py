@@ -33,7 +33,6 @@ from tests.gui.search.harbour import (
 )
 from tests.support import httpserver
 from tests.support.crawling import DAY, clock_at, crawl
-from tests.support.search_index import index_pages
 
 
 def test_typing_lists_the_pages_that_said_it_with_the_matches_bold_and_when(
@@ -96,7 +95,6 @@ def test_the_site_and_time_filters_narrow_the_captures_that_count(qtbot, crawled
         other.html("/", article("The harbour wall of the other town stands.", title="Other"))
         inject([other.url("/")], utcnow())
         crawl(crawled, clock=clock_at(80 * DAY))
-        index_pages(crawled, [other.url("/")])
     finally:
         other.stop()
     window = open_window(qtbot, crawled, prefs)
@@ -225,7 +223,7 @@ def test_the_actions_open_the_matching_captures_and_the_diffs_where_it_came_and_
 def test_an_incomplete_index_is_built_with_its_progress_and_results_meanwhile(
     qtbot, crawled, prefs
 ):
-    set_search_state(STALE)
+    clear_index_of(crawled)  # a project archived before search: nothing indexed
     window = open_window(qtbot, crawled, prefs)
     panel = window.panels["search"]
     progress: list[tuple[int, int]] = []
@@ -265,7 +263,7 @@ def test_the_build_stops_when_asked_and_indexes_the_rest_later(qtbot, crawled, p
         panel.index_button.click()
         assert panel.index_label.text() == "Stopping after the batch in hand…"
         gate.set()
-    assert panel.index_label.text().startswith("Indexing stopped")
+    assert panel.index_label.text().startswith("Indexing stopped at 0 of ")
     assert panel.index_button.text() == "Index the rest" and panel.index_button.isEnabled()
     assert not search_state().complete
     type_query(qtbot, panel, "harbour")
@@ -355,7 +353,6 @@ def test_a_new_round_searches_again_keeping_the_chosen_page_and_a_return_is_a_se
     # the sentence comes back in a fifth round
     server.html("/harbour", article(PLAIN, SENTENCE))
     crawl(crawled, clock=clock_at(100 * DAY))
-    index_pages(crawled, [server.url("/harbour")])
     with qtbot.waitSignal(panel.sig_shown):
         window.context.changes.sig_pages.emit()  # what the app says after a round
     assert panel.answer is not before
