@@ -30,6 +30,7 @@ A benchmark, not a test: exit status 0 whatever the figures; each target says ok
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -87,6 +88,7 @@ class Generated:
     sentences: list[str] = field(default_factory=list)
     #: Sentences of the other scripts, by language.
     foreign: dict[str, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
 
 
 @dataclass
@@ -482,17 +484,27 @@ def main() -> int:
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="recrawl-search-bench-"))
     folder = root / "project"
+    kept = root / "bench.json"
     try:
-        started = time.perf_counter()
-        made = generate(folder, args.pages, args.versions, args.workers)
-        generated = time.perf_counter() - started
+        if kept.exists():  # a kept run's project, built already: its queries again
+            saved = json.loads(kept.read_text())
+            made = Generated(folder, **saved["made"])
+            built = Built(**saved["built"])
+            print(f"(the project, and its build, of the run kept in {root})")
+        else:
+            started = time.perf_counter()
+            made = generate(folder, args.pages, args.versions, args.workers)
+            made.seconds = time.perf_counter() - started
+            built = build(folder, args.workers)
+            if args.keep:
+                made_fields = {k: v for k, v in vars(made).items() if k != "project"}
+                kept.write_text(json.dumps({"made": made_fields, "built": vars(built)}))
         print(
             f"project: {made.pages:,} pages, {made.captures:,} captures ({made.versions:,} "
             f"versions, {made.revisits:,} revisits), {made.html_bytes / 1e6:,.0f} MB of HTML, "
-            f"generated in {generated:.0f} s",
+            f"generated in {made.seconds:.0f} s",
             flush=True,
         )
-        built = build(folder, args.workers)
         rate = built.versions / built.seconds
         mbps = built.text_bytes / 1e6 / built.seconds
         print(

@@ -82,7 +82,7 @@ def search(
     notes = list(query.notes)
     if not search_state().complete:
         notes.append("the search index is not complete yet: older captures may be missing")
-    hits: list[SearchHit] = []
+    found: list[_Found] = []
     fetch = max(limit, 1) * _OVERFETCH
     done: set[str] = set()
     while True:
@@ -91,21 +91,33 @@ def search(
         for _, url, score in ranked:
             if url not in done and url not in order:
                 order[url] = score
-        hits += _hits(query, order, since, until)
+        found += _found(query, order, since, until)
         done.update(order)
-        hits.sort(key=lambda hit: -hit.rank)
-        if len(hits) >= limit or len(ranked) < fetch or fetch >= _MOST_DOCS:
+        if len(found) >= limit or len(ranked) < fetch or fetch >= _MOST_DOCS:
             break
         fetch = min(fetch * 4, _MOST_DOCS)  # pages dropped (no capture in range): read on
-    return SearchResults(query, tuple(hits[:limit]), tuple(notes))
+    found.sort(key=lambda one: -one.rank)
+    return SearchResults(query, tuple(_hits(query, found[:limit])), tuple(notes))
 
 
-def _hits(
+@dataclass(frozen=True)
+class _Found:
+    """A page that matches, before its snippet is made (only the hits kept get one: a
+    snippet tokenizes its whole text)."""
+
+    url: str
+    periods: list[Period]
+    captures: int
+    latest: int
+    rank: float
+
+
+def _found(
     query: Query,
     order: dict[str, float],
     since: datetime | None,
     until: datetime | None,
-) -> list[SearchHit]:
+) -> list[_Found]:
     if not order:
         return []
     versions = versions_of(order)
@@ -115,7 +127,7 @@ def _hits(
         by_url.setdefault(row.url, []).append(row)
     low = _stamp(since) if since is not None else ""
     high = _stamp(until) if until is not None else "99999999999999"
-    found: list[tuple[str, list[Period], int, int]] = []
+    found: list[_Found] = []
     for url in order:
         digests = versions.get(url, {})
         rows = sorted(
@@ -124,24 +136,28 @@ def _hits(
         )
         periods, count, latest = _periods(rows, digests, matching)
         if periods and latest is not None:
-            found.append((url, periods, count, latest))
-    texts = doc_texts(latest for *_, latest in found)
+            found.append(_Found(url, periods, count, latest, order[url]))
+    return found
+
+
+def _hits(query: Query, found: list[_Found]) -> list[SearchHit]:
+    texts = doc_texts(one.latest for one in found)
     hits: list[SearchHit] = []
-    for url, periods, count, latest in found:
-        title, body = texts.get(latest, (None, ""))
+    for one in found:
+        title, body = texts.get(one.latest, (None, ""))
         passage: Snippet = snippet(body, query)
         hits.append(
             SearchHit(
-                url=url,
+                url=one.url,
                 title=title,
                 snippet=passage.text,
                 marks=passage.marks,
-                first_seen=periods[0].start,
-                last_seen=periods[-1].end,
-                gone_at=periods[-1].gone,
-                captures=count,
-                periods=tuple(periods),
-                rank=order[url],
+                first_seen=one.periods[0].start,
+                last_seen=one.periods[-1].end,
+                gone_at=one.periods[-1].gone,
+                captures=one.captures,
+                periods=tuple(one.periods),
+                rank=one.rank,
             )
         )
     return hits

@@ -313,7 +313,7 @@ def snippet(text: str, query: Query) -> Snippet:
     """The passage of ``text`` around the first match of the query's words or phrases
     (its opening words when none is in the text: the match was in the title), its
     whitespace collapsed."""
-    found = spans(text)
+    found, more = _spans_to_first_match(text, query.positive)
     if not found:
         return Snippet(" ".join(text.split())[:200], ())
     hits = _matches([token for _, _, token in found], query.positive)
@@ -341,8 +341,42 @@ def snippet(text: str, query: Query) -> Snippet:
     marks = tuple(
         (at[found[a][0]], at[found[b - 1][1] - 1] + 1) for a, b in hits if a >= start and b <= stop
     )
-    tail = " …" if stop < len(found) else ""
+    tail = " …" if stop < len(found) or more else ""
     return Snippet("".join(out) + tail, marks)
+
+
+def _spans_to_first_match(
+    text: str, terms: tuple[Term, ...]
+) -> tuple[list[tuple[int, int, str]], bool]:
+    """:func:`spans` of ``text`` up to a snippet's width past its first match (all of them
+    when nothing matches), and whether tokens were left unread: a long page's snippet
+    costs its first match's place, not its length."""
+    longest = max((len(term.tokens) for term in terms), default=1)
+    found: list[tuple[int, int, str]] = []
+    first: int | None = None
+    for match in _TOKEN.finditer(text):
+        if first is not None and len(found) >= first + _WIDTH + longest:
+            return found, True
+        found.append((match.start(), match.end(), fold(match.group())))
+        if first is None and _ends_a_match(found, terms):
+            first = len(found) - 1
+    return found, False
+
+
+def _ends_a_match(found: list[tuple[int, int, str]], terms: tuple[Term, ...]) -> bool:
+    """Whether a term matches the tokens ending with the last of ``found``."""
+    for term in terms:
+        size = len(term.tokens)
+        if size == 0 or size > len(found):
+            continue
+        last = size - 1
+        tail = found[len(found) - size :]
+        if all(
+            tail[k][2] == token or (k == last and term.prefix and tail[k][2].startswith(token))
+            for k, token in enumerate(term.tokens)
+        ):
+            return True
+    return False
 
 
 def _matches(words: list[str], terms: tuple[Term, ...]) -> list[tuple[int, int]]:
