@@ -91,8 +91,16 @@ def search(
         for _, url, score in ranked:
             if url not in done and url not in order:
                 order[url] = score
-        found += _found(query, order, since, until)
-        done.update(order)
+        # the best pages first, as many as still wanted: the pages ranked below them
+        # (their captures, all their versions) are read only when some are dropped
+        pending = list(order)
+        while pending and len(found) < limit:
+            take, pending = (
+                pending[: max(limit - len(found), 10)],
+                pending[max(limit - len(found), 10) :],
+            )
+            found += _found(query, {url: order[url] for url in take}, since, until)
+            done.update(take)
         if len(found) >= limit or len(ranked) < fetch or fetch >= _MOST_DOCS:
             break
         fetch = min(fetch * 4, _MOST_DOCS)  # pages dropped (no capture in range): read on

@@ -31,6 +31,8 @@ from recrawl.core.store.sql import chunks, insert_rows, is_server_store
 #: What the index was made with (the tokenizer, what a document holds): an index of an
 #: older format is cleared and built again.
 SEARCH_FORMAT = 1
+#: At most this many documents (the newest that match) are ranked for one query.
+RANKED_AT_MOST = 10_000
 #: The setting that says whether every capture's text is indexed.
 SEARCH_INDEX = "search_index"
 COMPLETE = "complete"
@@ -183,13 +185,20 @@ def ranked_docs(query: Query, site: str | None, limit: int) -> list[tuple[int, s
         )
         args: list[Any] = [ts_query_of(query)]
     else:
+        # bm25 is computed for every match before the best are taken: a word on every
+        # page would rank them all (seconds, on a big project), so only the newest
+        # RANKED_AT_MOST matching documents are ranked, the rowids from the one at that
+        # depth on (FTS5 steps back through them and then seeks: milliseconds)
+        match = fts_match(query)
         sql = (
             'SELECT f.rowid, d.url, -f.rank FROM search_fts f JOIN "search_doc" d '
-            f"ON d.id = f.rowid WHERE search_fts MATCH {param}"
+            f"ON d.id = f.rowid WHERE search_fts MATCH {param} AND f.rowid >= COALESCE(("
+            f"SELECT rowid FROM search_fts WHERE search_fts MATCH {param} "
+            f"ORDER BY rowid DESC LIMIT 1 OFFSET {param}), 0)"
             + (f" AND d.host = {param}" if site else "")
             + f" ORDER BY f.rank LIMIT {param}"
         )
-        args = [fts_match(query)]
+        args = [match, match, RANKED_AT_MOST - 1]
     if site:
         args.append(site.lower())
     args.append(limit)
@@ -201,6 +210,15 @@ def matching_docs(query: Query, docs: Iterable[int]) -> set[int]:
     param = _param()
     found: set[int] = set()
     server = is_server_store()
+    if not server and any(term.prefix for term in query.terms):
+        # FTS5 expands a prefix into its words' documents anew for every rowid asked
+        # (a millisecond each: half a second for a page of results): every match once,
+        # kept if asked for
+        wanted = set(docs)
+        sql = f"SELECT rowid FROM search_fts WHERE search_fts MATCH {param}"
+        return {
+            int(doc) for (doc,) in DB.execute_sql(sql, [fts_match(query)]) if int(doc) in wanted
+        }
     for chunk in chunks(sorted(set(docs))):
         marks = ", ".join([param] * len(chunk))
         if server:

@@ -12,7 +12,7 @@ from recrawl.core.errors import QueryError
 from recrawl.core.project import Project
 from recrawl.core.store import captures as capture_rows
 from recrawl.core.store import search as index
-from recrawl.core.store.sql import writing
+from recrawl.core.store.sql import is_server_store, writing
 
 URL = "http://127.0.0.1/harbour"
 
@@ -154,3 +154,60 @@ def test_a_huge_query_is_cut_and_says_so(project: Project) -> None:
     assert found.hits == ()
     assert any("first 32 terms" in note for note in found.notes)
     assert parse_query('harbour "wall').notes
+
+
+def test_a_prefix_matches_each_version_by_its_own_words(project: Project) -> None:
+    """Which versions of a page a prefix matches (read once for all the pages' versions):
+    the harbour's, then the harbinger's, not the one between, nor the last."""
+    texts = ["The harbour opens.", "Nothing to see.", "A harbinger of rain.", "Dry."]
+    _write(
+        [_version(URL, f"sha1:{n}", text, "Port") for n, text in enumerate(texts)],
+        [_capture(URL, f"2027030{n + 1}000000", f"sha1:{n}") for n in range(len(texts))],
+    )
+    (hit,) = search("harb*").hits
+    assert [(p.start.day, p.end.day, p.gone.day if p.gone else None) for p in hit.periods] == [
+        (1, 1, 2),
+        (3, 3, 4),
+    ]
+
+
+def test_a_word_on_every_page_ranks_only_the_newest_texts(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bm25 would rank every match: past RANKED_AT_MOST matching documents only the newest
+    are (here 3 of 8); a query that matches fewer ranks them all. (SQLite's FTS5; on
+    PostgreSQL ts_rank still ranks every match.)"""
+    if is_server_store():
+        pytest.skip("the cap is FTS5's")
+    monkeypatch.setattr(index, "RANKED_AT_MOST", 3)
+    urls = [f"http://127.0.0.1/p{n}" for n in range(8)]
+    _write(
+        [_version(url, "sha1:A", f"The harbour, page {n}.") for n, url in enumerate(urls)]
+        + [_version(urls[0], "sha1:B", "The harbour wall, page 0 again.")],
+        [_capture(url, "20270301000000", "sha1:A") for url in urls]
+        + [_capture(urls[0], "20270302000000", "sha1:B")],
+    )
+    ranked = {url for _, url, _ in index.ranked_docs(parse_query("harbour"), None, 50)}
+    assert ranked == {urls[0], urls[7], urls[6]}  # the three documents written last
+    assert {hit.url for hit in search("wall").hits} == {urls[0]}
+    monkeypatch.setattr(index, "RANKED_AT_MOST", 100)
+    assert {hit.url for hit in search("harbour").hits} == set(urls)
+
+
+def test_pages_dropped_by_the_time_range_leave_room_for_the_next_best(project: Project) -> None:
+    """The best pages are read first, as many as asked for; those with no capture in the
+    range are dropped and the next best read, until the limit is reached."""
+    urls = [f"http://127.0.0.1/p{n:02}" for n in range(40)]
+    # the first 25 say "harbour" three times (they rank first) but were captured in 2026
+    _write(
+        [
+            _version(url, "sha1:A", "harbour harbour harbour." if n < 25 else "The harbour.")
+            for n, url in enumerate(urls)
+        ],
+        [_capture(url, "20260301000000" if n < 25 else "20270301000000", "sha1:A")
+         for n, url in enumerate(urls)],
+    )  # fmt: skip
+    found = search("harbour", since=datetime(2027, 1, 1), limit=5)
+    assert len(found.hits) == 5 and {hit.url for hit in found.hits} <= set(urls[25:])
+    assert len(search("harbour", limit=5).hits) == 5
+    assert {hit.url for hit in search("harbour", limit=5).hits} <= set(urls[:25])
