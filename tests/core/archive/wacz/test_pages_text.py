@@ -209,3 +209,21 @@ def test_the_latest_pages_and_a_stop_while_the_texts_are_read(built, tmp_path):
         )
     assert copied
     assert not list(tmp_path.glob("stopped.wacz*"))
+
+
+def test_texts_are_read_a_batch_at_a_time(built, tmp_path, monkeypatch):
+    """An export holds one batch of texts at a time, whatever the number of pages."""
+    from recrawl.core.archive.wacz import package
+
+    batches: list[int] = []
+    real = package.page_texts
+
+    def counted(pages):
+        batches.append(len(pages))
+        return real(pages)
+
+    monkeypatch.setattr(package, "PAGE_BATCH", 4)
+    monkeypatch.setattr(package, "page_texts", counted)
+    _, found = export_all(built, tmp_path / "batched.wacz")
+    assert len(batches) > 1 and max(batches) <= 4
+    assert sum(batches) == len(found) and all("text" in entry for entry in found.values())
