@@ -17,6 +17,7 @@ from datetime import datetime
 from recrawl.core.content.search_text import Query, Snippet, parse_query, snippet
 from recrawl.core.store.captures import CaptureRow, captures_by_url
 from recrawl.core.store.search import (
+    RANKED_AT_MOST,
     doc_texts,
     matching_docs,
     ranked_docs,
@@ -86,7 +87,9 @@ def search(
     fetch = max(limit, 1) * _OVERFETCH
     done: set[str] = set()
     while True:
-        ranked = ranked_docs(query, site, fetch)
+        # a time range may want older texts than the newest matches: all are ranked then
+        newest = RANKED_AT_MOST if since is None and until is None else None
+        ranked = ranked_docs(query, site, fetch, newest=newest)
         order: dict[str, float] = {}
         for _, url, score in ranked:
             if url not in done and url not in order:

@@ -31,7 +31,8 @@ from recrawl.core.store.sql import chunks, insert_rows, is_server_store
 #: What the index was made with (the tokenizer, what a document holds): an index of an
 #: older format is cleared and built again.
 SEARCH_FORMAT = 1
-#: At most this many documents (the newest that match) are ranked for one query.
+#: At most this many documents (the newest that match) are ranked for a query that asks
+#: for no time range (:func:`ranked_docs`' ``newest``).
 RANKED_AT_MOST = 10_000
 #: The setting that says whether every capture's text is indexed.
 SEARCH_INDEX = "search_index"
@@ -173,8 +174,16 @@ def version_count() -> int:
     return int(SearchVersion.select().count())
 
 
-def ranked_docs(query: Query, site: str | None, limit: int) -> list[tuple[int, str, float]]:
-    """The documents that match, best first: (doc id, url, score; higher is better)."""
+def ranked_docs(
+    query: Query, site: str | None, limit: int, *, newest: int | None = None
+) -> list[tuple[int, str, float]]:
+    """The documents that match, best first: (doc id, url, score; higher is better).
+
+    ``newest``: rank only the newest that many documents that match (of ``site``, if
+    given), on SQLite; None: every match. FTS5 computes bm25 for every match before it
+    takes the best: a word on every page ranks them all (seconds, on a big project),
+    while stepping back through the newest matches' rowids and then seeking costs
+    milliseconds."""
     param = _param()
     if is_server_store():
         sql = (
@@ -184,23 +193,28 @@ def ranked_docs(query: Query, site: str | None, limit: int) -> list[tuple[int, s
             + f" ORDER BY score DESC, d.id LIMIT {param}"
         )
         args: list[Any] = [ts_query_of(query)]
+        if site:
+            args.append(site.lower())
     else:
-        # bm25 is computed for every match before the best are taken: a word on every
-        # page would rank them all (seconds, on a big project), so only the newest
-        # RANKED_AT_MOST matching documents are ranked, the rowids from the one at that
-        # depth on (FTS5 steps back through them and then seeks: milliseconds)
         match = fts_match(query)
+        where = f" AND d.host = {param}" if site else ""
+        window = ""
+        args = [match]
+        if newest is not None:
+            of_site = f' JOIN "search_doc" e ON e.id = g.rowid AND e.host = {param}' if site else ""
+            window = (
+                f" AND f.rowid >= COALESCE((SELECT g.rowid FROM search_fts g{of_site} "
+                f"WHERE g.search_fts MATCH {param} ORDER BY g.rowid DESC LIMIT 1 "
+                f"OFFSET {param}), 0)"
+            )
+            args += [*([site.lower()] if site else []), match, max(newest, 1) - 1]
         sql = (
             'SELECT f.rowid, d.url, -f.rank FROM search_fts f JOIN "search_doc" d '
-            f"ON d.id = f.rowid WHERE search_fts MATCH {param} AND f.rowid >= COALESCE(("
-            f"SELECT rowid FROM search_fts WHERE search_fts MATCH {param} "
-            f"ORDER BY rowid DESC LIMIT 1 OFFSET {param}), 0)"
-            + (f" AND d.host = {param}" if site else "")
-            + f" ORDER BY f.rank LIMIT {param}"
+            f"ON d.id = f.rowid WHERE f.search_fts MATCH {param}{window}{where}"
+            f" ORDER BY f.rank LIMIT {param}"
         )
-        args = [match, match, RANKED_AT_MOST - 1]
-    if site:
-        args.append(site.lower())
+        if site:
+            args.append(site.lower())
     args.append(limit)
     return [(int(doc), url, float(score)) for doc, url, score in DB.execute_sql(sql, args)]
 

@@ -175,22 +175,33 @@ def test_a_word_on_every_page_ranks_only_the_newest_texts(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """bm25 would rank every match: past RANKED_AT_MOST matching documents only the newest
-    are (here 3 of 8); a query that matches fewer ranks them all. (SQLite's FTS5; on
-    PostgreSQL ts_rank still ranks every match.)"""
+    are (here 3 of 8), of the site asked for if one is; a query that matches fewer ranks
+    them all, and so does one with a time range (older texts may be the ones wanted).
+    (SQLite's FTS5; on PostgreSQL ts_rank still ranks every match.)"""
     if is_server_store():
         pytest.skip("the cap is FTS5's")
-    monkeypatch.setattr(index, "RANKED_AT_MOST", 3)
-    urls = [f"http://127.0.0.1/p{n}" for n in range(8)]
+    from recrawl.core.archive import search as searching
+
+    monkeypatch.setattr(searching, "RANKED_AT_MOST", 3)
+    urls = [f"http://127.0.0.1/p{n}" for n in range(6)] + [
+        f"http://127.0.0.2/q{n}" for n in range(2)
+    ]
     _write(
         [_version(url, "sha1:A", f"The harbour, page {n}.") for n, url in enumerate(urls)]
         + [_version(urls[0], "sha1:B", "The harbour wall, page 0 again.")],
         [_capture(url, "20270301000000", "sha1:A") for url in urls]
         + [_capture(urls[0], "20270302000000", "sha1:B")],
     )
-    ranked = {url for _, url, _ in index.ranked_docs(parse_query("harbour"), None, 50)}
-    assert ranked == {urls[0], urls[7], urls[6]}  # the three documents written last
+    # the three documents written last
+    assert {hit.url for hit in search("harbour").hits} == {urls[0], urls[7], urls[6]}
+    harbour = parse_query("harbour")
+    assert len(index.ranked_docs(harbour, None, 50)) == 9  # no cap asked: every match
+    on_site = {url for _, url, _ in index.ranked_docs(harbour, "127.0.0.1", 50, newest=3)}
+    assert on_site == {urls[0], urls[5], urls[4]}  # the newest three of that site
     assert {hit.url for hit in search("wall").hits} == {urls[0]}
-    monkeypatch.setattr(index, "RANKED_AT_MOST", 100)
+    ranged = search("harbour", since=datetime(2027, 1, 1))
+    assert {hit.url for hit in ranged.hits} == set(urls)
+    monkeypatch.setattr(searching, "RANKED_AT_MOST", 100)
     assert {hit.url for hit in search("harbour").hits} == set(urls)
 
 
