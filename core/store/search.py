@@ -173,6 +173,10 @@ def _latest_generations(urls: Iterable[str]) -> dict[str, _Generation]:
             .where(SearchDoc.url.in_(chunk))
             .order_by(SearchDoc.id)
         )
+        if is_server_store():
+            # a worker and a build (or the app's) may add versions of one page at once:
+            # the second waits, then reads the generation the first wrote
+            query = query.for_update()
         for doc, url, body in query.tuples().iterator():
             texts, words = _unpack(bytes(body))
             found[url] = _Generation(int(doc), url, texts, words, " ".join(words))
