@@ -164,25 +164,44 @@ class IndexedText:
     digest: str
     title: str | None
     title_words: str
+    #: Its sentences (the index's units; a phrase is found within one).
     paragraphs: tuple[str, ...]
     words: tuple[str, ...]
+    #: Which of ``paragraphs`` begin a paragraph of the text.
+    starts: tuple[int, ...] = ()
 
     @property
     def chars(self) -> int:
         return sum(map(len, self.paragraphs)) + len(self.title or "")
 
 
+#: Where a paragraph's sentences end: the index keeps a page's distinct sentences once.
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=\S)|(?<=[。！？；])")
+
+
 def indexed_text(url: str, digest: str, document: SearchDocument) -> IndexedText:
+    """A version as the index keeps it: its sentences (an edit changes one, and the
+    others are shared with the versions before), which of them begin a paragraph, and
+    each one's folded words."""
     title = " ".join((document.title or "").split()) or None
     paragraphs: list[str] = []
     words: list[str] = []
+    starts: list[int] = []
     for line in document.text[:MAX_TEXT].split("\n"):
-        found = tokens(line)
-        if found:
-            paragraphs.append(" ".join(line.split()))
+        first = True
+        for sentence in _SENTENCE_END.split(" ".join(line.split())):
+            found = tokens(sentence)
+            if not found:
+                continue
+            if first:
+                starts.append(len(paragraphs))
+                first = False
+            paragraphs.append(sentence)
             words.append(" ".join(found))
     title_words = " ".join(tokens(title)) if title else ""
-    return IndexedText(url, digest, title, title_words, tuple(paragraphs), tuple(words))
+    return IndexedText(
+        url, digest, title, title_words, tuple(paragraphs), tuple(words), tuple(starts)
+    )
 
 
 # Queries
