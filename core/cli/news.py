@@ -141,7 +141,7 @@ def _feed_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _site_host(site: str) -> str:
+def site_host(site: str) -> str:
     """A site's host as the news keeps it (IDNA, no port): ``--site bücher.example`` or
     ``--site 127.0.0.1:8000`` (as a change rule names it) found no news before."""
     from recrawl.core.net.urls import canonical, host_of
@@ -163,7 +163,7 @@ def run_feed(project: Project, args: argparse.Namespace) -> int:
     where = store.NewsFilter(
         since=parse_iso(args.since) if args.since else None,
         kind=args.kind,
-        host=_site_host(args.site) if args.site else None,
+        host=site_host(args.site) if args.site else None,
     )
     items = store.iter_news(where)
     listed = summarised(project.path, islice(items, args.limit) if args.limit > 0 else items)

@@ -9,12 +9,14 @@ run is imported, so a quick command such as ``urls`` never loads what others nee
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
-from typing import NoReturn
+from typing import NoReturn, TypeVar, overload
 
 from recrawl import __version__
+
+_N = TypeVar("_N")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ LISTED: dict[str, Listed] = {
     "history": Listed("pages", "a page's fetch history"),
     "show": Listed("pages", "the decoded payload of a page's latest capture"),
     "diff": Listed("diff", "what changed in a page's text between two captures"),
+    "search": Listed("search", "find pages by their text, and when it appeared and went"),
     "news": Listed("news", "what is new: pages new, changed, gone or back, newest first"),
     "feed": Listed("news", "the news as an Atom feed"),
     "settings": Listed("settings", "show or change the crawl settings the project keeps"),
@@ -74,6 +77,43 @@ def command(name: str) -> Command:
 
 
 class Parser(argparse.ArgumentParser):
+    #: The destination (a list) that takes the words looking like short options that are
+    #: none: a search query's ``-exclusions`` (``-harbour`` is not ``-h arbour``); None:
+    #: such a word is an option, or an error, as argparse has it.
+    loose_words: str | None = None
+
+    @overload
+    def parse_known_args(
+        self, args: Iterable[str] | None = None, namespace: None = None
+    ) -> tuple[argparse.Namespace, list[str]]: ...
+    @overload
+    def parse_known_args(
+        self, args: Iterable[str] | None, namespace: _N
+    ) -> tuple[_N, list[str]]: ...
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    def parse_known_args(
+        self, args: Iterable[str] | None = None, namespace: object = None
+    ) -> tuple[object, list[str]]:
+        if self.loose_words is None or args is None:
+            return super().parse_known_args(args, namespace)
+        words = list(args)
+        loose = [word for word in words if self._is_loose(word)]
+        parsed, extras = super().parse_known_args(
+            [word for word in words if not self._is_loose(word)], namespace
+        )
+        setattr(parsed, self.loose_words, [*getattr(parsed, self.loose_words), *loose])
+        return parsed, extras
+
+    def _is_loose(self, word: str) -> bool:
+        return (
+            word.startswith("-")
+            and not word.startswith("--")
+            and len(word) > 1
+            and word not in self._option_string_actions
+        )
+
     def error(self, message: str) -> NoReturn:
         # one clear line instead of argparse's usage block
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

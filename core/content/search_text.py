@@ -24,18 +24,26 @@ from recrawl.core.content.maintext import HTML_TYPES, SNIFF_BYTES, bounded, tree
 from recrawl.core.errors import QueryError
 from selectolax.lexbor import LexborHTMLParser
 
-_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+# by script extension: the letters these scripts share with others count too (the
+# prolonged sound mark ー of "タワー", the iteration mark 々), or "タワーabc" would be
+# the tokens タ, ワ, ーabc
+_UNSPACED = (
+    r"\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}"
+    r"\p{scx=Myanmar}"
+)
 
 
 @functools.cache
 def _token() -> Any:
-    """A character of an unspaced script (with its marks), or a run of letters, digits,
-    marks. Compiled on first use: most pages a crawl indexes are ASCII, and each analysis
-    process would otherwise pay for it (and for loading ``regex``) as it starts."""
+    """A letter or digit of an unspaced script (with its marks), or a run of letters,
+    digits and marks of the others. Compiled on first use: most pages a crawl indexes are
+    ASCII, and each analysis process would otherwise pay for it (and for loading
+    ``regex``) as it starts."""
     import regex
 
     return regex.compile(
-        rf"[{_UNSPACED}]\p{{M}}*|[[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSPACED}]]+", regex.V1
+        rf"[[\p{{L}}\p{{N}}]&&[{_UNSPACED}]]\p{{M}}*|[[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSPACED}]]+",
+        regex.V1,
     )
 
 
@@ -233,12 +241,18 @@ class Query:
         return tuple(term for term in self.terms if term.exclude)
 
 
+#: What opens or closes a phrase: the straight quote, and the typographic ones a text
+#: copied from a document or typed on a phone brings ("…", „…“, «…»).
+QUOTES = frozenset('"\u201c\u201d\u201e\u201f\u00ab\u00bb')
+
+
 def parse_query(text: str) -> Query:
     """Words, ``"exact phrases"``, prefixes (``harb*``) and exclusions (``-word``,
     ``-"a phrase"``); every term must match. Raises :class:`QueryError` when nothing is
     left to search for."""
     notes: list[str] = []
-    terms: list[Term] = []
+    positive: list[Term] = []
+    excluded: list[Term] = []
     position, end = 0, len(text)
     dropped = 0
     while position < end:
@@ -252,8 +266,8 @@ def parse_query(text: str) -> Query:
             position += 1
             if position >= end or text[position].isspace():
                 continue  # a lone "-": a dash, not an exclusion
-        if position < end and text[position] == '"':
-            close = text.find('"', position + 1)
+        if position < end and text[position] in QUOTES:
+            close = next((at for at in range(position + 1, end) if text[at] in QUOTES), -1)
             if close < 0:
                 notes.append("a quote was not closed: the phrase runs to the end of the query")
                 close = end
@@ -261,7 +275,7 @@ def parse_query(text: str) -> Query:
             position = close + 1
         else:
             stop = position
-            while stop < end and not text[stop].isspace() and text[stop] != '"':
+            while stop < end and not text[stop].isspace() and text[stop] not in QUOTES:
                 stop += 1
             raw = text[position:stop]
             position = stop
@@ -273,15 +287,21 @@ def parse_query(text: str) -> Query:
             notes.append(f"a phrase was cut to its first {MAX_PHRASE} words")
             found, prefix = found[:MAX_PHRASE], False
         term = Term(found, prefix, exclude)
-        if term in terms:
+        kept = excluded if exclude else positive
+        if term in kept:
             continue
-        if len(terms) >= MAX_TERMS:
+        # the words looked for are kept before exclusions: a query cut to its first
+        # exclusions would ask for nothing
+        if len(kept) >= MAX_TERMS:
             dropped += 1
             continue
-        terms.append(term)
+        kept.append(term)
+    room = max(0, MAX_TERMS - len(positive))
+    dropped += max(0, len(excluded) - room)
     if dropped:
         notes.append(f"only the first {MAX_TERMS} terms were searched ({dropped:,} left out)")
-    query = Query(text, tuple(terms), tuple(dict.fromkeys(notes)))
+    terms = (*positive, *excluded[:room])
+    query = Query(text, terms, tuple(dict.fromkeys(notes)))
     if not query.positive:
         if query.excluded:
             raise QueryError(

@@ -89,10 +89,12 @@ def run_recrawl(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
         (("sources", "{dir}", "--json"), (*STORE_ONLY, "usp", "feedparser"), '"kind": "sitemap"'),
         (("workers", "{dir}", "--json"), STORE_ONLY, "[]"),  # a crawl on SQLite: no worker
         (("storage", "{dir}", "--json"), STORE_ONLY, '"by_month": '),
+        # the crawl indexed the pages' text: search reads the index alone
+        (("search", "{dir}", "alpha", "--json"), (*STORE_ONLY, "lxml", "trafilatura"), "{url}"),
     ],
     ids=[
         *("version", "urls", "urls-json", "history", "segments", "show", "settings", "news"),
-        *("feed", "sources", "workers", "storage"),
+        *("feed", "sources", "workers", "storage", "search"),
     ],
 )
 def test_read_only_commands_load_only_what_they_use(tmp_path, crawled, args, forbidden, expect):

@@ -110,3 +110,86 @@ def test_documents_of_pages_and_text_files(body: bytes, kind: str, text: str) ->
 def test_no_document_of_images_or_binary_bytes() -> None:
     assert document_of(b"\x89PNG\r\n\x1a\n\x00\x00", "image/png", "http://127.0.0.1/a.png") is None
     assert document_of(b"\x00\x01\x02<html>", "text/html", "http://127.0.0.1/") is None
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ['"harbour wall"', "\u201charbour wall\u201d", "\u201eharbour wall\u201c", "«harbour wall»"],
+)
+def test_typographic_quotes_make_a_phrase_as_straight_ones_do(typed: str) -> None:
+    # a phrase copied from a document or typed on a phone comes in curly quotes
+    query = parse_query(f"{typed} -\u201cold port\u201d")
+    assert query.terms == (Term(("harbour", "wall")), Term(("old", "port"), exclude=True))
+    assert query.notes == ()
+
+
+def test_a_query_cut_to_its_terms_keeps_its_words_before_its_exclusions() -> None:
+    # forty exclusions and then the word looked for: the word stays, the cut is said once
+    query = parse_query(" ".join(f"-w{n}" for n in range(40)) + " harbour")
+    assert query.positive == (Term(("harbour",)),)
+    assert len(query.terms) == 32 and len(query.excluded) == 31
+    assert query.notes == ("only the first 32 terms were searched (9 left out)",)
+
+
+def test_ten_thousand_words_are_cut_to_the_first_terms_said_once() -> None:
+    query = parse_query(" ".join(f"word{n}" for n in range(10_000)))
+    assert [term.tokens for term in query.terms] == [(f"word{n}",) for n in range(32)]
+    assert query.notes == ("only the first 32 terms were searched (9,968 left out)",)
+    same = parse_query(" ".join(["harbour"] * 10_000))  # one term, nothing cut
+    assert same.terms == (Term(("harbour",)),) and same.notes == ()
+    phrase = parse_query('"' + " ".join(["harbour"] * 10_000) + '"')
+    assert phrase.terms == (Term(("harbour",) * 32),)
+    assert phrase.notes == ("a phrase was cut to its first 32 words",)
+
+
+@pytest.mark.parametrize(
+    ("query", "refused"),
+    [
+        ("", "nothing to search for"),
+        ("   ", "nothing to search for"),
+        ("-", "nothing to search for"),
+        ("- - -", "nothing to search for"),
+        ('""', "nothing to search for"),
+        ("*", "nothing to search for"),
+        ("?!… —", "nothing to search for"),
+        ("-wall", "a query of exclusions alone"),
+        ('-wall -"old port"', "a query of exclusions alone"),
+    ],
+)
+def test_a_query_with_nothing_to_look_for_is_one_line(query: str, refused: str) -> None:
+    with pytest.raises(QueryError) as error:
+        parse_query(query)
+    assert str(error.value).startswith(refused) and "\n" not in str(error.value)
+
+
+def test_the_marks_unspaced_scripts_share_with_others_stay_in_their_script() -> None:
+    # ー (prolonged sound) and 々 (iteration) are of no one script: next to Latin letters
+    # they must still be a character of their own, as the word without them is
+    assert tokens("タワーabc") == ["タ", "ワ", "ー", "abc"]
+    assert tokens("佐々木さん") == ["佐", "々", "木", "さ", "ん"]
+    assert tokens("東京、タワー。") == ["東", "京", "タ", "ワ", "ー"]  # punctuation is none
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("Красная площадь в Москве", "москве"),
+        ("Η Ακρόπολη της Αθήνας", "αθηνας"),
+        ("القَاهِرَة مدينة كبيرة", "القاهرة"),
+        ("नई दिल्ली भारत की राजधानी है", "दिल्ली"),
+        ("北京是中国的首都", "首都"),
+        ("東京タワーは高いです", "タワー"),
+        ("Un café au lait", "cafe"),
+        ("Un cafe au lait", "café"),
+        ("İstanbul'da bir gün", "istanbul"),
+        ("Die Straße ist lang", "strasse"),
+    ],
+)
+def test_a_word_of_any_script_is_found_in_its_text(text: str, query: str) -> None:
+    found = tokens(text)
+    (term,) = parse_query(query).terms
+    size = len(term.tokens)
+    assert any(tuple(found[at : at + size]) == term.tokens for at in range(len(found))), (
+        found,
+        term,
+    )
