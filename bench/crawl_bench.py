@@ -255,6 +255,9 @@ class Run:
     peak_rss_mb: float
     stdout: str
     stderr: str
+    #: CPU seconds (user + system) of the child and the children it waited for (the
+    #: analysis processes): less skewed by other processes than the wall time.
+    cpu_s: float = 0.0
 
 
 def run_measured(cmd: list[str], tmp: Path, tag: str) -> Run:
@@ -277,6 +280,7 @@ def run_measured(cmd: list[str], tmp: Path, tag: str) -> Run:
         usage.ru_maxrss / 1024,  # KiB on Linux
         out_path.read_text(errors="replace"),
         err_path.read_text(errors="replace"),
+        usage.ru_utime + usage.ru_stime,
     )
 
 
@@ -285,10 +289,13 @@ def check(run: Run, what: str) -> None:
         raise RuntimeError(f"{what} failed with exit code {run.returncode}:\n{run.stderr[-4000:]}")
 
 
-def bench_recrawl(server: Server, tmp: Path) -> dict:
+def bench_recrawl(server: Server, tmp: Path, search_index: bool = True) -> dict:
     recrawl = str(BIN / "recrawl")
     project = tmp / "recrawl-project"
     check(run_measured([recrawl, "init", str(project)], tmp, "recrawl-init"), "recrawl init")
+    if not search_index:  # what indexing costs the crawl: the same crawl without it
+        off = [recrawl, "settings", str(project), "--set", "search.index=false"]
+        check(run_measured(off, tmp, "recrawl-settings"), "recrawl settings")
     seed = server.base + "/index.html"
     check(run_measured([recrawl, "inject", str(project), seed], tmp, "recrawl-inject"), "inject")
     cmd = [recrawl, "crawl", str(project), "--delay", "0", "--per-host", str(CONCURRENCY)]
@@ -302,6 +309,7 @@ def bench_recrawl(server: Server, tmp: Path) -> dict:
         "rounds": summary["rounds"],
         "inner_s": summary["elapsed_s"],
         "wall_s": run.wall_s,
+        "cpu_s": run.cpu_s,
         "rss_mb": run.peak_rss_mb,
         "stderr": run.stderr.strip(),
     }
@@ -342,6 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     parser.add_argument("--skip-scrapy", action="store_true", help="crawl with Recrawl only")
     parser.add_argument(
+        "--no-search-index",
+        action="store_true",
+        help="crawl with search.index off (what indexing the pages' text costs)",
+    )
+    parser.add_argument(
         "--server",
         choices=("auto", "nginx", "python"),
         default="auto",
@@ -376,12 +389,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
 
         print(f"machine: {os.cpu_count()} cores, load average {_load()} before the crawls")
-        rc = bench_recrawl(server, tmp)
+        rc = bench_recrawl(server, tmp, search_index=not args.no_search_index)
         print(
             f"recrawl: {rc['pages']} pages in {rc['wall_s']:.1f} s = "
             f"{rate(rc['pages'], rc['wall_s']):.0f} pages/s, peak RSS {rc['rss_mb']:.0f} MB "
             f"(crawl loop {rc['inner_s']:.1f} s = {rate(rc['pages'], rc['inner_s']):.0f} pages/s,"
-            f" {rc['rounds']} rounds, {rc['errors']} errors)"
+            f" {rc['rounds']} rounds, {rc['errors']} errors; CPU {rc['cpu_s']:.1f} s; search "
+            f"index {'off' if args.no_search_index else 'on'})"
         )
         sys.stdout.flush()
         warnings = []

@@ -117,8 +117,10 @@ PICTURE_SIZE = (4, 4)
 MONTH = timedelta(days=31)
 #: The texts the pages show; each check looks for one of them in the replayed page.
 HOME_TEXT = "Welcome to the Recrawl check site"
-OLD_TEXT = "The first version of this page"
-NEW_TEXT = "The second version of this page"
+#: Each version of the changed page has a word of its own (herons, otters): ReplayWeb.page's
+#: search finds the version by it, in the text pages.jsonl carries (not in a title or URL).
+OLD_TEXT = "The first version of this page, on herons"
+NEW_TEXT = "The second version of this page, on otters"
 STATIC_TEXT = "This page never changes"
 COND_TEXT = "Served with an ETag, then 304 Not Modified"
 QUERY_TEXT = "Search results for apples"
@@ -681,21 +683,25 @@ async function checkCapture(page, check, log) {
   return result;
 }
 
+// the list lives in nested shadow roots: their text, gathered by walking them
+async function shownText(page) {
+  return page.evaluate(() => {
+    const parts = [];
+    const walk = (node) => {
+      if (node.nodeType === Node.TEXT_NODE) parts.push(node.textContent);
+      if (node.shadowRoot) walk(node.shadowRoot);
+      for (const child of node.childNodes) walk(child);
+    };
+    walk(document.body);
+    return parts.join(" ").replace(/\s+/g, " ");
+  });
+}
+
 async function checkPages(page, check) {
   return until("the pages list", config.timeout, async () => {
     const count = page.getByText(new RegExp(`^\\s*${check.count} pages?\\s*$`, "i"));
     if (!(await count.count())) return { ok: false, detail: `no "${check.count} pages" shown` };
-    // the list lives in nested shadow roots: their text, gathered by walking them
-    const text = await page.evaluate(() => {
-      const parts = [];
-      const walk = (node) => {
-        if (node.nodeType === Node.TEXT_NODE) parts.push(node.textContent);
-        if (node.shadowRoot) walk(node.shadowRoot);
-        for (const child of node.childNodes) walk(child);
-      };
-      walk(document.body);
-      return parts.join(" ").replace(/\s+/g, " ");
-    });
+    const text = await shownText(page);
     for (const wanted of [...check.titles, ...check.urls]) {
       if (!text.includes(wanted)) return { ok: false, detail: `no entry ${JSON.stringify(wanted)}` };
     }
@@ -704,6 +710,32 @@ async function checkPages(page, check) {
     }
     return { ok: true, detail: `${check.count} pages listed, titles ${check.titles.join(", ")}` };
   });
+}
+
+// The pages list's search box (its full-text search: URL, title and pages.jsonl's text):
+// each query typed in lists the titles it must and none of those it must not (the whole
+// list is shown until the text index is loaded: the check waits for it).
+async function checkSearch(page, check) {
+  const listed = await checkPages(page, check.list);
+  if (!listed.ok) return listed;
+  const box = page.getByPlaceholder("Search by Page URL, Title, or Text");
+  const said = [];
+  for (const asked of check.queries) {
+    await box.fill(asked.query);
+    const found = await until(`searching ${JSON.stringify(asked.query)}`, config.timeout, async () => {
+      const text = await shownText(page);
+      for (const wanted of asked.titles) {
+        if (!text.includes(wanted)) return { ok: false, detail: `no ${JSON.stringify(wanted)} listed` };
+      }
+      for (const unwanted of asked.absent) {
+        if (text.includes(unwanted)) return { ok: false, detail: `lists ${JSON.stringify(unwanted)}` };
+      }
+      return { ok: true };
+    });
+    if (!found.ok) return found;
+    said.push(`${JSON.stringify(asked.query)} lists ${asked.titles.length ? asked.titles.join(", ") : "nothing"}`);
+  }
+  return { ok: true, detail: said.join("; ") };
 }
 
 // pywb's capture page: its mp_ URL in a frame of a page on pywb's own origin; any other
@@ -734,7 +766,9 @@ async function routePywb(context, check) {
       let result;
       try {
         await page.goto(check.url_to_open);
-        result = check.kind === "pages" ? await checkPages(page, check) : await checkCapture(page, check, log);
+        result = check.kind === "pages" ? await checkPages(page, check)
+          : check.kind === "search" ? await checkSearch(page, check)
+          : await checkCapture(page, check, log);
         await page.waitForTimeout(300); // let the last paint land before the screenshot
       } catch (e) {
         result = { ok: false, detail: String(e).split("\n")[0] };
@@ -916,6 +950,14 @@ def plan_package(
         ],
         url_to_open=f"{base}/index.html?source={source}#view=pages",
     )
+    plan.add(
+        column,
+        SEARCH_ROW,
+        kind="search",
+        list=plan.checks[-1],
+        queries=search_queries(len(stamps.get(site.pages.url("/changing"), [])) > 1),
+        url_to_open=f"{base}/index.html?source={source}#view=pages",
+    )
     for capture in CAPTURES:
         url = site.pages.url(capture.path)
         if capture.which == 0 and len(stamps.get(url, [])) < 2:
@@ -943,6 +985,26 @@ def plan_package(
             url_to_open=f"{base}/embed.html?"
             + urlencode({"source": source, "url": home, "ts": stamps[home][-1]}),
         )
+
+
+SEARCH_ROW = "pages list's search: a word of a version's text"
+OLD_TITLE, NEW_TITLE = "Changing page, version 1", "Changing page, version 2"
+
+
+def search_queries(both_versions: bool) -> list[dict[str, Any]]:
+    """What ReplayWeb.page's search must list for words found only in the pages' texts:
+    each version of the changed page by its own word (the older one only in a package
+    that has it), the 304-revisited page by a word of the response it repeats."""
+    home = "Recrawl check home"
+    return [
+        {
+            "query": "herons",
+            "titles": [OLD_TITLE] if both_versions else [],
+            "absent": [NEW_TITLE, home] if both_versions else [OLD_TITLE, NEW_TITLE, home],
+        },
+        {"query": "otters", "titles": [NEW_TITLE], "absent": [OLD_TITLE, home]},
+        {"query": "modified", "titles": ["Conditional page"], "absent": ["Static page", home]},
+    ]
 
 
 def plan_pywb(plan: Plan, base: str, stamps: dict[str, list[str]], site: Site) -> None:
@@ -1045,9 +1107,10 @@ def report(
     for check in plan.checks:
         result = results.get(check["id"])
         column = check["column"]
-        if check["kind"] == "pages":
-            row("pages list")
-            cells["pages list", column] = "ok" if result and result["ok"] else "FAIL"
+        if check["kind"] in ("pages", "search"):
+            name = "pages list" if check["kind"] == "pages" else SEARCH_ROW
+            row(name)
+            cells[name, column] = "ok" if result and result["ok"] else "FAIL"
             continue
         for part in parts:
             if part == "version's stylesheet" and not check["expect"]["versionColour"]:

@@ -179,6 +179,16 @@ def main() -> int:
         settle(app, window)
         shots.append(("pages", None))
 
+        # Search: a phrase each page said in some rounds, with when it came and went
+        window.show_search()  # Ctrl+F
+        search = window.panels["search"]
+        while search.index_complete is not True or search.index_job.busy:  # built if need be
+            app.processEvents()
+            time.sleep(0.01)
+        search.query_edit.setText('"version 2 of the"')
+        settle(app, window)
+        shots.append(("search", None))
+
         window.show_panel("filters")
         filters = window.panels["filters"]
         filters.checker.urls.setPlainText(

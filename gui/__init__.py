@@ -2,7 +2,7 @@
 
     selftest   ``recrawl --self-test``: the whole app, end to end, offscreen
     app        starts the app on a project; main_window: navigation, menus, status bar
-    crawl pages sites news filters schedule segments workers storage
+    crawl pages search sites news filters schedule segments workers storage
                the panels, each with its models, views and the jobs it asks for
     settings export project changes
                the dialogs: File → Settings…, Export WACZ…, New Project, a password,

@@ -50,6 +50,7 @@ from recrawl.gui.project.password import AskPassword, open_asking_password, pass
 from recrawl.gui.replay import ReplayService
 from recrawl.gui.resources import icon
 from recrawl.gui.schedule.schedule_panel import SchedulePanel
+from recrawl.gui.search.search_panel import SearchPanel
 from recrawl.gui.segments.segments_panel import SegmentsPanel
 from recrawl.gui.settings.settings_dialog import SettingsDialog
 from recrawl.gui.sites.sites_panel import SitesPanel
@@ -66,6 +67,7 @@ PANELS: tuple[type[Panel], ...] = (
     CrawlPanel,
     SitesPanel,
     PagesPanel,
+    SearchPanel,
     FiltersPanel,
     SchedulePanel,
     SegmentsPanel,
@@ -170,10 +172,16 @@ class MainWindow(QMainWindow):
         self.watch_menu.sig_status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
         menu = self.menuBar().addMenu("&View")
-        for number, panel in enumerate(PANELS, 1):
-            self._action(
-                menu, panel.title, lambda _=False, k=panel.key: self.show_panel(k), f"Ctrl+{number}"
-            )
+        numbered = (panel for panel in PANELS if panel.shortcut is None)
+        numbers = {panel.key: f"Ctrl+{n}" for n, panel in enumerate(numbered, 1)}
+        for panel in PANELS:
+            shortcut = panel.shortcut or numbers[panel.key]
+            if panel is SearchPanel:  # Ctrl+F: the field too, ready for a query
+                self._action(menu, panel.title, self.show_search, shortcut)
+            else:
+                self._action(
+                    menu, panel.title, lambda _=False, k=panel.key: self.show_panel(k), shortcut
+                )
 
         menu = self.menuBar().addMenu("&Help")
         self._action(menu, "&About Recrawl", self.about)
@@ -251,6 +259,11 @@ class MainWindow(QMainWindow):
         pages = self.panels[PagesPanel.key]
         assert isinstance(pages, PagesPanel)
         pages.sig_ignore_text.connect(self.ignore_text)
+        search = self.panels[SearchPanel.key]
+        assert isinstance(search, SearchPanel)
+        search.sig_show_content.connect(pages.show_content)
+        search.sig_open_capture.connect(pages.open_capture)
+        search.sig_compare.connect(self.show_fetches_diff)
         self.nav.blockSignals(False)
         self.setWindowTitle(f"Recrawl — {project.path}")
         self.project_label.setText(str(project.path))
@@ -418,6 +431,13 @@ class MainWindow(QMainWindow):
                 panel.show_latest_diff(url)
             else:
                 panel.compare(url, at, None)
+
+    def show_search(self) -> None:
+        """Ctrl+F, from any panel: the Search panel, its field ready for a query."""
+        self.show_panel(SearchPanel.key)
+        panel = self.panels.get(SearchPanel.key)
+        if isinstance(panel, SearchPanel):
+            panel.focus_query()
 
     def show_fetches_diff(self, url: str, at: datetime, before: datetime | None) -> None:
         """What changed on ``url`` between the captures of its fetches at ``before`` and

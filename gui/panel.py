@@ -20,6 +20,9 @@ class Panel(QWidget):
     #: The name in the navigation, and the key preferences remember.
     title = ""
     key = ""
+    #: The View menu's shortcut of a panel that has its own (Search: Ctrl+F); the others
+    #: get Ctrl+1…9 in their order.
+    shortcut: str | None = None
 
     #: The panel's entry in the window's list reads this now (e.g. with a count).
     sig_title = Signal(str)

@@ -48,6 +48,7 @@ from recrawl.core.store.search import (
     indexed_versions,
     search_state,
     set_search_state,
+    tidy_index,
     version_count,
 )
 from recrawl.core.store.sql import writing
@@ -159,6 +160,8 @@ def ensure_search_index(
                     jobs = _missing(project_dir, failed)
                     if not jobs:
                         set_search_state(COMPLETE)
+                        if done:
+                            tidy_index(whole=True)
                         break
                 total = max(total, done + len(jobs))
             for taken in _batches(jobs, batch):

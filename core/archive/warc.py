@@ -119,6 +119,16 @@ def iter_records_from(path: Path, offset: int) -> Iterator[IndexedRecord]:
         raise WarcError(f"corrupt WARC record in {path} after offset {offset}: {exc}") from None
 
 
+def records_in(data: bytes, where: str) -> Iterator[StoredRecord]:
+    """The records of ``data``, bytes of a WARC read already (``where`` names them in an
+    error): a reader holding the file open reads what a compaction may delete meanwhile."""
+    try:
+        for record in ArchiveIterator(io.BytesIO(data)):
+            yield _stored(record)
+    except (ArchiveLoadFailed, zlib.error, EOFError, ValueError) as exc:
+        raise WarcError(f"corrupt WARC record in {where}: {exc}") from None
+
+
 def fsync_dir(path: Path) -> None:
     if os.name != "posix":
         return

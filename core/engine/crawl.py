@@ -208,6 +208,12 @@ class Crawler:
                 self.stats.summary(stopped=self.controls.stopped),
                 possible_traps=self.traps.possible_traps(),
             )
+            if self.settings.search.index and not self.controls.stopped:
+                from recrawl.core.store.search import tidy_index
+                from recrawl.core.store.sql import writing
+
+                with writing():
+                    tidy_index()
             if self.compact_after and not self.controls.stopped:
                 # under the crawl's lock (the project's; on PostgreSQL, the store's own)
                 compact_due(

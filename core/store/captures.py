@@ -79,6 +79,12 @@ def capture_count() -> int:
     return int(Capture.select(fn.COUNT(Capture.id)).scalar() or 0)
 
 
+def capture_span() -> tuple[str, str] | None:
+    """The stamps of the first and the latest capture (None: no capture yet)."""
+    first, last = Capture.select(fn.MIN(Capture.stamp), fn.MAX(Capture.stamp)).scalar(as_tuple=True)
+    return (str(first), str(last)) if first is not None and last is not None else None
+
+
 def capture_files() -> dict[str, int]:
     """How many rows each WARC has."""
     query = Capture.select(Capture.file, fn.COUNT(Capture.id)).group_by(Capture.file).tuples()

@@ -56,6 +56,9 @@ _TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 _GROWTH = 3
 _FLOOR = 2000
 _NO_TITLE = 0xFFFFFFFF
+#: Set on a version's sentence that begins a paragraph.
+_STARTS = 0x80000000
+_UNIT = 0x7FFFFFFF
 _LEVEL = 6
 
 
@@ -101,6 +104,26 @@ def clear_index() -> None:
     SearchDoc.delete().execute()
     if not is_server_store():
         DB.execute_sql("INSERT INTO search_fts(search_fts) VALUES ('delete-all')")
+
+
+#: FTS5 merge work done after a crawl (its pages of b-tree): a generation rewritten
+#: leaves its old words behind until its segment is merged, and a crawl's rewrites are
+#: merged away by the next crawls bit by bit.
+MERGE_PAGES = 500
+
+
+def tidy_index(*, whole: bool = False) -> None:
+    """Merge the index's segments, dropping the words of rewritten generations: all of
+    them (``whole``: after a build, seconds for a large one) or a crawl's share. SQLite
+    only: PostgreSQL's GIN index is tidied by its own vacuum."""
+    if is_server_store():
+        return
+    if whole:
+        DB.execute_sql("INSERT INTO search_fts(search_fts) VALUES ('optimize')")
+    else:
+        DB.execute_sql(
+            "INSERT INTO search_fts(search_fts, rank) VALUES ('merge', ?)", [MERGE_PAGES]
+        )
 
 
 def host_of(url: str) -> str:
@@ -173,6 +196,10 @@ def _latest_generations(urls: Iterable[str]) -> dict[str, _Generation]:
             .where(SearchDoc.url.in_(chunk))
             .order_by(SearchDoc.id)
         )
+        if is_server_store():
+            # a worker and a build (or the app's) may add versions of one page at once:
+            # the second waits, then reads the generation the first wrote
+            query = query.for_update()
         for doc, url, body in query.tuples().iterator():
             texts, words = _unpack(bytes(body))
             found[url] = _Generation(int(doc), url, texts, words, " ".join(words))
@@ -200,7 +227,11 @@ def add_texts(rows: Sequence[IndexedText]) -> int:
             generation = latest[row.url] = _Generation(None, row.url, [], [])
             made.append(generation)
         title = generation.place(row.title, row.title_words) if row.title else _NO_TITLE
-        placed = [generation.place(t, w) for t, w in zip(row.paragraphs, row.words, strict=True)]
+        starts = set(row.starts)
+        placed = [
+            generation.place(t, w) | (_STARTS if n in starts else 0)
+            for n, (t, w) in enumerate(zip(row.paragraphs, row.words, strict=True))
+        ]
         versions.append((generation, row, array("I", [title, *placed]).tobytes()))
     for generation in {id(g): g for g in [*latest.values(), *made]}.values():
         if generation.changed:
@@ -362,12 +393,27 @@ def matching_versions(query: Query, urls: Iterable[str]) -> dict[str, dict[str, 
         for url, digest, doc, title, packed in rows.tuples().iterator():
             texts, words = docs[int(doc)]
             at = array("I", bytes(packed)).tolist()
-            chosen = [n for n in at if n != _NO_TITLE]
+            units = [n & _UNIT for n in at[1:]]
+            chosen = units if at[0] == _NO_TITLE else [at[0], *units]
             if matches(joined_words([words[n] for n in chosen]), query):
-                body = tuple(texts[n] for n in at[1:])
-                said = tuple(words[n] for n in at[1:])
+                body, said = _paragraphs(at[1:], texts, words)
                 out.setdefault(url, {})[digest] = Version(url, digest, title, body, said)
     return out
+
+
+def _paragraphs(
+    at: Sequence[int], texts: Sequence[str], words: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A version's paragraphs, and their words, from its sentences."""
+    body: list[list[str]] = []
+    said: list[list[str]] = []
+    for n in at:
+        if n & _STARTS or not body:
+            body.append([])
+            said.append([])
+        body[-1].append(texts[n & _UNIT])
+        said[-1].append(words[n & _UNIT])
+    return tuple(" ".join(p) for p in body), tuple(" ".join(p) for p in said)
 
 
 def version_texts(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SearchDocument]:
@@ -394,7 +440,7 @@ def version_texts(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Sea
             texts[int(doc)] = _unpack(bytes(body))[0]
     out: dict[tuple[str, str], SearchDocument] = {}
     for url, digest, doc, title, packed in rows:
-        paragraphs = texts.get(doc, [])
-        at = array("I", packed).tolist()[1:]
-        out[(url, digest)] = SearchDocument(title, "\n".join(paragraphs[n] for n in at))
+        units = texts.get(doc, [])
+        body, _ = _paragraphs(array("I", packed).tolist()[1:], units, units)
+        out[(url, digest)] = SearchDocument(title, "\n".join(body))
     return out

@@ -52,6 +52,7 @@ from functools import partial
 
 from recrawl.core import store
 from recrawl.core.archive.compaction import auto as auto_compaction
+from recrawl.core.archive.search_build import ensure_search_index
 from recrawl.core.clock import Clock, human_duration
 from recrawl.core.config import CrawlSettings
 from recrawl.core.disk import disk_full, is_full
@@ -71,6 +72,7 @@ from recrawl.core.engine.worker import WorkerSession
 from recrawl.core.errors import DiskFull, ProjectLocked
 from recrawl.core.policy.crawl_settings import project_crawl_settings
 from recrawl.core.project import Project
+from recrawl.core.store.search import search_state
 from recrawl.core.watch.wake import WakeChannel
 
 
@@ -340,6 +342,7 @@ class Watcher:
                 look = now + timedelta(seconds=self.worker.lease_seconds / 3)
                 until = look if until is None else min(until, look)
             self._compact(until)
+            self._index(until)
             woken = self._sleep(until)
 
     def _crawl(self) -> bool:
@@ -412,6 +415,26 @@ class Watcher:
                 self._fold_failed.add(due.names)
             elif result.outcome == auto_compaction.BUSY:
                 break
+
+    def _index(self, until: datetime | None) -> None:
+        """Go on with the search index's build (docs/design.md §19) while the watch would
+        sleep, a batch at a time, until the next round is due or a wake: what each batch
+        indexed stays, and the next pause between rounds goes on from there."""
+        if self._pause.is_set() or not self.settings.search.index:
+            return
+        if search_state().complete:
+            return
+
+        def stopping() -> bool:
+            if self._wake.is_set() or self._ended():
+                return True
+            return until is not None and self.clock.now() >= until
+
+        if stopping():
+            return
+        report = ensure_search_index(self.project.path, should_stop=stopping)
+        if report.line is not None and report.complete:
+            self._say("info", f"search index complete: {report.done:,} page versions indexed")
 
     def _blocked_until(self) -> datetime | None:
         """After a worker's crawl that left due work on hosts other workers hold: when to

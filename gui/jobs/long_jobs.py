@@ -1,5 +1,6 @@
 """Long jobs on their own threads: a crawl, a compaction, a signature switch, a change
-rule's preview and its re-signing, an export (STYLE: background work).
+rule's preview and its re-signing, an export, the search index's build (STYLE: background
+work).
 
 Each job's runner is a ``QObject`` moved onto a ``QThread`` of its own, running the same
 core facade the command line calls. The core reports progress to a plain callback; the
@@ -391,4 +392,42 @@ class ChangeRuleJob(_Job):
     def stop(self) -> None:
         """Stop re-signing after the batch in hand (thread-safe): the rule is kept, and
         saving it again resumes."""
+        self._stop.set()
+
+
+#: Builds the search index of the active project: ``build(progress, should_stop)`` calls
+#: ``progress(done, total)`` after each batch and stops after the batch in hand once
+#: ``should_stop()`` is true (:func:`recrawl.core.archive.search_build.ensure_search_index`).
+IndexBuild = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
+
+
+class SearchIndexJob(_Job):
+    """The search index built up from the archive (docs/design.md §19), for a project
+    whose index is not complete; ``sig_progress`` carries (done, total) page versions,
+    ``sig_finished`` the build's report."""
+
+    sig_progress = Signal(int, int)
+
+    def __init__(self, project: Project, build: IndexBuild, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project
+        self._build = build
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        self._stop.clear()
+        stop, build = self._stop, self._build
+
+        def call(report: Callable[[Any], None]) -> Any:
+            return build(lambda done, total: report((done, total)), stop.is_set)
+
+        self._launch(call, "search-index")
+
+    def _report(self, value: Any) -> None:
+        done, total = value
+        self.sig_progress.emit(done, total)
+
+    def stop(self) -> None:
+        """Stop after the batch in hand (thread-safe): what is indexed stays, the next
+        build goes on from there."""
         self._stop.set()

@@ -160,6 +160,7 @@ def _crawl_from_the_window(app: QCoreApplication, folder: Path) -> str:
                     f"the WARCs hold {sorted(captured)}, expected {sorted(expected)}"
                 )
             _check_plots(app, window, site.url("/"))
+            _check_search(app, window, site.url("/one"))
             check_text_layout()
             check_locale_data()
             pages = store.page_count()
@@ -195,6 +196,29 @@ def _check_plots(app: QCoreApplication, window: MainWindow, url: str) -> None:
     window.show_panel("schedule")
     _wait(app, lambda: bool(schedule.trajectories), "the schedule's simulation")
     check_plot_draws("Schedule", schedule.plot, PAGE_COLOURS[0])
+
+
+def _check_search(app: QCoreApplication, window: MainWindow, url: str) -> None:
+    """The Search panel finds a word of the crawled pages (the store's full-text engine,
+    FTS5 in SQLite, is there)."""
+    from recrawl.gui.search.search_panel import SearchPanel
+
+    window.show_search()
+    panel = window.panels["search"]
+    assert isinstance(panel, SearchPanel)
+    _wait(
+        app,
+        lambda: panel.index_complete is True and not panel.index_job.busy,
+        "the search index",
+    )
+    panel.query_edit.setText("home")
+    panel.run_query()
+    _wait(app, lambda: panel.answer is not None and panel.answer.asked.text == "home", "search")
+    answer = panel.answer
+    found = [hit.url for hit in panel.model.hits()]
+    if answer is None or answer.error is not None or found != [url]:
+        why = answer.error if answer is not None and answer.error else f"found {found}"
+        raise AssertionError(f"searching the crawled pages for 'home': {why}, expected [{url}]")
 
 
 def _show_and_wait_for_paint(app, window) -> float | None:  # type: ignore[no-untyped-def]

@@ -65,7 +65,9 @@ def export_wacz(
         try:
             _remove_dead_parts(out, part)
             with fh:
-                summary = write_package(fh, snapshot, choice, options, project_dir, report, stop)
+                summary = write_package(
+                    fh, snapshot, choice, options, project_dir, report, stop, spool=out.parent
+                )
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(part, out)

@@ -16,6 +16,8 @@ PAGE_CHOICES = (LATEST, ALL)
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 #: Lines per compressed block of ``index.cdx.gz`` (py-wacz's choice, ArchiveWeb.page's).
 INDEX_BLOCK_LINES = 1024
+#: Pages whose texts are read at a time for pages.jsonl.
+PAGE_BATCH = 200
 #: Bytes read and written at a time while copying records.
 CHUNK = 1 << 20
 #: How often the snapshot is taken again when compactions keep moving records.

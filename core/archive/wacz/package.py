@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -23,6 +24,7 @@ from recrawl.core.archive.wacz.options import (
     HTML_TYPES,
     INDEX_BLOCK_LINES,
     LATEST,
+    PAGE_BATCH,
     WACZ_VERSION,
     ExportOptions,
     ExportProgress,
@@ -30,7 +32,9 @@ from recrawl.core.archive.wacz.options import (
     Progress,
 )
 from recrawl.core.archive.wacz.snapshot import Capture, Choice, Snapshot, Source
+from recrawl.core.archive.wacz.texts import PageCapture, page_texts
 from recrawl.core.clock import utcnow
+from recrawl.core.content.search_text import SearchDocument
 from recrawl.core.errors import ProjectError
 
 from recrawl import __version__
@@ -84,9 +88,11 @@ class _Package:
         """
         return self.zip.open(self._info(path, deflate), "w", force_zip64=size > zipfile.ZIP64_LIMIT)
 
-    def write_stream(self, path: str, size: int, chunks: Iterable[bytes | memoryview]) -> None:
-        """An entry of ``size`` bytes stored as it is (a WARC may pass 4 GB)."""
-        with self._open(path, size, deflate=False) as out:
+    def write_stream(
+        self, path: str, size: int, chunks: Iterable[bytes | memoryview], *, deflate: bool = False
+    ) -> None:
+        """An entry of ``size`` bytes, stored as it is (a WARC may pass 4 GB) or deflated."""
+        with self._open(path, size, deflate=deflate) as out:
             hashing = _Hashing(out)
             for chunk in chunks:
                 hashing.write(chunk)
@@ -116,7 +122,10 @@ def write_package(
     project_dir: Path,
     report: Progress,
     stop: Callable[[], bool],
+    spool: Path | None = None,
 ) -> _Written:
+    """The package written to ``fh``; ``spool``: a folder for what is written whole before
+    it goes into the zip (pages.jsonl, whose size its zip entry must know)."""
     created = utcnow().replace(microsecond=0)
     package = _Package(fh, created)
     # the zip is closed however this ends: a zip object left open writes its directory
@@ -136,7 +145,7 @@ def write_package(
         package.write_bytes("indexes/index.idx", idx, deflate=True)
         pages = _pages(choice)
         title = options.title or f"Recrawl export of {project_dir.name}"
-        package.write_bytes("pages/pages.jsonl", _pages_jsonl(pages, title), deflate=True)
+        _write_pages(package, pages, title, spool, stop)
         datapackage = _datapackage(package, options, title, created, choice)
         package.write_bytes("datapackage.json", datapackage, deflate=True, listed=False)
         digest = {
@@ -290,6 +299,8 @@ class _Page:
     url: str
     stamp: str
     title: str | None
+    #: The capture, and the response it shows (itself, or the one a revisit repeats).
+    of: PageCapture
 
 
 def _pages(choice: Choice) -> list[_Page]:
@@ -302,15 +313,20 @@ def _pages(choice: Choice) -> list[_Page]:
         status = capture.status if capture.status != "-" else shown.status
         if shown.mime not in HTML_TYPES or not status.startswith("2"):
             continue
-        pages.append(capture)
+        pages.append(PageCapture(capture, shown))
     latest: dict[str, str] = {}
-    for capture in pages:
-        latest[capture.url] = max(latest.get(capture.url, ""), capture.stamp)
+    for page in pages:
+        latest[page.capture.url] = max(latest.get(page.capture.url, ""), page.capture.stamp)
     # the store keeps the title of a page's latest HTML fetch: it names the latest capture
     titles = store.page_titles(latest)
     return [
-        _Page(c.url, c.stamp, titles.get(c.url) if latest[c.url] == c.stamp else None)
-        for c in pages
+        _Page(
+            p.capture.url,
+            p.capture.stamp,
+            titles.get(p.capture.url) if latest[p.capture.url] == p.capture.stamp else None,
+            p,
+        )
+        for p in pages
     ]
 
 
@@ -320,18 +336,42 @@ def _iso(stamp: str) -> str:
     return f"{s[0:4]}-{s[4:6]}-{s[6:8]}T{s[8:10]}:{s[10:12]}:{s[12:14]}Z"
 
 
-def _pages_jsonl(pages: list[_Page], title: str) -> bytes:
-    lines = [json.dumps({"format": "json-pages-1.0", "id": "pages", "title": title})]
-    for page in pages:
-        entry: dict[str, str] = {
-            "id": hashlib.sha256(f"{page.stamp}/{page.url}".encode()).hexdigest()[:32],
-            "url": page.url,
-            "ts": _iso(page.stamp),
-        }
-        if page.title:
-            entry["title"] = page.title
-        lines.append(json.dumps(entry, ensure_ascii=False))
-    return ("\n".join(lines) + "\n").encode("utf-8")
+def _write_pages(
+    package: _Package, pages: list[_Page], title: str, spool: Path | None, stop: Callable[[], bool]
+) -> None:
+    """``pages/pages.jsonl``: a header, then an entry a page capture with its text (read
+    :data:`PAGE_BATCH` at a time: an export of a million pages holds a batch's texts, not
+    all of them), written to a temporary file first (its zip entry needs its size)."""
+    # hasText: ReplayWeb.page searches the entries' text only when the header says so
+    header = {"format": "json-pages-1.0", "id": "pages", "title": title, "hasText": True}
+    with tempfile.TemporaryFile(dir=spool) as out:
+        out.write(json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n")
+        for start in range(0, len(pages), PAGE_BATCH):
+            if stop():
+                raise ExportStopped
+            batch = pages[start : start + PAGE_BATCH]
+            texts = page_texts([page.of for page in batch])
+            out.write(b"".join(_page_line(p, t) for p, t in zip(batch, texts, strict=True)))
+        size = out.tell()
+        out.seek(0)
+        package.write_stream(
+            "pages/pages.jsonl", size, iter(lambda: out.read(CHUNK), b""), deflate=True
+        )
+
+
+def _page_line(page: _Page, document: SearchDocument | None) -> bytes:
+    entry: dict[str, str] = {
+        "id": hashlib.sha256(f"{page.stamp}/{page.url}".encode()).hexdigest()[:32],
+        "url": page.url,
+        "ts": _iso(page.stamp),
+    }
+    # the store's title names the page's latest capture; an older one has its own text's
+    title = page.title or (document.title if document is not None else None)
+    if title:
+        entry["title"] = title
+    if document is not None and document.text:
+        entry["text"] = document.text
+    return json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
 
 
 def _datapackage(

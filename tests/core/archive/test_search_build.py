@@ -174,13 +174,13 @@ def test_an_index_of_an_older_format_is_cleared_and_rebuilt(indexed):
     project = Project.open(indexed)
     try:
         before = _versions()
-        SearchDoc.update(title="made by an older tokenizer").execute()
+        SearchVersion.update(title="made by an older tokenizer").execute()
         set_search_state(COMPLETE, 0)  # the format before any this version knows
         report = ensure_search_index(indexed)
         assert report.rebuilt
         assert report.line == "the search index was made by an older Recrawl: rebuilding it"
         assert _versions() == before and search_state().complete
-        assert not SearchDoc.select().where(SearchDoc.title.contains("older")).exists()
+        assert not SearchVersion.select().where(SearchVersion.title.contains("older")).exists()
     finally:
         project.close()
 

@@ -68,6 +68,25 @@ def test_a_snippet_marks_the_match_with_whitespace_collapsed() -> None:
     assert title_only.text == "Nothing here" and title_only.marks == ()
 
 
+@given(
+    st.lists(st.sampled_from(["wall", "harbour", "close", "the", "héllo", "港", "x"]), max_size=90),
+    st.sampled_from(["wall", '"harbour wall"', "clo*", "港 the", '"the wall close"', "absent"]),
+)
+def test_a_snippet_reads_a_text_only_to_its_first_match(words: list[str], asked: str) -> None:
+    """A snippet is the same whatever follows its passage (a long page's costs its first
+    match's place, not its length), and the same as one of the whole text's tokens."""
+    query = parse_query(asked)
+    text = " ".join(words)
+    found = snippet(text, query)
+    longer = snippet(text + " tail" * 2000, query)
+    if found.marks:  # the passage, and its marks, as they were ("tail" matches nothing)
+        assert longer.marks == found.marks
+        assert longer.text.startswith(found.text.removesuffix(" …"))
+        assert longer.text.endswith(" …")
+    for a, b in found.marks:
+        assert tokens(found.text[a:b])
+
+
 def test_ts_vector_keeps_positions_for_phrases() -> None:
     assert ts_vector("a b a it's") == "'a':1,3 'b':2 'it''s':4"
 

@@ -61,7 +61,8 @@ def _urls(project: Path) -> tuple[dict[str, dict[str, object]], str]:
 
 @pytest.fixture
 def disk(tmp_path: Path):
-    with small_disk(tmp_path / "disk", "8M") as mounted:
+    # room for the crawl once freed: its WARCs, and its store with the pages' texts (search)
+    with small_disk(tmp_path / "disk", "16M") as mounted:
         yield mounted
 
 

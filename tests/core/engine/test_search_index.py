@@ -17,6 +17,7 @@ from recrawl.core import store
 from recrawl.core.archive.search import search
 from recrawl.core.clock import utcnow
 from recrawl.core.config import SearchSettings
+from recrawl.core.content.search_text import document_of
 from recrawl.core.engine import inject
 from recrawl.core.store.models import Capture, Page, PageKind, SearchDoc, SearchVersion
 from recrawl.core.store.search import COMPLETE, STALE, search_state
@@ -82,8 +83,12 @@ def test_a_crawl_indexes_each_new_version_once_under_its_capture_digest(project,
         Capture.select(Capture.url, Capture.digest).where(Capture.mime != "warc/revisit").tuples()
     )
     assert versions <= responses
-    # two texts of the news page (round 0's and round 3's are the same text)
-    assert SearchDoc.select().where(SearchDoc.url == news).count() == 2
+    # one generation of the news page, its paragraphs each once (round 0's and round
+    # 3's are the same text): the title, the first text's, the sentence
+    (generation,) = SearchDoc.select().where(SearchDoc.url == news)
+    richest = document_of(_article(1), "text/html", news)
+    assert richest is not None
+    assert generation.paragraphs == len(richest.text.split("\n")) + 1
     assert search_state().state == COMPLETE
     # the sentence: from round 1's capture to round 2's, gone at round 3's
     (hit,) = search(f'"{SENTENCE}"').hits

@@ -17,7 +17,7 @@ from recrawl.core.errors import QueryError
 from recrawl.core.project import Project
 from recrawl.core.store import captures as capture_rows
 from recrawl.core.store import search as index
-from recrawl.core.store.models import SearchDoc
+from recrawl.core.store.models import DB, SearchDoc
 from recrawl.core.store.sql import writing
 
 URL = "http://127.0.0.1/harbour"
@@ -198,3 +198,26 @@ def test_past_the_ranked_most_the_newest_pages_come_first(
     monkeypatch.setattr(index, "RANKED_MOST", 3)
     assert [hit.url for hit in search("harbour").hits] == urls[::-1]
     assert [hit.url for hit in search("harbour", limit=2).hits] == urls[:-3:-1]
+
+
+def test_tidying_drops_the_words_of_rewritten_generations_and_keeps_the_rest(
+    project: Project,
+) -> None:
+    with writing():
+        for n in range(60):
+            index.add_texts([_version(URL, f"sha1:{n}", f"{SAID}\nEdition {n} of the day.")])
+    _write([], [_capture(URL, "20270301000000", "sha1:59")])
+
+    def size() -> int:
+        if index.is_server_store():
+            return 0
+        row = DB.execute_sql("SELECT SUM(length(block)) FROM search_fts_data").fetchone()
+        return int(row[0] or 0)
+
+    before = size()
+    with writing():
+        index.tidy_index()
+        index.tidy_index(whole=True)
+    assert size() < before / 3 or index.is_server_store()
+    assert search('"edition 59"').hits[0].captures == 1
+    assert search('"edition 3"').hits == ()  # its version has no capture
