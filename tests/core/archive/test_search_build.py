@@ -20,12 +20,13 @@ from recrawl.core.config import CompactionSettings, SearchSettings
 from recrawl.core.engine import inject
 from recrawl.core.engine.re_signing import switch_signature
 from recrawl.core.project import Project
-from recrawl.core.store.models import Capture, Page, PageKind, SearchDoc, SearchVersion
+from recrawl.core.store.models import Capture, SearchDoc, SearchVersion
 from recrawl.core.store.search import COMPLETE, STALE, search_state, set_search_state
 
 from recrawl.main import main
 from tests.support import httpserver
 from tests.support.crawling import DAY, T0, clock_at, crawl, fast_settings
+from tests.support.search_index import indexed_versions, page_versions
 
 ROUNDS = 5
 SENTENCE = "The harbour wall will close for repairs"
@@ -105,24 +106,6 @@ def _answers(folder: Path) -> dict[str, list[tuple]]:
         project.close()
 
 
-def _versions() -> set[tuple[str, str]]:
-    return set(SearchVersion.select(SearchVersion.url, SearchVersion.digest).tuples())
-
-
-def _page_versions() -> set[tuple[str, str]]:
-    rows = (
-        Capture.select(Capture.url, Capture.digest)
-        .join(Page, on=(Page.url == Capture.url))
-        .where(
-            (Page.kind == PageKind.PAGE)
-            & Capture.mime.in_(["text/html", "text/plain"])
-            & Capture.status.startswith("2")
-        )
-        .tuples()
-    )
-    return set(rows)
-
-
 def test_the_build_gives_what_the_crawls_would_have_indexed(indexed, unindexed, site):
     expected = _answers(indexed)
     news = [hit for hit in expected[f'"{SENTENCE}"']]
@@ -130,11 +113,11 @@ def test_the_build_gives_what_the_crawls_would_have_indexed(indexed, unindexed, 
     assert news[0][5] is not None  # gone at round 3
     project = Project.open(unindexed)
     try:
-        assert search_state().state == STALE and _versions() == set()
+        assert search_state().state == STALE and indexed_versions() == set()
         said: list[str] = []
         seen: list[tuple[int, int]] = []
         report = ensure_search_index(unindexed, lambda d, t: seen.append((d, t)), say=said.append)
-        total = len(_page_versions())
+        total = len(page_versions())
         assert said == [
             f"indexing {total:,} page versions captured before the search index existed…"
         ]
@@ -142,7 +125,7 @@ def test_the_build_gives_what_the_crawls_would_have_indexed(indexed, unindexed, 
         assert (report.total, report.done) == (total, total)
         assert seen[0] == (0, total) and seen[-1] == (total, total)
         assert search_state().state == COMPLETE
-        assert _versions() == _page_versions()
+        assert indexed_versions() == page_versions()
         # nothing more to do: no line, no work
         assert ensure_search_index(unindexed).line is None
     finally:
@@ -153,19 +136,19 @@ def test_the_build_gives_what_the_crawls_would_have_indexed(indexed, unindexed, 
 def test_a_stopped_build_keeps_its_batches_and_the_next_resumes(unindexed):
     project = Project.open(unindexed)
     try:
-        total = len(_page_versions())
+        total = len(page_versions())
         calls: list[tuple[int, int]] = []
 
         def stop() -> bool:
             return len(calls) >= 3  # after two batches
 
         first = ensure_search_index(unindexed, lambda d, t: calls.append((d, t)), stop, batch=2)
-        assert first.stopped and first.done == 4 and len(_versions()) == 4
+        assert first.stopped and first.done == 4 and len(indexed_versions()) == 4
         assert search_state().state == STALE
         second = ensure_search_index(unindexed, batch=2)
         assert second.complete and second.total == total - 4
         assert second.line == f"indexing {total - 4:,} page versions the search index lacks…"
-        assert _versions() == _page_versions() and search_state().state == COMPLETE
+        assert indexed_versions() == page_versions() and search_state().state == COMPLETE
     finally:
         project.close()
 
@@ -173,13 +156,13 @@ def test_a_stopped_build_keeps_its_batches_and_the_next_resumes(unindexed):
 def test_an_index_of_an_older_format_is_cleared_and_rebuilt(indexed):
     project = Project.open(indexed)
     try:
-        before = _versions()
+        before = indexed_versions()
         SearchVersion.update(title="made by an older tokenizer").execute()
         set_search_state(COMPLETE, 0)  # the format before any this version knows
         report = ensure_search_index(indexed)
         assert report.rebuilt
         assert report.line == "the search index was made by an older Recrawl: rebuilding it"
-        assert _versions() == before and search_state().complete
+        assert indexed_versions() == before and search_state().complete
         assert not SearchVersion.select().where(SearchVersion.title.contains("older")).exists()
     finally:
         project.close()
@@ -196,7 +179,7 @@ def test_a_version_whose_warc_is_gone_is_counted_and_the_rest_indexed(unindexed)
         # a version archived whole again in a later file (a page changed back) is read there
         files = [file for (file,) in Capture.select(Capture.file).distinct().tuples()]
         lost_in = {
-            file: (pairs(Capture.file == file) - pairs(Capture.file != file)) & _page_versions()
+            file: (pairs(Capture.file == file) - pairs(Capture.file != file)) & page_versions()
             for file in files
         }
         first = next((file,) for file in sorted(files) if lost_in[file])
@@ -204,7 +187,7 @@ def test_a_version_whose_warc_is_gone_is_counted_and_the_rest_indexed(unindexed)
         (unindexed / first[0]).unlink()
         report = ensure_search_index(unindexed)
         assert report.unreadable == len(lost) > 0
-        assert _versions() == _page_versions() - lost
+        assert indexed_versions() == page_versions() - lost
         assert search_state().state == COMPLETE
     finally:
         project.close()
@@ -230,7 +213,7 @@ def test_search_finds_the_same_after_compaction_a_fold_and_a_signature_switch(in
     try:
         switch_signature(indexed, "text-profile")
         assert search_state().complete
-        assert _versions() == _page_versions()
+        assert indexed_versions() == page_versions()
     finally:
         project.close()
     assert _answers(indexed) == expected
@@ -242,15 +225,15 @@ def test_on_postgresql_too(tmp_path, site, pg_url):
     _crawl(folder, site, True, pg_url)
     project = Project.open(folder)
     try:
-        indexed = _versions()
-        assert indexed == _page_versions() and search_state().complete
+        indexed = indexed_versions()
+        assert indexed == page_versions() and search_state().complete
         # the build on PostgreSQL: the index emptied, made again from the WARCs
         with store.transaction():
             SearchVersion.delete().execute()
             SearchDoc.delete().execute()
             set_search_state(STALE)
         report = ensure_search_index(folder)
-        assert report.complete and _versions() == indexed
+        assert report.complete and indexed_versions() == indexed
         (hit,) = search(f'"{SENTENCE}"').hits
         assert hit.url == site.url("/news") and hit.gone_at is not None
     finally:

@@ -19,11 +19,12 @@ from recrawl.core.clock import utcnow
 from recrawl.core.config import SearchSettings
 from recrawl.core.content.search_text import document_of
 from recrawl.core.engine import inject
-from recrawl.core.store.models import Capture, Page, PageKind, SearchDoc, SearchVersion
+from recrawl.core.store.models import Capture, Page, SearchDoc
 from recrawl.core.store.search import COMPLETE, STALE, search_state
 
 from tests.support.crawling import DAY, clock_at, crawl, fast_settings
 from tests.support.httpserver import Reply
+from tests.support.search_index import indexed_versions, page_versions
 
 SENTENCE = "The harbour wall will close for repairs."
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -39,25 +40,6 @@ def _article(r: int) -> str:
     )
 
 
-def _versions() -> set[tuple[str, str]]:
-    return set(SearchVersion.select(SearchVersion.url, SearchVersion.digest).tuples())
-
-
-def _page_versions() -> set[tuple[str, str]]:
-    """Every (url, digest) of a page's indexable 2xx response in the capture table."""
-    rows = (
-        Capture.select(Capture.url, Capture.digest)
-        .join(Page, on=(Page.url == Capture.url))
-        .where(
-            (Page.kind == PageKind.PAGE)
-            & Capture.mime.in_(["text/html", "text/plain"])
-            & Capture.status.startswith("2")
-        )
-        .tuples()
-    )
-    return set(rows)
-
-
 def test_a_crawl_indexes_each_new_version_once_under_its_capture_digest(project, server):
     server.routes["/s.css"] = Reply(200, b"body{color:red}", {"Content-Type": "text/css"})
     server.routes["/i.png"] = Reply(200, PNG, {"Content-Type": "image/png"})
@@ -70,13 +52,13 @@ def test_a_crawl_indexes_each_new_version_once_under_its_capture_digest(project,
     for r in range(5):
         server.html("/news", _article(r))
         crawl(project, clock=clock_at(r * 100 * DAY))
-        counts.append(len(_versions()))
+        counts.append(len(indexed_versions()))
     news = server.url("/news")
     # the news page: 3 versions (without, with, without again: the last is the first's
     # digest), plus notes.txt once; the unchanged fetches (revisits) added nothing
     assert counts == [2, 3, 3, 3, 3]
-    versions = _versions()
-    assert versions == _page_versions()
+    versions = indexed_versions()
+    assert versions == page_versions()
     assert {url for url, _ in versions} == {news, server.url("/notes.txt")}
     # the digests are the capture table's, of response records
     responses = set(
@@ -107,7 +89,7 @@ def test_indexing_off_indexes_nothing_and_leaves_the_index_stale(project, server
     assert search_state().state == COMPLETE  # a new project's index has everything
     off = replace(fast_settings(), search=SearchSettings(index=False))
     crawl(project, off, clock=clock_at())
-    assert _versions() == set()
+    assert indexed_versions() == set()
     assert search_state().state == STALE
     assert store.get_setting("search_index")["format"] >= 1
 
@@ -152,11 +134,11 @@ def test_a_sigkill_mid_commit_leaves_every_version_with_its_text_and_no_text_wit
         child.wait(timeout=30)
         kills += reached
         # what the kill left: texts and captures committed together, or neither
-        assert _versions() == _page_versions()
+        assert indexed_versions() == page_versions()
     assert kills >= 2, "the child crawls finished before they could be killed"
     crawl(project)  # recovers, then finishes
     assert Page.select().count() == KILL_PAGES
-    assert _versions() == _page_versions()
-    assert len(_versions()) == KILL_PAGES
+    assert indexed_versions() == page_versions()
+    assert len(indexed_versions()) == KILL_PAGES
     for i in (0, 57, KILL_PAGES - 1):
         assert [h.url for h in search(f"word{i}").hits] == [server.url(f"/p{i}")]
